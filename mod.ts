@@ -1,0 +1,26 @@
+/**
+ * sluice: governed local tools from remote MCP servers.
+ *
+ * This entry point re-exports the public API; each export carries its own documentation.
+ *
+ * @example
+ * ```ts
+ * import { digest } from "@sluice/mcp";
+ * console.log(await digest({ hello: "world" }));
+ * ```
+ *
+ * @module
+ */
+export { SluiceError } from "./src/errors.ts";
+export {
+  canonicalize,
+  DEFAULT_JSON_LIMITS,
+  digest,
+  type JsonArray,
+  type JsonErrorCode,
+  type JsonLimits,
+  type JsonObject,
+  type JsonPrimitive,
+  type JsonValue,
+  JsonValueError,
+} from "./src/identity/mod.ts";

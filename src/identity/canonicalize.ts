@@ -1,0 +1,156 @@
+import { DEFAULT_JSON_LIMITS, type JsonLimits } from "./json.ts";
+import { type JsonErrorCode, JsonValueError } from "./errors.ts";
+import { toPointer } from "./pointer.ts";
+
+const objectPrototype = Object.prototype;
+const arrayPrototype = Array.prototype;
+
+/** Walks one value, writing its RFC 8785 form; refuses anything that is not plain JSON. */
+class Canonicalizer {
+  readonly #limits: JsonLimits;
+  readonly #ancestors = new Set<object>();
+  readonly #path: (string | number)[] = [];
+  #nodes = 0;
+  /** UTF-16 length of the output so far: a lower bound on its UTF-8 length. */
+  #length = 0;
+
+  constructor(limits: JsonLimits) {
+    this.#limits = limits;
+  }
+
+  fail(code: JsonErrorCode, message: string): never {
+    throw new JsonValueError(code, toPointer(this.#path), message);
+  }
+
+  #count(text: string): string {
+    this.#length += text.length;
+    if (this.#length > this.#limits.maxBytes) {
+      this.fail("json_too_large", `value is larger than ${this.#limits.maxBytes} bytes`);
+    }
+    return text;
+  }
+
+  #string(value: string): string {
+    // Lone surrogates cannot be encoded as UTF-8, so their digest would be ambiguous.
+    if (!value.isWellFormed()) this.fail("json_lone_surrogate", "string has a lone surrogate");
+    // JSON.stringify escapes exactly as RFC 8785 section 3.2.2.2 requires.
+    return this.#count(JSON.stringify(value));
+  }
+
+  write(value: unknown, depth: number): string {
+    if (++this.#nodes > this.#limits.maxNodes) {
+      this.fail("json_too_many_nodes", `value has more than ${this.#limits.maxNodes} nodes`);
+    }
+    switch (typeof value) {
+      case "string":
+        return this.#string(value);
+      case "number":
+        if (!Number.isFinite(value)) {
+          this.fail("json_non_finite_number", "number is NaN or infinite");
+        }
+        // ECMAScript's Number-to-String is the serialization RFC 8785 mandates; -0 becomes 0.
+        return this.#count(value === 0 ? "0" : String(value));
+      case "boolean":
+        return this.#count(value ? "true" : "false");
+      case "undefined":
+        return this.fail("json_undefined", "undefined is not JSON");
+      case "function":
+        return this.fail("json_function", "a function is not JSON");
+      case "symbol":
+        return this.fail("json_symbol", "a symbol is not JSON");
+      case "bigint":
+        return this.fail("json_bigint", "a bigint is not JSON");
+    }
+    if (value === null) return this.#count("null");
+    return this.#container(value as object, depth + 1);
+  }
+
+  #container(value: object, depth: number): string {
+    if (this.#ancestors.has(value)) this.fail("json_cycle", "value contains a cycle");
+    if (depth > this.#limits.maxDepth) {
+      this.fail("json_too_deep", `value is nested deeper than ${this.#limits.maxDepth}`);
+    }
+    const proto = Object.getPrototypeOf(value);
+    const isArray = Array.isArray(value);
+    if (isArray ? proto !== arrayPrototype : proto !== objectPrototype && proto !== null) {
+      this.fail("json_non_plain_object", "only plain objects and arrays are JSON");
+    }
+    if (Object.getOwnPropertySymbols(value).length > 0) {
+      this.fail("json_symbol", "an object with symbol keys is not JSON");
+    }
+    this.#ancestors.add(value);
+    const out = isArray
+      ? this.#array(value as unknown[], depth)
+      : this.#object(value as Record<string, unknown>, depth);
+    this.#ancestors.delete(value);
+    return out;
+  }
+
+  #array(value: unknown[], depth: number): string {
+    let out = this.#count("[");
+    for (let index = 0; index < value.length; index++) {
+      this.#path.push(index);
+      // A hole in a sparse array reads as undefined and is refused like one.
+      if (index > 0) out += this.#count(",");
+      out += this.write(value[index], depth);
+      this.#path.pop();
+    }
+    return out + this.#count("]");
+  }
+
+  #object(value: Record<string, unknown>, depth: number): string {
+    // RFC 8785 sorts keys by UTF-16 code units, which is the default string sort.
+    const keys = Object.keys(value).sort();
+    let out = this.#count("{");
+    for (let index = 0; index < keys.length; index++) {
+      const key = keys[index];
+      this.#path.push(key);
+      if (index > 0) out += this.#count(",");
+      out += this.#string(key) + this.#count(":") + this.write(value[key], depth);
+      this.#path.pop();
+    }
+    return out + this.#count("}");
+  }
+}
+
+/** Counts the UTF-8 bytes of a well-formed string without allocating. */
+export function utf8Length(text: string): number {
+  let bytes = text.length;
+  for (let index = 0; index < text.length; index++) {
+    const unit = text.charCodeAt(index);
+    if (unit < 0x80) continue;
+    if (unit < 0x800) bytes += 1;
+    else if (unit >= 0xd800 && unit <= 0xdbff) index++, bytes += 2; // pair: 2 units, 4 bytes
+    else bytes += 2;
+  }
+  return bytes;
+}
+
+/**
+ * Serializes a plain JSON value with the RFC 8785 JSON Canonicalization Scheme: object keys
+ * sorted by UTF-16 code units, no whitespace, ECMAScript number formatting.
+ *
+ * Anything that is not plain JSON (undefined, functions, symbols, bigint, NaN, ±Infinity,
+ * lone surrogates in strings or keys, cycles, Dates, Maps and other non-plain objects) is
+ * refused with a {@link JsonValueError}, never coerced. The value is bounded by `limits`
+ * (defaults in {@link DEFAULT_JSON_LIMITS}); nesting deeper than `maxDepth` is refused before
+ * recursion goes further, so a 100,000-deep array cannot overflow the stack.
+ *
+ * @example
+ * ```ts
+ * import { canonicalize } from "@sluice/mcp";
+ * canonicalize({ b: 1, a: [true, null] }); // '{"a":[true,null],"b":1}'
+ * ```
+ */
+export function canonicalize(value: unknown, limits: Partial<JsonLimits> = {}): string {
+  const bounds = { ...DEFAULT_JSON_LIMITS, ...limits };
+  const text = new Canonicalizer(bounds).write(value, 0);
+  if (text.length * 3 > bounds.maxBytes && utf8Length(text) > bounds.maxBytes) {
+    throw new JsonValueError(
+      "json_too_large",
+      "",
+      `value is larger than ${bounds.maxBytes} bytes`,
+    );
+  }
+  return text;
+}

@@ -1,0 +1,37 @@
+import { SluiceError } from "../errors.ts";
+
+/** Stable codes for values that identity refuses. */
+export type JsonErrorCode =
+  | "json_undefined"
+  | "json_function"
+  | "json_symbol"
+  | "json_bigint"
+  | "json_non_finite_number"
+  | "json_lone_surrogate"
+  | "json_cycle"
+  | "json_non_plain_object"
+  | "json_too_deep"
+  | "json_too_many_nodes"
+  | "json_too_large";
+
+/**
+ * Thrown when a value is not plain JSON or exceeds a {@link JsonLimits} bound.
+ * `path` is the JSON Pointer of the offending member; the value itself is never included.
+ */
+export class JsonValueError extends SluiceError<JsonErrorCode> {
+  /** JSON Pointer (RFC 6901) of the offending member, `""` for the root. */
+  readonly path: string;
+
+  /**
+   * Creates the error for one refused member.
+   *
+   * @param code why the value was refused
+   * @param path JSON Pointer of the offending member
+   * @param message explanation written by sluice
+   */
+  constructor(code: JsonErrorCode, path: string, message: string) {
+    super(code, `${message} at "${path}"`);
+    this.name = "JsonValueError";
+    this.path = path;
+  }
+}

@@ -1,0 +1,40 @@
+/**
+ * Plain JSON value types shared by every module of sluice.
+ *
+ * @module
+ */
+
+/** A JSON primitive. */
+export type JsonPrimitive = string | number | boolean | null;
+
+/** A JSON array. */
+export type JsonArray = JsonValue[];
+
+/** A JSON object with string keys. */
+export interface JsonObject {
+  /** Any member. */
+  [key: string]: JsonValue;
+}
+
+/** Any plain JSON value: what survives `JSON.parse` unchanged. */
+export type JsonValue = JsonPrimitive | JsonArray | JsonObject;
+
+/**
+ * Bounds applied to untrusted JSON values before any deep work is done on them.
+ * Sizes count the UTF-8 bytes of the canonical form.
+ */
+export interface JsonLimits {
+  /** Deepest nesting of arrays and objects; the top-level value is depth 0. */
+  readonly maxDepth: number;
+  /** Most values (objects, arrays, members, primitives) in the whole tree. */
+  readonly maxNodes: number;
+  /** Most UTF-8 bytes of the canonical JSON text. */
+  readonly maxBytes: number;
+}
+
+/** Defaults for {@link JsonLimits}: depth 256, one million nodes, 16 MiB. */
+export const DEFAULT_JSON_LIMITS: JsonLimits = Object.freeze({
+  maxDepth: 256,
+  maxNodes: 1_000_000,
+  maxBytes: 16 * 1024 * 1024,
+});

@@ -1,0 +1,17 @@
+/**
+ * Canonical identity of JSON values: RFC 8785 canonical form and its SHA-256 digest.
+ *
+ * @module
+ */
+export { canonicalize, utf8Length } from "./canonicalize.ts";
+export { digest, digestText } from "./digest.ts";
+export { type JsonErrorCode, JsonValueError } from "./errors.ts";
+export {
+  DEFAULT_JSON_LIMITS,
+  type JsonArray,
+  type JsonLimits,
+  type JsonObject,
+  type JsonPrimitive,
+  type JsonValue,
+} from "./json.ts";
+export { escapePointerToken, toPointer } from "./pointer.ts";

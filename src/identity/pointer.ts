@@ -1,0 +1,11 @@
+/** Escapes one reference token of a JSON Pointer (RFC 6901). */
+export function escapePointerToken(token: string): string {
+  return token.replaceAll("~", "~0").replaceAll("/", "~1");
+}
+
+/** Builds a JSON Pointer from its reference tokens. */
+export function toPointer(tokens: readonly (string | number)[]): string {
+  let pointer = "";
+  for (const token of tokens) pointer += "/" + escapePointerToken(String(token));
+  return pointer;
+}

@@ -1,0 +1,95 @@
+import type { JsonLimits, JsonObject } from "../identity/json.ts";
+
+/** The name of sluice's schema profile, recorded wherever a schema was checked. */
+export const SCHEMA_PROFILE = "sluice.schema/v1";
+
+/** Stable codes for why a schema does not fit the profile. */
+export type SchemaProblemCode =
+  /** The schema (or a subschema) is not a JSON object or boolean where one is required. */
+  | "schema_not_object"
+  /** A keyword outside the profile, `x-*` extensions included. */
+  | "schema_keyword_unsupported"
+  /** A keyword's value has the wrong JSON type or shape. */
+  | "schema_keyword_invalid"
+  /** `$ref` that is not a local reference into the root's definitions, or one that cannot resolve. */
+  | "schema_ref_unsupported"
+  /** A root `$schema` naming a dialect whose semantics differ, or any nested `$schema`. */
+  | "schema_dialect_unsupported"
+  /** The serialized schema is over `maxBytes`. */
+  | "schema_too_large"
+  /** Subschemas nest deeper than `maxDepth`. */
+  | "schema_too_deep"
+  /** More JSON nodes than `maxNodes`. */
+  | "schema_too_many_nodes"
+  /** An `enum` with more members than `maxEnumLength`. */
+  | "schema_enum_too_long"
+  /** A `pattern` (or `patternProperties` key) longer than `maxPatternLength`. */
+  | "schema_pattern_too_long"
+  /** A `pattern` that does not compile, or whose matching cost cannot be bounded. */
+  | "schema_pattern_unsafe";
+
+/** One reason a schema does not fit the profile. Never carries the offending value. */
+export interface SchemaProblem {
+  /** Stable code. */
+  readonly code: SchemaProblemCode;
+  /** The keyword at fault, for example `x-fastmcp-wrap-result` or `$ref`. */
+  readonly keyword: string;
+  /** JSON Pointer (RFC 6901) of the keyword inside the schema. */
+  readonly path: string;
+}
+
+/** Cost budgets for one schema. */
+export interface SchemaLimits {
+  /** Most UTF-8 bytes of the schema's canonical JSON. */
+  readonly maxBytes: number;
+  /** Deepest JSON nesting inside the schema. */
+  readonly maxDepth: number;
+  /** Most JSON nodes in the schema. */
+  readonly maxNodes: number;
+  /** Most members of one `enum`. */
+  readonly maxEnumLength: number;
+  /** Most characters of one `pattern`. */
+  readonly maxPatternLength: number;
+}
+
+/** Options for {@link checkSchema}. */
+export interface CheckSchemaOptions {
+  /** Lower or raise the budgets; unspecified ones keep their defaults. */
+  readonly limits?: Partial<SchemaLimits>;
+}
+
+/** Result of {@link checkSchema}: the schema as given, or every problem found. */
+export type SchemaCheckResult =
+  | { readonly ok: true; readonly schema: JsonObject }
+  | { readonly ok: false; readonly problems: readonly SchemaProblem[] };
+
+/** Stable codes for why a value failed validation. */
+export type ValidationErrorCode =
+  /** The value breaks a schema keyword. */
+  | "value_invalid"
+  /** The value is not plain JSON or is over its depth, node or byte budget. */
+  | "value_over_budget";
+
+/** One validation failure: where and which keyword; never the offending value. */
+export interface ValidationError {
+  /** Stable code. */
+  readonly code: ValidationErrorCode;
+  /** JSON Pointer (RFC 6901) into the validated value. */
+  readonly path: string;
+  /** The schema keyword that failed, or the budget that was exceeded. */
+  readonly keyword: string;
+}
+
+/** Result of a compiled validator. */
+export type ValidationResult =
+  | { readonly valid: true }
+  | { readonly valid: false; readonly errors: readonly ValidationError[] };
+
+/** Options for {@link compileSchema}. */
+export interface CompileSchemaOptions extends CheckSchemaOptions {
+  /** Bounds on validated values, checked before validation runs. */
+  readonly valueLimits?: Partial<JsonLimits>;
+}
+
+/** A compiled validator for one profile-conforming schema. */
+export type SchemaValidator = (value: unknown) => ValidationResult;
