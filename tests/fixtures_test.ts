@@ -224,6 +224,26 @@ Deno.test("fixtures extra tools: generated tools have ~2 KiB input schemas", asy
   });
 });
 
+Deno.test("fixtures onlyExtraTools: exactly N tools over stdio, paginated", async () => {
+  await withSession(
+    "stdio-v1",
+    { extraTools: 32, onlyExtraTools: true, pageSize: 10 },
+    async (s) => {
+      const names: string[] = [];
+      let cursor: string | undefined = undefined;
+      for (let page = 0; page < 10; page++) {
+        const result = await rawListTools(s, cursor);
+        names.push(...result.tools.map((tool) => tool.name));
+        if (result.nextCursor === undefined) break;
+        cursor = result.nextCursor;
+      }
+      assert.equal(names.length, 32);
+      assert.equal(names[0], "extra_000");
+      assert.equal(names[31], "extra_031");
+    },
+  );
+});
+
 Deno.test("fixtures reverse: same tools, reversed order", async () => {
   await withSession("memory-v1", { reverse: true }, async (session) => {
     const names = (await rawListTools(session)).tools.map((tool) => tool.name);

@@ -209,8 +209,8 @@ function mustVersion(version: string | undefined, kind: SessionKind): string {
 }
 
 function readToolsOptions(options: SessionOptions): ReadToolsOptions {
-  const { extraTools, pageSize, emptyCursor, reverse } = options;
-  return { extraTools, pageSize, emptyCursor, reverse };
+  const { extraTools, pageSize, emptyCursor, reverse, onlyExtraTools } = options;
+  return { extraTools, pageSize, emptyCursor, reverse, onlyExtraTools };
 }
 
 /** Calls the control tool through a v1 client. */
@@ -359,6 +359,7 @@ async function openStdioV1(options: SessionOptions): Promise<SessionV1> {
   if (options.pageSize !== undefined) args.push("--page-size", String(options.pageSize));
   if (options.emptyCursor) args.push("--empty-cursor");
   if (options.reverse) args.push("--reverse");
+  if (options.onlyExtraTools) args.push("--only-extra-tools");
   const transport = new StdioClientTransport({
     command: Deno.execPath(),
     args,
