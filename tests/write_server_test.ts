@@ -20,8 +20,20 @@ import {
   type LedgerEvent,
   parseLedger,
   readLedger,
+  receivedCounts,
   receivedFor,
 } from "../fixtures/write_ledger.ts";
+import {
+  createWriteWorkspace as workspace,
+  type HttpWriteServer,
+  type LaunchOptions,
+  processGone,
+  PROJECT_ROOT as ROOT,
+  startWriteServerHttp,
+  writeServerArgs,
+  writeServerStdioParams,
+  type WriteWorkspace as Workspace,
+} from "../fixtures/write_server_launch.ts";
 import {
   READ_TOOL,
   type Scenario,
@@ -30,43 +42,10 @@ import {
   WRITE_TOOL,
 } from "../fixtures/write_server.ts";
 
-const ROOT = new URL("..", import.meta.url).pathname;
-const SERVER = new URL("../fixtures/write_server.ts", import.meta.url).pathname;
-const SERVER_ARGS = ["run", "--quiet", "--allow-read", "--allow-write", "--allow-net=127.0.0.1"];
-
-interface Workspace {
-  root: string;
-  dir: string;
-  ledger: string;
-}
-
-async function workspace(): Promise<Workspace> {
-  const root = await Deno.makeTempDir({ prefix: "sluice-writefix-" });
-  const dir = `${root}/records`;
-  await Deno.mkdir(dir);
-  return { root, dir, ledger: `${root}/ledger.jsonl` };
-}
-
 async function listDir(dir: string): Promise<string[]> {
   const names: string[] = [];
   for await (const entry of Deno.readDir(dir)) names.push(entry.name);
   return names.sort();
-}
-
-/** Waits (bounded, 5 s) until no process with `pid` exists; false if it still does. */
-async function processGone(pid: number): Promise<boolean> {
-  for (let i = 0; i < 100; i++) {
-    try {
-      const stat = await Deno.readTextFile(`/proc/${pid}/stat`);
-      // A zombie has exited; only its parent's bookkeeping is left.
-      if (stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z")) return true;
-    } catch (error) {
-      if (error instanceof Deno.errors.NotFound) return true;
-      throw error;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  return false;
 }
 
 function newClient(): Client {
@@ -85,22 +64,10 @@ interface StdioRun {
 async function startStdio(
   ws: Workspace,
   scenario: Scenario,
-  extra: readonly string[] = [],
+  options: LaunchOptions = {},
 ): Promise<StdioRun> {
   const transport = new StdioClientTransport({
-    command: Deno.execPath(),
-    args: [
-      ...SERVER_ARGS,
-      SERVER,
-      "--dir",
-      ws.dir,
-      "--ledger",
-      ws.ledger,
-      "--scenario",
-      scenario,
-      ...extra,
-    ],
-    cwd: ROOT,
+    ...writeServerStdioParams(ws, scenario, options),
     env: { ...getDefaultEnvironment(), NO_COLOR: "1" },
     stderr: "inherit",
   });
@@ -148,7 +115,7 @@ async function stdioCase(
     await body(run, ws);
   } finally {
     await run?.client.close();
-    await Deno.remove(ws.root, { recursive: true });
+    await ws.remove();
   }
 }
 
@@ -303,125 +270,144 @@ Deno.test("iserror-after-write: writes, then answers with an isError result", as
   });
 });
 
-Deno.test("HTTP: success and a withheld answer on loopback; SIGTERM ends it", async () => {
-  const ws = await workspace();
-  const success = await workspace();
-  const children: Deno.ChildProcess[] = [];
-  try {
-    for (const [space, scenario] of [[success, "success"], [ws, "lost-response"]] as const) {
-      const child = new Deno.Command(Deno.execPath(), {
-        args: [
-          ...SERVER_ARGS,
-          SERVER,
-          "--transport",
-          "http",
-          "--dir",
-          space.dir,
-          "--ledger",
-          space.ledger,
-          "--scenario",
-          scenario,
-        ],
-        cwd: ROOT,
-        stdin: "null",
-        stdout: "piped",
-        stderr: "null",
-      }).spawn();
-      children.push(child);
-      const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-      let buffered = "";
-      while (!buffered.includes("\n")) {
-        const { value, done } = await reader.read();
-        if (done) break;
-        buffered += value;
-      }
-      await reader.cancel();
-      const url = buffered.split("\n")[0];
-      assert.match(url, /^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
+async function connectHttp(url: string): Promise<Client> {
+  const client = new Client({ name: "writefix-test", version: "1.0.0" }, {
+    jsonSchemaValidator: new CfWorkerJsonSchemaValidator(),
+    versionNegotiation: { mode: "auto" },
+  });
+  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+  return client;
+}
 
-      const client = new Client({ name: "writefix-test", version: "1.0.0" }, {
-        jsonSchemaValidator: new CfWorkerJsonSchemaValidator(),
-        versionNegotiation: { mode: "auto" },
-      });
-      await client.connect(new StreamableHTTPClientTransport(new URL(url)));
-      try {
-        if (scenario === "success") {
-          const result = await write(client, "h1", SYNTHETIC_VALUE) as CallToolResult;
-          assert.deepEqual(result.structuredContent, { written: true, key: "h1", path: "h1" });
-        } else {
-          const abort = new AbortController();
-          const pending = client.request(
-            {
-              method: "tools/call",
-              params: { name: WRITE_TOOL, arguments: { key: "h2", value: SYNTHETIC_VALUE } },
-            },
-            { signal: abort.signal, timeout: 10_000 },
-          );
-          // Abort only once the ledger proves the server wrote and withheld the answer.
-          for (let i = 0; i < 100; i++) {
-            if (callTrail(await readLedger(space.ledger), "h2").includes("withheld")) break;
-            await new Promise((resolve) => setTimeout(resolve, 50));
-          }
-          abort.abort();
-          await assert.rejects(pending);
-        }
-      } finally {
-        await client.close();
-      }
-      child.kill("SIGTERM");
-      const status = await child.status;
-      assert.equal(status.code, 0);
-      assert.ok(await processGone(child.pid));
+/** Polls the ledger (bounded, 5 s) until `key`'s trail contains `event`. */
+async function awaitLedger(ledger: string, key: string, event: string): Promise<void> {
+  for (let i = 0; i < 100; i++) {
+    if ((callTrail(await readLedger(ledger), key) as string[]).includes(event)) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  assert.fail(`ledger never showed ${event} for ${key}`);
+}
+
+Deno.test("HTTP success on loopback (2026-07-28); SIGTERM ends it with exit 0", async () => {
+  const ws = await workspace();
+  let server: HttpWriteServer | undefined;
+  try {
+    server = await startWriteServerHttp(ws, "success");
+    const client = await connectHttp(server.url);
+    try {
+      assert.equal(client.getNegotiatedProtocolVersion(), "2026-07-28");
+      const result = await write(client, "h1", SYNTHETIC_VALUE) as CallToolResult;
+      assert.deepEqual(result.structuredContent, { written: true, key: "h1", path: "h1" });
+    } finally {
+      await client.close();
     }
-    const okEvents = await readLedger(success.ledger);
-    assert.deepEqual(callTrail(okEvents, "h1"), ["received", "writing", "written", "responding"]);
-    assertExiting(okEvents, "sigterm", 0);
-    assert.deepEqual(await listDir(success.dir), ["h1"]);
-    const lostEvents = await readLedger(ws.ledger);
-    assert.deepEqual(callTrail(lostEvents, "h2"), ["received", "writing", "written", "withheld"]);
-    assertExiting(lostEvents, "sigterm", 0);
-    assert.deepEqual(await listDir(ws.dir), ["h2"]);
+    assert.equal((await server.stop()).code, 0);
+    assert.ok(await processGone(server.pid));
+    const events = await readLedger(ws.ledger);
+    assert.deepEqual(callTrail(events, "h1"), ["received", "writing", "written", "responding"]);
+    assertExiting(events, "sigterm", 0);
+    assert.deepEqual(await listDir(ws.dir), ["h1"]);
   } finally {
-    for (const child of children) {
-      try {
-        child.kill("SIGKILL");
-      } catch {
-        // already exited
-      }
-      await child.status;
-    }
-    await Deno.remove(ws.root, { recursive: true });
-    await Deno.remove(success.root, { recursive: true });
+    await server?.stop();
+    await ws.remove();
   }
 });
 
-Deno.test("refuses to start: missing dir, non-empty dir, ledger inside dir, bad scenario", async () => {
+Deno.test("HTTP lost-response: the request hangs until aborted; SIGTERM still exits", async () => {
+  const ws = await workspace();
+  let server: HttpWriteServer | undefined;
+  try {
+    server = await startWriteServerHttp(ws, "lost-response");
+    const client = await connectHttp(server.url);
+    try {
+      const abort = new AbortController();
+      const pending = client.request(
+        {
+          method: "tools/call",
+          params: { name: WRITE_TOOL, arguments: { key: "h2", value: SYNTHETIC_VALUE } },
+        },
+        { signal: abort.signal, timeout: 10_000 },
+      );
+      // Abort only once the server's own ledger proves it wrote and withheld the answer.
+      await awaitLedger(ws.ledger, "h2", "withheld");
+      abort.abort();
+      await assert.rejects(pending);
+    } finally {
+      await client.close();
+    }
+    assert.equal((await server.stop()).code, 0);
+    assert.ok(await processGone(server.pid));
+    const events = await readLedger(ws.ledger);
+    assert.deepEqual(callTrail(events, "h2"), ["received", "writing", "written", "withheld"]);
+    assertExiting(events, "sigterm", 0);
+    assert.deepEqual(await listDir(ws.dir), ["h2"]);
+  } finally {
+    await server?.stop();
+    await ws.remove();
+  }
+});
+
+Deno.test("HTTP --exit-with-stdin: closing the server's stdin ends it", async () => {
+  const ws = await workspace();
+  let server: HttpWriteServer | undefined;
+  try {
+    server = await startWriteServerHttp(ws, "success", { exitWithStdin: true });
+    const client = await connectHttp(server.url);
+    try {
+      await write(client, "h3", SYNTHETIC_VALUE);
+    } finally {
+      await client.close();
+    }
+    assert.ok(server.child.stdin !== null);
+    await server.child.stdin.close();
+    assert.equal((await server.child.status).code, 0);
+    assert.ok(await processGone(server.pid));
+    const events = await readLedger(ws.ledger);
+    assertExiting(events, "stdin_closed", 0);
+    assert.deepEqual(await listDir(ws.dir), ["h3"]);
+  } finally {
+    await server?.stop();
+    await ws.remove();
+  }
+});
+
+async function runRefused(args: string[]): Promise<Deno.CommandOutput> {
+  return await new Deno.Command(Deno.execPath(), {
+    args,
+    cwd: ROOT,
+    stdin: "null",
+    stdout: "null",
+    stderr: "piped",
+  }).output();
+}
+
+Deno.test("refuses to start: missing dir, non-empty dir, ledger inside dir, bad options", async () => {
   const ws = await workspace();
   try {
     await Deno.writeTextFile(`${ws.root}/stray`, "x");
-    const attempts: string[][] = [
-      ["--dir", `${ws.root}/missing`, "--ledger", ws.ledger],
-      ["--dir", ws.root, "--ledger", `${ws.dir}/../other-ledger.jsonl`],
-      ["--dir", ws.dir, "--ledger", `${ws.dir}/ledger.jsonl`],
-      ["--dir", ws.dir, "--ledger", ws.ledger, "--scenario", "sometimes"],
-      ["--ledger", ws.ledger],
+    const good = writeServerArgs(ws, "stdio", "success");
+    const replace = (flag: string, value: string) =>
+      good.map((arg, i) => good[i - 1] === flag ? value : arg);
+    const attempts: Array<[string[], RegExp]> = [
+      [replace("--dir", `${ws.root}/missing`), /--dir does not exist/],
+      [replace("--dir", ws.root), /--dir is not empty/], // holds records/ and stray
+      [replace("--ledger", `${ws.dir}/ledger.jsonl`), /--ledger must lie outside --dir/],
+      [replace("--ledger", `${ws.root}/no/ledger.jsonl`), /--ledger's directory does not exist/],
+      [replace("--scenario", "sometimes"), /--scenario must be one of/],
+      [replace("--transport", "sse"), /--transport must be stdio or http/],
+      [good.filter((arg, i) => arg !== "--dir" && good[i - 1] !== "--dir"), /--dir is required/],
+      [[...good, "--surprise"], /unknown argument/],
     ];
-    for (const args of attempts) {
-      const output = await new Deno.Command(Deno.execPath(), {
-        args: [...SERVER_ARGS, SERVER, ...args],
-        cwd: ROOT,
-        stdin: "null",
-        stdout: "null",
-        stderr: "piped",
-      }).output();
+    for (const [args, reason] of attempts) {
+      const output = await runRefused(args);
       assert.equal(output.code, 2, args.join(" "));
-      assert.match(new TextDecoder().decode(output.stderr), /^write_server: /);
+      assert.match(new TextDecoder().decode(output.stderr), reason);
     }
-    // Nothing was started, so no ledger exists and the record dir is still empty.
+    // Nothing started, so no ledger exists and the record dir is still empty.
     assert.deepEqual(await listDir(ws.root), ["records", "stray"]);
     assert.deepEqual(await listDir(ws.dir), []);
   } finally {
-    await Deno.remove(ws.root, { recursive: true });
+    await ws.remove();
   }
 });
 
@@ -436,16 +422,12 @@ Deno.test("--reuse-dir continues an existing dir and ledger under a new boot id"
     }
     assert.ok(await processGone(first.pid));
     // Without the flag the now non-empty dir is refused.
-    const refused = await new Deno.Command(Deno.execPath(), {
-      args: [...SERVER_ARGS, SERVER, "--dir", ws.dir, "--ledger", ws.ledger],
-      cwd: ROOT,
-      stdin: "null",
-      stdout: "null",
-      stderr: "null",
-    }).output();
-    assert.equal(refused.code, 2);
-    const second = await startStdio(ws, "success", ["--reuse-dir"]);
+    assert.equal((await runRefused(writeServerArgs(ws, "stdio", "success"))).code, 2);
+    const second = await startStdio(ws, "success", { reuseDir: true });
     try {
+      // r1 is already there: the second server refuses to write it again.
+      const again = await write(second.client, "r1", SYNTHETIC_VALUE) as CallToolResult;
+      assert.equal(again.isError, true);
       await write(second.client, "r2", SYNTHETIC_VALUE);
     } finally {
       await second.client.close();
@@ -455,9 +437,11 @@ Deno.test("--reuse-dir continues an existing dir and ledger under a new boot id"
     assert.equal(new Set(events.map((e) => e.boot)).size, 2);
     assert.equal(events.filter((e) => e.event === "started").length, 2);
     assert.equal(events.filter((e) => e.event === "exiting").length, 2);
+    assert.deepEqual(Object.fromEntries(receivedCounts(events)), { r1: 2, r2: 1 });
+    assert.equal(events.filter((e) => e.event === "written" && e.key === "r1").length, 1);
     assert.deepEqual(await listDir(ws.dir), ["r1", "r2"]);
   } finally {
-    await Deno.remove(ws.root, { recursive: true });
+    await ws.remove();
   }
 });
 
