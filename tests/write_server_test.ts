@@ -153,8 +153,14 @@ Deno.test("success: writes the record once, answers, and exits when stdin closes
     ]);
     assert.equal(receivedFor(events, "k1").length, 2);
     assert.equal(events.filter((e) => e.event === "written").length, 1);
-    const digest = receivedFor(events, "k1")[0];
-    assert.ok(digest.event === "received" && digest.valueDigest?.startsWith("sha256:"));
+    const expectedDigest = "sha256:" + Array.from(
+      new Uint8Array(
+        await crypto.subtle.digest("SHA-256", new TextEncoder().encode(SYNTHETIC_VALUE)),
+      ),
+      (b) => b.toString(16).padStart(2, "0"),
+    ).join("");
+    const received = receivedFor(events, "k1")[0];
+    assert.ok(received.event === "received" && received.valueDigest === expectedDigest);
     assertExiting(events, "stdin_closed", 0);
     assert.equal(new Set(events.map((e) => e.pid)).size, 1);
     assert.deepEqual(events.map((e) => e.seq), events.map((_, i) => i + 1));
@@ -196,10 +202,14 @@ Deno.test("wrong value, malformed key or extra argument: isError and nothing wri
 
 Deno.test("lost-response: writes, never answers; the client times out; exits on close", async () => {
   await stdioCase("lost-response", async (run, ws) => {
-    await assert.rejects(
-      write(run.client, "k3", SYNTHETIC_VALUE, 400),
-      (error) => error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout,
+    const settled = write(run.client, "k3", SYNTHETIC_VALUE, 400).then(
+      () => null,
+      (error: unknown) => error,
     );
+    // The client's deadline can pass before a slow server has written; wait for its ledger.
+    await awaitLedger(ws.ledger, "k3", "withheld");
+    const error = await settled;
+    assert.ok(error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout);
     assert.deepEqual(await listDir(ws.dir), ["k3"]);
     await run.client.close();
     assert.ok(await processGone(run.pid));
@@ -441,6 +451,47 @@ Deno.test("--reuse-dir continues an existing dir and ledger under a new boot id"
     assert.equal(events.filter((e) => e.event === "written" && e.key === "r1").length, 1);
     assert.deepEqual(await listDir(ws.dir), ["r1", "r2"]);
   } finally {
+    await ws.remove();
+  }
+});
+
+Deno.test("a stdio server whose host is SIGKILLed mid-call exits on its own", async () => {
+  const ws = await workspace();
+  const host = new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "--quiet",
+      "-A",
+      new URL("../fixtures/write_host_stub.ts", import.meta.url).pathname,
+      ws.dir,
+      ws.ledger,
+      "lost-response",
+      "s1",
+    ],
+    cwd: ROOT,
+    stdin: "null",
+    stdout: "null",
+    stderr: "null",
+  }).spawn();
+  try {
+    await awaitLedger(ws.ledger, "s1", "withheld");
+    const started = (await readLedger(ws.ledger)).find((e) => e.event === "started");
+    assert.ok(started !== undefined);
+    host.kill("SIGKILL");
+    assert.equal((await host.status).signal, "SIGKILL");
+    // The server is the killed host's child: its stdin hits end of file and it must exit.
+    assert.ok(await processGone(started.pid), "orphaned server kept running");
+    const events = await readLedger(ws.ledger);
+    assert.deepEqual(callTrail(events, "s1"), ["received", "writing", "written", "withheld"]);
+    assertExiting(events, "stdin_closed", 0);
+    assert.deepEqual(await listDir(ws.dir), ["s1"]);
+  } finally {
+    try {
+      host.kill("SIGKILL");
+    } catch {
+      // already dead
+    }
+    await host.status;
     await ws.remove();
   }
 });
