@@ -16,3 +16,4 @@ export {
   resolveStoreUrl,
   type StoreLocation,
 } from "./src/approvals/libsql.ts";
+export type { DurabilitySettings } from "./src/approvals/durability.ts";

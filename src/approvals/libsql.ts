@@ -13,6 +13,7 @@ import {
   type Transaction,
 } from "@libsql/client";
 import { canonicalize, type JsonObject } from "../identity/mod.ts";
+import { configureDurability, type DurabilitySettings, readDurability } from "./durability.ts";
 import { ApprovalError } from "./errors.ts";
 import { assertTransition, planClaim, requireText, sameCall, validateRequest } from "./machine.ts";
 import { LATEST_SCHEMA_VERSION, MIGRATIONS } from "./migrations.ts";
@@ -116,8 +117,6 @@ class AfterCommit {
   constructor(readonly error: ApprovalError) {}
 }
 
-const SYNCHRONOUS_FULL = 2;
-
 /**
  * The durable approval store on `@libsql/client`. Every state change is one write transaction
  * (`BEGIN IMMEDIATE`) that also appends to the event log; the claim is one conditional `UPDATE`
@@ -175,7 +174,7 @@ export class LibsqlApprovalStore implements ApprovalStore {
       timeout: busyTimeoutMs,
     });
     try {
-      if (location.kind === "file") await configureFile(client, busyTimeoutMs);
+      if (location.kind === "file") await configureDurability(client, busyTimeoutMs);
       await migrate(client);
     } catch (error) {
       client.close();
@@ -414,6 +413,14 @@ export class LibsqlApprovalStore implements ApprovalStore {
     });
   }
 
+  /**
+   * Reads the durability settings of the store's connection (journal mode, synchronous level,
+   * busy timeout), for operators and tests. A libSQL server reports its own values or none.
+   */
+  durability(): Promise<DurabilitySettings> {
+    return this.#serial(() => readDurability(this.#client));
+  }
+
   /** Closes the database after queued calls finish; later calls throw `approval_store_closed`. */
   async close(): Promise<void> {
     if (this.#closed) return;
@@ -514,21 +521,6 @@ export class LibsqlApprovalStore implements ApprovalStore {
     const run = this.#queue.then(step, step);
     this.#queue = run.catch(() => undefined);
     return run;
-  }
-}
-
-/** Sets and reads back the durability pragmas of a local file. */
-async function configureFile(client: Client, busyTimeoutMs: number): Promise<void> {
-  await client.execute(`PRAGMA busy_timeout = ${Math.max(0, Math.trunc(busyTimeoutMs))}`);
-  await client.execute("PRAGMA journal_mode = WAL");
-  await client.execute("PRAGMA synchronous = FULL");
-  const journal = (await client.execute("PRAGMA journal_mode")).rows[0]?.[0];
-  const synchronous = (await client.execute("PRAGMA synchronous")).rows[0]?.[0];
-  if (String(journal).toLowerCase() !== "wal" || Number(synchronous) < SYNCHRONOUS_FULL) {
-    throw new ApprovalError(
-      "approval_store_not_durable",
-      "the approval database did not keep journal_mode=WAL and synchronous=FULL",
-    );
   }
 }
 

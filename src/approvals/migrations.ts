@@ -119,12 +119,8 @@ export const MIGRATIONS: readonly Migration[] = Object.freeze([
         BEGIN SELECT RAISE(ABORT, 'sluice: an approval starts pending'); END`,
       `CREATE TRIGGER approvals_no_delete BEFORE DELETE ON approvals
         BEGIN SELECT RAISE(ABORT, 'sluice: approvals are never deleted'); END`,
-      `CREATE TRIGGER approvals_terminal_immutable BEFORE UPDATE ON approvals
-        WHEN OLD.state IN (${TERMINAL})
-        BEGIN SELECT RAISE(ABORT, 'sluice: a terminal approval is immutable'); END`,
-      `CREATE TRIGGER approvals_identity_immutable BEFORE UPDATE ON approvals
-        WHEN ${IDENTITY_COLUMNS.map(changed).join(" OR ")}
-        BEGIN SELECT RAISE(ABORT, 'sluice: the bound identity of an approval is immutable'); END`,
+      // SQLite runs the triggers of one event newest first; they are created from the most
+      // general check to the most specific so the message names the most specific violation.
       `CREATE TRIGGER approvals_legal_transition BEFORE UPDATE ON approvals
         WHEN NOT (
           (OLD.state = 'pending' AND NEW.state IN ('approved', 'denied', 'expired'))
@@ -138,6 +134,12 @@ export const MIGRATIONS: readonly Migration[] = Object.freeze([
           .join(" OR ")
       }
         BEGIN SELECT RAISE(ABORT, 'sluice: a recorded approval fact is immutable'); END`,
+      `CREATE TRIGGER approvals_identity_immutable BEFORE UPDATE ON approvals
+        WHEN ${IDENTITY_COLUMNS.map(changed).join(" OR ")}
+        BEGIN SELECT RAISE(ABORT, 'sluice: the bound identity of an approval is immutable'); END`,
+      `CREATE TRIGGER approvals_terminal_immutable BEFORE UPDATE ON approvals
+        WHEN OLD.state IN (${TERMINAL})
+        BEGIN SELECT RAISE(ABORT, 'sluice: a terminal approval is immutable'); END`,
       `CREATE TRIGGER approval_events_no_update BEFORE UPDATE ON approval_events
         BEGIN SELECT RAISE(ABORT, 'sluice: the approval event log is append-only'); END`,
       `CREATE TRIGGER approval_events_no_delete BEFORE DELETE ON approval_events
