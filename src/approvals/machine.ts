@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { digest } from "../identity/mod.ts";
+import { canonicalize, digestText } from "../identity/mod.ts";
 import { ApprovalError } from "./errors.ts";
 import type {
   ApprovalRecord,
@@ -70,9 +70,10 @@ const BINDING_TEXT_FIELDS = [
 /**
  * Checks a request before it is stored: every identity field present, a known effect, a finite
  * expiry, run and call ids together or not at all, and `argumentsDigest` equal to the digest of
- * `arguments`, so what people see is exactly what the claim is bound to.
+ * `arguments`, so what people see is exactly what the claim is bound to. Returns the canonical
+ * JSON text of the arguments, which is what a store keeps.
  */
-export async function validateRequest(request: ApprovalRequest): Promise<void> {
+export async function validateRequest(request: ApprovalRequest): Promise<string> {
   for (const field of BINDING_TEXT_FIELDS) requireText(request[field], field);
   requireText(request.argumentsDigest, "argumentsDigest");
   if (request.effect !== "write" && request.effect !== "destructive") {
@@ -90,12 +91,14 @@ export async function validateRequest(request: ApprovalRequest): Promise<void> {
   if (typeof args !== "object" || args === null || Array.isArray(args)) {
     throw new ApprovalError("approval_invalid_request", "arguments must be a JSON object");
   }
-  if (await digest(args) !== request.argumentsDigest) {
+  const canonical = canonicalize(args);
+  if (await digestText(canonical) !== request.argumentsDigest) {
     throw new ApprovalError(
       "approval_invalid_request",
       "argumentsDigest is not the digest of arguments",
     );
   }
+  return canonical;
 }
 
 /**

@@ -306,7 +306,7 @@ export class MemoryApprovalStore implements ApprovalStore {
     detail?: string,
   ): void {
     this.#events.push({
-      seq: this.#events.length + 1,
+      seq: this.#events.filter((event) => event.approvalId === approvalId).length + 1,
       approvalId,
       from,
       to,
