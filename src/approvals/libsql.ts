@@ -15,7 +15,15 @@ import {
 import type { JsonObject } from "../identity/mod.ts";
 import { configureDurability, type DurabilitySettings, readDurability } from "./durability.ts";
 import { ApprovalError } from "./errors.ts";
-import { assertTransition, planClaim, requireText, sameCall, validateRequest } from "./machine.ts";
+import {
+  assertTransition,
+  planClaim,
+  sameCall,
+  validateDecision,
+  validateOutcome,
+  validateReconcile,
+  validateRequest,
+} from "./machine.ts";
 import { APPROVAL_COLUMNS, LATEST_SCHEMA_VERSION, MIGRATIONS } from "./migrations.ts";
 import type {
   ApprovalEvent,
@@ -351,14 +359,7 @@ export class LibsqlApprovalStore implements ApprovalStore {
 
   /** Records the outcome of a claimed approval. */
   async recordOutcome(id: string, outcome: ApprovalOutcome): Promise<ApprovalRecord> {
-    if (outcome.outcome === "committed") {
-      requireText(outcome.receipt?.resultDigest, "receipt.resultDigest");
-      if (!Number.isFinite(outcome.receipt.at)) {
-        throw new ApprovalError("approval_invalid_request", "receipt.at must be a number");
-      }
-    } else {
-      requireText(outcome.reason, "reason");
-    }
+    validateOutcome(outcome);
     return await this.#write(async (tx) => {
       const at = this.#now();
       const moved = outcome.outcome === "committed"
@@ -390,14 +391,7 @@ export class LibsqlApprovalStore implements ApprovalStore {
 
   /** A person reconciles an `unknown` outcome with evidence. */
   async reconcile(id: string, input: ReconcileInput): Promise<ApprovalRecord> {
-    requireText(input.by, "by");
-    requireText(input.evidence, "evidence");
-    if (input.outcome !== "committed" && input.outcome !== "not_started") {
-      throw new ApprovalError(
-        "approval_invalid_request",
-        "outcome must be committed or not_started",
-      );
-    }
+    validateReconcile(input);
     return await this.#write(async (tx) => {
       const at = this.#now();
       const moved = await this.#move(
@@ -447,10 +441,7 @@ export class LibsqlApprovalStore implements ApprovalStore {
     input: DecisionInput,
     to: "approved" | "denied",
   ): Promise<ApprovalRecord> {
-    requireText(input.by, "by");
-    if (input.note !== undefined && typeof input.note !== "string") {
-      throw new ApprovalError("approval_invalid_request", "note must be a string");
-    }
+    validateDecision(input);
     return await this.#write(async (tx) => {
       const at = this.#now();
       const moved = await this.#move(

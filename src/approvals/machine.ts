@@ -7,11 +7,14 @@
 import { canonicalize, digestText } from "../identity/mod.ts";
 import { ApprovalError } from "./errors.ts";
 import type {
+  ApprovalOutcome,
   ApprovalRecord,
   ApprovalRequest,
   ApprovalState,
   ClaimExpectation,
   ClaimRefusalCode,
+  DecisionInput,
+  ReconcileInput,
 } from "./types.ts";
 
 /** Every legal transition; anything else is `approval_invalid_transition`. */
@@ -99,6 +102,44 @@ export async function validateRequest(request: ApprovalRequest): Promise<string>
     );
   }
   return canonical;
+}
+
+/** Checks a person's decision: who, and an optional text note. */
+export function validateDecision(input: DecisionInput): void {
+  requireText(input?.by, "by");
+  if (input.note !== undefined && typeof input.note !== "string") {
+    throw new ApprovalError("approval_invalid_request", "note must be a string");
+  }
+}
+
+/** Checks an outcome: a receipt with a digest and a time, or a reason. */
+export function validateOutcome(outcome: ApprovalOutcome): void {
+  switch (outcome?.outcome) {
+    case "committed":
+      requireText(outcome.receipt?.resultDigest, "receipt.resultDigest");
+      if (typeof outcome.receipt.at !== "number" || !Number.isFinite(outcome.receipt.at)) {
+        throw new ApprovalError("approval_invalid_request", "receipt.at must be a finite number");
+      }
+      return;
+    case "not_started":
+    case "unknown":
+      requireText(outcome.reason, "reason");
+      return;
+    default:
+      throw new ApprovalError(
+        "approval_invalid_request",
+        "outcome must be committed, not_started or unknown",
+      );
+  }
+}
+
+/** Checks a reconciliation: what happened, the evidence and who; all required. */
+export function validateReconcile(input: ReconcileInput): void {
+  requireText(input?.by, "by");
+  requireText(input.evidence, "evidence");
+  if (input.outcome !== "committed" && input.outcome !== "not_started") {
+    throw new ApprovalError("approval_invalid_request", "outcome must be committed or not_started");
+  }
 }
 
 /**

@@ -4,7 +4,15 @@
  * @module
  */
 import { ApprovalError } from "./errors.ts";
-import { assertTransition, planClaim, requireText, sameCall, validateRequest } from "./machine.ts";
+import {
+  assertTransition,
+  planClaim,
+  sameCall,
+  validateDecision,
+  validateOutcome,
+  validateReconcile,
+  validateRequest,
+} from "./machine.ts";
 import type {
   ApprovalEvent,
   ApprovalOutcome,
@@ -183,10 +191,10 @@ export class MemoryApprovalStore implements ApprovalStore {
   }
 
   #recordOutcome(id: string, outcome: ApprovalOutcome): ApprovalRecord {
+    validateOutcome(outcome);
     const record = this.#require(id);
     const at = this.#now();
     if (outcome.outcome === "committed") {
-      requireText(outcome.receipt?.resultDigest, "receipt.resultDigest");
       this.#move(
         record,
         "committed",
@@ -199,7 +207,6 @@ export class MemoryApprovalStore implements ApprovalStore {
         outcome.receipt.resultDigest,
       );
     } else {
-      requireText(outcome.reason, "reason");
       this.#move(
         record,
         outcome.outcome,
@@ -221,14 +228,7 @@ export class MemoryApprovalStore implements ApprovalStore {
   }
 
   #reconcile(id: string, input: ReconcileInput): ApprovalRecord {
-    requireText(input.by, "by");
-    requireText(input.evidence, "evidence");
-    if (input.outcome !== "committed" && input.outcome !== "not_started") {
-      throw new ApprovalError(
-        "approval_invalid_request",
-        "outcome must be committed or not_started",
-      );
-    }
+    validateReconcile(input);
     const record = this.#require(id);
     const at = this.#now();
     this.#move(
@@ -263,10 +263,7 @@ export class MemoryApprovalStore implements ApprovalStore {
   }
 
   #decideNow(id: string, input: DecisionInput, to: "approved" | "denied"): ApprovalRecord {
-    requireText(input.by, "by");
-    if (input.note !== undefined && typeof input.note !== "string") {
-      throw new ApprovalError("approval_invalid_request", "note must be a string");
-    }
+    validateDecision(input);
     const record = this.#require(id);
     const at = this.#now();
     assertTransition(id, record.state, to);
