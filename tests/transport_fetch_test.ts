@@ -476,3 +476,58 @@ Deno.test("a declared Content-Length over the cap is refused; exactly the cap pa
     await server.close();
   }
 });
+
+Deno.test("the official v2 SDK client runs over secureFetch and surfaces its error codes", async () => {
+  const { Client, StreamableHTTPClientTransport } = await import("@modelcontextprotocol/client");
+  const { CfWorkerJsonSchemaValidator } = await import(
+    "@modelcontextprotocol/client/validators/cf-worker"
+  );
+  const { createMcpHandler, fromJsonSchema, McpServer } = await import(
+    "@modelcontextprotocol/server"
+  );
+  const handler = createMcpHandler(() => {
+    const server = new McpServer({ name: "transport-fixture", version: "1.0.0" });
+    server.registerTool("echo", {
+      description: "Echoes its input. ".repeat(200),
+      inputSchema: fromJsonSchema({ type: "object", properties: { text: { type: "string" } } }),
+    }, (args: unknown) => ({
+      content: [{ type: "text" as const, text: String((args as { text?: unknown }).text) }],
+    }));
+    return server;
+  });
+  const server = startHttpServer((request) => handler.fetch(request));
+  try {
+    const url = new URL(`${server.origin}/mcp`);
+    const run = async (maxResponseBytes: number) => {
+      const client = new Client({ name: "transport-test", version: "1.0.0" }, {
+        jsonSchemaValidator: new CfWorkerJsonSchemaValidator(),
+        versionNegotiation: { mode: "auto" },
+      });
+      const transport = new StreamableHTTPClientTransport(url, {
+        fetch: secureFetch({ dangerouslyAllowLoopback: true, maxResponseBytes, timeoutMs: 5_000 }),
+      });
+      try {
+        await client.connect(transport);
+        const tools = await client.listTools();
+        return {
+          version: client.getNegotiatedProtocolVersion(),
+          names: tools.tools.map((t) => t.name),
+        };
+      } finally {
+        await client.close();
+      }
+    };
+    assert.deepEqual(await run(1024 * 1024), { version: "2026-07-28", names: ["echo"] });
+    // The tool list (about 4 KB of description) is over this cap; the SDK passes the code on.
+    let caught: unknown;
+    try {
+      await run(2048);
+    } catch (error) {
+      caught = error;
+    }
+    assert.equal(transportErrorCode(caught), "transport_response_too_large");
+    assert.ok(server.requests.every((h) => h.get("accept-encoding") === "identity"));
+  } finally {
+    await server.close();
+  }
+});
