@@ -75,6 +75,12 @@ const MUTANTS: Mutant[] = [
     to: "if (false) {",
   },
   {
+    name: "host names in runtime errors read as TLS",
+    file: "secure_fetch.ts",
+    from: 'current.message.replace(NAMES_IN_MESSAGE, "")',
+    to: "current.message",
+  },
+  {
     name: "IP literals accepted",
     file: "policy.ts",
     from: "if (literal !== null) {",
