@@ -42,6 +42,7 @@ export {
   CatalogMonitor,
   type CatalogStatus,
   type ChangeDetection,
+  type ListenSubscription,
 } from "./src/catalog/monitor.ts";
 export type { ReadSnapshot, SnapshotEntry } from "./src/catalog/snapshot.ts";
 export {

@@ -21,6 +21,14 @@ const SUBSCRIPTION_ID_KEY = "io.modelcontextprotocol/subscriptionId";
  */
 export type ChangeDetection = "notifications" | "subscription" | "unavailable";
 
+/** The part of a v2 client's `listen()` handle the monitor reads. */
+export interface ListenSubscription {
+  /** What the server agreed to deliver. */
+  readonly honoredFilter?: { readonly toolsListChanged?: boolean };
+  /** Settles when the stream ends, for whatever reason. */
+  readonly closed: Promise<unknown>;
+}
+
 /** Where a registration's catalog stands. */
 export type CatalogStatus = "current" | "stale" | "closed";
 
@@ -55,7 +63,7 @@ export class CatalogMonitor {
   #generation = 0;
   #closed = false;
   /** Live `subscriptions/listen` streams acknowledged for tool list changes. */
-  readonly #toolSubscriptions = new Set<string | number>();
+  readonly #toolSubscriptions = new Set<string | number | symbol>();
 
   /** Creates a monitor for one session, not yet told its protocol version. */
   constructor() {}
@@ -147,6 +155,26 @@ export class CatalogMonitor {
         return;
       }
     }
+  }
+
+  /**
+   * Watches a `subscriptions/listen` stream the host opened on a 2026-07-28 session (the v2
+   * client's `await client.listen({ toolsListChanged: true })`). If the server honored tool
+   * list changes, catalogs discovered while the stream is open report
+   * `changeDetection: "subscription"`; when the stream ends, they turn stale, since later
+   * changes could go unseen.
+   *
+   * @param subscription the handle `listen()` resolved with
+   */
+  watchSubscription(subscription: ListenSubscription): void {
+    if (subscription.honoredFilter?.toolsListChanged !== true) return;
+    const token = Symbol("subscription");
+    this.#toolSubscriptions.add(token);
+    subscription.closed.then(() => {
+      if (this.#toolSubscriptions.delete(token)) this.#lostStream();
+    }, () => {
+      if (this.#toolSubscriptions.delete(token)) this.#lostStream();
+    });
   }
 
   /** Marks every registration of this session's snapshots closed. Idempotent. */
