@@ -25,6 +25,23 @@ export {
   JsonValueError,
 } from "./src/identity/mod.ts";
 export {
+  checkSchema,
+  type CheckSchemaOptions,
+  compileSchema,
+  type CompileSchemaOptions,
+  DEFAULT_SCHEMA_LIMITS,
+  DEFAULT_VALUE_LIMITS,
+  SCHEMA_PROFILE,
+  type SchemaCheckResult,
+  type SchemaLimits,
+  type SchemaProblem,
+  type SchemaProblemCode,
+  type SchemaValidator,
+  type ValidationError,
+  type ValidationErrorCode,
+  type ValidationResult,
+} from "./src/schema/mod.ts";
+export {
   type ReadPolicy,
   type ReadToolBinding,
   type ReadToolBindings,
