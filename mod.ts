@@ -70,3 +70,29 @@ export {
 export type { CallErrorCode, ToolEnvelope } from "./src/calls/envelope.ts";
 export type { CallOptions, ToolRegistration } from "./src/calls/registration.ts";
 export type { SdkClientLike } from "./src/calls/session.ts";
+export {
+  type ApprovalBinding,
+  type ApprovalDecision,
+  type ApprovalEffect,
+  ApprovalError,
+  type ApprovalErrorCode,
+  type ApprovalEvent,
+  type ApprovalOutcome,
+  type ApprovalReceipt,
+  type ApprovalReconciliation,
+  type ApprovalRecord,
+  type ApprovalRefusal,
+  type ApprovalRequest,
+  type ApprovalState,
+  type ApprovalStore,
+  type ApprovalStoreOptions,
+  assertDurableStore,
+  type ClaimExpectation,
+  type ClaimRefusalCode,
+  type ClaimResult,
+  type DecisionInput,
+  type DurableStoreOptions,
+  type ListFilter,
+  MemoryApprovalStore,
+  type ReconcileInput,
+} from "./src/approvals/mod.ts";
