@@ -61,7 +61,7 @@ export {
   type ChangeDetection,
   type ListenSubscription,
 } from "./src/catalog/monitor.ts";
-export type { ReadSnapshot, SnapshotEntry } from "./src/catalog/snapshot.ts";
+export type { ReadSnapshot, SnapshotEntry, SnapshotEntryBase } from "./src/catalog/snapshot.ts";
 export {
   type DiscoverOptions,
   discoverTools,
@@ -96,3 +96,41 @@ export {
   MemoryApprovalStore,
   type ReconcileInput,
 } from "./src/approvals/mod.ts";
+export type {
+  WriteEffect,
+  WritePolicy,
+  WriteToolBinding,
+  WriteToolBindings,
+} from "./src/catalog/write_bindings.ts";
+export type {
+  WriteAuthorization,
+  WriteSnapshot,
+  WriteSnapshotEntry,
+} from "./src/catalog/snapshot.ts";
+export {
+  discoverWriteTools,
+  type WriteApprovalBinding,
+  type WriteDiscoveryResult,
+  type WriteToolRegistration,
+} from "./src/catalog/discover_write.ts";
+export {
+  DEFAULT_APPROVAL_TTL_MS,
+  Gate,
+  type GateCall,
+  type GateCatalog,
+  type GateEnvelope,
+  GateError,
+  type GateErrorCode,
+  type GateErrorCodeThrown,
+  type GateOnlyErrorCode,
+  type GateOptions,
+  INLINE_DECIDER,
+  type InlineApprovalRequest,
+  type InlineApprover,
+  type PersistencePoint,
+  RECOVERED_REASON,
+  type RecoverOptions,
+  type ResumeOptions,
+  type RunOptions,
+  type WriteOutcomeEffect,
+} from "./src/gate/mod.ts";
