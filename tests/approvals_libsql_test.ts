@@ -405,6 +405,7 @@ Deno.test("race: 8 processes claim the same approved call at once, 20 times; exa
     const readers = children.map((c) => new LineReader(c.stdout));
     const writers = children.map((c) => c.stdin.getWriter());
     const wins = new Array<number>(processes).fill(0);
+    let overlapping = 0;
     try {
       for (const reader of readers) assert.equal(await reader.next(30_000), "ready");
       const encoder = new TextEncoder();
@@ -412,11 +413,16 @@ Deno.test("race: 8 processes claim the same approved call at once, 20 times; exa
         // Release all eight together: the line reaches every process back to back.
         await Promise.all(writers.map((writer) => writer.write(encoder.encode(`${k}\n`))));
         const answers = await Promise.all(readers.map((reader) => reader.next(15_000)));
+        const windows: [number, number][] = [];
         const outcomes = answers.map((line) => {
-          const [round, ...rest] = line.split(" ");
-          assert.equal(Number(round), k);
-          return rest.join(" ");
+          const [round, outcome, start, end] = line.split(" ");
+          assert.equal(Number(round), k, line);
+          windows.push([Number(start), Number(end)]);
+          return outcome;
         });
+        // Reported, not asserted (timing): did every claim start before the first one ended?
+        const firstEnd = Math.min(...windows.map(([, end]) => end));
+        if (windows.every(([start]) => start < firstEnd)) overlapping++;
         assert.equal(outcomes.filter((o) => o === "claimed").length, 1, `round ${k}: ${outcomes}`);
         assert.equal(
           outcomes.filter((o) => o === "approval_already_claimed").length,
@@ -430,7 +436,10 @@ Deno.test("race: 8 processes claim the same approved call at once, 20 times; exa
       await Promise.all(children.map((c) => c.status));
       await Promise.all(readers.map((r) => r.finished));
     }
-    console.log(`race winners by process: ${wins.join(" ")}`);
+    console.log(
+      `race winners by process: ${wins.join(" ")}; rounds where all 8 claims overlapped: ` +
+        `${overlapping}/${rounds}`,
+    );
     const after = await LibsqlApprovalStore.open(path);
     try {
       for (const id of ids) {

@@ -12,11 +12,19 @@ import {
   type Row,
   type Transaction,
 } from "@libsql/client";
-import { canonicalize, type JsonObject } from "../identity/mod.ts";
+import type { JsonObject } from "../identity/mod.ts";
 import { configureDurability, type DurabilitySettings, readDurability } from "./durability.ts";
 import { ApprovalError } from "./errors.ts";
-import { assertTransition, planClaim, requireText, sameCall, validateRequest } from "./machine.ts";
-import { LATEST_SCHEMA_VERSION, MIGRATIONS } from "./migrations.ts";
+import {
+  assertTransition,
+  planClaim,
+  sameCall,
+  validateDecision,
+  validateOutcome,
+  validateReconcile,
+  validateRequest,
+} from "./machine.ts";
+import { APPROVAL_COLUMNS, LATEST_SCHEMA_VERSION, MIGRATIONS } from "./migrations.ts";
 import type {
   ApprovalEvent,
   ApprovalOutcome,
@@ -112,6 +120,15 @@ export interface LibsqlApprovalStoreOptions extends ApprovalStoreOptions {
 
 type Args = InValue[];
 
+/**
+ * A whole approval row as one JSON text column. The client builds a JS object per column of
+ * every row it returns, which costs several times more than the query for a 30-column row; one
+ * column keeps a store call close to the cost of its transaction.
+ */
+const RECORD = `json_object(${
+  APPROVAL_COLUMNS.map((column) => `'${column}', ${column}`).join(", ")
+}) AS record`;
+
 /** A value returned from a write transaction that must still be thrown after the commit. */
 class AfterCommit {
   constructor(readonly error: ApprovalError) {}
@@ -185,13 +202,12 @@ export class LibsqlApprovalStore implements ApprovalStore {
 
   /** Records a new pending approval, or returns the existing one for the same run and call. */
   async prepare(request: ApprovalRequest): Promise<ApprovalRecord> {
-    await validateRequest(request);
-    const argumentsJson = canonicalize(request.arguments);
+    const argumentsJson = await validateRequest(request);
     return await this.#write(async (tx) => {
       if (request.runId !== undefined) {
         const existing = await selectOne(
           tx,
-          "SELECT * FROM approvals WHERE run_id = ? AND call_id = ?",
+          `SELECT ${RECORD} FROM approvals WHERE run_id = ? AND call_id = ?`,
           [request.runId, request.callId ?? null],
         );
         if (existing !== undefined) {
@@ -208,11 +224,12 @@ export class LibsqlApprovalStore implements ApprovalStore {
       }
       const id = crypto.randomUUID();
       const at = this.#now();
-      await tx.execute({
+      const inserted = await tx.execute({
         sql: `INSERT INTO approvals (id, state, server_id, tool_name, remote_tool_name,
           catalog_digest, binding_id, scope_id, scope_revision, effect, arguments_digest,
           arguments_json, expires_at, run_id, call_id, created_at)
-          VALUES (?, 'pending', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+          VALUES (?, 'pending', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+          RETURNING ${RECORD}`,
         args: [
           id,
           request.serverId,
@@ -232,24 +249,25 @@ export class LibsqlApprovalStore implements ApprovalStore {
         ],
       });
       await appendEvent(tx, id, null, "pending", at);
-      return (await selectOne(tx, "SELECT * FROM approvals WHERE id = ?", [id]))!;
+      return rowToRecord(inserted.rows[0]);
     });
   }
 
   /** One approval, or `undefined`. */
   get(id: string): Promise<ApprovalRecord | undefined> {
     return this.#serial(() =>
-      selectOne(this.#client, "SELECT * FROM approvals WHERE id = ?", [id])
+      selectOne(this.#client, `SELECT ${RECORD} FROM approvals WHERE id = ?`, [id])
     );
   }
 
   /** The approval prepared for `callId` of run `runId`, or `undefined`. */
   findCall(runId: string, callId: string): Promise<ApprovalRecord | undefined> {
     return this.#serial(() =>
-      selectOne(this.#client, "SELECT * FROM approvals WHERE run_id = ? AND call_id = ?", [
-        runId,
-        callId,
-      ])
+      selectOne(
+        this.#client,
+        `SELECT ${RECORD} FROM approvals WHERE run_id = ? AND call_id = ?`,
+        [runId, callId],
+      )
     );
   }
 
@@ -257,12 +275,12 @@ export class LibsqlApprovalStore implements ApprovalStore {
   list(filter: ListFilter = {}): Promise<ApprovalRecord[]> {
     return this.#serial(async () => {
       const result = filter.state === undefined
-        ? await this.#client.execute("SELECT * FROM approvals ORDER BY created_at, rowid")
+        ? await this.#client.execute(`SELECT ${RECORD} FROM approvals ORDER BY rowid`)
         : await this.#client.execute({
-          sql: "SELECT * FROM approvals WHERE state = ? ORDER BY created_at, rowid",
+          sql: `SELECT ${RECORD} FROM approvals WHERE state = ? ORDER BY rowid`,
           args: [filter.state],
         });
-      return result.rows.map(toRecord);
+      return result.rows.map(rowToRecord);
     });
   }
 
@@ -324,21 +342,26 @@ export class LibsqlApprovalStore implements ApprovalStore {
           return { ok: false, code: plan.code, approval: record };
         case "expire":
           code = "approval_expired";
-          await this.#move(tx, record, "expired", at, "", [], undefined, code);
+          await this.#must(
+            this.#move(tx, id, record.state, "expired", at, "", [], undefined, code),
+          );
           break;
         case "consume":
           code = plan.code;
-          await this.#move(tx, record, "claimed", at, "claimed_at = ?", [at], undefined, code);
-          await this.#move(
+          await this.#must(
+            this.#move(tx, id, "approved", "claimed", at, "claimed_at = ?", [at], undefined, code),
+          );
+          await this.#must(this.#move(
             tx,
-            { ...record, state: "claimed" },
+            id,
+            "claimed",
             "not_started",
             at,
             "refusal_code = ?, refused_at = ?, outcome_reason = ?, outcome_at = ?",
             [code, at, code, at],
             undefined,
             code,
-          );
+          ));
           break;
       }
       return { ok: false, code, approval: (await this.#read(tx, id))! };
@@ -347,32 +370,25 @@ export class LibsqlApprovalStore implements ApprovalStore {
 
   /** Records the outcome of a claimed approval. */
   async recordOutcome(id: string, outcome: ApprovalOutcome): Promise<ApprovalRecord> {
-    if (outcome.outcome === "committed") {
-      requireText(outcome.receipt?.resultDigest, "receipt.resultDigest");
-      if (!Number.isFinite(outcome.receipt.at)) {
-        throw new ApprovalError("approval_invalid_request", "receipt.at must be a number");
-      }
-    } else {
-      requireText(outcome.reason, "reason");
-    }
+    validateOutcome(outcome);
     return await this.#write(async (tx) => {
-      const record = await this.#require(tx, id);
       const at = this.#now();
-      if (outcome.outcome === "committed") {
-        await this.#move(
+      const moved = outcome.outcome === "committed"
+        ? await this.#move(
           tx,
-          record,
+          id,
+          "claimed",
           "committed",
           at,
           "result_digest = ?, receipt_at = ?, outcome_at = ?",
           [outcome.receipt.resultDigest, outcome.receipt.at, at],
           undefined,
           outcome.receipt.resultDigest,
-        );
-      } else {
-        await this.#move(
+        )
+        : await this.#move(
           tx,
-          record,
+          id,
+          "claimed",
           outcome.outcome,
           at,
           "outcome_reason = ?, outcome_at = ?",
@@ -380,27 +396,19 @@ export class LibsqlApprovalStore implements ApprovalStore {
           undefined,
           outcome.reason,
         );
-      }
-      return (await this.#read(tx, id))!;
+      return moved ?? await this.#refuse(tx, id, outcome.outcome);
     });
   }
 
   /** A person reconciles an `unknown` outcome with evidence. */
   async reconcile(id: string, input: ReconcileInput): Promise<ApprovalRecord> {
-    requireText(input.by, "by");
-    requireText(input.evidence, "evidence");
-    if (input.outcome !== "committed" && input.outcome !== "not_started") {
-      throw new ApprovalError(
-        "approval_invalid_request",
-        "outcome must be committed or not_started",
-      );
-    }
+    validateReconcile(input);
     return await this.#write(async (tx) => {
-      const record = await this.#require(tx, id);
       const at = this.#now();
-      await this.#move(
+      const moved = await this.#move(
         tx,
-        record,
+        id,
+        "unknown",
         "reconciled",
         at,
         "reconciled_outcome = ?, reconciled_evidence = ?, reconciled_by = ?, reconciled_at = ?",
@@ -408,7 +416,7 @@ export class LibsqlApprovalStore implements ApprovalStore {
         input.by,
         `${input.outcome}: ${input.evidence}`,
       );
-      return (await this.#read(tx, id))!;
+      return moved ?? await this.#refuse(tx, id, "reconciled");
     });
   }
 
@@ -444,68 +452,86 @@ export class LibsqlApprovalStore implements ApprovalStore {
     input: DecisionInput,
     to: "approved" | "denied",
   ): Promise<ApprovalRecord> {
-    requireText(input.by, "by");
-    if (input.note !== undefined && typeof input.note !== "string") {
-      throw new ApprovalError("approval_invalid_request", "note must be a string");
-    }
+    validateDecision(input);
     return await this.#write(async (tx) => {
-      const record = await this.#require(tx, id);
       const at = this.#now();
-      assertTransition(id, record.state, to);
-      if (record.expiresAt <= at) {
-        await this.#move(tx, record, "expired", at, "", [], undefined, "approval_expired");
-        return new AfterCommit(
-          new ApprovalError("approval_expired", `approval ${id} expired before the decision`),
-        );
-      }
-      await this.#move(
+      const moved = await this.#move(
         tx,
-        record,
+        id,
+        "pending",
         to,
         at,
         "decided_by = ?, decided_at = ?, decision_note = ?",
         [input.by, at, input.note ?? null],
         input.by,
         input.note,
+        { sql: "expires_at > ?", args: [at] },
       );
-      return (await this.#read(tx, id))!;
+      if (moved !== undefined) return moved;
+      const record = await this.#refuse(tx, id, to);
+      // Legal but not applied: the approval is pending and past its expiry. Record that.
+      await this.#must(
+        this.#move(tx, id, record.state, "expired", at, "", [], undefined, "approval_expired"),
+      );
+      return new AfterCommit(
+        new ApprovalError("approval_expired", `approval ${id} expired before the decision`),
+      );
     });
   }
 
-  /** One checked transition: code check, guarded `UPDATE`, one affected row, one event. */
+  /**
+   * One checked transition: the pair is checked in code, then one `UPDATE` guarded by the
+   * current state (and `extra`), then one event. Returns the new record, or `undefined` when
+   * the row was not in `from` (or `extra` did not hold) and nothing changed.
+   */
   async #move(
     tx: Transaction,
-    record: ApprovalRecord,
+    id: string,
+    from: ApprovalState,
     to: ApprovalState,
     at: number,
     setSql: string,
     setArgs: Args,
     by?: string,
     detail?: string,
-  ): Promise<void> {
-    assertTransition(record.id, record.state, to);
+    extra?: { sql: string; args: Args },
+  ): Promise<ApprovalRecord | undefined> {
+    assertTransition(id, from, to);
     const result = await tx.execute({
       sql: `UPDATE approvals SET state = ?${setSql === "" ? "" : `, ${setSql}`}
-        WHERE id = ? AND state = ?`,
-      args: [to, ...setArgs, record.id, record.state],
+        WHERE id = ? AND state = ?${extra === undefined ? "" : ` AND ${extra.sql}`}
+        RETURNING ${RECORD}`,
+      args: [to, ...setArgs, id, from, ...(extra?.args ?? [])],
     });
-    if (result.rowsAffected !== 1) {
-      throw new ApprovalError(
-        "approval_invalid_transition",
-        `approval ${record.id} changed while moving to ${to}`,
-      );
+    // With RETURNING, libSQL reports rowsAffected as 0; the returned rows are the changed rows.
+    if (result.rows.length !== 1) return undefined;
+    await appendEvent(tx, id, from, to, at, by, detail);
+    return rowToRecord(result.rows[0]);
+  }
+
+  /** For a transition that had to happen: throws if it did not. */
+  async #must(moved: Promise<ApprovalRecord | undefined>): Promise<ApprovalRecord> {
+    const record = await moved;
+    if (record === undefined) {
+      throw new ApprovalError("approval_invalid_transition", "the approval changed underneath");
     }
-    await appendEvent(tx, record.id, record.state, to, at, by, detail);
+    return record;
+  }
+
+  /**
+   * Explains why a guarded move did not apply: `approval_not_found`, or
+   * `approval_invalid_transition` from the current state. Returns the record when the move would
+   * have been legal (the caller then knows an extra condition failed).
+   */
+  async #refuse(tx: Transaction, id: string, to: ApprovalState): Promise<ApprovalRecord> {
+    const record = await this.#read(tx, id);
+    if (record === undefined) throw new ApprovalError("approval_not_found", `no approval ${id}`);
+    assertTransition(id, record.state, to);
+    return record;
   }
 
   #read(tx: Transaction, id: string): Promise<ApprovalRecord | undefined> {
-    return selectOne(tx, "SELECT * FROM approvals WHERE id = ?", [id]);
-  }
-
-  async #require(tx: Transaction, id: string): Promise<ApprovalRecord> {
-    const record = await this.#read(tx, id);
-    if (record === undefined) throw new ApprovalError("approval_not_found", `no approval ${id}`);
-    return record;
+    return selectOne(tx, `SELECT ${RECORD} FROM approvals WHERE id = ?`, [id]);
   }
 
   /** Runs `body` in one `BEGIN IMMEDIATE` transaction; commits unless it throws. */
@@ -575,8 +601,9 @@ async function appendEvent(
   detail?: string,
 ): Promise<void> {
   await tx.execute({
-    sql: `INSERT INTO approval_events (approval_id, from_state, to_state, at, by, detail)
-      VALUES (?, ?, ?, ?, ?, ?)`,
+    sql: `INSERT INTO approval_events (approval_id, seq, from_state, to_state, at, by, detail)
+      VALUES (?1, (SELECT coalesce(max(seq), 0) + 1 FROM approval_events WHERE approval_id = ?1),
+        ?2, ?3, ?4, ?5, ?6)`,
     args: [approvalId, from, to, at, by ?? null, detail ?? null],
   });
 }
@@ -587,24 +614,30 @@ async function selectOne(
   args: Args,
 ): Promise<ApprovalRecord | undefined> {
   const row = (await executor.execute({ sql, args })).rows[0];
-  return row === undefined ? undefined : toRecord(row);
+  return row === undefined ? undefined : rowToRecord(row);
 }
 
-function text(row: Row, column: string): string {
+type Fields = Readonly<Record<string, unknown>>;
+
+function rowToRecord(row: Row): ApprovalRecord {
+  return toRecord(JSON.parse(String(row.record)) as Fields);
+}
+
+function text(row: Fields, column: string): string {
   return String(row[column]);
 }
 
-function optionalText(row: Row, column: string): string | undefined {
+function optionalText(row: Fields, column: string): string | undefined {
   const value = row[column];
   return value === null || value === undefined ? undefined : String(value);
 }
 
-function optionalNumber(row: Row, column: string): number | undefined {
+function optionalNumber(row: Fields, column: string): number | undefined {
   const value = row[column];
   return value === null || value === undefined ? undefined : Number(value);
 }
 
-function toRecord(row: Row): ApprovalRecord {
+function toRecord(row: Fields): ApprovalRecord {
   const decidedBy = optionalText(row, "decided_by");
   const state = text(row, "state") as ApprovalState;
   const note = optionalText(row, "decision_note");

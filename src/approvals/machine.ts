@@ -4,14 +4,17 @@
  *
  * @module
  */
-import { digest } from "../identity/mod.ts";
+import { canonicalize, digestText } from "../identity/mod.ts";
 import { ApprovalError } from "./errors.ts";
 import type {
+  ApprovalOutcome,
   ApprovalRecord,
   ApprovalRequest,
   ApprovalState,
   ClaimExpectation,
   ClaimRefusalCode,
+  DecisionInput,
+  ReconcileInput,
 } from "./types.ts";
 
 /** Every legal transition; anything else is `approval_invalid_transition`. */
@@ -70,9 +73,10 @@ const BINDING_TEXT_FIELDS = [
 /**
  * Checks a request before it is stored: every identity field present, a known effect, a finite
  * expiry, run and call ids together or not at all, and `argumentsDigest` equal to the digest of
- * `arguments`, so what people see is exactly what the claim is bound to.
+ * `arguments`, so what people see is exactly what the claim is bound to. Returns the canonical
+ * JSON text of the arguments, which is what a store keeps.
  */
-export async function validateRequest(request: ApprovalRequest): Promise<void> {
+export async function validateRequest(request: ApprovalRequest): Promise<string> {
   for (const field of BINDING_TEXT_FIELDS) requireText(request[field], field);
   requireText(request.argumentsDigest, "argumentsDigest");
   if (request.effect !== "write" && request.effect !== "destructive") {
@@ -90,11 +94,51 @@ export async function validateRequest(request: ApprovalRequest): Promise<void> {
   if (typeof args !== "object" || args === null || Array.isArray(args)) {
     throw new ApprovalError("approval_invalid_request", "arguments must be a JSON object");
   }
-  if (await digest(args) !== request.argumentsDigest) {
+  const canonical = canonicalize(args);
+  if (await digestText(canonical) !== request.argumentsDigest) {
     throw new ApprovalError(
       "approval_invalid_request",
       "argumentsDigest is not the digest of arguments",
     );
+  }
+  return canonical;
+}
+
+/** Checks a person's decision: who, and an optional text note. */
+export function validateDecision(input: DecisionInput): void {
+  requireText(input?.by, "by");
+  if (input.note !== undefined && typeof input.note !== "string") {
+    throw new ApprovalError("approval_invalid_request", "note must be a string");
+  }
+}
+
+/** Checks an outcome: a receipt with a digest and a time, or a reason. */
+export function validateOutcome(outcome: ApprovalOutcome): void {
+  switch (outcome?.outcome) {
+    case "committed":
+      requireText(outcome.receipt?.resultDigest, "receipt.resultDigest");
+      if (typeof outcome.receipt.at !== "number" || !Number.isFinite(outcome.receipt.at)) {
+        throw new ApprovalError("approval_invalid_request", "receipt.at must be a finite number");
+      }
+      return;
+    case "not_started":
+    case "unknown":
+      requireText(outcome.reason, "reason");
+      return;
+    default:
+      throw new ApprovalError(
+        "approval_invalid_request",
+        "outcome must be committed, not_started or unknown",
+      );
+  }
+}
+
+/** Checks a reconciliation: what happened, the evidence and who; all required. */
+export function validateReconcile(input: ReconcileInput): void {
+  requireText(input?.by, "by");
+  requireText(input.evidence, "evidence");
+  if (input.outcome !== "committed" && input.outcome !== "not_started") {
+    throw new ApprovalError("approval_invalid_request", "outcome must be committed or not_started");
   }
 }
 

@@ -4,7 +4,15 @@
  * @module
  */
 import { ApprovalError } from "./errors.ts";
-import { assertTransition, planClaim, requireText, sameCall, validateRequest } from "./machine.ts";
+import {
+  assertTransition,
+  planClaim,
+  sameCall,
+  validateDecision,
+  validateOutcome,
+  validateReconcile,
+  validateRequest,
+} from "./machine.ts";
 import type {
   ApprovalEvent,
   ApprovalOutcome,
@@ -191,10 +199,10 @@ export class MemoryApprovalStore implements ApprovalStore {
   }
 
   #recordOutcome(id: string, outcome: ApprovalOutcome): ApprovalRecord {
+    validateOutcome(outcome);
     const record = this.#require(id);
     const at = this.#now();
     if (outcome.outcome === "committed") {
-      requireText(outcome.receipt?.resultDigest, "receipt.resultDigest");
       this.#move(
         record,
         "committed",
@@ -207,7 +215,6 @@ export class MemoryApprovalStore implements ApprovalStore {
         outcome.receipt.resultDigest,
       );
     } else {
-      requireText(outcome.reason, "reason");
       this.#move(
         record,
         outcome.outcome,
@@ -229,14 +236,7 @@ export class MemoryApprovalStore implements ApprovalStore {
   }
 
   #reconcile(id: string, input: ReconcileInput): ApprovalRecord {
-    requireText(input.by, "by");
-    requireText(input.evidence, "evidence");
-    if (input.outcome !== "committed" && input.outcome !== "not_started") {
-      throw new ApprovalError(
-        "approval_invalid_request",
-        "outcome must be committed or not_started",
-      );
-    }
+    validateReconcile(input);
     const record = this.#require(id);
     const at = this.#now();
     this.#move(
@@ -271,10 +271,7 @@ export class MemoryApprovalStore implements ApprovalStore {
   }
 
   #decideNow(id: string, input: DecisionInput, to: "approved" | "denied"): ApprovalRecord {
-    requireText(input.by, "by");
-    if (input.note !== undefined && typeof input.note !== "string") {
-      throw new ApprovalError("approval_invalid_request", "note must be a string");
-    }
+    validateDecision(input);
     const record = this.#require(id);
     const at = this.#now();
     assertTransition(id, record.state, to);
@@ -314,7 +311,7 @@ export class MemoryApprovalStore implements ApprovalStore {
     detail?: string,
   ): void {
     this.#events.push({
-      seq: this.#events.length + 1,
+      seq: this.#events.filter((event) => event.approvalId === approvalId).length + 1,
       approvalId,
       from,
       to,

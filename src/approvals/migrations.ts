@@ -55,6 +55,14 @@ const WRITE_ONCE_COLUMNS = [
   "reconciled_at",
 ];
 
+/** Every column of `approvals` in schema version 1, in table order. */
+export const APPROVAL_COLUMNS: readonly string[] = Object.freeze([
+  "id",
+  "state",
+  ...IDENTITY_COLUMNS.slice(1),
+  ...WRITE_ONCE_COLUMNS,
+]);
+
 const changed = (column: string) => `NEW.${column} IS NOT OLD.${column}`;
 
 /** Every migration, oldest first. */
@@ -103,43 +111,49 @@ export const MIGRATIONS: readonly Migration[] = Object.freeze([
       ) STRICT`,
       `CREATE UNIQUE INDEX approvals_run_call ON approvals (run_id, call_id)
         WHERE run_id IS NOT NULL`,
-      `CREATE INDEX approvals_state ON approvals (state, created_at)`,
+      // No index on state: it would add a page write to every transition, and listing is rare.
+      // Events are clustered by approval (no rowid, no separate index, no sqlite_sequence), so
+      // a transition writes two pages: the approval's and its history's.
       `CREATE TABLE approval_events (
-        seq INTEGER PRIMARY KEY AUTOINCREMENT,
         approval_id TEXT NOT NULL REFERENCES approvals (id),
+        seq INTEGER NOT NULL CHECK (seq > 0),
         from_state TEXT CHECK (from_state IN (${STATES})),
         to_state TEXT NOT NULL CHECK (to_state IN (${STATES})),
         at INTEGER NOT NULL,
         by TEXT,
-        detail TEXT
-      ) STRICT`,
-      `CREATE INDEX approval_events_approval ON approval_events (approval_id, seq)`,
+        detail TEXT,
+        PRIMARY KEY (approval_id, seq)
+      ) STRICT, WITHOUT ROWID`,
       `CREATE TRIGGER approvals_insert_pending BEFORE INSERT ON approvals
         WHEN NEW.state <> 'pending'
         BEGIN SELECT RAISE(ABORT, 'sluice: an approval starts pending'); END`,
       `CREATE TRIGGER approvals_no_delete BEFORE DELETE ON approvals
         BEGIN SELECT RAISE(ABORT, 'sluice: approvals are never deleted'); END`,
-      // SQLite runs the triggers of one event newest first; they are created from the most
-      // general check to the most specific so the message names the most specific violation.
-      `CREATE TRIGGER approvals_legal_transition BEFORE UPDATE ON approvals
-        WHEN NOT (
-          (OLD.state = 'pending' AND NEW.state IN ('approved', 'denied', 'expired'))
-          OR (OLD.state = 'approved' AND NEW.state IN ('claimed', 'expired'))
-          OR (OLD.state = 'claimed' AND NEW.state IN ('committed', 'not_started', 'unknown'))
-          OR (OLD.state = 'unknown' AND NEW.state = 'reconciled'))
-        BEGIN SELECT RAISE(ABORT, 'sluice: illegal approval transition'); END`,
-      `CREATE TRIGGER approvals_facts_write_once BEFORE UPDATE ON approvals
-        WHEN ${
+      // One guard for every UPDATE; its checks run in this order, so the message names the
+      // first rule broken: terminal rows, recorded facts, then the transition.
+      `CREATE TRIGGER approvals_guard BEFORE UPDATE ON approvals
+        BEGIN
+          SELECT RAISE(ABORT, 'sluice: a terminal approval is immutable')
+            WHERE OLD.state IN (${TERMINAL});
+          SELECT RAISE(ABORT, 'sluice: a recorded approval fact is immutable')
+            WHERE ${
         WRITE_ONCE_COLUMNS.map((column) => `(OLD.${column} IS NOT NULL AND ${changed(column)})`)
           .join(" OR ")
-      }
-        BEGIN SELECT RAISE(ABORT, 'sluice: a recorded approval fact is immutable'); END`,
-      `CREATE TRIGGER approvals_identity_immutable BEFORE UPDATE ON approvals
+      };
+          SELECT RAISE(ABORT, 'sluice: illegal approval transition')
+            WHERE NOT (
+              (OLD.state = 'pending' AND NEW.state IN ('approved', 'denied', 'expired'))
+              OR (OLD.state = 'approved' AND NEW.state IN ('claimed', 'expired'))
+              OR (OLD.state = 'claimed' AND NEW.state IN ('committed', 'not_started', 'unknown'))
+              OR (OLD.state = 'unknown' AND NEW.state = 'reconciled'));
+        END`,
+      // Only an UPDATE that names an identity column can change one, so this trigger lists them:
+      // SQLite then leaves it out of the store's own statements, which never name them. Created
+      // after the guard, it runs before it (SQLite runs the newest trigger first).
+      `CREATE TRIGGER approvals_identity_immutable BEFORE UPDATE OF ${IDENTITY_COLUMNS.join(", ")}
+        ON approvals
         WHEN ${IDENTITY_COLUMNS.map(changed).join(" OR ")}
         BEGIN SELECT RAISE(ABORT, 'sluice: the bound identity of an approval is immutable'); END`,
-      `CREATE TRIGGER approvals_terminal_immutable BEFORE UPDATE ON approvals
-        WHEN OLD.state IN (${TERMINAL})
-        BEGIN SELECT RAISE(ABORT, 'sluice: a terminal approval is immutable'); END`,
       `CREATE TRIGGER approval_events_no_update BEFORE UPDATE ON approval_events
         BEGIN SELECT RAISE(ABORT, 'sluice: the approval event log is append-only'); END`,
       `CREATE TRIGGER approval_events_no_delete BEFORE DELETE ON approval_events

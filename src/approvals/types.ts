@@ -146,7 +146,7 @@ export interface ApprovalRecord extends ApprovalRequest {
 
 /** One appended line of an approval's history. */
 export interface ApprovalEvent {
-  /** Monotonic sequence number within the store. */
+  /** Position in the approval's history, from 1. */
   readonly seq: number;
   /** The approval it belongs to. */
   readonly approvalId: string;

@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { digest } from "../../src/identity/mod.ts";
 import {
   ApprovalError,
+  type ApprovalOutcome,
   type ApprovalRecord,
   type ApprovalState,
   type ApprovalStore,
@@ -320,6 +321,21 @@ export function approvalStoreSuite(name: string, factory: StoreFactory): void {
       store.recordOutcome("no-such-id", { outcome: "unknown", reason: "x" }),
       "approval_not_found",
     );
+    const claimed = await reach(store, clock, "claimed");
+    for (
+      const bad of [
+        { outcome: "maybe", reason: "x" },
+        { outcome: "unknown", reason: "" },
+        { outcome: "committed", receipt: { resultDigest: "", at: 1 } },
+        { outcome: "committed", receipt: { resultDigest: "sha256:x", at: Number.NaN } },
+      ]
+    ) {
+      await rejectsWith(
+        store.recordOutcome(claimed.id, bad as unknown as ApprovalOutcome),
+        "approval_invalid_request",
+      );
+    }
+    assert.equal((await store.get(claimed.id))?.state, "claimed", "bad input changes nothing");
   });
 
   test("reconcile only from unknown, with evidence and who", async (store, clock) => {

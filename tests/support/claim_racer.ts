@@ -1,7 +1,8 @@
 /**
  * One of the racing processes: opens the shared approval database, prints `ready`, then for each
- * line `k` read from stdin claims approval k and prints `k claimed` or `k <refusal code>` (or
- * `k error <code>` if the store threw). Exits at end of input.
+ * line `k` read from stdin claims approval k and prints `k claimed <start> <end>` or
+ * `k <refusal code> <start> <end>` (wall-clock ms), or `k error <code>` if the store threw.
+ * Exits at end of input.
  *
  * `deno run -A tests/support/claim_racer.ts <db> <plan.json>` where plan.json is
  * `{ "ids": string[], "expectation": ClaimExpectation }`.
@@ -28,8 +29,11 @@ try {
       const k = Number(buffered.slice(0, newline));
       buffered = buffered.slice(newline + 1);
       try {
+        // Wall-clock start and end (ms, fractional) so the parent can see the claims overlap.
+        const start = performance.timeOrigin + performance.now();
         const result = await store.claim(plan.ids[k], plan.expectation);
-        await say(`${k} ${result.ok ? "claimed" : result.code}`);
+        const end = performance.timeOrigin + performance.now();
+        await say(`${k} ${result.ok ? "claimed" : result.code} ${start} ${end}`);
       } catch (error) {
         const code = (error as { code?: unknown }).code;
         await say(`${k} error ${String(code ?? (error as Error).name)}`);
