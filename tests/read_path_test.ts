@@ -177,11 +177,10 @@ for (const kind of SESSION_KINDS) {
           limits: { timeoutMs: 150 },
         });
         const slow = quick.registrations[0];
-        const started = performance.now();
-        assertFailure(await slow.call({ ms: 10_000 }), "mcp_timeout");
-        assert.ok(performance.now() - started < 5_000);
+        assertFailure(await slow.call({ ms: 1_500 }), "mcp_timeout");
+        // Had local waiting not stopped, the server would have answered "slept 1500".
         const controller = new AbortController();
-        const pending = byLocal(registrations, "slow").call({ ms: 10_000 }, {
+        const pending = byLocal(registrations, "slow").call({ ms: 1_500 }, {
           signal: controller.signal,
         });
         setTimeout(() => controller.abort(), 50);
