@@ -5,11 +5,16 @@
  * delivery, and (stdio) the server process exiting after close.
  */
 import assert from "node:assert/strict";
+import { CallToolResultSchema, ListToolsResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import {
+  EVERYTHING_DATA_URI,
   type FixtureSession,
+  openServerEverything,
   openSession,
   processAlive,
+  type RawCallOutcome,
   rawCallTool,
+  type RawListPage,
   rawListTools,
   SESSION_KINDS,
   type SessionKind,
@@ -219,6 +224,26 @@ Deno.test("fixtures extra tools: generated tools have ~2 KiB input schemas", asy
   });
 });
 
+Deno.test("fixtures onlyExtraTools: exactly N tools over stdio, paginated", async () => {
+  await withSession(
+    "stdio-v1",
+    { extraTools: 32, onlyExtraTools: true, pageSize: 10 },
+    async (s) => {
+      const names: string[] = [];
+      let cursor: string | undefined = undefined;
+      for (let page = 0; page < 10; page++) {
+        const result = await rawListTools(s, cursor);
+        names.push(...result.tools.map((tool) => tool.name));
+        if (result.nextCursor === undefined) break;
+        cursor = result.nextCursor;
+      }
+      assert.equal(names.length, 32);
+      assert.equal(names[0], "extra_000");
+      assert.equal(names[31], "extra_031");
+    },
+  );
+});
+
 Deno.test("fixtures reverse: same tools, reversed order", async () => {
   await withSession("memory-v1", { reverse: true }, async (session) => {
     const names = (await rawListTools(session)).tools.map((tool) => tool.name);
@@ -262,5 +287,100 @@ Deno.test("fixtures http: one HTTP request per tools/call on 2026-07-28", async 
       mcpMethod: "tools/call",
       mcpName: "echo",
     });
+  });
+});
+
+Deno.test("server-everything: pinned tool list, output schemas, annotations; exits on close", async () => {
+  const session = await openServerEverything();
+  const pid = session.pid;
+  try {
+    assert.equal(session.protocolVersion, "2025-11-25");
+    const result = await session.client.request(
+      { method: "tools/list", params: {} },
+      ListToolsResultSchema,
+    ) as RawListPage;
+    assert.equal(result.nextCursor, undefined);
+    const summary = result.tools.map((tool) => ({
+      name: tool.name,
+      output: tool.outputSchema !== undefined,
+      readOnly: (tool.annotations as Record<string, unknown> | undefined)?.readOnlyHint,
+      destructive: (tool.annotations as Record<string, unknown> | undefined)?.destructiveHint,
+      task: (tool.execution as { taskSupport?: string } | undefined)?.taskSupport,
+      dialect: (tool.inputSchema as Record<string, unknown>).$schema,
+    }));
+    const draft7 = "http://json-schema.org/draft-07/schema#";
+    const row = (name: string, output: boolean, readOnly: boolean, task = "forbidden") => ({
+      name,
+      output,
+      readOnly,
+      destructive: false,
+      task,
+      dialect: draft7,
+    });
+    assert.deepEqual(summary, [
+      row("echo", false, true),
+      row("get-annotated-message", false, true),
+      row("get-env", false, true),
+      row("get-resource-links", false, true),
+      row("get-resource-reference", false, true),
+      row("get-structured-content", true, true),
+      row("get-sum", false, true),
+      row("get-tiny-image", false, true),
+      row("gzip-file-as-resource", false, false),
+      row("toggle-simulated-logging", false, false),
+      row("toggle-subscriber-updates", false, false),
+      row("trigger-long-running-operation", false, true),
+      row("simulate-research-query", false, false, "required"),
+    ]);
+    const gzip = await session.client.request({
+      method: "tools/call",
+      params: {
+        name: "gzip-file-as-resource",
+        arguments: { data: EVERYTHING_DATA_URI, name: "hello.gz" },
+      },
+    }, CallToolResultSchema) as RawCallOutcome;
+    assert.deepEqual(gzip.content.map((block) => block.type), ["resource_link"]);
+    const structured = await session.client.request({
+      method: "tools/call",
+      params: { name: "get-structured-content", arguments: { location: "Chicago" } },
+    }, CallToolResultSchema) as RawCallOutcome;
+    assert.deepEqual(Object.keys(structured.structuredContent ?? {}).sort(), [
+      "conditions",
+      "humidity",
+      "temperature",
+    ]);
+  } finally {
+    await session.close();
+  }
+  assert.ok(await waitFor(async () => !(await processAlive(pid!)), 5000), "server still alive");
+});
+
+Deno.test("SDK fact, http-2026: list changes reach a v2 client only through subscriptions/listen", async () => {
+  await withSession("http-2026", {}, async (session) => {
+    assert.equal(session.sdk, "v2");
+    if (session.sdk !== "v2") return;
+    await session.changeTools();
+    // A full round trip after the change: any unsolicited push would have arrived by now.
+    await rawListTools(session);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.equal(session.listChangedCount(), 0);
+    const subscription = await session.client.listen({ toolsListChanged: true });
+    try {
+      assert.deepEqual(subscription.honoredFilter, { toolsListChanged: true });
+      await session.changeTools();
+      assert.ok(await waitFor(() => session.listChangedCount() === 1));
+      const methods = (await session.log()).map((entry) => entry.method);
+      assert.ok(methods.includes("subscriptions/listen"));
+    } finally {
+      await subscription.close();
+    }
+    assert.equal(await subscription.closed, "local");
+  });
+});
+
+Deno.test("SDK fact: listen() is refused on a 2025 era v2 connection", async () => {
+  await withSession("http-2025", {}, async (session) => {
+    if (session.sdk !== "v2") throw new Error("expected a v2 session");
+    await assert.rejects(() => session.client.listen({ toolsListChanged: true }));
   });
 });

@@ -209,8 +209,8 @@ function mustVersion(version: string | undefined, kind: SessionKind): string {
 }
 
 function readToolsOptions(options: SessionOptions): ReadToolsOptions {
-  const { extraTools, pageSize, emptyCursor, reverse } = options;
-  return { extraTools, pageSize, emptyCursor, reverse };
+  const { extraTools, pageSize, emptyCursor, reverse, onlyExtraTools } = options;
+  return { extraTools, pageSize, emptyCursor, reverse, onlyExtraTools };
 }
 
 /** Calls the control tool through a v1 client. */
@@ -359,6 +359,7 @@ async function openStdioV1(options: SessionOptions): Promise<SessionV1> {
   if (options.pageSize !== undefined) args.push("--page-size", String(options.pageSize));
   if (options.emptyCursor) args.push("--empty-cursor");
   if (options.reverse) args.push("--reverse");
+  if (options.onlyExtraTools) args.push("--only-extra-tools");
   const transport = new StdioClientTransport({
     command: Deno.execPath(),
     args,
@@ -473,4 +474,57 @@ export async function rawCallTool(
     return await session.client.request(request, CallToolResultSchema, options) as RawCallOutcome;
   }
   return await session.client.request(request, options) as RawCallOutcome;
+}
+
+/** Absolute path of the wrapper that runs the pinned `@modelcontextprotocol/server-everything`. */
+export const EVERYTHING_SCRIPT = new URL("../../fixtures/server_everything.ts", import.meta.url)
+  .pathname;
+
+/**
+ * A `data:` URI for `gzip-file-as-resource`'s `data` argument: its default is an internet URL,
+ * which tests must never fetch.
+ */
+export const EVERYTHING_DATA_URI = "data:text/plain;base64,aGVsbG8=";
+
+/** A v1 client connected to the real server-everything over stdio. */
+export interface EverythingSession {
+  /** Discriminator (always the v1 client). */
+  sdk: "v1";
+  /** The connected official v1 client (declares no client capabilities: 13 tools listed). */
+  client: ClientV1;
+  /** The version the handshake negotiated. */
+  protocolVersion: string;
+  /** The server process id. */
+  pid?: number;
+  /** Closes the client (ends the server's stdin; the process exits). Idempotent. */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts `@modelcontextprotocol/server-everything` (pinned in `deno.json`, run by Deno through
+ * `fixtures/server_everything.ts stdio`) and connects a v1 client with the cfworker validator.
+ * Its stderr is discarded (it logs a banner there).
+ */
+export async function openServerEverything(): Promise<EverythingSession> {
+  const transport = new StdioClientTransport({
+    command: Deno.execPath(),
+    args: ["run", "-A", "--quiet", EVERYTHING_SCRIPT, "stdio"],
+    cwd: REPO_ROOT,
+    stderr: "ignore",
+  });
+  const client = newClientV1();
+  const version = captureVersion(transport);
+  try {
+    await client.connect(transport);
+  } catch (error) {
+    await client.close().catch(() => {});
+    throw error;
+  }
+  return {
+    sdk: "v1",
+    client,
+    protocolVersion: mustVersion(version(), "stdio-v1"),
+    pid: transport.pid ?? undefined,
+    close: once(() => client.close()),
+  };
 }
