@@ -318,6 +318,21 @@ for (const kind of SESSION_KINDS) {
         }
       });
 
+      await t.step("server id and discovery abort", async () => {
+        const { monitor: fresh } = wireMonitor(session);
+        await discoveryFails(
+          () => discoverTools(session.client, "", { echo: bind("e") }, { monitor: fresh }),
+          "server_id_invalid",
+        );
+        const aborted = new AbortController();
+        aborted.abort();
+        await discoveryFails(
+          () => discover(session, { echo: bind("e") }, { signal: aborted.signal }),
+          "mcp_timeout",
+        );
+        fresh.close();
+      });
+
       await t.step("binding errors", async () => {
         const policy = { mode: "read" as const, title: "T" };
         const cases: [Record<string, unknown>, string][] = [
