@@ -179,12 +179,23 @@ for (const kind of SESSION_KINDS) {
         const slow = quick.registrations[0];
         assertFailure(await slow.call({ ms: 1_500 }), "mcp_timeout");
         // Had local waiting not stopped, the server would have answered "slept 1500".
+        const cancels = async () =>
+          (await session.log()).filter((entry) => entry.method === "notifications/cancelled")
+            .length;
+        const cancelsBefore = await cancels();
         const controller = new AbortController();
         const pending = byLocal(registrations, "slow").call({ ms: 1_500 }, {
           signal: controller.signal,
         });
         setTimeout(() => controller.abort(), 50);
         assertFailure(await pending, "mcp_timeout");
+        if (kind !== "http-2026") {
+          // The SDK tells the server (2026-07-28 over HTTP instead aborts the request's stream).
+          assert.ok(
+            await waitFor(async () => (await cancels()) > cancelsBefore),
+            "the server saw notifications/cancelled",
+          );
+        }
         // A late result is discarded: the registration still works for the next call.
         const late = await byLocal(registrations, "slow").call({ ms: 1 });
         assert.deepEqual(late, { text: ["slept 1"], structured: null });
