@@ -254,7 +254,14 @@ export class Gate {
     if (record.state === "pending") {
       return failed(id, "approval_pending", { effect: "not_started", approvalId });
     }
-    return await this.#settle(id, record, tool, record.arguments, options);
+    return await this.#settle(
+      id,
+      record,
+      tool,
+      record.arguments,
+      await digest(record.arguments),
+      options,
+    );
   }
 
   /**
@@ -357,29 +364,36 @@ export class Gate {
       return failed(id, "approval_store_not_durable", { effect: "not_started" });
     }
     const registration = tool.registration;
+    const argumentsDigest = await digest(item.args);
     let record: ApprovalRecord | undefined;
+    let sameContent = true;
     try {
-      const argumentsDigest = await digest(item.args);
-      record = await store.findCall(options.runId, id);
-      if (record === undefined) {
-        record = await store.prepare({
-          ...this.#bindingOf(registration),
-          argumentsDigest,
-          arguments: item.args,
-          expiresAt: this.#now() + this.#ttlMs,
-          runId: options.runId,
-          callId: id,
-        });
-      }
+      // prepare is idempotent per run and call id: it returns the existing approval when the
+      // content is the same, and refuses with approval_conflict when it is not.
+      record = await store.prepare({
+        ...this.#bindingOf(registration),
+        argumentsDigest,
+        arguments: item.args,
+        expiresAt: this.#now() + this.#ttlMs,
+        runId: options.runId,
+        callId: id,
+      });
     } catch (error) {
-      const code = (error as { code?: unknown }).code === "approval_conflict"
-        ? "approval_conflict"
-        : "approval_store_error";
-      return failed(id, code, { effect: "not_started" });
+      if ((error as { code?: unknown }).code !== "approval_conflict") {
+        return failed(id, "approval_store_error", { effect: "not_started" });
+      }
+      sameContent = false;
+      record = await store.findCall(options.runId, id).catch(() => undefined);
+      if (record === undefined) {
+        return failed(id, "approval_store_error", { effect: "not_started" });
+      }
     }
-    if (record.state !== "pending") return await this.#settle(id, record, tool, item.args, options);
+    // An approved call met again with other content is claimed against what is current now,
+    // so the store refuses and records the reason (arguments changed, binding mismatch...).
+    if (record.state !== "pending") {
+      return await this.#settle(id, record, tool, item.args, argumentsDigest, options);
+    }
     const approvalId = record.id;
-    const sameContent = await this.#matches(record, registration, item.args);
     if (!sameContent) return failed(id, "approval_conflict", { effect: "not_started", approvalId });
     if (this.#approve === undefined) {
       return failed(id, "approval_pending", { effect: "not_started", approvalId });
@@ -409,7 +423,7 @@ export class Gate {
       return failed(id, code, { effect: "not_started", approvalId });
     }
     await this.#point("approved", approvalId);
-    return await this.#settle(id, record, tool, item.args, options);
+    return await this.#settle(id, record, tool, item.args, argumentsDigest, options);
   }
 
   /** The binding identity of a write registration, as an approval records it. */
@@ -427,17 +441,6 @@ export class Gate {
     };
   }
 
-  async #matches(
-    record: ApprovalRecord,
-    registration: WriteToolRegistration,
-    args: JsonObject,
-  ): Promise<boolean> {
-    const binding = this.#bindingOf(registration);
-    return (Object.keys(binding) as (keyof typeof binding)[]).every((key) =>
-      record[key] === binding[key]
-    ) && record.argumentsDigest === await digest(args);
-  }
-
   /**
    * An approval that is no longer pending: claim it (if approved) against the current binding
    * and `args`, then dispatch once and record the outcome; otherwise report what is recorded.
@@ -447,6 +450,7 @@ export class Gate {
     record: ApprovalRecord,
     tool: WriteTool,
     args: JsonObject,
+    argumentsDigest: string,
     options: ResumeOptions,
   ): Promise<GateEnvelope> {
     const store = this.#store!;
@@ -461,7 +465,7 @@ export class Gate {
     }
     const expected: ClaimExpectation = {
       ...this.#bindingOf(tool.registration),
-      argumentsDigest: await digest(args),
+      argumentsDigest,
     };
     let claim;
     try {
