@@ -11,7 +11,7 @@
  * @module
  */
 import { createClient } from "@libsql/client";
-import { discoverWriteTools, Gate } from "../../mod.ts";
+import { digest, discoverWriteTools, Gate } from "../../mod.ts";
 import { LibsqlApprovalStore } from "../../libsql.ts";
 import { SYNTHETIC_VALUE } from "../../fixtures/write_server.ts";
 import { startMemoryWriteServer } from "../../fixtures/write_server_memory.ts";
@@ -89,10 +89,45 @@ export const writePathBenchmark: Benchmark = {
           }
         }
       };
-      const [subjectMs, baselineMs] = await timeInterleaved([cycles, bareLoop], {
-        rounds: ROUNDS,
-        warmup: WARMUP,
-      });
+      // The same four store calls without the gate, MCP or digests of results: splits the
+      // gate's own cost from the store's.
+      const binding = writes.registrations[0].approvalBinding;
+      const identity = {
+        serverId: "bench",
+        toolName: "save_record",
+        remoteToolName: "write_record",
+        catalogDigest: binding.bindingRevision,
+        bindingId: binding.bindingId,
+        scopeId: binding.scopeId,
+        scopeRevision: binding.scopeRevision,
+        effect: binding.effect,
+      };
+      const storeOnly = async () => {
+        for (let i = 0; i < CYCLES_PER_ROUND; i++) {
+          const n = sequence++;
+          const args = { key: `s${n}`, value: SYNTHETIC_VALUE };
+          const argumentsDigest = await digest(args);
+          const { id } = await store.prepare({
+            ...identity,
+            arguments: args,
+            argumentsDigest,
+            expiresAt: Date.now() + 60_000,
+            runId: "bench-store",
+            callId: `s${n}`,
+          });
+          await store.approve(id, { by: "bench" });
+          const claim = await store.claim(id, { ...identity, argumentsDigest });
+          if (!claim.ok) throw new Error("a store-only claim failed");
+          await store.recordOutcome(id, {
+            outcome: "committed",
+            receipt: { resultDigest: argumentsDigest, at: Date.now() },
+          });
+        }
+      };
+      const [subjectMs, baselineMs, storeMs] = await timeInterleaved(
+        [cycles, bareLoop, storeOnly],
+        { rounds: ROUNDS, warmup: WARMUP },
+      );
       const perSecond = (CYCLES_PER_ROUND * 1000) / subjectMs;
       console.log(
         `  ${perSecond.toFixed(0)} full write cycles/s; ${transactionsPerWrite} durable ` +
@@ -106,6 +141,16 @@ export const writePathBenchmark: Benchmark = {
         baseline: `${CYCLES_PER_ROUND * transactionsPerWrite} bare libSQL transactions`,
         baselineMs,
         targetRatio: 1.3,
+      }, {
+        subject: `${CYCLES_PER_ROUND} store-only cycles (no gate, no MCP)`,
+        subjectMs: storeMs,
+        baseline: `${CYCLES_PER_ROUND * transactionsPerWrite} bare libSQL transactions`,
+        baselineMs,
+      }, {
+        subject: `${CYCLES_PER_ROUND} write cycles (gate)`,
+        subjectMs,
+        baseline: `${CYCLES_PER_ROUND} store-only cycles`,
+        baselineMs: storeMs,
       }];
     } finally {
       bare.close();
