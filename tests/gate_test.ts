@@ -376,3 +376,17 @@ Deno.test("gate recover: a claim without an outcome becomes unknown and is never
     assert.equal(writesReceived(setup.server), 0);
   });
 });
+
+Deno.test("gate: resume of an unknown id and a run without a run id", async () => {
+  await withSetup(async (setup) => {
+    const gate = gateOf(setup);
+    const missing = await gate.resume("no-such-approval");
+    assert.equal(missing.errorCode, "approval_not_found");
+    assert.equal(missing.effect, "not_started");
+    await assert.rejects(
+      gate.run([save("c", "k")], { runId: "" }),
+      (error) => error instanceof GateError && error.code === "gate_options_invalid",
+    );
+    assert.equal(writesReceived(setup.server), 0);
+  });
+});
