@@ -47,3 +47,23 @@ Deno.test("assertDurableStore refuses a memory store unless the test option is p
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("mod.ts never loads @libsql/client; the ./libsql entry does", async () => {
+  const graph = async (entry: string) => {
+    const output = await new Deno.Command(Deno.execPath(), {
+      args: ["info", "--json", new URL(`../${entry}`, import.meta.url).pathname],
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    assert.equal(output.code, 0, new TextDecoder().decode(output.stderr));
+    const info = JSON.parse(new TextDecoder().decode(output.stdout)) as {
+      modules: { specifier: string }[];
+    };
+    return info.modules.map((module) => module.specifier);
+  };
+  const core = await graph("mod.ts");
+  assert.ok(core.some((specifier) => specifier.endsWith("/src/approvals/memory.ts")));
+  assert.deepEqual(core.filter((specifier) => specifier.includes("libsql")), []);
+  const entry = await graph("libsql.ts");
+  assert.ok(entry.some((specifier) => specifier.includes("@libsql/client")));
+});

@@ -8,7 +8,8 @@
  * cycle through the same client API, so the ratio is store time / bare time for equal fsyncs.
  * Rounds alternate store and bare runs; the median of each is reported. The caller's own
  * arguments digest is computed before timing starts (it is the gate's cost, not the store's);
- * the store's check of that digest is timed.
+ * the store's check of that digest is timed. Both loops also run on `:memory:` to show the CPU
+ * cost alone; on a fast disk that CPU cost, not the fsync, decides the ratio.
  *
  * `deno run -A scripts/bench/approvals.ts [cycles] [rounds]`
  *
@@ -34,11 +35,17 @@ export const TRANSACTIONS_PER_WRITE = 4;
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[values.length >> 1];
 
-async function storeRun(dir: string, round: number, cycles: number): Promise<number> {
-  const store = await LibsqlApprovalStore.open(join(dir, `store-${round}.db`));
+async function storeRun(
+  dir: string | undefined,
+  round: number,
+  cycles: number,
+): Promise<number> {
+  const store = await LibsqlApprovalStore.open(
+    dir === undefined ? ":memory:" : join(dir, `store-${round}.db`),
+  );
   try {
     const settings = await store.durability();
-    if (settings.journalMode !== "wal" || settings.synchronous < 2) {
+    if (dir !== undefined && (settings.journalMode !== "wal" || settings.synchronous < 2)) {
       throw new Error("the bench store is not WAL + synchronous=FULL");
     }
     const base = {
@@ -85,13 +92,22 @@ async function storeRun(dir: string, round: number, cycles: number): Promise<num
   }
 }
 
-async function bareRun(dir: string, round: number, transactions: number): Promise<number> {
-  const client = createClient({ url: `file:${join(dir, `bare-${round}.db`)}`, concurrency: 1 });
+async function bareRun(
+  dir: string | undefined,
+  round: number,
+  transactions: number,
+): Promise<number> {
+  const client = createClient({
+    url: dir === undefined ? ":memory:" : `file:${join(dir, `bare-${round}.db`)}`,
+    concurrency: 1,
+  });
   try {
-    await client.execute("PRAGMA journal_mode = WAL");
-    await client.execute("PRAGMA synchronous = FULL");
-    const synchronous = Number((await client.execute("PRAGMA synchronous")).rows[0][0]);
-    if (synchronous < 2) throw new Error("the bare loop is not synchronous=FULL");
+    if (dir !== undefined) {
+      await client.execute("PRAGMA journal_mode = WAL");
+      await client.execute("PRAGMA synchronous = FULL");
+      const synchronous = Number((await client.execute("PRAGMA synchronous")).rows[0][0]);
+      if (synchronous < 2) throw new Error("the bare loop is not synchronous=FULL");
+    }
     await client.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT NOT NULL)");
     const started = performance.now();
     for (let i = 0; i < transactions; i++) {
@@ -124,6 +140,9 @@ export async function benchApprovals(
     }
     const store = median(storeMs);
     const bare = median(bareMs);
+    // The same loops without a file: what each costs in CPU alone, without fsync.
+    const storeCpu = await storeRun(undefined, 0, cycles);
+    const bareCpu = await bareRun(undefined, 0, cycles * TRANSACTIONS_PER_WRITE);
     return [
       {
         name: "approval store cycles (libSQL file, WAL, synchronous=FULL)",
@@ -139,6 +158,21 @@ export async function benchApprovals(
         name: "bare loop, same transactions per cycle",
         value: cycles / (bare / 1000),
         unit: "cycles/s",
+      },
+      {
+        name: "bare time per durable transaction (file)",
+        value: (bare / (cycles * TRANSACTIONS_PER_WRITE)) * 1000,
+        unit: "us",
+      },
+      {
+        name: "store CPU per cycle (:memory:, no fsync)",
+        value: (storeCpu / cycles) * 1000,
+        unit: "us",
+      },
+      {
+        name: "bare CPU per cycle (:memory:, same transactions)",
+        value: (bareCpu / cycles) * 1000,
+        unit: "us",
       },
       { name: "durable transactions per write", value: TRANSACTIONS_PER_WRITE, unit: "tx" },
       { name: "store time / bare time (equal transactions)", value: store / bare, unit: "x" },

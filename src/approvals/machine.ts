@@ -71,12 +71,12 @@ const BINDING_TEXT_FIELDS = [
 ] as const;
 
 /**
- * Checks a request before it is stored: every identity field present, a known effect, a finite
- * expiry, run and call ids together or not at all, and `argumentsDigest` equal to the digest of
- * `arguments`, so what people see is exactly what the claim is bound to. Returns the canonical
- * JSON text of the arguments, which is what a store keeps.
+ * Checks the shape of a request before it is stored: every identity field present, a known
+ * effect, a finite expiry, run and call ids together or not at all, arguments a JSON object.
+ * Returns the canonical JSON text of the arguments, which is what a store keeps and what
+ * {@link verifyArgumentsDigest} hashes.
  */
-export async function validateRequest(request: ApprovalRequest): Promise<string> {
+export function checkRequest(request: ApprovalRequest): string {
   for (const field of BINDING_TEXT_FIELDS) requireText(request[field], field);
   requireText(request.argumentsDigest, "argumentsDigest");
   if (request.effect !== "write" && request.effect !== "destructive") {
@@ -94,13 +94,26 @@ export async function validateRequest(request: ApprovalRequest): Promise<string>
   if (typeof args !== "object" || args === null || Array.isArray(args)) {
     throw new ApprovalError("approval_invalid_request", "arguments must be a JSON object");
   }
-  const canonical = canonicalize(args);
-  if (await digestText(canonical) !== request.argumentsDigest) {
+  return canonicalize(args);
+}
+
+/**
+ * Checks that `argumentsDigest` is the digest of the arguments' canonical text, so what people
+ * see is exactly what the claim is bound to.
+ */
+export async function verifyArgumentsDigest(canonical: string, expected: string): Promise<void> {
+  if (await digestText(canonical) !== expected) {
     throw new ApprovalError(
       "approval_invalid_request",
       "argumentsDigest is not the digest of arguments",
     );
   }
+}
+
+/** {@link checkRequest} then {@link verifyArgumentsDigest}; returns the canonical arguments. */
+export async function validateRequest(request: ApprovalRequest): Promise<string> {
+  const canonical = checkRequest(request);
+  await verifyArgumentsDigest(canonical, request.argumentsDigest);
   return canonical;
 }
 

@@ -234,6 +234,7 @@ export interface ApprovalStore {
   /**
    * Consumes an approved approval, at most once, after re-checking the binding identity and
    * arguments digest. Refusals are recorded so nothing can claim the approval afterwards.
+   * `now` is the instant expiry is judged at; it defaults to the store's clock.
    */
   claim(id: string, expected: ClaimExpectation, now?: number): Promise<ClaimResult>;
   /** Records what happened after a claim: `committed`, `not_started` or `unknown`. */

@@ -244,6 +244,14 @@ export function approvalStoreSuite(name: string, factory: StoreFactory): void {
       await store.claim(later.id, expectationFor(later.request), later.request.expiresAt + 1),
       "approval_expired",
     );
+    // A claim of a pending approval past its expiry records the expiry too.
+    const undecided = await reach(store, clock, "pending");
+    clock.t = undecided.request.expiresAt;
+    const expiredPending = refused(
+      await store.claim(undecided.id, expectationFor(undecided.request)),
+      "approval_expired",
+    );
+    assert.equal(expiredPending?.state, "expired");
     // A pending approval past its expiry cannot be approved; the expiry is recorded.
     const pending = await store.prepare(await makeRequest(clock.t, {}, undefined, 10));
     clock.t += 10;
