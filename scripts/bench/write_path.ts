@@ -20,8 +20,8 @@ import { type Benchmark, timeInterleaved } from "./types.ts";
 
 /** Write cycles per timed round. */
 const CYCLES_PER_ROUND = 10;
-const ROUNDS = 30;
-const WARMUP = 5;
+const ROUNDS = 50;
+const WARMUP = 10;
 
 /** The write-path benchmark registered in `scripts/bench.ts`. */
 export const writePathBenchmark: Benchmark = {
