@@ -46,3 +46,49 @@ export {
   transportErrorCode,
   type TransportReport,
 } from "./src/transport/mod.ts";
+export {
+  checkSchema,
+  type CheckSchemaOptions,
+  compileSchema,
+  type CompileSchemaOptions,
+  DEFAULT_SCHEMA_LIMITS,
+  DEFAULT_VALUE_LIMITS,
+  SCHEMA_PROFILE,
+  type SchemaCheckResult,
+  type SchemaLimits,
+  type SchemaProblem,
+  type SchemaProblemCode,
+  type SchemaValidator,
+  type ValidationError,
+  type ValidationErrorCode,
+  type ValidationResult,
+} from "./src/schema/mod.ts";
+export {
+  type ReadPolicy,
+  type ReadToolBinding,
+  type ReadToolBindings,
+  type ScopeValidator,
+} from "./src/catalog/bindings.ts";
+export {
+  DiscoveryError,
+  type DiscoveryErrorCode,
+  type DiscoveryErrorDetails,
+  type SchemaRole,
+} from "./src/catalog/errors.ts";
+export { DEFAULT_TOOL_LIMITS, MAX_TIMEOUT_MS, type ToolLimits } from "./src/catalog/limits.ts";
+export {
+  ACCEPTED_PROTOCOL_VERSIONS,
+  CatalogMonitor,
+  type CatalogStatus,
+  type ChangeDetection,
+  type ListenSubscription,
+} from "./src/catalog/monitor.ts";
+export type { ReadSnapshot, SnapshotEntry } from "./src/catalog/snapshot.ts";
+export {
+  type DiscoverOptions,
+  discoverTools,
+  type DiscoveryResult,
+} from "./src/catalog/discover.ts";
+export type { CallErrorCode, ToolEnvelope } from "./src/calls/envelope.ts";
+export type { CallOptions, ToolRegistration } from "./src/calls/registration.ts";
+export type { SdkClientLike } from "./src/calls/session.ts";
