@@ -40,8 +40,11 @@ function protocolError(message: string): DiscoveryError {
   return new DiscoveryError("mcp_protocol_error", message);
 }
 
-/** Fetches every `tools/list` page under the limits; returns detached copies of bound tools. */
-async function listBoundTools(
+/**
+ * Fetches every `tools/list` page under the limits; returns detached copies of bound tools.
+ * Exported for connect(), which lists once and checks each tool on its own.
+ */
+export async function listBoundTools(
   session: McpSession,
   bindings: Map<string, ResolvedBinding>,
   limits: ToolLimits,
@@ -160,15 +163,16 @@ function admitSchema(
   return compileSchema(schema as JsonObject, { limits: { maxBytes: limits.maxSchemaBytes } });
 }
 
-interface Selected {
+/** One tool that passed the per-tool checks, with its compiled validators. */
+export interface Selected {
   readonly entry: SnapshotEntry;
   readonly binding: ResolvedBinding;
   readonly validateInput: SchemaValidator;
   readonly validateOutput: SchemaValidator | null;
 }
 
-/** Validates one listed bound tool and builds its entry. */
-function selectTool(
+/** Validates one listed bound tool and builds its entry (exported for connect()). */
+export function selectTool(
   binding: ResolvedBinding,
   tool: Record<string, unknown>,
   limits: ToolLimits,
