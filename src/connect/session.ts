@@ -60,6 +60,20 @@ const CLIENT_INFO = { name: "sluice-connect", version: "0.1.0" };
 
 const ACCEPTED = [MODERN_PROTOCOL_VERSION, ...LEGACY_PROTOCOL_VERSIONS];
 
+/** Extra time the SDK's own timers get, so sluice's deadline always fires first. */
+const SDK_TIMEOUT_MARGIN_MS = 1_000;
+
+const HANDSHAKE_STOPPED: unique symbol = Symbol("handshake stopped");
+
+/** JSON-RPC "parse error": how an undecodable reply reaches the read path's classifier. */
+const PARSE_ERROR = -32700;
+
+/** Whether an SDK rejection means the reply could not be decoded (bad JSON or shape). */
+function isUndecodable(error: unknown): boolean {
+  return error instanceof SyntaxError ||
+    (error instanceof Error && (error.name === "ZodError" || error.name === "$ZodError"));
+}
+
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
@@ -160,6 +174,10 @@ export class ServerSession implements SdkClientLike {
     try {
       return await (client.request as (...a: unknown[]) => Promise<unknown>)(...args);
     } catch (error) {
+      if (isUndecodable(error)) {
+        // A reply that is not JSON-RPC is the server breaking the protocol, not the network.
+        throw Object.assign(new Error("undecodable reply"), { code: PARSE_ERROR });
+      }
       if (this.#era !== "legacy" || !isSessionExpired(error) || this.#closed) throw error;
       // The server no longer knows the session, so it did not run this request: start one
       // fresh session (shared by concurrent callers) and send the request once more.
@@ -229,20 +247,39 @@ export class ServerSession implements SdkClientLike {
       }
     };
     const prior = this.#verdict ?? eraCache?.get(url);
+    // One deadline over the whole handshake (probe, initialize, initialized), started before
+    // any request so it fires before the per-request deadlines; the SDK's own timer gets a
+    // margin. The SDK's probe does not take a signal, so the race closes the client instead.
+    const stop = new AbortController();
+    const timer = setTimeout(() => stop.abort(), timeoutMs);
+    const onAbort = () => stop.abort();
+    signal?.addEventListener("abort", onAbort, { once: true });
+    const stopped = new Promise<never>((_, reject) => {
+      stop.signal.addEventListener("abort", () => reject(HANDSHAKE_STOPPED), { once: true });
+    });
+    const connecting = client.connect(transport, {
+      timeout: timeoutMs + SDK_TIMEOUT_MARGIN_MS,
+      signal: stop.signal,
+      ...(prior === undefined ? {} : {
+        prior: prior.era === "legacy"
+          ? { kind: "legacy" as const }
+          : { kind: "modern" as const, discover: prior.discover as never },
+      }),
+    });
+    connecting.catch(() => {});
     try {
-      await client.connect(transport, {
-        timeout: timeoutMs,
-        ...(signal ? { signal } : {}),
-        ...(prior === undefined ? {} : {
-          prior: prior.era === "legacy"
-            ? { kind: "legacy" as const }
-            : { kind: "modern" as const, discover: prior.discover as never },
-        }),
-      });
+      await Promise.race([connecting, stopped]);
     } catch (error) {
       await client.close().catch(() => {});
       if (prior !== undefined) eraCache?.delete(url);
-      throw this.#setupError(error, answered, signal);
+      throw this.#setupError(
+        error === HANDSHAKE_STOPPED ? undefined : error,
+        answered,
+        stop.signal,
+      );
+    } finally {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", onAbort);
     }
     const version = client.getNegotiatedProtocolVersion();
     if (typeof version !== "string" || !ACCEPTED.includes(version)) {
