@@ -72,10 +72,15 @@ export async function discoverServer(
   if (toList.length > 0) {
     try {
       await session.ready(signal);
+      session.takeTransportFailure();
       const bindings = new Map(toList.map((tool) => [tool.tool, bindingFor(tool)]));
       listed = await listBoundTools(sessionFromClient(session), bindings, limits, signal);
     } catch (error) {
       errorCode = failureCode(error);
+      // Name the transport's own cause (byte cap, deadline, ...) instead of the generic code.
+      if (errorCode === "mcp_transport_error") {
+        errorCode = session.takeTransportFailure() ?? errorCode;
+      }
     }
   }
   const selected: { tool: AllowedTool; item: Selected }[] = [];

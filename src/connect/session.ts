@@ -122,6 +122,7 @@ export class ServerSession implements SdkClientLike {
   #verdict: EraVerdict | undefined;
   #protocolVersion: string | undefined;
   #handshakes = 0;
+  #transportFailure: TransportErrorCode | undefined;
   #expiredRecoveries = 0;
 
   /**
@@ -174,6 +175,7 @@ export class ServerSession implements SdkClientLike {
     try {
       return await (client.request as (...a: unknown[]) => Promise<unknown>)(...args);
     } catch (error) {
+      this.#transportFailure = transportErrorCode(error) ?? this.#transportFailure;
       if (isUndecodable(error)) {
         // A reply that is not JSON-RPC is the server breaking the protocol, not the network.
         throw Object.assign(new Error("undecodable reply"), { code: PARSE_ERROR });
@@ -189,6 +191,16 @@ export class ServerSession implements SdkClientLike {
       const fresh = await this.#ensure(options?.signal);
       return await (fresh.request as (...a: unknown[]) => Promise<unknown>)(...args);
     }
+  }
+
+  /**
+   * Returns and clears the transport code of the latest failed request, if any: the read
+   * path reports every transport failure as `mcp_transport_error`, and setup wants the cause.
+   */
+  takeTransportFailure(): TransportErrorCode | undefined {
+    const code = this.#transportFailure;
+    this.#transportFailure = undefined;
+    return code;
   }
 
   /** Closes the session (best-effort DELETE of a legacy session). Idempotent. */
