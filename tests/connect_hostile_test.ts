@@ -99,7 +99,7 @@ Deno.test("invalid JSON: in the handshake and in a call, each with its code", as
 });
 
 Deno.test("a wrong JSON-RPC id ends in mcp_timeout within the deadline (list and call)", async () => {
-  const wrongId = (request: { id: unknown }) =>
+  const wrongId = () =>
     Response.json({ jsonrpc: "2.0", id: 987_654, result: { tools: [], content: [] } });
   {
     const { server, connection, elapsed } = await connectTo({ "tools/list": wrongId });
