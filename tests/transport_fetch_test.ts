@@ -18,6 +18,7 @@ import {
 // Names a hostile DNS could answer with; the injected resolver plays that DNS.
 const DNS = {
   "public.test": ["93.184.216.34", "2606:2800:220:1:248:1893:25c8:1946"],
+  "public.localhost": ["93.184.216.34"],
   "internal.test": ["10.0.0.5"],
   "lan.test": ["192.168.1.20"],
   "corp.test": ["172.20.0.1"],
@@ -86,6 +87,8 @@ const SSRF_TABLE: readonly Case[] = [
   ["https://metadata/", "transport_host_refused"],
   ["https://localhost/", "transport_host_refused"],
   ["https://api.localhost/", "transport_host_refused"],
+  ["https://\uff4c\uff4f\uff43\uff41\uff4c\uff48\uff4f\uff53\uff54/", "transport_host_refused"],
+  ["https://metadata.goog/", "transport_host_refused"],
   // Names whose answers are not public
   ["https://internal.test/", "transport_address_refused"],
   ["https://lan.test/", "transport_address_refused"],
@@ -165,6 +168,8 @@ Deno.test("the loopback option admits loopback only, never private or disguised 
     ["https://lan.test/", "transport_address_refused"],
     ["https://mapped.test/", "transport_address_refused"],
     ["https://metadata.google.internal/", "transport_host_refused"],
+    // Plain http to a loopback name that resolves anywhere but loopback.
+    ["http://public.localhost/", "transport_address_refused"],
   ];
   for (const [url, code] of refused) {
     assert.equal((await refusal(safeFetch(url))).code, code, url);

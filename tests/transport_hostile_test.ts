@@ -317,6 +317,52 @@ Deno.test("hostile: a malformed response is a plain transport failure without re
   }
 });
 
+Deno.test("hostile: an underlying fetch that ignores abort signals cannot outlive the deadline", async () => {
+  // A stand-in, because Deno's own fetch always honours the signal: this one does not, so only
+  // secureFetch's own race can end the request. Its body drips forever until cancelled.
+  let cancelled = 0;
+  const stop = new AbortController();
+  const release = new AbortController();
+  const deaf: typeof fetch = (input) => {
+    // Bounded so that a broken implementation fails the assertions instead of hanging CI.
+    if (String((input as Request).url).endsWith("/never")) {
+      return sleep(3_000, release.signal).then(() => new Response("late"));
+    }
+    let sent = 0;
+    return Promise.resolve(
+      new Response(
+        new ReadableStream<Uint8Array>({
+          async pull(controller) {
+            await sleep(50, stop.signal);
+            if (stop.signal.aborted) return;
+            if (sent++ >= 60) return controller.close();
+            controller.enqueue(encoder.encode("x"));
+          },
+          cancel() {
+            cancelled++;
+            stop.abort();
+          },
+        }, { highWaterMark: 0 }),
+      ),
+    );
+  };
+  const fetchFn = secureFetch({
+    dangerouslyAllowLoopback: true,
+    timeoutMs: DEADLINE_MS,
+    fetch: deaf,
+  });
+  await expectEnd("deaf fetch, endless body", "transport_timeout", async () => {
+    await drain(await fetchFn("http://127.0.0.1:9/drip"));
+  });
+  assert.equal(cancelled, 1, "the source body was not released");
+  await expectEnd(
+    "deaf fetch, headers never come",
+    "transport_timeout",
+    () => fetchFn("http://127.0.0.1:9/never"),
+  );
+  release.abort(); // settles the pending "late" answer
+});
+
 Deno.test("hostile: after the suite the host is healthy and a good server still answers", async () => {
   const server = startHttpServer(() => Response.json({ ok: true }));
   try {

@@ -112,10 +112,12 @@ export function checkUrl(rawUrl: string, policy: DestinationPolicy): CheckedDest
  *
  * @param addresses the resolver's answer
  * @param policy the destination policy
+ * @param loopbackOnly refuse every address that is not plain loopback (plain http requests)
  */
 export function checkResolvedAddresses(
   addresses: readonly string[],
   policy: DestinationPolicy,
+  loopbackOnly = false,
 ): void {
   if (addresses.length === 0) {
     throw new TransportError("transport_dns_failed", "The host name resolved to no address.");
@@ -128,8 +130,15 @@ export function checkResolvedAddresses(
         "The host name resolved to something that is not an IP address.",
       );
     }
-    if (classification.isPublic) continue;
     if (policy.allowLoopback && isPlainLoopback(classification)) continue;
+    if (loopbackOnly) {
+      // Plain http is allowed to loopback only; a loopback-looking name must not lead elsewhere.
+      throw new TransportError(
+        "transport_address_refused",
+        "A plain http host name resolved to an address that is not loopback.",
+      );
+    }
+    if (classification.isPublic) continue;
     const via = classification.embedding === undefined
       ? ""
       : ` (embedded, ${classification.embedding})`;

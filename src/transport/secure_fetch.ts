@@ -297,7 +297,11 @@ export function secureFetch(options: SecureFetchOptions = {}): SecureFetch {
           if (deadline.failure !== undefined) throw deadline.failure;
           throw new TransportError("transport_dns_failed", "The host name could not be resolved.");
         }
-        checkResolvedAddresses(addresses, resolved.policy);
+        checkResolvedAddresses(
+          addresses,
+          resolved.policy,
+          destination.url.protocol === "http:",
+        );
       }
       const request = prepareRequest(input, init, destination.url, resolved, deadline.signal);
       const response = await deadline.race(resolved.fetch(request));
