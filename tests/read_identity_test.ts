@@ -221,6 +221,14 @@ Deno.test("identity: a malformed or duplicated listing is a protocol error", asy
       result.nextCursor = 7;
     });
     assert.equal(badCursor.code, "mcp_protocol_error");
+    // The server itself answers a cursor it never issued with a JSON-RPC error.
+    let pages = 0;
+    const unknownCursor = await attempt((result) => {
+      if (pages++ === 0) result.nextCursor = "no-such-cursor";
+    });
+    assert.equal(unknownCursor.code, "mcp_protocol_error");
+    const lists = (await session.log()).filter((entry) => entry.cursor === "no-such-cursor");
+    assert.equal(lists.length, 1, "the server received the second page request");
   } finally {
     for (const monitor of monitors) monitor.close();
     await session.close();

@@ -40,11 +40,14 @@ export interface ToolRegistration {
 
 /** Outcome of the local checks of a call. */
 export type Admission =
+  /** Admitted: detached arguments, safe to digest and send. */
   | { readonly ok: true; readonly args: JsonObject }
+  /** Refused locally; nothing was sent. */
   | { readonly ok: false; readonly errorCode: CallErrorCode };
 
 /** Outcome of sending a call: the envelope and whether the request may have left sluice. */
 export interface Dispatch {
+  /** The call's envelope. */
   readonly envelope: ToolEnvelope;
   /** `false` only when sluice knows nothing was sent (for `not_started` vs `unknown`). */
   readonly sent: boolean;
@@ -72,13 +75,21 @@ export function callInternals(registration: ToolRegistration): CallInternals | u
 
 /** What a registration needs from discovery. */
 export interface RegistrationContext {
+  /** The frozen snapshot entry. */
   readonly entry: SnapshotEntry;
+  /** The session calls go through. */
   readonly session: McpSession;
+  /** The session's monitor, asked before every send. */
   readonly monitor: CatalogMonitor;
+  /** The monitor's generation when discovery started. */
   readonly generation: number;
+  /** The catalog's limits. */
   readonly limits: ToolLimits;
+  /** The host's scope validator, or `null`. */
   readonly scope: ScopeValidator | null;
+  /** The input schema's validator, compiled at discovery. */
   readonly validateInput: SchemaValidator;
+  /** The output schema's validator, or `null` when the tool has none. */
   readonly validateOutput: SchemaValidator | null;
 }
 

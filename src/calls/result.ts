@@ -30,7 +30,8 @@ export function checkCallResult(
   if (!Array.isArray(content)) return failure("mcp_result_invalid");
   if (content.length > limits.maxContentBlocks) return failure("mcp_result_too_large");
   const text: string[] = [];
-  let bytes = 0;
+  // UTF-16 length × 3 bounds the UTF-8 size; count exactly only when the bound is not enough.
+  let upperBound = 0;
   for (const block of content) {
     if (!isRecord(block) || typeof block.type !== "string") return failure("mcp_result_invalid");
     // Images, audio, resource links, embedded resources and any future kind fail closed.
@@ -38,9 +39,14 @@ export function checkCallResult(
     if (typeof block.text !== "string" || !block.text.isWellFormed()) {
       return failure("mcp_result_invalid");
     }
-    bytes += utf8Length(block.text);
-    if (bytes > limits.maxResultBytes) return failure("mcp_result_too_large");
+    upperBound += block.text.length * 3;
     text.push(block.text);
+  }
+  let bytes = upperBound;
+  if (upperBound > limits.maxResultBytes || raw.structuredContent !== undefined) {
+    bytes = 0;
+    for (const item of text) bytes += utf8Length(item);
+    if (bytes > limits.maxResultBytes) return failure("mcp_result_too_large");
   }
   let structured: JsonValue | null = null;
   if (raw.structuredContent !== undefined) {

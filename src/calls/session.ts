@@ -70,7 +70,7 @@ const MESSAGES: Record<SessionErrorCode, string> = {
 type RawRequest = (
   request: { method: string; params: JsonObject },
   resultSchema: unknown,
-  options: { signal: AbortSignal; timeout: number },
+  options: { signal?: AbortSignal; timeout: number },
 ) => Promise<unknown>;
 
 /**
@@ -86,9 +86,6 @@ const PASS_THROUGH = Object.freeze({
     validate: (value: unknown) => ({ value }),
   }),
 });
-
-/** Extra time the SDK's own timer gets, so sluice's deadline always fires first. */
-const SDK_TIMEOUT_MARGIN_MS = 1_000;
 
 function isClosed(client: SdkClientLike): boolean {
   return "transport" in client && client.transport === undefined;
@@ -141,51 +138,23 @@ export function sessionFromClient(client: SdkClientLike): McpSession {
       if (options.signal?.aborted) {
         return Promise.reject(new SessionRequestError("mcp_timeout", false));
       }
-      return requestWithDeadline(client, send, method, params, options);
+      const signal = options.signal;
+      // The SDK's own deadline and abort handling end local waiting: on either it rejects at
+      // once, sends notifications/cancelled and drops a late response. One timer per request.
+      let pending: Promise<unknown>;
+      try {
+        pending = send({ method, params }, PASS_THROUGH, {
+          ...(signal ? { signal } : {}),
+          timeout: options.timeoutMs,
+        });
+      } catch (error) {
+        // A synchronous throw happens before anything reaches the transport.
+        return Promise.reject(new SessionRequestError(classify(client, error), false));
+      }
+      return pending.catch((error: unknown) => {
+        const code = signal?.aborted ? "mcp_timeout" : classify(client, error);
+        throw new SessionRequestError(code, true);
+      });
     },
   };
-}
-
-function requestWithDeadline(
-  client: SdkClientLike,
-  send: RawRequest,
-  method: string,
-  params: JsonObject,
-  options: SessionRequestOptions,
-): Promise<unknown> {
-  return new Promise((resolve, reject) => {
-    const controller = new AbortController();
-    let settled = false;
-    const finish = (error: SessionRequestError | undefined, value?: unknown) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      options.signal?.removeEventListener("abort", onAbort);
-      if (error) reject(error);
-      else resolve(value);
-    };
-    // Local waiting ends at the deadline or on abort; the SDK then sends notifications/cancelled
-    // and drops a late response.
-    const stop = () => {
-      finish(new SessionRequestError("mcp_timeout", true));
-      controller.abort();
-    };
-    const onAbort = stop;
-    const timer = setTimeout(stop, options.timeoutMs);
-    options.signal?.addEventListener("abort", onAbort, { once: true });
-    let pending: Promise<unknown>;
-    try {
-      pending = send({ method, params }, PASS_THROUGH, {
-        signal: controller.signal,
-        timeout: options.timeoutMs + SDK_TIMEOUT_MARGIN_MS,
-      });
-    } catch (error) {
-      finish(new SessionRequestError(classify(client, error), true));
-      return;
-    }
-    pending.then(
-      (value) => finish(undefined, value),
-      (error) => finish(new SessionRequestError(classify(client, error), true)),
-    );
-  });
 }

@@ -40,10 +40,15 @@ export type ReadToolBindings = Readonly<Record<string, ReadToolBinding>>;
 
 /** A binding after validation, detached from the host's object. */
 export interface ResolvedBinding {
+  /** The binding's key: the tool's name on the server. */
   readonly remoteName: string;
+  /** The validated local name. */
   readonly localName: string;
+  /** A frozen copy of the policy. */
   readonly policy: ReadPolicy;
+  /** The scope validator, or `null` for none. */
   readonly scope: ScopeValidator | null;
+  /** The concurrency declaration. */
   readonly concurrencySafe: boolean;
 }
 

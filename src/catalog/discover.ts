@@ -160,7 +160,17 @@ function admitSchema(
       },
     );
   }
-  return compileSchema(schema as JsonObject, { limits: { maxBytes: limits.maxSchemaBytes } });
+  try {
+    return compileSchema(schema as JsonObject, { limits: { maxBytes: limits.maxSchemaBytes } });
+  } catch {
+    // The profile admitted it, so this should not happen; fail closed without remote text.
+    throw new DiscoveryError("mcp_schema_unsupported", `${label} could not be compiled`, {
+      tool: remoteName,
+      schema: role,
+      keyword: "",
+      path: "",
+    });
+  }
 }
 
 /** One tool that passed the per-tool checks, with its compiled validators. */

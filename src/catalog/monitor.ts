@@ -8,15 +8,14 @@ export const ACCEPTED_PROTOCOL_VERSIONS: readonly string[] = Object.freeze([
 /** The protocol revision in which list changes arrive only through `subscriptions/listen`. */
 const LISTEN_ERA = "2026-07-28";
 
-/** Meta key carrying the subscription id on 2026-07-28 listen traffic. */
-const SUBSCRIPTION_ID_KEY = "io.modelcontextprotocol/subscriptionId";
-
 /**
  * How a catalog learns that the server's tool list changed:
  * - `"notifications"`: 2025 revisions, the server sends `notifications/tools/list_changed`
  *   unsolicited;
  * - `"subscription"`: 2026-07-28, the host opened a `subscriptions/listen` stream that the
- *   server acknowledged for tool list changes (seen by the monitor's message hook);
+ *   server acknowledged for tool list changes and handed it to
+ *   {@link CatalogMonitor.watchSubscription} (which also sees the stream end, even a local
+ *   close that no inbound message reveals);
  * - `"unavailable"`: 2026-07-28 without such a stream; the snapshot cannot notice changes.
  */
 export type ChangeDetection = "notifications" | "subscription" | "unavailable";
@@ -45,6 +44,11 @@ function isRecord(value: unknown): value is Record<string, unknown> {
  * A `notifications/tools/list_changed` marks every registration of snapshots discovered before
  * it stale; `close()` marks them closed. Neither is ever undone: the host rediscovers.
  *
+ * On a 2026-07-28 session the server sends list changes only on a `subscriptions/listen`
+ * stream: open one (`await client.listen({ toolsListChanged: true })` on the v2 client) and
+ * pass it to {@link watchSubscription}; otherwise snapshots say `changeDetection:
+ * "unavailable"`. When a watched stream ends, catalogs discovered under it turn stale.
+ *
  * @example
  * ```ts ignore
  * const monitor = new CatalogMonitor();
@@ -63,7 +67,7 @@ export class CatalogMonitor {
   #generation = 0;
   #closed = false;
   /** Live `subscriptions/listen` streams acknowledged for tool list changes. */
-  readonly #toolSubscriptions = new Set<string | number | symbol>();
+  readonly #toolSubscriptions = new Set<symbol>();
 
   /** Creates a monitor for one session, not yet told its protocol version. */
   constructor() {}
@@ -110,51 +114,22 @@ export class CatalogMonitor {
   }
 
   /**
-   * Inbound message hook: accepts any JSON-RPC message and acts on tool list changes and on
-   * the life of `subscriptions/listen` streams. A bound function, safe to pass around.
+   * Inbound message hook: accepts any JSON-RPC message and acts on
+   * `notifications/tools/list_changed`. A bound function, safe to pass around.
    */
   readonly onMessage = (message: unknown): void => {
-    if (!isRecord(message)) return;
-    const method = message.method;
-    if (typeof method === "string") {
-      this.handleNotification({ method, params: message.params });
-    } else if ("id" in message && this.#toolSubscriptions.delete(message.id as string)) {
-      // A response to the listen request ends that stream: changes could now go unseen.
-      this.#lostStream();
+    if (isRecord(message) && typeof message.method === "string") {
+      this.handleNotification({ method: message.method });
     }
   };
 
   /**
-   * Handles one notification (for hosts that register per-method handlers instead of a
-   * message hook). Unrelated notifications are ignored.
+   * Handles one notification, for hosts that register per-method handlers instead of a
+   * message hook (the SDKs allow one handler per method: call this from yours). Only
+   * `notifications/tools/list_changed` matters; anything else is ignored.
    */
-  handleNotification(notification: { method: string; params?: unknown }): void {
-    const params = isRecord(notification.params) ? notification.params : {};
-    switch (notification.method) {
-      case "notifications/tools/list_changed":
-        this.#generation++;
-        return;
-      case "notifications/subscriptions/acknowledged": {
-        const meta = isRecord(params._meta) ? params._meta : {};
-        const id = meta[SUBSCRIPTION_ID_KEY];
-        const filter = isRecord(params.notifications) ? params.notifications : {};
-        if (
-          (typeof id === "string" || typeof id === "number") && filter.toolsListChanged === true
-        ) {
-          this.#toolSubscriptions.add(id);
-        }
-        return;
-      }
-      case "notifications/cancelled": {
-        const id = params.requestId;
-        if (
-          (typeof id === "string" || typeof id === "number") && this.#toolSubscriptions.delete(id)
-        ) {
-          this.#lostStream();
-        }
-        return;
-      }
-    }
+  handleNotification(notification: { readonly method: string }): void {
+    if (notification.method === "notifications/tools/list_changed") this.#generation++;
   }
 
   /**
