@@ -264,3 +264,44 @@ Deno.test("owner specs: nothing fetched at setup; the first request is the call'
     await server.close();
   }
 });
+
+Deno.test("call signal: aborting ends the call in mcp_timeout at once, and the session stays usable", async () => {
+  const server = await startLegacyHttpServer();
+  const events: ConnectEvent[] = [];
+  const connection = await connect(server.url, {
+    id: "old",
+    allow: ["slow", "echo"],
+    preApproved: ["slow", "echo"],
+    transport: LOOPBACK,
+    onEvent: (event) => events.push(event),
+  });
+  try {
+    const controller = new AbortController();
+    const pending = connection.toolkit.call("old__slow", { ms: 60_000 }, {
+      signal: controller.signal,
+    });
+    setTimeout(() => controller.abort(), 100);
+    const start = performance.now();
+    const envelope = await pending;
+    assert.equal(envelope.errorCode, "mcp_timeout");
+    assert.ok(performance.now() - start < 2_000);
+    assert.deepEqual(events.at(-1), {
+      kind: "call",
+      server: "old",
+      tool: "slow",
+      ok: false,
+      errorCode: "mcp_timeout",
+      approval: "not_required",
+      durationMs: events.at(-1)!.durationMs,
+      catalogDigest: connection.report().servers[0].catalogDigest,
+    });
+    assert.deepEqual(await connection.toolkit.call("old__echo", { message: "next" }), {
+      text: ["next"],
+      structured: null,
+    });
+    assert.equal(server.sessionsCreated(), 1);
+  } finally {
+    await connection.close();
+    await server.close();
+  }
+});
