@@ -83,7 +83,7 @@ export {
   type ChangeDetection,
   type ListenSubscription,
 } from "./src/catalog/monitor.ts";
-export type { ReadSnapshot, SnapshotEntry } from "./src/catalog/snapshot.ts";
+export type { ReadSnapshot, SnapshotEntry, SnapshotEntryBase } from "./src/catalog/snapshot.ts";
 export {
   type DiscoverOptions,
   discoverTools,
@@ -93,8 +93,71 @@ export type { CallErrorCode, ToolEnvelope } from "./src/calls/envelope.ts";
 export type { CallOptions, ToolRegistration } from "./src/calls/registration.ts";
 export type { SdkClientLike } from "./src/calls/session.ts";
 export {
-  APPROVAL_TEXT,
+  type ApprovalBinding,
   type ApprovalDecision,
+  type ApprovalEffect,
+  ApprovalError,
+  type ApprovalErrorCode,
+  type ApprovalEvent,
+  type ApprovalOutcome,
+  type ApprovalReceipt,
+  type ApprovalReconciliation,
+  type ApprovalRecord,
+  type ApprovalRefusal,
+  type ApprovalRequest,
+  type ApprovalState,
+  type ApprovalStore,
+  type ApprovalStoreOptions,
+  assertDurableStore,
+  type ClaimExpectation,
+  type ClaimRefusalCode,
+  type ClaimResult,
+  type DecisionInput,
+  type DurableStoreOptions,
+  type ListFilter,
+  MemoryApprovalStore,
+  type ReconcileInput,
+} from "./src/approvals/mod.ts";
+export type {
+  WriteEffect,
+  WritePolicy,
+  WriteToolBinding,
+  WriteToolBindings,
+} from "./src/catalog/write_bindings.ts";
+export type {
+  WriteAuthorization,
+  WriteSnapshot,
+  WriteSnapshotEntry,
+} from "./src/catalog/snapshot.ts";
+export {
+  discoverWriteTools,
+  type WriteApprovalBinding,
+  type WriteDiscoveryResult,
+  type WriteToolRegistration,
+} from "./src/catalog/discover_write.ts";
+export {
+  DEFAULT_APPROVAL_TTL_MS,
+  Gate,
+  type GateCall,
+  type GateCatalog,
+  type GateEnvelope,
+  GateError,
+  type GateErrorCode,
+  type GateErrorCodeThrown,
+  type GateOnlyErrorCode,
+  type GateOptions,
+  INLINE_DECIDER,
+  type InlineApprovalRequest,
+  type InlineApprover,
+  type PersistencePoint,
+  RECOVERED_REASON,
+  type RecoverOptions,
+  type ResumeOptions,
+  type RunOptions,
+  type WriteOutcomeEffect,
+} from "./src/gate/mod.ts";
+export {
+  APPROVAL_TEXT,
   type ApprovalPolicy,
   approvalPolicy,
   type ApprovalReason,
@@ -102,6 +165,7 @@ export {
   connect,
   connectAll,
   type ConnectAllConfig,
+  type ConnectApprovalDecision,
   type ConnectCallErrorCode,
   type ConnectCommonOptions,
   ConnectConfigError,

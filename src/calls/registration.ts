@@ -3,7 +3,7 @@ import type { SchemaValidator } from "../schema/types.ts";
 import type { ReadPolicy, ScopeValidator } from "../catalog/bindings.ts";
 import type { ToolLimits } from "../catalog/limits.ts";
 import type { CatalogMonitor } from "../catalog/monitor.ts";
-import type { SnapshotEntry } from "../catalog/snapshot.ts";
+import type { SnapshotEntry, SnapshotEntryBase } from "../catalog/snapshot.ts";
 import { type CallErrorCode, failure, type ToolEnvelope } from "./envelope.ts";
 import { checkCallResult } from "./result.ts";
 import { type McpSession, SessionRequestError } from "./session.ts";
@@ -53,30 +53,46 @@ export interface Dispatch {
   readonly sent: boolean;
 }
 
+/** Hooks of one dispatch, for the write gate's persistence points. */
+export interface DispatchHooks {
+  /** Runs once the request was handed to the session, while its answer is awaited. */
+  readonly onSent?: () => void | Promise<void>;
+}
+
 /**
  * The two layers of a call, for the write gate: `admit` runs every local check and returns
  * detached arguments; `dispatch` sends exactly one `tools/call` and checks the result.
  */
 export interface CallInternals {
   /** The snapshot entry this registration serves. */
-  readonly entry: SnapshotEntry;
+  readonly entry: SnapshotEntryBase;
   /** Local checks only: catalog status, argument budget and schema, scope validator. */
   admit(args: unknown, state: unknown, signal: AbortSignal | undefined): Promise<Admission>;
   /** One `tools/call` with already admitted arguments; never throws. */
-  dispatch(args: JsonObject, signal: AbortSignal | undefined): Promise<Dispatch>;
+  dispatch(
+    args: JsonObject,
+    signal: AbortSignal | undefined,
+    hooks?: DispatchHooks,
+  ): Promise<Dispatch>;
 }
 
-const internals = new WeakMap<ToolRegistration, CallInternals>();
+// Keyed by any registration object (read or write) created by discovery.
+const internals = new WeakMap<object, CallInternals>();
 
-/** The internal call layers of a registration created by discovery. */
-export function callInternals(registration: ToolRegistration): CallInternals | undefined {
+/** The internal call layers of a registration (read or write) created by discovery. */
+export function callInternals(registration: object): CallInternals | undefined {
   return internals.get(registration);
+}
+
+/** Attaches call layers to a registration object (used by read and write discovery). */
+export function attachCallInternals(registration: object, layers: CallInternals): void {
+  internals.set(registration, layers);
 }
 
 /** What a registration needs from discovery. */
 export interface RegistrationContext {
   /** The frozen snapshot entry. */
-  readonly entry: SnapshotEntry;
+  readonly entry: SnapshotEntryBase;
   /** The session calls go through. */
   readonly session: McpSession;
   /** The session's monitor, asked before every send. */
@@ -145,16 +161,23 @@ async function dispatch(
   context: RegistrationContext,
   args: JsonObject,
   signal: AbortSignal | undefined,
+  hooks: DispatchHooks = {},
 ): Promise<Dispatch> {
   const stopped = catalogProblem(context);
   if (stopped) return { envelope: failure(stopped), sent: false };
   let raw: unknown;
   try {
-    raw = await context.session.request(
+    const pending = context.session.request(
       "tools/call",
       { name: context.entry.remoteName, arguments: args },
       { signal, timeoutMs: context.limits.timeoutMs },
     );
+    if (hooks.onSent) {
+      // Observed below; a rejection while the hook runs must not count as unhandled.
+      pending.catch(() => undefined);
+      await hooks.onSent();
+    }
+    raw = await pending;
   } catch (error) {
     if (error instanceof SessionRequestError) {
       return { envelope: failure(error.code), sent: error.sent };
@@ -168,14 +191,21 @@ async function dispatch(
   }
 }
 
-/** Creates the registration for one entry; validators are compiled once, by the caller. */
-export function createRegistration(context: RegistrationContext): ToolRegistration {
-  const { entry } = context;
-  const layers: CallInternals = {
-    entry,
+/** The call layers for one entry; validators are compiled once, by the caller. */
+export function createCallLayers(context: RegistrationContext): CallInternals {
+  return {
+    entry: context.entry,
     admit: (args, state, signal) => admit(context, args, state, signal),
-    dispatch: (args, signal) => dispatch(context, args, signal),
+    dispatch: (args, signal, hooks) => dispatch(context, args, signal, hooks),
   };
+}
+
+/** Creates the read registration for one entry. */
+export function createRegistration(
+  context: RegistrationContext & { readonly entry: SnapshotEntry },
+): ToolRegistration {
+  const { entry } = context;
+  const layers = createCallLayers(context);
   const registration: ToolRegistration = Object.freeze({
     localName: entry.localName,
     remoteName: entry.remoteName,
@@ -195,6 +225,6 @@ export function createRegistration(context: RegistrationContext): ToolRegistrati
       }
     },
   });
-  internals.set(registration, layers);
+  attachCallInternals(registration, layers);
   return registration;
 }

@@ -55,19 +55,30 @@ export interface ResolvedBinding {
 /** Local names every provider accepts (Anthropic, OpenAI and Gemini share this pattern). */
 const LOCAL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
-function isRecord(value: unknown): value is Record<string, unknown> {
+/** Whether `value` is a plain object (not null, not an array). */
+export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
+/** What every kind of binding shares once its name checks passed. */
+export interface BindingNames {
+  readonly remoteName: string;
+  readonly localName: string;
+}
+
 /**
- * Validates bindings and copies them, so a host mutating its object after discovery changes
- * nothing. Throws a {@link DiscoveryError} with a `binding_*` code.
+ * Walks host bindings with the checks every kind shares (an object keyed by non-empty remote
+ * names, valid and unique local names, at least one binding) and lets `resolveOne` check and
+ * copy the rest of each binding. Throws a {@link DiscoveryError} with a `binding_*` code.
  */
-export function resolveBindings(bindings: unknown): Map<string, ResolvedBinding> {
+export function resolveBindingsWith<T extends BindingNames>(
+  bindings: unknown,
+  resolveOne: (binding: Record<string, unknown>, names: BindingNames) => T,
+): Map<string, T> {
   if (!isRecord(bindings)) {
     throw new DiscoveryError("binding_invalid", "bindings must be an object keyed by remote name");
   }
-  const resolved = new Map<string, ResolvedBinding>();
+  const resolved = new Map<string, T>();
   const localNames = new Set<string>();
   for (const remoteName of Object.keys(bindings)) {
     const binding = bindings[remoteName];
@@ -97,6 +108,20 @@ export function resolveBindings(bindings: unknown): Map<string, ResolvedBinding>
         tool,
       );
     }
+    localNames.add(localName);
+    resolved.set(remoteName, resolveOne(binding, { remoteName, localName }));
+  }
+  if (resolved.size === 0) throw new DiscoveryError("binding_invalid", "no tools are bound");
+  return resolved;
+}
+
+/**
+ * Validates read bindings and copies them, so a host mutating its object after discovery
+ * changes nothing. Throws a {@link DiscoveryError} with a `binding_*` code.
+ */
+export function resolveBindings(bindings: unknown): Map<string, ResolvedBinding> {
+  return resolveBindingsWith(bindings, (binding, { remoteName, localName }) => {
+    const tool = { tool: remoteName };
     const policy = binding.policy;
     if (
       !isRecord(policy) || policy.mode !== "read" || typeof policy.title !== "string" ||
@@ -122,15 +147,12 @@ export function resolveBindings(bindings: unknown): Map<string, ResolvedBinding>
         tool,
       );
     }
-    localNames.add(localName);
-    resolved.set(remoteName, {
+    return {
       remoteName,
       localName,
       policy: Object.freeze({ mode: "read", title: policy.title }),
       scope: binding.scope as ScopeValidator | null,
       concurrencySafe: binding.concurrencySafe,
-    });
-  }
-  if (resolved.size === 0) throw new DiscoveryError("binding_invalid", "no tools are bound");
-  return resolved;
+    };
+  });
 }

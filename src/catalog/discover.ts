@@ -8,11 +8,21 @@ import {
   sessionFromClient,
   SessionRequestError,
 } from "../calls/session.ts";
-import { type ReadToolBindings, resolveBindings, type ResolvedBinding } from "./bindings.ts";
+import { type ReadToolBindings, resolveBindings, type ScopeValidator } from "./bindings.ts";
 import { DiscoveryError, type SchemaRole } from "./errors.ts";
 import { resolveToolLimits, type ToolLimits } from "./limits.ts";
-import { ACCEPTED_PROTOCOL_VERSIONS, type CatalogMonitor } from "./monitor.ts";
-import { buildSnapshot, deepFreeze, type ReadSnapshot, type SnapshotEntry } from "./snapshot.ts";
+import {
+  ACCEPTED_PROTOCOL_VERSIONS,
+  type CatalogMonitor,
+  type ChangeDetection,
+} from "./monitor.ts";
+import {
+  buildSnapshot,
+  deepFreeze,
+  type ReadSnapshot,
+  type SnapshotEntry,
+  type SnapshotEntryBase,
+} from "./snapshot.ts";
 
 /** Options of {@link discoverTools}. */
 export interface DiscoverOptions {
@@ -46,7 +56,7 @@ function protocolError(message: string): DiscoveryError {
  */
 export async function listBoundTools(
   session: McpSession,
-  bindings: Map<string, ResolvedBinding>,
+  bindings: ReadonlyMap<string, unknown>,
   limits: ToolLimits,
   signal: AbortSignal | undefined,
 ): Promise<Map<string, Record<string, unknown>>> {
@@ -173,20 +183,28 @@ function admitSchema(
   }
 }
 
-/** One tool that passed the per-tool checks, with its compiled validators. */
-export interface Selected {
-  readonly entry: SnapshotEntry;
-  readonly binding: ResolvedBinding;
+/** The binding fields the shared discovery needs. */
+export interface SelectableBinding {
+  readonly remoteName: string;
+  readonly localName: string;
+  readonly scope: ScopeValidator | null;
+}
+
+/** One bound tool after its checks: the server's fields and the compiled validators. */
+export interface Selected<B extends SelectableBinding> {
+  /** Everything of the entry that comes from the server, plus the local name. */
+  readonly base: Omit<SnapshotEntryBase, "policy" | "concurrencySafe">;
+  readonly binding: B;
   readonly validateInput: SchemaValidator;
   readonly validateOutput: SchemaValidator | null;
 }
 
-/** Validates one listed bound tool and builds its entry (exported for connect()). */
-export function selectTool(
-  binding: ResolvedBinding,
+/** Validates one listed bound tool and builds the server's part of its entry (exported for connect()). */
+export function selectTool<B extends SelectableBinding>(
+  binding: B,
   tool: Record<string, unknown>,
   limits: ToolLimits,
-): Selected {
+): Selected<B> {
   const name = binding.remoteName;
   const description = tool.description ?? "";
   if (typeof description !== "string") {
@@ -220,19 +238,76 @@ export function selectTool(
   const validateOutput = tool.outputSchema === undefined
     ? null
     : admitSchema(name, "output", tool.outputSchema, limits);
-  const entry: SnapshotEntry = {
+  const base = {
     localName: binding.localName,
     remoteName: name,
     ...(typeof tool.title === "string" ? { title: tool.title } : {}),
     description,
     inputSchema: tool.inputSchema as JsonObject,
     outputSchema: validateOutput ? tool.outputSchema as JsonObject : null,
-    policy: { mode: "read", title: binding.policy.title },
-    concurrencySafe: binding.concurrencySafe,
     annotations: isRecord(tool.annotations) ? tool.annotations as JsonObject : null,
     ...(isRecord(tool.execution) ? { execution: tool.execution as JsonObject } : {}),
   };
-  return { entry, binding, validateInput, validateOutput };
+  return { base, binding, validateInput, validateOutput };
+}
+
+/** What the shared discovery steps produce for read and write discovery alike. */
+export interface Selection<B extends SelectableBinding> {
+  readonly session: McpSession;
+  readonly monitor: CatalogMonitor;
+  readonly generation: number;
+  readonly protocolVersion: string;
+  readonly changeDetection: ChangeDetection;
+  readonly limits: ToolLimits;
+  /** One item per binding, sorted by local name. */
+  readonly selected: readonly Selected<B>[];
+}
+
+/**
+ * The discovery steps shared by read and write catalogs: limits, server id, monitor and
+ * protocol checks, the bounded `tools/list`, and each bound tool's checks. `resolve` turns the
+ * host's bindings into resolved ones (and throws the kind's own binding codes).
+ */
+export async function discoverSelection<B extends SelectableBinding>(
+  client: SdkClientLike,
+  serverId: string,
+  resolve: () => Map<string, B>,
+  options: DiscoverOptions,
+): Promise<Selection<B>> {
+  const limits = resolveLimitsForDiscovery(options.limits);
+  if (typeof serverId !== "string" || serverId.length === 0 || !serverId.isWellFormed()) {
+    throw new DiscoveryError("server_id_invalid", "the server id must be a non-empty string");
+  }
+  const resolved = resolve();
+  const { monitor } = options;
+  if (monitor.closed) {
+    throw new DiscoveryError("mcp_connection_closed", "the catalog monitor is closed");
+  }
+  const protocolVersion = monitor.protocolVersion;
+  if (protocolVersion === undefined || !ACCEPTED_PROTOCOL_VERSIONS.includes(protocolVersion)) {
+    throw new DiscoveryError(
+      "mcp_protocol_version_unsupported",
+      `the negotiated protocol version is not one of ${ACCEPTED_PROTOCOL_VERSIONS.join(", ")}`,
+    );
+  }
+  // A change arriving while the list is read makes this catalog stale at once.
+  const generation = monitor.generation;
+  const changeDetection = monitor.changeDetection;
+  const session = sessionFromClient(client);
+  const listed = await listBoundTools(session, resolved, limits, options.signal);
+  const selected: Selected<B>[] = [];
+  for (const binding of [...resolved.values()].sort(byLocalName)) {
+    const tool = listed.get(binding.remoteName);
+    if (!tool) {
+      throw new DiscoveryError(
+        "mcp_tool_missing",
+        `bound tool "${binding.remoteName}" is not in the server's tool list`,
+        { tool: binding.remoteName },
+      );
+    }
+    selected.push(selectTool(binding, tool, limits));
+  }
+  return { session, monitor, generation, protocolVersion, changeDetection, limits, selected };
 }
 
 /**
@@ -277,54 +352,27 @@ export async function discoverTools(
   bindings: ReadToolBindings,
   options: DiscoverOptions,
 ): Promise<DiscoveryResult> {
-  const limits = resolveLimitsForDiscovery(options.limits);
-  if (typeof serverId !== "string" || serverId.length === 0 || !serverId.isWellFormed()) {
-    throw new DiscoveryError("server_id_invalid", "the server id must be a non-empty string");
-  }
-  const resolved = resolveBindings(bindings);
-  const { monitor } = options;
-  if (monitor.closed) {
-    throw new DiscoveryError("mcp_connection_closed", "the catalog monitor is closed");
-  }
-  const protocolVersion = monitor.protocolVersion;
-  if (protocolVersion === undefined || !ACCEPTED_PROTOCOL_VERSIONS.includes(protocolVersion)) {
-    throw new DiscoveryError(
-      "mcp_protocol_version_unsupported",
-      `the negotiated protocol version is not one of ${ACCEPTED_PROTOCOL_VERSIONS.join(", ")}`,
-    );
-  }
-  // A change arriving while the list is read makes this catalog stale at once.
-  const generation = monitor.generation;
-  const changeDetection = monitor.changeDetection;
-  const session = sessionFromClient(client);
-  const listed = await listBoundTools(session, resolved, limits, options.signal);
-  const selected: Selected[] = [];
-  for (const binding of [...resolved.values()].sort(byLocalName)) {
-    const tool = listed.get(binding.remoteName);
-    if (!tool) {
-      throw new DiscoveryError(
-        "mcp_tool_missing",
-        `bound tool "${binding.remoteName}" is not in the server's tool list`,
-        { tool: binding.remoteName },
-      );
-    }
-    selected.push(selectTool(binding, tool, limits));
-  }
+  const found = await discoverSelection(client, serverId, () => resolveBindings(bindings), options);
+  const entries = found.selected.map((item): SnapshotEntry => ({
+    ...item.base,
+    policy: { mode: "read", title: item.binding.policy.title },
+    concurrencySafe: item.binding.concurrencySafe,
+  }));
   const snapshot = await buildSnapshot({
     serverId,
-    protocolVersion,
-    changeDetection,
-    entries: selected.map((item) => item.entry),
+    protocolVersion: found.protocolVersion,
+    changeDetection: found.changeDetection,
+    entries,
   });
-  const byName = new Map(selected.map((item) => [item.entry.localName, item]));
+  const byName = new Map(found.selected.map((item) => [item.base.localName, item]));
   const registrations = snapshot.entries.map((entry) => {
     const item = byName.get(entry.localName)!;
     return createRegistration({
       entry,
-      session,
-      monitor,
-      generation,
-      limits,
+      session: found.session,
+      monitor: found.monitor,
+      generation: found.generation,
+      limits: found.limits,
       scope: item.binding.scope,
       validateInput: item.validateInput,
       validateOutput: item.validateOutput,
@@ -333,7 +381,7 @@ export async function discoverTools(
   return deepFreeze({ snapshot, registrations });
 }
 
-function byLocalName(a: ResolvedBinding, b: ResolvedBinding): number {
+function byLocalName(a: SelectableBinding, b: SelectableBinding): number {
   return a.localName < b.localName ? -1 : a.localName > b.localName ? 1 : 0;
 }
 

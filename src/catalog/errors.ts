@@ -6,9 +6,21 @@ export type DiscoveryErrorCode =
   | "binding_invalid_name"
   /** Two bindings share one local name. */
   | "binding_duplicate_name"
-  /** A binding's policy is not `{ mode: "read", title: <non-empty string> }`. */
+  /**
+   * A binding's policy is not `{ mode: "read", title }` (read) or
+   * `{ mode: "confirm", title, effect }` (write), with a non-empty title.
+   */
   | "binding_policy_invalid"
-  /** A binding has no `scope` field (a validator function or an explicit `null`). */
+  /** A write binding's effect (in the binding or its policy) is not `write` or `destructive`. */
+  | "binding_effect_invalid"
+  /** A write binding's policy effect differs from its binding effect. */
+  | "binding_effect_mismatch"
+  /** A write binding lacks a non-empty bindingId, bindingRevision, scopeId or scopeRevision. */
+  | "binding_identity_missing"
+  /**
+   * A read binding has no `scope` field (a validator function or an explicit `null`), or a
+   * write binding's scope is not a function.
+   */
   | "binding_scope_missing"
   /** A binding is not an object, has a non-boolean `concurrencySafe`, or there are none. */
   | "binding_invalid"

@@ -1,4 +1,5 @@
 import type { JsonObject } from "../identity/mod.ts";
+import type { ApprovalStore } from "../approvals/types.ts";
 import type { ToolLimits } from "../catalog/limits.ts";
 import type { Resolver } from "../transport/resolver.ts";
 import type { FetchFunction } from "../transport/secure_fetch.ts";
@@ -67,8 +68,18 @@ export interface ConnectCommonOptions {
   readonly preApproved?: readonly string[];
   /** Owner-supplied tool specs; a server whose allowed tools all have one is not listed. */
   readonly specs?: readonly ToolSpec[];
-  /** Decides flagged calls; without it flagged calls are deferred to the approval store. */
+  /** Decides flagged calls inline; without it flagged calls are deferred to `store`. */
   readonly approve?: ApproveCallback;
+  /**
+   * The durable approval store for deferred approvals (used only without `approve`): a
+   * flagged call then ends `approval_pending` with an `approvalId`; once a person approves it
+   * in the store, `toolkit.resume(approvalId)` runs it exactly once.
+   */
+  readonly store?: ApprovalStore;
+  /** How long a deferred approval stays usable, in ms (the gate's default: 15 minutes). */
+  readonly approvalTtlMs?: number;
+  /** Lets a non-durable store (the in-memory one) hold deferred approvals. Tests only. */
+  readonly allowNonDurableStoreForTests?: boolean;
   /** Receives one audit event per discovery and per call. Exceptions are swallowed. */
   readonly onEvent?: (event: ConnectEvent) => void;
   /** Lowered bounds for discovery and calls (see `DEFAULT_TOOL_LIMITS`). */

@@ -13,6 +13,7 @@ import { elapsed, emitEvent } from "./events.ts";
 import type { ConnectReport, ServerReport } from "./report.ts";
 import { ServerSession } from "./session.ts";
 import { Toolkit, type ToolkitServer } from "./toolkit.ts";
+import { Gate } from "../gate/gate.ts";
 
 /** A live set of governed tools: the toolkit, a report and `close()`. */
 export interface Connection {
@@ -80,6 +81,8 @@ export async function connectAll(config: ConnectAllConfig): Promise<Connection> 
   const limits = resolveToolLimits(config.limits);
   const transport = config.transport ?? {};
   const timeoutMs = transport.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  // Flagged calls go to the gate's store only when no inline callback decides them.
+  const deferFlagged = config.approve === undefined && config.store !== undefined;
   const prepared: Prepared[] = servers.map((server) => {
     const fetch = secureFetch({
       ...transport,
@@ -98,7 +101,13 @@ export async function connectAll(config: ConnectAllConfig): Promise<Connection> 
   try {
     await Promise.all(prepared.map(async (item) => {
       const start = performance.now();
-      item.catalog = await discoverServer(item.server, item.session, limits, config.signal);
+      item.catalog = await discoverServer(
+        item.server,
+        item.session,
+        limits,
+        config.signal,
+        deferFlagged,
+      );
       emitEvent(config.onEvent, {
         kind: "discovery",
         server: item.server.id,
@@ -115,13 +124,33 @@ export async function connectAll(config: ConnectAllConfig): Promise<Connection> 
   const toolkitServers: ToolkitServer[] = prepared.map((item) => ({
     id: item.server.id,
     session: item.session,
-    catalogDigest: item.catalog!.snapshot?.revisionDigest ?? null,
     tools: item.catalog!.tools,
   }));
+  const deferred = toolkitServers.flatMap((server) =>
+    server.tools.filter((tool) => tool.deferred).map((tool) => tool.registration)
+  );
+  let gate: Gate | undefined;
+  try {
+    gate = deferFlagged && deferred.length > 0
+      ? new Gate({
+        catalogs: [{ registrations: deferred }],
+        store: config.store,
+        ...(config.approvalTtlMs !== undefined ? { approvalTtlMs: config.approvalTtlMs } : {}),
+        ...(config.allowNonDurableStoreForTests === true
+          ? { allowNonDurableStoreForTests: true }
+          : {}),
+      })
+      : undefined;
+  } catch (error) {
+    await Promise.all(prepared.map((item) => item.session.close()));
+    throw error;
+  }
   const toolkit = new Toolkit({
     servers: toolkitServers,
+    runId: crypto.randomUUID(),
     ...(config.approve ? { approve: config.approve } : {}),
     ...(config.onEvent ? { onEvent: config.onEvent } : {}),
+    ...(gate ? { gate, store: config.store } : {}),
   });
   let closing: Promise<void> | undefined;
   return Object.freeze({
@@ -141,6 +170,7 @@ function buildReport(prepared: readonly Prepared[]): ConnectReport {
       requiresApproval: tool.policy.requiresApproval,
       approvalReason: tool.policy.reason,
       source: tool.source,
+      deferred: tool.deferred,
     }))
   );
   const skipped = prepared.flatMap((item) => item.catalog!.skipped);
@@ -153,6 +183,7 @@ function buildReport(prepared: readonly Prepared[]): ConnectReport {
       ...(era ? { era, protocolVersion: session.protocolVersion } : {}),
       ...(catalog!.errorCode !== undefined ? { errorCode: catalog!.errorCode } : {}),
       catalogDigest: catalog!.snapshot?.revisionDigest ?? null,
+      writeCatalogDigest: catalog!.writeSnapshot?.revisionDigest ?? null,
       transport: item.fetch.describe(),
       handshakes: session.stats.handshakes,
     };

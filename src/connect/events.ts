@@ -1,5 +1,5 @@
 /** The approval decision recorded on a call event. */
-export type ApprovalDecision = "not_required" | "approved" | "denied" | "pending";
+export type ConnectApprovalDecision = "not_required" | "approved" | "denied" | "pending";
 
 /**
  * One audit event: one per server discovery and one per call. It carries names the owner
@@ -18,7 +18,7 @@ export interface ConnectEvent {
   /** The fixed code of the failure. */
   readonly errorCode?: string;
   /** The approval decision (calls that reached the approval step). */
-  readonly approval?: ApprovalDecision;
+  readonly approval?: ConnectApprovalDecision;
   /** Wall-clock milliseconds, rounded. */
   readonly durationMs: number;
   /** `revisionDigest` of the server's catalog, or `null` when none was built. */

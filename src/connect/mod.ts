@@ -21,7 +21,7 @@ export {
   MODERN_PROTOCOL_VERSION,
 } from "./era.ts";
 export { ConnectConfigError, type ConnectConfigErrorCode } from "./errors.ts";
-export type { ApprovalDecision, ConnectEvent } from "./events.ts";
+export type { ConnectApprovalDecision, ConnectEvent } from "./events.ts";
 export { type ApprovalPolicy, approvalPolicy, type ApprovalReason } from "./governance.ts";
 export { localToolName } from "./names.ts";
 export type { ConnectReport, ReadyTool, ServerReport, SkippedTool } from "./report.ts";

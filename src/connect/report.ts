@@ -18,6 +18,8 @@ export interface ReadyTool {
   readonly approvalReason: ApprovalReason;
   /** Where the model-facing description and schema come from. */
   readonly source: "server" | "owner_spec";
+  /** Whether flagged calls go to the approval store (`approval_pending`, then `resume`). */
+  readonly deferred: boolean;
 }
 
 /** An allowed tool that is not available, with the setting to change. */
@@ -46,8 +48,10 @@ export interface ServerReport {
   readonly protocolVersion?: string;
   /** The failure code when `status` is `"failed"`. */
   readonly errorCode?: string;
-  /** `revisionDigest` of its catalog, or `null` when no tool is ready. */
+  /** `revisionDigest` of its read catalog, or `null` when it has no such tool. */
   readonly catalogDigest: string | null;
+  /** `revisionDigest` of its write catalog (tools deferred to the store), or `null`. */
+  readonly writeCatalogDigest: string | null;
   /** What the hardened fetch enforces for this server (never the token). */
   readonly transport: TransportReport;
   /** Handshakes so far (a recovered expired session adds one). */

@@ -1,6 +1,8 @@
 import type { JsonObject, JsonValue } from "../identity/mod.ts";
 import { type CallErrorCode, failure } from "../calls/envelope.ts";
-import { callInternals } from "../calls/registration.ts";
+import type { ApprovalStore } from "../approvals/types.ts";
+import type { Gate } from "../gate/gate.ts";
+import type { GateEnvelope, GateErrorCode, WriteOutcomeEffect } from "../gate/types.ts";
 import {
   type AnthropicTool,
   type GeminiFunctionDeclaration,
@@ -12,13 +14,15 @@ import {
 } from "../providers/mod.ts";
 import type { ApproveCallback } from "./config.ts";
 import type { ConnectedTool } from "./discovery.ts";
-import { type ApprovalDecision, type ConnectEvent, elapsed, emitEvent } from "./events.ts";
+import { type ConnectApprovalDecision, type ConnectEvent, elapsed, emitEvent } from "./events.ts";
 import { askApproval } from "./governance.ts";
 import { type ServerSession, SessionSetupError, type SessionSetupErrorCode } from "./session.ts";
 
 /** Why a toolkit call produced no result. */
 export type ConnectCallErrorCode =
   | CallErrorCode
+  /** Deferred approvals: the gate's codes (claim refusals, store failures). */
+  | GateErrorCode
   | SessionSetupErrorCode
   /** The model named a tool the toolkit does not have. */
   | "unknown_tool"
@@ -40,6 +44,10 @@ export interface ConnectEnvelope {
   readonly structured: JsonValue | null;
   /** Present exactly when the call did not run to a valid result. */
   readonly errorCode?: ConnectCallErrorCode;
+  /** Deferred approvals only: the approval the call is bound to (pass it to `resume`). */
+  readonly approvalId?: string;
+  /** Deferred approvals only: what happened at the server as far as sluice can prove. */
+  readonly effect?: WriteOutcomeEffect;
 }
 
 /** Fixed texts the model sees for approval outcomes (never the owner's or a server's text). */
@@ -65,13 +73,25 @@ export interface ToolkitTool extends ProviderToolSource {
 export interface ToolkitCallOptions {
   /** Aborts the call (the envelope then says `mcp_timeout`). */
   readonly signal?: AbortSignal;
+  /**
+   * Deferred approvals: the agent run (default: one id per connection). With `callId` it names
+   * the call's approval, so repeating a call after a restart finds the same approval.
+   */
+  readonly runId?: string;
+  /** Deferred approvals: the model's tool call id (default: a fresh id per call). */
+  readonly callId?: string;
+}
+
+/** Options of `toolkit.resume`. */
+export interface ToolkitResumeOptions {
+  /** Aborts waiting (a sent write then ends with effect `unknown`). */
+  readonly signal?: AbortSignal;
 }
 
 /** One server's part of a toolkit. */
 export interface ToolkitServer {
   readonly id: string;
   readonly session: ServerSession;
-  readonly catalogDigest: string | null;
   readonly tools: readonly ConnectedTool[];
 }
 
@@ -80,6 +100,12 @@ export interface ToolkitContext {
   readonly servers: readonly ToolkitServer[];
   readonly approve?: ApproveCallback;
   readonly onEvent?: (event: ConnectEvent) => void;
+  /** The gate for deferred approvals (present when a store is configured and no callback). */
+  readonly gate?: Gate;
+  /** The approval store the gate uses (to find the server of a resumed approval). */
+  readonly store?: ApprovalStore;
+  /** Default run id of deferred calls. */
+  readonly runId: string;
 }
 
 interface Entry {
@@ -108,11 +134,10 @@ export class Toolkit {
     const entries = new Map<string, Entry>();
     for (const server of context.servers) {
       for (const connected of server.tools) {
-        const registration = connected.registration;
         const model: ToolkitTool = Object.freeze({
-          name: registration.localName,
-          description: registration.description,
-          inputSchema: registration.inputSchema,
+          name: connected.allowed.localName,
+          description: connected.description,
+          inputSchema: connected.inputSchema,
           server: server.id,
           tool: connected.allowed.tool,
           requiresApproval: connected.policy.requiresApproval,
@@ -158,11 +183,13 @@ export class Toolkit {
   ): Promise<ConnectEnvelope> {
     const start = performance.now();
     const entry = typeof name === "string" ? this.#entries.get(name) : undefined;
-    let approval: ApprovalDecision | undefined;
+    let approval: ConnectApprovalDecision | undefined;
     let envelope: ConnectEnvelope;
     try {
       envelope = entry === undefined
         ? failure("unknown_tool" as CallErrorCode)
+        : entry.connected.deferred
+        ? await this.#runDeferred(entry, args, options, (decision) => approval = decision)
         : await this.#run(entry, args, options.signal, (decision) => approval = decision);
     } catch {
       envelope = failure("mcp_protocol_error");
@@ -175,8 +202,83 @@ export class Toolkit {
       ...(envelope.errorCode !== undefined ? { errorCode: envelope.errorCode } : {}),
       ...(approval !== undefined ? { approval } : {}),
       durationMs: elapsed(start),
-      catalogDigest: entry?.server.catalogDigest ?? null,
+      catalogDigest: entry?.connected.catalogDigest ?? null,
     });
+    return envelope;
+  }
+
+  /**
+   * Runs a deferred call whose approval a person has decided since (in the approval store,
+   * for example with `sluice approvals approve <id>`). An approved call is dispatched exactly
+   * once; a pending one stays `approval_pending`; a denied or expired one is not run. Never
+   * throws; emits one call event.
+   *
+   * @param approvalId the id from an `approval_pending` envelope
+   * @param options abort signal
+   */
+  async resume(approvalId: string, options: ToolkitResumeOptions = {}): Promise<ConnectEnvelope> {
+    const start = performance.now();
+    const { gate, store } = this.#context;
+    let entry: Entry | undefined;
+    let envelope: ConnectEnvelope;
+    let approval: ConnectApprovalDecision | undefined;
+    try {
+      const record = gate && store && typeof approvalId === "string"
+        ? await store.get(approvalId).catch(() => undefined)
+        : undefined;
+      entry = record === undefined ? undefined : this.#entries.get(record.toolName);
+      if (gate === undefined || record === undefined || entry === undefined) {
+        envelope = failure("approval_not_found" as CallErrorCode);
+      } else {
+        // The server must be set up before the gate claims and dispatches.
+        const setup = await entry.server.session.ready(options.signal).then(
+          () => undefined,
+          (error) => error instanceof SessionSetupError ? error.code : "mcp_transport_error",
+        );
+        if (setup !== undefined) {
+          envelope = failure(setup as CallErrorCode);
+        } else {
+          envelope = fromGate(
+            await gate.resume(approvalId, options.signal ? { signal: options.signal } : {}),
+          );
+          approval = approvalOf(envelope);
+        }
+      }
+    } catch {
+      envelope = failure("mcp_protocol_error");
+    }
+    emitEvent(this.#context.onEvent, {
+      kind: "call",
+      server: entry?.server.id ?? "",
+      ...(entry ? { tool: entry.model.tool } : {}),
+      ok: envelope.errorCode === undefined,
+      ...(envelope.errorCode !== undefined ? { errorCode: envelope.errorCode } : {}),
+      ...(approval !== undefined ? { approval } : {}),
+      durationMs: elapsed(start),
+      catalogDigest: entry?.connected.catalogDigest ?? null,
+    });
+    return envelope;
+  }
+
+  async #runDeferred(
+    entry: Entry,
+    args: unknown,
+    options: ToolkitCallOptions,
+    recordApproval: (decision: ConnectApprovalDecision) => void,
+  ): Promise<ConnectEnvelope> {
+    const gate = this.#context.gate;
+    if (gate === undefined) return failure("mcp_protocol_error");
+    const [outcome] = await gate.run([{
+      id: options.callId ?? crypto.randomUUID(),
+      name: entry.model.name,
+      arguments: args,
+    }], {
+      runId: options.runId ?? this.#context.runId,
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
+    const envelope = fromGate(outcome);
+    const decision = approvalOf(envelope);
+    if (decision !== undefined) recordApproval(decision);
     return envelope;
   }
 
@@ -184,10 +286,9 @@ export class Toolkit {
     entry: Entry,
     args: unknown,
     signal: AbortSignal | undefined,
-    recordApproval: (decision: ApprovalDecision) => void,
+    recordApproval: (decision: ConnectApprovalDecision) => void,
   ): Promise<ConnectEnvelope> {
-    const layers = callInternals(entry.connected.registration);
-    if (layers === undefined) return failure("mcp_protocol_error");
+    const layers = entry.connected.layers;
     const admission = await layers.admit(args, undefined, signal);
     if (!admission.ok) return failure(admission.errorCode);
     if (!entry.model.requiresApproval) {
@@ -221,6 +322,41 @@ export class Toolkit {
     if (approve === undefined) return "unavailable";
     return await askApproval(approve, entry.server.id, entry.model.tool, args, signal);
   }
+}
+
+/** The approval decision a gate envelope shows, for the event. */
+function approvalOf(envelope: ConnectEnvelope): ConnectApprovalDecision | undefined {
+  switch (envelope.errorCode) {
+    case "approval_pending":
+      return "pending";
+    case "approval_denied":
+    case "approval_expired":
+      return "denied";
+    case undefined:
+      return "approved";
+  }
+  // Refused before an approval existed (arguments, unknown tool) or after a decision.
+  return envelope.approvalId === undefined ? undefined : "approved";
+}
+
+/** A gate envelope as the toolkit returns it (without the batch id). */
+function fromGate(outcome: GateEnvelope): ConnectEnvelope {
+  const extra = {
+    ...(outcome.approvalId !== undefined ? { approvalId: outcome.approvalId } : {}),
+    ...(outcome.effect !== undefined ? { effect: outcome.effect } : {}),
+  };
+  if (outcome.errorCode === "approval_pending") {
+    return { ...fixed("approval_pending", APPROVAL_TEXT.pending), ...extra };
+  }
+  if (outcome.errorCode === "approval_denied") {
+    return { ...fixed("approval_denied", APPROVAL_TEXT.denied), ...extra };
+  }
+  return {
+    text: outcome.text,
+    structured: outcome.structured,
+    ...(outcome.errorCode !== undefined ? { errorCode: outcome.errorCode } : {}),
+    ...extra,
+  };
 }
 
 function fixed(code: ConnectCallErrorCode, text: string): ConnectEnvelope {
