@@ -190,6 +190,7 @@ export {
   type SkippedTool,
   Toolkit,
   type ToolkitCallOptions,
+  type ToolkitResumeOptions,
   type ToolkitTool,
   type ToolSpec,
 } from "./src/connect/mod.ts";

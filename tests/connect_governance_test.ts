@@ -13,6 +13,7 @@ import {
   ConnectConfigError,
   type ConnectEvent,
   localToolName,
+  MemoryApprovalStore,
 } from "../mod.ts";
 import { startHttpServer } from "../fixtures/read_server_http.ts";
 import { REMOTE_SECRET } from "../fixtures/read_tools.ts";
@@ -376,6 +377,67 @@ Deno.test("sentinels in arguments, results, token and remote errors reach no eve
         );
       }
     }
+  } finally {
+    await connection.close();
+    await server.close();
+  }
+});
+
+Deno.test("without a callback, flagged calls wait in the approval store; resume runs them once", async () => {
+  const server = await startHttpServer();
+  const store = new MemoryApprovalStore();
+  const events: ConnectEvent[] = [];
+  const connection = await connect(server.url, {
+    id: "docs",
+    allow: ["echo", "add", "write_like"],
+    preApproved: ["add"],
+    store,
+    allowNonDurableStoreForTests: true,
+    transport: LOOPBACK,
+    onEvent: (event) => events.push(event),
+  });
+  const sent = () => server.log.filter((entry) => entry.method === "tools/call").length;
+  try {
+    const report = connection.report();
+    assert.deepEqual(
+      report.ready.map((tool) => [tool.name, tool.requiresApproval, tool.deferred]),
+      [["docs__add", false, false], ["docs__echo", true, true], ["docs__write_like", true, true]],
+    );
+    assert.match(report.servers[0].writeCatalogDigest ?? "", /^sha256:[0-9a-f]{64}$/);
+    // A pre-approved tool runs at once.
+    assert.deepEqual((await connection.toolkit.call("docs__add", { a: 1, b: 1 })).structured, {
+      sum: 2,
+    });
+    // A flagged one is recorded pending; nothing reaches the server.
+    const pending = await connection.toolkit.call("docs__echo", { message: "later" });
+    assert.equal(pending.errorCode, "approval_pending");
+    assert.deepEqual(pending.text, [APPROVAL_TEXT.pending]);
+    assert.equal(pending.effect, "not_started");
+    const approvalId = pending.approvalId!;
+    assert.equal((await store.get(approvalId))?.state, "pending");
+    assert.equal(events.at(-1)?.approval, "pending");
+    assert.equal(sent(), 1);
+    // Still pending: resume does not run it.
+    assert.equal((await connection.toolkit.resume(approvalId)).errorCode, "approval_pending");
+    assert.equal(sent(), 1);
+    // A person approves in the store; resume runs it exactly once.
+    await store.approve(approvalId, { by: "reviewer" });
+    const done = await connection.toolkit.resume(approvalId);
+    assert.deepEqual([done.text, done.effect, done.errorCode], [["later"], "committed", undefined]);
+    assert.equal(events.at(-1)?.approval, "approved");
+    assert.equal(events.at(-1)?.tool, "echo");
+    assert.equal(sent(), 2);
+    const again = await connection.toolkit.resume(approvalId);
+    assert.equal(again.errorCode, "approval_already_claimed");
+    assert.equal(sent(), 2);
+    // A denied approval never runs.
+    const second = await connection.toolkit.call("docs__write_like", {});
+    await store.deny(second.approvalId!, { by: "reviewer" });
+    const refused = await connection.toolkit.resume(second.approvalId!);
+    assert.equal(refused.errorCode, "approval_denied");
+    assert.equal(events.at(-1)?.approval, "denied");
+    assert.equal(sent(), 2);
+    assert.equal((await connection.toolkit.resume("no-such-id")).errorCode, "approval_not_found");
   } finally {
     await connection.close();
     await server.close();

@@ -32,5 +32,6 @@ export {
   type ConnectEnvelope,
   Toolkit,
   type ToolkitCallOptions,
+  type ToolkitResumeOptions,
   type ToolkitTool,
 } from "./toolkit.ts";
