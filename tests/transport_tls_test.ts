@@ -129,3 +129,20 @@ Deno.test("real TLS: a trusted throwaway certificate works; a name mismatch is r
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("a plain connection failure to a host named like TLS is not reported as TLS", async () => {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const closedPort = (listener.addr as Deno.NetAddr).port;
+  listener.close();
+  const safeFetch = secureFetch({
+    dangerouslyAllowLoopback: true,
+    resolve: () => Promise.resolve(["127.0.0.1"]),
+    timeoutMs: 5_000,
+  });
+  // Whatever fails here (name lookup by the runtime or a refused connection), it is not TLS.
+  await expectCode(
+    safeFetch(`http://tls-ssl-certificate-handshake.localhost:${closedPort}/`),
+    "transport_failed",
+  );
+  await expectCode(safeFetch(`http://127.0.0.1:${closedPort}/ssl/tls`), "transport_failed");
+});

@@ -151,12 +151,15 @@ function requestUrl(input: RequestInfo | URL): string {
 }
 
 // Only the local runtime's own error text is inspected, to pick a code; it is never copied.
+// URLs and quoted names are removed first so a host called "tls.example" is not a TLS error.
 const TLS_PATTERN = /certificate|tls|ssl|handshake|CERT_|ALTNAME/i;
+const NAMES_IN_MESSAGE = /[a-z][a-z0-9+.-]*:\/\/[^\s)]*|"[^"]*"|'[^']*'/gi;
 function looksLikeTls(error: unknown): boolean {
   let current: unknown = error;
   for (let depth = 0; depth < 4 && current instanceof Error; depth++) {
     const code = (current as { code?: unknown }).code;
-    if (TLS_PATTERN.test(current.message) || (typeof code === "string" && TLS_PATTERN.test(code))) {
+    const message = current.message.replace(NAMES_IN_MESSAGE, "");
+    if (TLS_PATTERN.test(message) || (typeof code === "string" && TLS_PATTERN.test(code))) {
       return true;
     }
     current = current.cause;
