@@ -390,3 +390,41 @@ Deno.test("gate: resume of an unknown id and a run without a run id", async () =
     assert.equal(writesReceived(setup.server), 0);
   });
 });
+
+Deno.test("gate: the scope is asked again at claim; a denial then is recorded not_started", async () => {
+  await withSetup(async (setup) => {
+    let allow = true;
+    const flipping = await discoverWriteTools(setup.server.client, "records", {
+      write_record: writeBinding({ scope: () => allow ? undefined : "revoked by host" }),
+    }, { monitor: setup.server.monitor });
+    const gate = new Gate({
+      catalogs: [flipping],
+      store: setup.store,
+      allowNonDurableStoreForTests: true,
+    });
+    const [pending] = await gate.run([save("c", "k")], { runId: "scope-later" });
+    assert.equal(pending.errorCode, "approval_pending");
+    await setup.store.approve(pending.approvalId!, { by: "alice" });
+    allow = false;
+    const envelope = await gate.resume(pending.approvalId!);
+    assert.equal(envelope.errorCode, "mcp_scope_denied");
+    assert.equal(envelope.effect, "not_started");
+    const record = await setup.store.get(pending.approvalId!);
+    assert.equal(record?.state, "not_started");
+    assert.equal(record?.outcomeReason, "mcp_scope_denied");
+    assert.equal(writesReceived(setup.server), 0);
+  });
+});
+
+Deno.test("gate: a pending call met again with other arguments is a conflict, not a new approval", async () => {
+  await withSetup(async (setup) => {
+    const gate = gateOf(setup, { approve: undefined });
+    const [first] = await gate.run([save("c", "k1")], { runId: "conflict" });
+    const [second] = await gate.run([save("c", "k2")], { runId: "conflict" });
+    assert.equal(second.errorCode, "approval_conflict");
+    assert.equal(second.approvalId, first.approvalId);
+    assert.equal((await setup.store.list()).length, 1);
+    assert.equal((await setup.store.get(first.approvalId!))?.state, "pending");
+    assert.equal(writesReceived(setup.server), 0);
+  });
+});

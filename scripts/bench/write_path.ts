@@ -20,8 +20,8 @@ import { type Benchmark, timeInterleaved } from "./types.ts";
 
 /** Write cycles per timed round. */
 const CYCLES_PER_ROUND = 10;
-const ROUNDS = 30;
-const WARMUP = 5;
+const ROUNDS = 50;
+const WARMUP = 10;
 
 /** The write-path benchmark registered in `scripts/bench.ts`. */
 export const writePathBenchmark: Benchmark = {
@@ -129,28 +129,41 @@ export const writePathBenchmark: Benchmark = {
         { rounds: ROUNDS, warmup: WARMUP },
       );
       const perSecond = (CYCLES_PER_ROUND * 1000) / subjectMs;
-      console.log(
-        `  ${perSecond.toFixed(0)} full write cycles/s; ${transactionsPerWrite} durable ` +
-          `transactions per write; bare loop ${
-            ((CYCLES_PER_ROUND * transactionsPerWrite * 1000) / baselineMs).toFixed(0)
-          } transactions/s`,
-      );
+      const bareTx = (CYCLES_PER_ROUND * transactionsPerWrite * 1000) / baselineMs;
       return [{
+        kind: "comparison",
         subject: `${CYCLES_PER_ROUND} write cycles (${transactionsPerWrite} tx each)`,
         subjectMs,
         baseline: `${CYCLES_PER_ROUND * transactionsPerWrite} bare libSQL transactions`,
         baselineMs,
         targetRatio: 1.3,
       }, {
+        kind: "comparison",
         subject: `${CYCLES_PER_ROUND} store-only cycles (no gate, no MCP)`,
         subjectMs: storeMs,
         baseline: `${CYCLES_PER_ROUND * transactionsPerWrite} bare libSQL transactions`,
         baselineMs,
       }, {
+        kind: "comparison",
         subject: `${CYCLES_PER_ROUND} write cycles (gate)`,
         subjectMs,
         baseline: `${CYCLES_PER_ROUND} store-only cycles`,
         baselineMs: storeMs,
+      }, {
+        kind: "figure",
+        name: "full write cycles (gate, libSQL file, synchronous=FULL)",
+        value: perSecond,
+        unit: "cycles/s",
+      }, {
+        kind: "figure",
+        name: "durable transactions per write",
+        value: transactionsPerWrite,
+        unit: "tx",
+      }, {
+        kind: "figure",
+        name: "bare libSQL write transactions (same settings)",
+        value: bareTx,
+        unit: "tx/s",
       }];
     } finally {
       bare.close();
