@@ -187,7 +187,7 @@ export class Toolkit {
     let envelope: ConnectEnvelope;
     try {
       envelope = entry === undefined
-        ? failure("unknown_tool" as CallErrorCode)
+        ? fail("unknown_tool")
         : entry.connected.deferred
         ? await this.#runDeferred(entry, args, options, (decision) => approval = decision)
         : await this.#run(entry, args, options.signal, (decision) => approval = decision);
@@ -228,7 +228,7 @@ export class Toolkit {
         : undefined;
       entry = record === undefined ? undefined : this.#entries.get(record.toolName);
       if (gate === undefined || record === undefined || entry === undefined) {
-        envelope = failure("approval_not_found" as CallErrorCode);
+        envelope = fail("approval_not_found");
       } else {
         // The server must be set up before the gate claims and dispatches.
         const setup = await entry.server.session.ready(options.signal).then(
@@ -236,7 +236,7 @@ export class Toolkit {
           (error) => error instanceof SessionSetupError ? error.code : "mcp_transport_error",
         );
         if (setup !== undefined) {
-          envelope = failure(setup as CallErrorCode);
+          envelope = fail(setup);
         } else {
           envelope = fromGate(
             await gate.resume(approvalId, options.signal ? { signal: options.signal } : {}),
@@ -306,9 +306,7 @@ export class Toolkit {
     try {
       await entry.server.session.ready(signal);
     } catch (error) {
-      return failure(
-        (error instanceof SessionSetupError ? error.code : "mcp_transport_error") as CallErrorCode,
-      );
+      return fail(error instanceof SessionSetupError ? error.code : "mcp_transport_error");
     }
     return (await layers.dispatch(admission.args, signal)).envelope;
   }
@@ -357,6 +355,11 @@ function fromGate(outcome: GateEnvelope): ConnectEnvelope {
     ...(outcome.errorCode !== undefined ? { errorCode: outcome.errorCode } : {}),
     ...extra,
   };
+}
+
+/** The failure envelope for any toolkit code (the read path's `failure` takes only its own). */
+function fail(code: ConnectCallErrorCode): ConnectEnvelope {
+  return { text: [], structured: null, errorCode: code };
 }
 
 function fixed(code: ConnectCallErrorCode, text: string): ConnectEnvelope {
