@@ -50,8 +50,11 @@ function protocolError(message: string): DiscoveryError {
   return new DiscoveryError("mcp_protocol_error", message);
 }
 
-/** Fetches every `tools/list` page under the limits; returns detached copies of bound tools. */
-async function listBoundTools(
+/**
+ * Fetches every `tools/list` page under the limits; returns detached copies of bound tools.
+ * Exported for connect(), which lists once and checks each tool on its own.
+ */
+export async function listBoundTools(
   session: McpSession,
   bindings: ReadonlyMap<string, unknown>,
   limits: ToolLimits,
@@ -196,8 +199,8 @@ export interface Selected<B extends SelectableBinding> {
   readonly validateOutput: SchemaValidator | null;
 }
 
-/** Validates one listed bound tool and builds the server's part of its entry. */
-function selectTool<B extends SelectableBinding>(
+/** Validates one listed bound tool and builds the server's part of its entry (exported for connect()). */
+export function selectTool<B extends SelectableBinding>(
   binding: B,
   tool: Record<string, unknown>,
   limits: ToolLimits,
