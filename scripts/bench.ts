@@ -11,6 +11,7 @@ import type { Benchmark, ComparisonRow, FigureRow } from "./bench/types.ts";
 import { identityBenchmark } from "./bench/identity.ts";
 import { benchApprovals } from "./bench/approvals.ts";
 import { writePathBenchmark } from "./bench/write_path.ts";
+import { readPathBenchmark } from "./bench/read_path.ts";
 
 /** The approval store's figures (libSQL file, WAL, synchronous=FULL), as a registered bench. */
 const approvalsBenchmark: Benchmark = {
@@ -23,6 +24,7 @@ const approvalsBenchmark: Benchmark = {
 export const benchmarks: readonly Benchmark[] = [
   identityBenchmark,
   approvalsBenchmark,
+  readPathBenchmark,
   writePathBenchmark,
 ];
 

@@ -9,8 +9,8 @@
  * 2. Discovery of 32, 128 and 256 tools with ~2 KiB input schemas, every tool bound. Time per
  *    tool at 128 and 256 vs at 32. Target: at most 1.5.
  *
- * Standalone: `deno run -A scripts/bench/read_path.ts` prints the rows. The exported
- * `readPathBenchmark` has the shape of the project's bench registry (`scripts/bench.ts`).
+ * `deno task bench read_path` runs it through the registry; `deno run -A
+ * scripts/bench/read_path.ts` runs it alone and prints the rows.
  *
  * @module
  */
@@ -18,20 +18,10 @@ import { Client } from "@modelcontextprotocol/client";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/client/validators/cf-worker";
 import { CatalogMonitor, discoverTools, type ReadToolBinding } from "../../mod.ts";
 import { startMemoryServerV2 } from "../../fixtures/read_server_v2.ts";
+import type { Benchmark, ComparisonRow } from "./types.ts";
 
-/** One measured comparison (same shape as the bench registry's `BenchRow`). */
-export interface ReadPathRow {
-  /** What was timed. */
-  subject: string;
-  /** Milliseconds of the subject. */
-  subjectMs: number;
-  /** What it is compared with. */
-  baseline: string;
-  /** Milliseconds of the baseline. */
-  baselineMs: number;
-  /** Highest acceptable subject/baseline ratio. */
-  targetRatio?: number;
-}
+/** The rows this benchmark reports. */
+export type ReadPathRow = ComparisonRow;
 
 const CALLS = 2_000;
 const ROUNDS = 7;
@@ -119,6 +109,7 @@ async function echoRows(): Promise<ReadPathRow[]> {
     rounds.sort((a, b) => a.sluice / a.sdk - b.sluice / b.sdk);
     const { sluice: sluiceMs, sdk: sdkMs } = rounds[Math.floor(rounds.length / 2)];
     return [{
+      kind: "comparison",
       subject: `${CALLS} sluice calls (1 KiB echo)`,
       subjectMs: sluiceMs,
       baseline: `${CALLS} client.callTool`,
@@ -161,6 +152,7 @@ async function discoveryRows(): Promise<ReadPathRow[]> {
   for (const size of DISCOVERY_SIZES) perTool.set(size, await discoveryPerTool(size));
   const base = perTool.get(32)!;
   return DISCOVERY_SIZES.filter((size) => size !== 32).map((size) => ({
+    kind: "comparison" as const,
     subject: `discovery per tool at ${size} tools`,
     subjectMs: perTool.get(size)!,
     baseline: "discovery per tool at 32 tools",
@@ -174,8 +166,8 @@ export async function runReadPathBench(): Promise<ReadPathRow[]> {
   return [...await echoRows(), ...await discoveryRows()];
 }
 
-/** The read-path benchmark in the bench registry's shape. */
-export const readPathBenchmark = {
+/** The read-path benchmark, registered in `scripts/bench.ts`. */
+export const readPathBenchmark: Benchmark = {
   name: "read_path",
   describe: () =>
     `${CALLS} sequential 1 KiB echo calls (sluice vs callTool); discovery of ${
