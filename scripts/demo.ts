@@ -118,7 +118,7 @@ async function startReadServer(logFile: string): Promise<URL> {
       "run",
       "--quiet",
       "--allow-net=127.0.0.1",
-      "--allow-write",
+      `--allow-write=${logFile}`,
       READ_SERVER,
       "--log",
       logFile,
@@ -195,14 +195,14 @@ async function agentDeveloper(root: string): Promise<void> {
   say("1. Agent developer: connect() to one server with an exact allowlist");
   const logFile = `${root}/read-server.log`;
   const url = await startReadServer(logFile);
-  step("1.1", `A fixture MCP server (official SDK, Streamable HTTP) is listening at ${url}.`);
+  step("1.1", `A fixture MCP server (official SDK, Streamable HTTP) listens at ${url}`);
   detail("It offers many tools (echo, add, image, audio, ...); the model sees only allowed ones.");
 
   const asked: string[] = [];
   const connection = await connect(url, {
     id: "demo",
     allow: ["echo", "add", "image", "write_like", "unsupported_schema"],
-    preApproved: ["echo", "add", "image", "write_like"],
+    preApproved: ["echo", "image", "write_like"],
     // Demo only: sluice refuses plain http and loopback addresses unless told otherwise, so an
     // agent cannot be pointed at services on its own machine. A real server uses https.
     transport: { dangerouslyAllowLoopback: true, timeoutMs: 10_000 },
@@ -213,7 +213,7 @@ async function agentDeveloper(root: string): Promise<void> {
   });
   cleanups.push(() => connection.close());
   step("1.2", "connect() with allow [echo, add, image, write_like, unsupported_schema],");
-  detail("preApproved [echo, add, image, write_like], an approve() callback that says no, and");
+  detail("preApproved [echo, image, write_like], an approve() callback that says no, and");
   detail("transport.dangerouslyAllowLoopback: true (demo only: real servers need https).");
 
   const report = connection.report();
@@ -238,11 +238,20 @@ async function agentDeveloper(root: string): Promise<void> {
     writeLike?.requiresApproval === true && writeLike.approvalReason === "destructive_hint",
     "write_like needs approval although pre-approved (destructiveHint)",
   );
-  detail("write_like was pre-approved, but the server marks it destructive: annotations can only");
-  detail("make the policy stricter, never looser.");
+  const add = report.ready.find((tool) => tool.tool === "add");
+  check(
+    add?.requiresApproval === true && add.approvalReason === "default",
+    "add needs approval although the server calls it read-only (trustReadOnlyHint is off)",
+  );
+  detail(
+    "Annotations are the server's word, so they can only make the policy stricter: add says " +
+      "readOnlyHint but still needs approval (the owner did not set trustReadOnlyHint), and " +
+      "write_like was pre-approved, yet the server marks it destructive.",
+  );
 
   const names = connection.toolkit.toAnthropicTools().map((tool) => tool.name);
-  step("1.4", `toolkit.toAnthropicTools() gives the model: ${names.join(", ")}`);
+  step("1.4", "toolkit.toAnthropicTools() is what the model gets; its tool names:");
+  detail(names.join(", "));
   detail("(toOpenAITools() and toGeminiTools() give the same tools in their shapes).");
   check(names.length === 4 && !names.includes("demo__unsupported_schema"), "four tools exported");
 
@@ -270,7 +279,7 @@ async function agentDeveloper(root: string): Promise<void> {
   const unknown = await connection.toolkit.call("demo__audio", {});
   step("1.8", "call demo__audio {}: the server has it, but it is not in the allowlist");
   detail(`-> errorCode "${unknown.errorCode}"`, 5);
-  check(unknown.errorCode !== undefined, "a tool outside the allowlist is refused");
+  check(unknown.errorCode === "unknown_tool", "a tool outside the allowlist is refused");
   check(!(await readServerCalls(logFile)).has("audio"), "the server never saw audio");
   say();
 }
@@ -418,6 +427,7 @@ async function main(): Promise<number> {
   say("sluice demo: everything runs on this machine (127.0.0.1 and a temp directory).");
   say();
   let code = 0;
+  let cleanedUp = true;
   try {
     await agentDeveloper(root);
     await platformTeam(root);
@@ -431,18 +441,19 @@ async function main(): Promise<number> {
       try {
         await cleanup();
       } catch (error) {
-        code = 1;
+        cleanedUp = false;
         console.error("cleanup failed:", error);
       }
     }
     await Deno.remove(root, { recursive: true });
     for (const pid of serverPids) {
       if (!(await processGone(pid))) {
-        code = 1;
+        cleanedUp = false;
         console.error(`cleanup failed: server process ${pid} is still running`);
       }
     }
   }
+  if (!cleanedUp) return 1;
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
   say(
     `Cleaned up: server processes ${serverPids.join(", ")} stopped, ${root} removed ` +

@@ -57,15 +57,15 @@ Deno.test("deno task demo: exits 0, tells the three stories, cleans up after its
 
   assertInOrder(text, [
     "1. Agent developer",
-    /listening at http:\/\/127\.0\.0\.1:\d+\/mcp/,
+    /listens at http:\/\/127\.0\.0\.1:\d+\/mcp/,
     "dangerouslyAllowLoopback: true (demo only",
-    "ready demo__add no approval (pre_approved)",
+    "ready demo__add needs approval (default)",
     "ready demo__echo no approval (pre_approved)",
     "ready demo__image no approval (pre_approved)",
     "ready demo__write_like needs approval (destructive_hint)",
     "skipped demo__unsupported_schema mcp_schema_unsupported",
     'keyword "x-vendor" at "/properties/q/x-vendor"',
-    "toAnthropicTools() gives the model: demo__add, demo__echo, demo__image, demo__write_like",
+    "toAnthropicTools() is what the model gets; its tool names: demo__add, demo__echo, demo__image, demo__write_like",
     '-> { text ["hello from the model"] }',
     'errorCode "mcp_result_unsupported"',
     'errorCode "approval_denied"',
