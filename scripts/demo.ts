@@ -84,9 +84,10 @@ const quote = (block: string) => {
 
 function envelopeLine(envelope: ConnectEnvelope | GateEnvelope): string {
   // With structured content the text blocks repeat it as JSON; count them instead.
-  const parts = envelope.structured === null
-    ? [`text ${JSON.stringify(envelope.text)}`]
-    : [`text [${envelope.text.length} block]`, `structured ${JSON.stringify(envelope.structured)}`];
+  const parts = envelope.structured === null ? [`text ${JSON.stringify(envelope.text)}`] : [
+    `text [${envelope.text.length} block${envelope.text.length === 1 ? "" : "s"}]`,
+    `structured ${JSON.stringify(envelope.structured)}`,
+  ];
   if (envelope.errorCode !== undefined) parts.push(`errorCode "${envelope.errorCode}"`);
   if ("effect" in envelope && envelope.effect !== undefined) {
     parts.push(`effect "${envelope.effect}"`);
