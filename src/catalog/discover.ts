@@ -1,7 +1,11 @@
 import { canonicalize, type JsonObject, utf8Length } from "../identity/mod.ts";
 import { checkSchema, compileSchema } from "../schema/mod.ts";
 import type { SchemaValidator } from "../schema/types.ts";
-import { createRegistration, type ToolRegistration } from "../calls/registration.ts";
+import {
+  createRegistration,
+  type RegistrationContext,
+  type ToolRegistration,
+} from "../calls/registration.ts";
 import {
   type McpSession,
   type SdkClientLike,
@@ -365,20 +369,32 @@ export async function discoverTools(
     entries,
   });
   const byName = new Map(found.selected.map((item) => [item.base.localName, item]));
-  const registrations = snapshot.entries.map((entry) => {
-    const item = byName.get(entry.localName)!;
-    return createRegistration({
-      entry,
-      session: found.session,
-      monitor: found.monitor,
-      generation: found.generation,
-      limits: found.limits,
-      scope: item.binding.scope,
-      validateInput: item.validateInput,
-      validateOutput: item.validateOutput,
-    });
-  });
+  const registrations = snapshot.entries.map((entry) =>
+    createRegistration(registrationContext(found, entry, byName.get(entry.localName)!))
+  );
   return deepFreeze({ snapshot, registrations });
+}
+
+/**
+ * What a registration of `entry` needs: the session side of a selection plus the selected
+ * tool's validators. The scope is the binding's unless the caller names one.
+ */
+export function registrationContext<E extends SnapshotEntryBase>(
+  source: Pick<Selection<SelectableBinding>, "session" | "monitor" | "generation" | "limits">,
+  entry: E,
+  item: Selected<SelectableBinding>,
+  scope: ScopeValidator | null = item.binding.scope,
+): RegistrationContext & { readonly entry: E } {
+  return {
+    entry,
+    session: source.session,
+    monitor: source.monitor,
+    generation: source.generation,
+    limits: source.limits,
+    scope,
+    validateInput: item.validateInput,
+    validateOutput: item.validateOutput,
+  };
 }
 
 function byLocalName(a: SelectableBinding, b: SelectableBinding): number {

@@ -2,11 +2,12 @@ import { canonicalize, utf8Length } from "../identity/mod.ts";
 import type { ScopeValidator } from "../catalog/bindings.ts";
 import {
   listBoundTools,
+  registrationContext,
   type SelectableBinding,
   type Selected,
   selectTool,
 } from "../catalog/discover.ts";
-import type { WriteToolRegistration } from "../catalog/discover_write.ts";
+import { createWriteRegistration, type WriteToolRegistration } from "../catalog/discover_write.ts";
 import { DiscoveryError } from "../catalog/errors.ts";
 import type { ToolLimits } from "../catalog/limits.ts";
 import {
@@ -19,7 +20,6 @@ import {
 } from "../catalog/snapshot.ts";
 import type { WriteEffect } from "../catalog/write_bindings.ts";
 import {
-  attachCallInternals,
   type CallInternals,
   callInternals,
   createCallLayers,
@@ -163,7 +163,7 @@ export async function discoverServer(
   }
   const context: CatalogContext = {
     server,
-    mcpSession: sessionFromClient(session),
+    session: sessionFromClient(session),
     monitor: session.monitor,
     generation,
     limits,
@@ -179,7 +179,7 @@ export async function discoverServer(
 
 interface CatalogContext {
   readonly server: ResolvedServer;
-  readonly mcpSession: McpSession;
+  readonly session: McpSession;
   readonly monitor: CatalogMonitor;
   readonly generation: number;
   readonly limits: ToolLimits;
@@ -188,24 +188,6 @@ interface CatalogContext {
 }
 
 type Pair = { tool: AllowedTool; item: Selected<SelectableBinding>; policy: ApprovalPolicy };
-
-function layersFor(
-  context: CatalogContext,
-  entry: SnapshotEntry | WriteSnapshotEntry,
-  item: Selected<SelectableBinding>,
-  scope: ScopeValidator | null,
-): CallInternals {
-  return createCallLayers({
-    entry,
-    session: context.mcpSession,
-    monitor: context.monitor,
-    generation: context.generation,
-    limits: context.limits,
-    scope,
-    validateInput: item.validateInput,
-    validateOutput: item.validateOutput,
-  });
-}
 
 async function readCatalog(context: CatalogContext, pairs: Pair[]) {
   if (pairs.length === 0) return { snapshot: null, tools: [] as ConnectedTool[] };
@@ -222,25 +204,10 @@ async function readCatalog(context: CatalogContext, pairs: Pair[]) {
   const byLocal = new Map(pairs.map((pair) => [pair.tool.localName, pair]));
   const tools = snapshot.entries.map((entry): ConnectedTool => {
     const pair = byLocal.get(entry.localName)!;
-    const registration = createRegistration({
-      ...contextFields(context),
-      entry,
-      scope: null,
-      validateInput: pair.item.validateInput,
-      validateOutput: pair.item.validateOutput,
-    });
+    const registration = createRegistration(registrationContext(context, entry, pair.item, null));
     return connected(pair, entry, registration, false, snapshot.revisionDigest);
   });
   return { snapshot, tools };
-}
-
-function contextFields(context: CatalogContext) {
-  return {
-    session: context.mcpSession,
-    monitor: context.monitor,
-    generation: context.generation,
-    limits: context.limits,
-  };
 }
 
 function connected(
@@ -266,14 +233,12 @@ function connected(
 
 async function writeCatalog(context: CatalogContext, pairs: Pair[]) {
   if (pairs.length === 0) return { snapshot: null, tools: [] as ConnectedTool[] };
-  const effectOf = (pair: Pair): WriteEffect =>
-    pair.policy.reason === "destructive_hint" ? "destructive" : "write";
   const snapshot = await buildWriteSnapshot({
     serverId: context.server.id,
     protocolVersion: context.protocolVersion,
     changeDetection: context.changeDetection,
-    entries: pairs.map(({ tool, item }, index): WriteSnapshotEntry => {
-      const effect = effectOf(pairs[index]);
+    entries: pairs.map(({ tool, item, policy }): WriteSnapshotEntry => {
+      const effect: WriteEffect = policy.reason === "destructive_hint" ? "destructive" : "write";
       return {
         ...item.base,
         policy: Object.freeze({
@@ -296,26 +261,13 @@ async function writeCatalog(context: CatalogContext, pairs: Pair[]) {
   const tools = snapshot.entries.map((entry): ConnectedTool => {
     const pair = byLocal.get(entry.localName)!;
     // The same shape write discovery gives the gate: no `call`, only the gate runs it.
-    const registration: WriteToolRegistration = Object.freeze({
-      localName: entry.localName,
-      remoteName: entry.remoteName,
-      serverId: context.server.id,
-      title: entry.policy.title,
-      description: entry.description,
-      inputSchema: entry.inputSchema,
-      outputSchema: entry.outputSchema,
-      policy: entry.policy,
-      concurrencySafe: false,
-      approvalBinding: Object.freeze({
-        bindingId: entry.authorization.bindingId,
-        bindingRevision: snapshot.revisionDigest,
-        scopeId: entry.authorization.scopeId,
-        scopeRevision: entry.authorization.scopeRevision,
-        effect: entry.authorization.effect,
-      }),
-    });
-    const layers = layersFor(context, entry, pair.item, NO_SCOPE);
-    attachCallInternals(registration, layers);
+    const layers = createCallLayers(registrationContext(context, entry, pair.item, NO_SCOPE));
+    const registration = createWriteRegistration(
+      context.server.id,
+      entry,
+      snapshot.revisionDigest,
+      layers,
+    );
     return connected(pair, entry, registration, true, snapshot.revisionDigest, layers);
   });
   return { snapshot, tools };
