@@ -194,17 +194,7 @@ export class Toolkit {
     } catch {
       envelope = failure("mcp_protocol_error");
     }
-    emitEvent(this.#context.onEvent, {
-      kind: "call",
-      server: entry?.server.id ?? "",
-      ...(entry ? { tool: entry.model.tool } : {}),
-      ok: envelope.errorCode === undefined,
-      ...(envelope.errorCode !== undefined ? { errorCode: envelope.errorCode } : {}),
-      ...(approval !== undefined ? { approval } : {}),
-      durationMs: elapsed(start),
-      catalogDigest: entry?.connected.catalogDigest ?? null,
-    });
-    return envelope;
+    return this.#emitCall(start, entry, envelope, approval);
   }
 
   /**
@@ -247,6 +237,16 @@ export class Toolkit {
     } catch {
       envelope = failure("mcp_protocol_error");
     }
+    return this.#emitCall(start, entry, envelope, approval);
+  }
+
+  /** Emits the one call event of a `call` or `resume` and hands the envelope back. */
+  #emitCall(
+    start: number,
+    entry: Entry | undefined,
+    envelope: ConnectEnvelope,
+    approval: ConnectApprovalDecision | undefined,
+  ): ConnectEnvelope {
     emitEvent(this.#context.onEvent, {
       kind: "call",
       server: entry?.server.id ?? "",
