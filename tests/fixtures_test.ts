@@ -20,6 +20,7 @@ import {
   type SessionKind,
   waitFor,
 } from "./support/sessions.ts";
+import { processGone } from "../fixtures/process.ts";
 
 /** The fixture table in listing order, written out here (not derived from the fixture). */
 const TABLE_NAMES = [
@@ -272,7 +273,7 @@ Deno.test("fixtures stdio-v1: the server process exits after close", async () =>
   } finally {
     await session.close();
   }
-  assert.ok(await waitFor(async () => !(await processAlive(pid!)), 5000), "server still alive");
+  assert.ok(await processGone(pid!), "server still alive");
 });
 
 Deno.test("fixtures http: one HTTP request per tools/call on 2026-07-28", async () => {
@@ -352,7 +353,7 @@ Deno.test("server-everything: pinned tool list, output schemas, annotations; exi
   } finally {
     await session.close();
   }
-  assert.ok(await waitFor(async () => !(await processAlive(pid!)), 5000), "server still alive");
+  assert.ok(await processGone(pid!), "server still alive");
 });
 
 Deno.test("SDK fact, http-2026: list changes reach a v2 client only through subscriptions/listen", async () => {

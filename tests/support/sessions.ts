@@ -73,6 +73,7 @@ import {
 } from "../../fixtures/read_tools.ts";
 
 export type { LogEntry };
+export { processAlive } from "../../fixtures/process.ts";
 
 /** The five real paths the read suite runs over. */
 export type SessionKind = "memory-v1" | "memory-v2" | "stdio-v1" | "http-2026" | "http-2025";
@@ -399,19 +400,6 @@ function parseLog(text: string): LogEntry[] {
   return text.split("\n").filter((line) => line.length > 0).map((line) =>
     JSON.parse(line) as LogEntry
   );
-}
-
-/**
- * Whether a process is still running (Linux: `/proc/<pid>/stat` exists and is not a zombie).
- */
-export async function processAlive(pid: number): Promise<boolean> {
-  try {
-    const stat = await Deno.readTextFile(`/proc/${pid}/stat`);
-    const state = stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3);
-    return state !== "Z" && state !== "X";
-  } catch {
-    return false;
-  }
 }
 
 /** Polls until `predicate` holds, at most `timeoutMs` (bounded loop); returns the last value. */
