@@ -8,7 +8,6 @@ import assert from "node:assert/strict";
 import { CallToolResultSchema, ListToolsResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import {
   EVERYTHING_DATA_URI,
-  type FixtureSession,
   openServerEverything,
   openSession,
   processAlive,
@@ -19,6 +18,7 @@ import {
   SESSION_KINDS,
   type SessionKind,
   waitFor,
+  withSession,
 } from "./support/sessions.ts";
 import { processGone } from "../fixtures/process.ts";
 
@@ -53,19 +53,6 @@ const EXPECTED_VERSION: Record<SessionKind, string> = {
 };
 
 const SECRET = "REMOTE-SECRET-TEXT";
-
-async function withSession(
-  kind: SessionKind,
-  options: Parameters<typeof openSession>[1],
-  body: (session: FixtureSession) => Promise<void>,
-): Promise<void> {
-  const session = await openSession(kind, options);
-  try {
-    await body(session);
-  } finally {
-    await session.close();
-  }
-}
 
 function textOf(result: { content: { type: string; [key: string]: unknown }[] }): string[] {
   return result.content.map((block) => (block.type === "text" ? String(block.text) : ""));

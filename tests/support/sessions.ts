@@ -63,8 +63,8 @@ import {
   ListToolsResultSchema,
   ToolListChangedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
-import { startMemoryServerV2 } from "../../fixtures/read_server_v2.ts";
-import { startMemoryServerV1 } from "../../fixtures/read_server_v1.ts";
+import { type MemoryServerV2, startMemoryServerV2 } from "../../fixtures/read_server_v2.ts";
+import { type MemoryServerV1, startMemoryServerV1 } from "../../fixtures/read_server_v1.ts";
 import { startHttpServer } from "../../fixtures/read_server_http.ts";
 import {
   CHANGE_TOOL_NAME,
@@ -258,6 +258,24 @@ export async function openSession(
   }
 }
 
+/** The handles both in-memory kinds share: the server's log and catalog, close both ends. */
+function memoryHandles(
+  server: MemoryServerV1 | MemoryServerV2,
+  client: { close(): Promise<void> },
+  listeners: ListenerSet,
+): Pick<SessionBase, "log" | "changeTools" | "onToolsListChanged" | "listChangedCount" | "close"> {
+  return {
+    log: () => Promise.resolve([...server.log]),
+    changeTools: () => Promise.resolve(server.catalog.changeTools()),
+    onToolsListChanged: (listener) => listeners.add(listener),
+    listChangedCount: () => listeners.count,
+    close: once(async () => {
+      await client.close();
+      await server.close();
+    }),
+  };
+}
+
 async function openMemoryV1(options: SessionOptions): Promise<SessionV1> {
   const server = await startMemoryServerV1(readToolsOptions(options));
   const client = newClientV1();
@@ -275,14 +293,7 @@ async function openMemoryV1(options: SessionOptions): Promise<SessionV1> {
     kind: "memory-v1",
     client,
     protocolVersion: mustVersion(version(), "memory-v1"),
-    log: () => Promise.resolve([...server.log]),
-    changeTools: () => Promise.resolve(server.catalog.changeTools()),
-    onToolsListChanged: (listener) => listeners.add(listener),
-    listChangedCount: () => listeners.count,
-    close: once(async () => {
-      await client.close();
-      await server.close();
-    }),
+    ...memoryHandles(server, client, listeners),
   };
 }
 
@@ -302,14 +313,7 @@ async function openMemoryV2(options: SessionOptions): Promise<SessionV2> {
     kind: "memory-v2",
     client,
     protocolVersion: mustVersion(client.getNegotiatedProtocolVersion(), "memory-v2"),
-    log: () => Promise.resolve([...server.log]),
-    changeTools: () => Promise.resolve(server.catalog.changeTools()),
-    onToolsListChanged: (listener) => listeners.add(listener),
-    listChangedCount: () => listeners.count,
-    close: once(async () => {
-      await client.close();
-      await server.close();
-    }),
+    ...memoryHandles(server, client, listeners),
   };
 }
 
@@ -400,6 +404,20 @@ function parseLog(text: string): LogEntry[] {
   return text.split("\n").filter((line) => line.length > 0).map((line) =>
     JSON.parse(line) as LogEntry
   );
+}
+
+/** Opens a session of `kind`, runs `body` with it, and closes it even when `body` throws. */
+export async function withSession(
+  kind: SessionKind,
+  options: SessionOptions,
+  body: (session: FixtureSession) => Promise<void>,
+): Promise<void> {
+  const session = await openSession(kind, options);
+  try {
+    await body(session);
+  } finally {
+    await session.close();
+  }
 }
 
 /** Polls until `predicate` holds, at most `timeoutMs` (bounded loop); returns the last value. */
