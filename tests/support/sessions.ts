@@ -258,6 +258,19 @@ export async function openSession(
   }
 }
 
+/** Runs the client's handshake; closes the in-memory server when it fails. */
+async function connectOrClose(
+  connect: () => Promise<void>,
+  server: { close(): Promise<void> },
+): Promise<void> {
+  try {
+    await connect();
+  } catch (error) {
+    await server.close();
+    throw error;
+  }
+}
+
 /** The handles both in-memory kinds share: the server's log and catalog, close both ends. */
 function memoryHandles(
   server: MemoryServerV1 | MemoryServerV2,
@@ -282,12 +295,7 @@ async function openMemoryV1(options: SessionOptions): Promise<SessionV1> {
   const listeners = new ListenerSet();
   client.setNotificationHandler(ToolListChangedNotificationSchema, () => listeners.fire());
   const version = captureVersion(server.clientTransport);
-  try {
-    await client.connect(server.clientTransport);
-  } catch (error) {
-    await server.close();
-    throw error;
-  }
+  await connectOrClose(() => client.connect(server.clientTransport), server);
   return {
     sdk: "v1",
     kind: "memory-v1",
@@ -302,12 +310,7 @@ async function openMemoryV2(options: SessionOptions): Promise<SessionV2> {
   const client = newClientV2("legacy");
   const listeners = new ListenerSet();
   client.setNotificationHandler("notifications/tools/list_changed", () => listeners.fire());
-  try {
-    await client.connect(server.clientTransport);
-  } catch (error) {
-    await server.close();
-    throw error;
-  }
+  await connectOrClose(() => client.connect(server.clientTransport), server);
   return {
     sdk: "v2",
     kind: "memory-v2",
