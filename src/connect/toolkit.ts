@@ -186,11 +186,14 @@ export class Toolkit {
     let approval: ConnectApprovalDecision | undefined;
     let envelope: ConnectEnvelope;
     try {
-      envelope = entry === undefined
-        ? fail("unknown_tool")
-        : entry.connected.deferred
-        ? await this.#runDeferred(entry, args, options, (decision) => approval = decision)
-        : await this.#run(entry, args, options.signal, (decision) => approval = decision);
+      if (entry === undefined) {
+        envelope = fail("unknown_tool");
+      } else if (entry.connected.deferred) {
+        envelope = await this.#runDeferred(entry, args, options);
+        approval = approvalOf(envelope);
+      } else {
+        envelope = await this.#run(entry, args, options.signal, (decision) => approval = decision);
+      }
     } catch {
       envelope = failure("mcp_protocol_error");
     }
@@ -264,7 +267,6 @@ export class Toolkit {
     entry: Entry,
     args: unknown,
     options: ToolkitCallOptions,
-    recordApproval: (decision: ConnectApprovalDecision) => void,
   ): Promise<ConnectEnvelope> {
     const gate = this.#context.gate;
     if (gate === undefined) return failure("mcp_protocol_error");
@@ -276,10 +278,7 @@ export class Toolkit {
       runId: options.runId ?? this.#context.runId,
       ...(options.signal ? { signal: options.signal } : {}),
     });
-    const envelope = fromGate(outcome);
-    const decision = approvalOf(envelope);
-    if (decision !== undefined) recordApproval(decision);
-    return envelope;
+    return fromGate(outcome);
   }
 
   async #run(
