@@ -368,9 +368,11 @@ export async function discoverTools(
     changeDetection: found.changeDetection,
     entries,
   });
-  const byName = new Map(found.selected.map((item) => [item.base.localName, item]));
-  const registrations = snapshot.entries.map((entry) =>
-    createRegistration(registrationContext(found, entry, byName.get(entry.localName)!))
+  const registrations = mapByLocalName(
+    snapshot.entries,
+    found.selected,
+    (item) => item.base.localName,
+    (entry, item) => createRegistration(registrationContext(found, entry, item)),
   );
   return deepFreeze({ snapshot, registrations });
 }
@@ -395,6 +397,20 @@ export function registrationContext<E extends SnapshotEntryBase>(
     validateInput: item.validateInput,
     validateOutput: item.validateOutput,
   };
+}
+
+/**
+ * Maps each entry of a built snapshot together with the item it was built from, matched by
+ * local name (the snapshot orders its entries itself).
+ */
+export function mapByLocalName<E extends { readonly localName: string }, T, R>(
+  entries: readonly E[],
+  items: readonly T[],
+  localNameOf: (item: T) => string,
+  map: (entry: E, item: T) => R,
+): R[] {
+  const byName = new Map(items.map((item) => [localNameOf(item), item]));
+  return entries.map((entry) => map(entry, byName.get(entry.localName)!));
 }
 
 function byLocalName(a: SelectableBinding, b: SelectableBinding): number {

@@ -5,7 +5,12 @@ import {
   createCallLayers,
   type ToolRegistration,
 } from "../calls/registration.ts";
-import { type DiscoverOptions, discoverSelection, registrationContext } from "./discover.ts";
+import {
+  type DiscoverOptions,
+  discoverSelection,
+  mapByLocalName,
+  registrationContext,
+} from "./discover.ts";
 import {
   buildWriteSnapshot,
   deepFreeze,
@@ -124,16 +129,18 @@ export async function discoverWriteTools(
     changeDetection: found.changeDetection,
     entries,
   });
-  const byName = new Map(found.selected.map((item) => [item.base.localName, item]));
-  const registrations = snapshot.entries.map((entry) => {
-    const item = byName.get(entry.localName)!;
-    return createWriteRegistration(
-      serverId,
-      entry,
-      snapshot.revisionDigest,
-      createCallLayers(registrationContext(found, entry, item)),
-    );
-  });
+  const registrations = mapByLocalName(
+    snapshot.entries,
+    found.selected,
+    (item) => item.base.localName,
+    (entry, item) =>
+      createWriteRegistration(
+        serverId,
+        entry,
+        snapshot.revisionDigest,
+        createCallLayers(registrationContext(found, entry, item)),
+      ),
+  );
   return deepFreeze({ snapshot, registrations });
 }
 

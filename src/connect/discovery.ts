@@ -2,6 +2,7 @@ import { canonicalize, utf8Length } from "../identity/mod.ts";
 import type { ScopeValidator } from "../catalog/bindings.ts";
 import {
   listBoundTools,
+  mapByLocalName,
   registrationContext,
   type SelectableBinding,
   type Selected,
@@ -189,6 +190,8 @@ interface CatalogContext {
 
 type Pair = { tool: AllowedTool; item: Selected<SelectableBinding>; policy: ApprovalPolicy };
 
+const localNameOf = (pair: Pair) => pair.tool.localName;
+
 async function readCatalog(context: CatalogContext, pairs: Pair[]) {
   if (pairs.length === 0) return { snapshot: null, tools: [] as ConnectedTool[] };
   const snapshot = await buildSnapshot({
@@ -201,9 +204,7 @@ async function readCatalog(context: CatalogContext, pairs: Pair[]) {
       concurrencySafe: false,
     })),
   });
-  const byLocal = new Map(pairs.map((pair) => [pair.tool.localName, pair]));
-  const tools = snapshot.entries.map((entry): ConnectedTool => {
-    const pair = byLocal.get(entry.localName)!;
+  const tools = mapByLocalName(snapshot.entries, pairs, localNameOf, (entry, pair) => {
     const registration = createRegistration(registrationContext(context, entry, pair.item, null));
     return connected(pair, entry, registration, false, snapshot.revisionDigest);
   });
@@ -257,9 +258,7 @@ async function writeCatalog(context: CatalogContext, pairs: Pair[]) {
       };
     }),
   });
-  const byLocal = new Map(pairs.map((pair) => [pair.tool.localName, pair]));
-  const tools = snapshot.entries.map((entry): ConnectedTool => {
-    const pair = byLocal.get(entry.localName)!;
+  const tools = mapByLocalName(snapshot.entries, pairs, localNameOf, (entry, pair) => {
     // The same shape write discovery gives the gate: no `call`, only the gate runs it.
     const layers = createCallLayers(registrationContext(context, entry, pair.item, NO_SCOPE));
     const registration = createWriteRegistration(
