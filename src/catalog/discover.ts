@@ -15,13 +15,10 @@ import {
 import { type ReadToolBindings, resolveBindings, type ScopeValidator } from "./bindings.ts";
 import { DiscoveryError, type SchemaRole } from "./errors.ts";
 import { resolveToolLimits, type ToolLimits } from "./limits.ts";
-import {
-  ACCEPTED_PROTOCOL_VERSIONS,
-  type CatalogMonitor,
-  type ChangeDetection,
-} from "./monitor.ts";
+import { ACCEPTED_PROTOCOL_VERSIONS, type CatalogMonitor } from "./monitor.ts";
 import {
   buildSnapshot,
+  type CatalogHeader,
   deepFreeze,
   type ReadSnapshot,
   type SnapshotEntry,
@@ -260,8 +257,8 @@ export interface Selection<B extends SelectableBinding> {
   readonly session: McpSession;
   readonly monitor: CatalogMonitor;
   readonly generation: number;
-  readonly protocolVersion: string;
-  readonly changeDetection: ChangeDetection;
+  /** The server id, protocol version and change detection every snapshot records. */
+  readonly header: CatalogHeader;
   readonly limits: ToolLimits;
   /** One item per binding, sorted by local name. */
   readonly selected: readonly Selected<B>[];
@@ -296,7 +293,7 @@ export async function discoverSelection<B extends SelectableBinding>(
   }
   // A change arriving while the list is read makes this catalog stale at once.
   const generation = monitor.generation;
-  const changeDetection = monitor.changeDetection;
+  const header = { serverId, protocolVersion, changeDetection: monitor.changeDetection };
   const session = sessionFromClient(client);
   const listed = await listBoundTools(session, resolved, limits, options.signal);
   const selected: Selected<B>[] = [];
@@ -311,7 +308,7 @@ export async function discoverSelection<B extends SelectableBinding>(
     }
     selected.push(selectTool(binding, tool, limits));
   }
-  return { session, monitor, generation, protocolVersion, changeDetection, limits, selected };
+  return { session, monitor, generation, header, limits, selected };
 }
 
 /**
@@ -362,12 +359,7 @@ export async function discoverTools(
     policy: { mode: "read", title: item.binding.policy.title },
     concurrencySafe: item.binding.concurrencySafe,
   }));
-  const snapshot = await buildSnapshot({
-    serverId,
-    protocolVersion: found.protocolVersion,
-    changeDetection: found.changeDetection,
-    entries,
-  });
+  const snapshot = await buildSnapshot({ ...found.header, entries });
   const registrations = mapByLocalName(
     snapshot.entries,
     found.selected,

@@ -123,12 +123,7 @@ export async function discoverWriteTools(
       effect: item.binding.policy.effect,
     },
   }));
-  const snapshot = await buildWriteSnapshot({
-    serverId,
-    protocolVersion: found.protocolVersion,
-    changeDetection: found.changeDetection,
-    entries,
-  });
+  const snapshot = await buildWriteSnapshot({ ...found.header, entries });
   const registrations = mapByLocalName(
     snapshot.entries,
     found.selected,

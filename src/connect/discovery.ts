@@ -14,6 +14,7 @@ import type { ToolLimits } from "../catalog/limits.ts";
 import {
   buildSnapshot,
   buildWriteSnapshot,
+  type CatalogHeader,
   type ReadSnapshot,
   type SnapshotEntry,
   type WriteSnapshot,
@@ -168,8 +169,11 @@ export async function discoverServer(
     monitor: session.monitor,
     generation,
     limits,
-    protocolVersion: session.protocolVersion ?? NOT_NEGOTIATED,
-    changeDetection: session.monitor.changeDetection,
+    header: {
+      serverId: server.id,
+      protocolVersion: session.protocolVersion ?? NOT_NEGOTIATED,
+      changeDetection: session.monitor.changeDetection,
+    },
   };
   const toGate = (pair: (typeof selected)[number]) => deferFlagged && pair.policy.requiresApproval;
   const read = await readCatalog(context, selected.filter((pair) => !toGate(pair)));
@@ -184,8 +188,7 @@ interface CatalogContext {
   readonly monitor: CatalogMonitor;
   readonly generation: number;
   readonly limits: ToolLimits;
-  readonly protocolVersion: string;
-  readonly changeDetection: CatalogMonitor["changeDetection"];
+  readonly header: CatalogHeader;
 }
 
 type Pair = { tool: AllowedTool; item: Selected<SelectableBinding>; policy: ApprovalPolicy };
@@ -195,9 +198,7 @@ const localNameOf = (pair: Pair) => pair.tool.localName;
 async function readCatalog(context: CatalogContext, pairs: Pair[]) {
   if (pairs.length === 0) return { snapshot: null, tools: [] as ConnectedTool[] };
   const snapshot = await buildSnapshot({
-    serverId: context.server.id,
-    protocolVersion: context.protocolVersion,
-    changeDetection: context.changeDetection,
+    ...context.header,
     entries: pairs.map(({ tool, item }): SnapshotEntry => ({
       ...item.base,
       policy: Object.freeze({ mode: "read" as const, title: `${tool.server}.${tool.tool}` }),
@@ -235,9 +236,7 @@ function connected(
 async function writeCatalog(context: CatalogContext, pairs: Pair[]) {
   if (pairs.length === 0) return { snapshot: null, tools: [] as ConnectedTool[] };
   const snapshot = await buildWriteSnapshot({
-    serverId: context.server.id,
-    protocolVersion: context.protocolVersion,
-    changeDetection: context.changeDetection,
+    ...context.header,
     entries: pairs.map(({ tool, item, policy }): WriteSnapshotEntry => {
       const effect: WriteEffect = policy.reason === "destructive_hint" ? "destructive" : "write";
       return {
