@@ -12,6 +12,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
 import { CatalogMonitor, discoverTools, type ToolEnvelope } from "../mod.ts";
+import { processGone } from "../fixtures/process.ts";
 
 const root = new URL("../", import.meta.url).pathname;
 const serverScript = Deno.args[0] ??
@@ -24,17 +25,6 @@ function check(condition: boolean, what: string): void {
 
 function same(envelope: ToolEnvelope, expected: ToolEnvelope): boolean {
   return JSON.stringify(envelope) === JSON.stringify(expected);
-}
-
-/** Whether a process is still running (Linux `/proc`; a zombie counts as exited). */
-async function alive(pid: number): Promise<boolean> {
-  try {
-    const stat = await Deno.readTextFile(`/proc/${pid}/stat`);
-    const state = stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3);
-    return state !== "Z" && state !== "X";
-  } catch {
-    return false;
-  }
 }
 
 async function main(): Promise<void> {
@@ -103,12 +93,7 @@ async function main(): Promise<void> {
     await client.close();
   }
   if (pid !== undefined) {
-    let exited = false;
-    for (let attempt = 0; attempt < 100 && !exited; attempt++) {
-      exited = !(await alive(pid));
-      if (!exited) await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    check(exited, `server process ${pid} has exited`);
+    check(await processGone(pid), `server process ${pid} has exited`);
   }
 }
 

@@ -8,7 +8,6 @@ import assert from "node:assert/strict";
 import { CallToolResultSchema, ListToolsResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import {
   EVERYTHING_DATA_URI,
-  type FixtureSession,
   openServerEverything,
   openSession,
   processAlive,
@@ -19,7 +18,9 @@ import {
   SESSION_KINDS,
   type SessionKind,
   waitFor,
+  withSession,
 } from "./support/sessions.ts";
+import { processGone } from "../fixtures/process.ts";
 
 /** The fixture table in listing order, written out here (not derived from the fixture). */
 const TABLE_NAMES = [
@@ -52,19 +53,6 @@ const EXPECTED_VERSION: Record<SessionKind, string> = {
 };
 
 const SECRET = "REMOTE-SECRET-TEXT";
-
-async function withSession(
-  kind: SessionKind,
-  options: Parameters<typeof openSession>[1],
-  body: (session: FixtureSession) => Promise<void>,
-): Promise<void> {
-  const session = await openSession(kind, options);
-  try {
-    await body(session);
-  } finally {
-    await session.close();
-  }
-}
 
 function textOf(result: { content: { type: string; [key: string]: unknown }[] }): string[] {
   return result.content.map((block) => (block.type === "text" ? String(block.text) : ""));
@@ -272,7 +260,7 @@ Deno.test("fixtures stdio-v1: the server process exits after close", async () =>
   } finally {
     await session.close();
   }
-  assert.ok(await waitFor(async () => !(await processAlive(pid!)), 5000), "server still alive");
+  assert.ok(await processGone(pid!), "server still alive");
 });
 
 Deno.test("fixtures http: one HTTP request per tools/call on 2026-07-28", async () => {
@@ -352,7 +340,7 @@ Deno.test("server-everything: pinned tool list, output schemas, annotations; exi
   } finally {
     await session.close();
   }
-  assert.ok(await waitFor(async () => !(await processAlive(pid!)), 5000), "server still alive");
+  assert.ok(await processGone(pid!), "server still alive");
 });
 
 Deno.test("SDK fact, http-2026: list changes reach a v2 client only through subscriptions/listen", async () => {

@@ -5,12 +5,8 @@
  */
 import assert from "node:assert/strict";
 import { CatalogMonitor, discoverTools, DiscoveryError, type ReadToolBinding } from "../mod.ts";
-import {
-  EVERYTHING_DATA_URI,
-  openServerEverything,
-  processAlive,
-  waitFor,
-} from "./support/sessions.ts";
+import { EVERYTHING_DATA_URI, openServerEverything } from "./support/sessions.ts";
+import { processGone } from "../fixtures/process.ts";
 
 const BINDABLE = [
   "echo",
@@ -120,5 +116,5 @@ Deno.test("server-everything: which tools bind, the exact error for the rest, ca
     for (const created of monitors) created.close();
     await session.close();
   }
-  assert.ok(await waitFor(async () => !(await processAlive(pid!)), 5000), "server exited");
+  assert.ok(await processGone(pid!), "server exited");
 });

@@ -13,7 +13,7 @@ import {
   type ToolRegistration,
 } from "../mod.ts";
 import { REMOTE_SECRET } from "../fixtures/read_tools.ts";
-import { type FixtureSession, openSession, SESSION_KINDS, waitFor } from "./support/sessions.ts";
+import { openSession, SESSION_KINDS, waitFor, withSession } from "./support/sessions.ts";
 import {
   bind,
   CALL_TOOLS,
@@ -44,19 +44,6 @@ async function discoveryFails(body: () => Promise<unknown>, code: string): Promi
     return error;
   }
   assert.fail(`discovery did not fail (expected ${code})`);
-}
-
-async function withSession(
-  kind: (typeof SESSION_KINDS)[number],
-  options: Parameters<typeof openSession>[1],
-  body: (session: FixtureSession) => Promise<void>,
-): Promise<void> {
-  const session = await openSession(kind, options);
-  try {
-    await body(session);
-  } finally {
-    await session.close();
-  }
 }
 
 const UNBOUND = ["write_like", "unsupported_schema", "task_required", "fixture_change_tools"];

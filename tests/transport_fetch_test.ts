@@ -14,6 +14,7 @@ import {
   startRawServer,
   tableResolver,
 } from "./transport_servers.ts";
+import { bundleForBrowser } from "./support/bundle.ts";
 
 // Names a hostile DNS could answer with; the injected resolver plays that DNS.
 const DNS = {
@@ -538,23 +539,7 @@ Deno.test("the official v2 SDK client runs over secureFetch and surfaces its err
 });
 
 Deno.test("the transport bundles for a browser/Workers platform without runtime imports", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "sluice-transport-bundle-" });
-  try {
-    const out = `${dir}/transport.mjs`;
-    const entry = new URL("../src/transport/mod.ts", import.meta.url).pathname;
-    const result = await new Deno.Command(Deno.execPath(), {
-      args: ["bundle", "--quiet", "--platform=browser", entry, "-o", out],
-      stdout: "null",
-      stderr: "piped",
-    }).output();
-    assert.ok(result.success, new TextDecoder().decode(result.stderr));
-    const code = await Deno.readTextFile(out);
-    assert.ok(code.includes("transport_ip_literal_refused"), "the bundle is not the transport");
-    // No static or dynamic import of a runtime module: the resolvers use feature detection.
-    assert.doesNotMatch(code, /\bfrom\s*["'](node|npm|jsr):/);
-    assert.doesNotMatch(code, /\bimport\s*\(\s*["'](node|npm|jsr):/);
-    assert.doesNotMatch(code, /\brequire\s*\(/);
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
+  // No static or dynamic import of a runtime module: the resolvers use feature detection.
+  const code = await bundleForBrowser("src/transport/mod.ts", "sluice-transport-bundle-");
+  assert.ok(code.includes("transport_ip_literal_refused"), "the bundle is not the transport");
 });

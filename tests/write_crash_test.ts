@@ -12,7 +12,7 @@ import { type PersistencePoint, RECOVERED_REASON } from "../mod.ts";
 import { LibsqlApprovalStore } from "../libsql.ts";
 import { createWriteWorkspace, processGone } from "../fixtures/write_server_launch.ts";
 import { readLedger, receivedCounts } from "../fixtures/write_ledger.ts";
-import { envelopeOf, startHost } from "./support/write_e2e.ts";
+import { envelopeOf, hostArgs, startHost } from "./support/write_e2e.ts";
 
 interface Expected {
   /** The record's state right after the kill. */
@@ -77,23 +77,7 @@ async function crashAt(point: PersistencePoint): Promise<void> {
   const ws = await createWriteWorkspace();
   const db = `${ws.root}/approvals.db`;
   const key = `crash-${point}`;
-  const base = [
-    "--db",
-    db,
-    "--dir",
-    ws.dir,
-    "--ledger",
-    ws.ledger,
-    "--scenario",
-    "success",
-    "--run-id",
-    "run-crash",
-    "--call-id",
-    "call-1",
-    "--key",
-    key,
-    "--inline",
-  ];
+  const base = [...hostArgs(db, ws, "success", "run-crash", key), "--inline"];
   try {
     const host = startHost([...base, "--kill-at", point]);
     let serverPid: number;

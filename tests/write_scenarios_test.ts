@@ -13,7 +13,7 @@ import { LibsqlApprovalStore } from "../libsql.ts";
 import type { Scenario } from "../fixtures/write_server.ts";
 import { createWriteWorkspace, processGone } from "../fixtures/write_server_launch.ts";
 import { callTrail, readLedger, receivedCounts } from "../fixtures/write_ledger.ts";
-import { cli, envelopeOf, startHost } from "./support/write_e2e.ts";
+import { cli, envelopeOf, hostArgs, startHost } from "./support/write_e2e.ts";
 
 interface Expected {
   /** The local record's final state. */
@@ -51,25 +51,8 @@ const EXPECTED: Record<string, Expected> = {
   },
 };
 
-function hostArgs(db: string, ws: { dir: string; ledger: string }, scenario: string, key: string) {
-  return [
-    "--db",
-    db,
-    "--dir",
-    ws.dir,
-    "--ledger",
-    ws.ledger,
-    "--scenario",
-    scenario,
-    "--run-id",
-    "run-1",
-    "--call-id",
-    "call-1",
-    "--key",
-    key,
-    "--timeout-ms",
-    "1500",
-  ];
+function scenarioArgs(db: string, ws: { dir: string; ledger: string }, name: string, key: string) {
+  return [...hostArgs(db, ws, name, "run-1", key), "--timeout-ms", "1500"];
 }
 
 async function scenario(name: Scenario): Promise<void> {
@@ -78,7 +61,7 @@ async function scenario(name: Scenario): Promise<void> {
   const db = `${ws.root}/approvals.db`;
   const key = `rec-${name}`;
   try {
-    const host = startHost(hostArgs(db, ws, name, key));
+    const host = startHost(scenarioArgs(db, ws, name, key));
     let serverPid: number;
     let approvalId: string;
     try {
@@ -130,7 +113,7 @@ async function scenario(name: Scenario): Promise<void> {
     assert.equal(written !== null, expected.trail.includes("written"));
 
     // Reopen after completion or failure: the same run and call never dispatch again.
-    const again = startHost([...hostArgs(db, ws, name, key), "--reuse-dir"]);
+    const again = startHost([...scenarioArgs(db, ws, name, key), "--reuse-dir"]);
     let againPid: number;
     try {
       againPid = (await again.next("server")).pid as number;

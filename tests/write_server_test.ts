@@ -290,6 +290,23 @@ async function connectHttp(url: string): Promise<Client> {
 }
 
 /** Polls the ledger (bounded, 5 s) until `key`'s trail contains `event`. */
+/** Starts an HTTP write server in a fresh workspace for `body`; stops and removes both after. */
+async function withHttpServer(
+  scenario: Scenario,
+  options: LaunchOptions | undefined,
+  body: (ws: Workspace, server: HttpWriteServer) => Promise<void>,
+): Promise<void> {
+  const ws = await workspace();
+  let server: HttpWriteServer | undefined;
+  try {
+    server = await startWriteServerHttp(ws, scenario, options);
+    await body(ws, server);
+  } finally {
+    await server?.stop();
+    await ws.remove();
+  }
+}
+
 async function awaitLedger(ledger: string, key: string, event: string): Promise<void> {
   for (let i = 0; i < 100; i++) {
     if ((callTrail(await readLedger(ledger), key) as string[]).includes(event)) return;
@@ -299,10 +316,7 @@ async function awaitLedger(ledger: string, key: string, event: string): Promise<
 }
 
 Deno.test("HTTP success on loopback (2026-07-28); SIGTERM ends it with exit 0", async () => {
-  const ws = await workspace();
-  let server: HttpWriteServer | undefined;
-  try {
-    server = await startWriteServerHttp(ws, "success");
+  await withHttpServer("success", undefined, async (ws, server) => {
     const client = await connectHttp(server.url);
     try {
       assert.equal(client.getNegotiatedProtocolVersion(), "2026-07-28");
@@ -317,17 +331,11 @@ Deno.test("HTTP success on loopback (2026-07-28); SIGTERM ends it with exit 0", 
     assert.deepEqual(callTrail(events, "h1"), ["received", "writing", "written", "responding"]);
     assertExiting(events, "sigterm", 0);
     assert.deepEqual(await listDir(ws.dir), ["h1"]);
-  } finally {
-    await server?.stop();
-    await ws.remove();
-  }
+  });
 });
 
 Deno.test("HTTP lost-response: the request hangs until aborted; SIGTERM still exits", async () => {
-  const ws = await workspace();
-  let server: HttpWriteServer | undefined;
-  try {
-    server = await startWriteServerHttp(ws, "lost-response");
+  await withHttpServer("lost-response", undefined, async (ws, server) => {
     const client = await connectHttp(server.url);
     try {
       const abort = new AbortController();
@@ -351,17 +359,11 @@ Deno.test("HTTP lost-response: the request hangs until aborted; SIGTERM still ex
     assert.deepEqual(callTrail(events, "h2"), ["received", "writing", "written", "withheld"]);
     assertExiting(events, "sigterm", 0);
     assert.deepEqual(await listDir(ws.dir), ["h2"]);
-  } finally {
-    await server?.stop();
-    await ws.remove();
-  }
+  });
 });
 
 Deno.test("HTTP --exit-with-stdin: closing the server's stdin ends it", async () => {
-  const ws = await workspace();
-  let server: HttpWriteServer | undefined;
-  try {
-    server = await startWriteServerHttp(ws, "success", { exitWithStdin: true });
+  await withHttpServer("success", { exitWithStdin: true }, async (ws, server) => {
     const client = await connectHttp(server.url);
     try {
       await write(client, "h3", SYNTHETIC_VALUE);
@@ -375,10 +377,7 @@ Deno.test("HTTP --exit-with-stdin: closing the server's stdin ends it", async ()
     const events = await readLedger(ws.ledger);
     assertExiting(events, "stdin_closed", 0);
     assert.deepEqual(await listDir(ws.dir), ["h3"]);
-  } finally {
-    await server?.stop();
-    await ws.remove();
-  }
+  });
 });
 
 async function runRefused(args: string[]): Promise<Deno.CommandOutput> {

@@ -60,6 +60,15 @@ export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
+/** Whether `policy` is an object of the given `mode` with a non-blank string `title`. */
+export function isTitledPolicy(
+  policy: unknown,
+  mode: string,
+): policy is Record<string, unknown> & { readonly title: string } {
+  return isRecord(policy) && policy.mode === mode && typeof policy.title === "string" &&
+    policy.title.trim().length > 0;
+}
+
 /** What every kind of binding shares once its name checks passed. */
 export interface BindingNames {
   readonly remoteName: string;
@@ -123,10 +132,7 @@ export function resolveBindings(bindings: unknown): Map<string, ResolvedBinding>
   return resolveBindingsWith(bindings, (binding, { remoteName, localName }) => {
     const tool = { tool: remoteName };
     const policy = binding.policy;
-    if (
-      !isRecord(policy) || policy.mode !== "read" || typeof policy.title !== "string" ||
-      policy.title.trim().length === 0
-    ) {
+    if (!isTitledPolicy(policy, "read")) {
       throw new DiscoveryError(
         "binding_policy_invalid",
         `binding "${localName}" needs policy { mode: "read", title: <non-empty string> }`,

@@ -1,7 +1,11 @@
 import { canonicalize, type JsonObject, utf8Length } from "../identity/mod.ts";
 import { checkSchema, compileSchema } from "../schema/mod.ts";
 import type { SchemaValidator } from "../schema/types.ts";
-import { createRegistration, type ToolRegistration } from "../calls/registration.ts";
+import {
+  createRegistration,
+  type RegistrationContext,
+  type ToolRegistration,
+} from "../calls/registration.ts";
 import {
   type McpSession,
   type SdkClientLike,
@@ -11,13 +15,10 @@ import {
 import { type ReadToolBindings, resolveBindings, type ScopeValidator } from "./bindings.ts";
 import { DiscoveryError, type SchemaRole } from "./errors.ts";
 import { resolveToolLimits, type ToolLimits } from "./limits.ts";
-import {
-  ACCEPTED_PROTOCOL_VERSIONS,
-  type CatalogMonitor,
-  type ChangeDetection,
-} from "./monitor.ts";
+import { ACCEPTED_PROTOCOL_VERSIONS, type CatalogMonitor } from "./monitor.ts";
 import {
   buildSnapshot,
+  type CatalogHeader,
   deepFreeze,
   type ReadSnapshot,
   type SnapshotEntry,
@@ -256,8 +257,8 @@ export interface Selection<B extends SelectableBinding> {
   readonly session: McpSession;
   readonly monitor: CatalogMonitor;
   readonly generation: number;
-  readonly protocolVersion: string;
-  readonly changeDetection: ChangeDetection;
+  /** The server id, protocol version and change detection every snapshot records. */
+  readonly header: CatalogHeader;
   readonly limits: ToolLimits;
   /** One item per binding, sorted by local name. */
   readonly selected: readonly Selected<B>[];
@@ -292,7 +293,7 @@ export async function discoverSelection<B extends SelectableBinding>(
   }
   // A change arriving while the list is read makes this catalog stale at once.
   const generation = monitor.generation;
-  const changeDetection = monitor.changeDetection;
+  const header = { serverId, protocolVersion, changeDetection: monitor.changeDetection };
   const session = sessionFromClient(client);
   const listed = await listBoundTools(session, resolved, limits, options.signal);
   const selected: Selected<B>[] = [];
@@ -307,7 +308,7 @@ export async function discoverSelection<B extends SelectableBinding>(
     }
     selected.push(selectTool(binding, tool, limits));
   }
-  return { session, monitor, generation, protocolVersion, changeDetection, limits, selected };
+  return { session, monitor, generation, header, limits, selected };
 }
 
 /**
@@ -358,27 +359,50 @@ export async function discoverTools(
     policy: { mode: "read", title: item.binding.policy.title },
     concurrencySafe: item.binding.concurrencySafe,
   }));
-  const snapshot = await buildSnapshot({
-    serverId,
-    protocolVersion: found.protocolVersion,
-    changeDetection: found.changeDetection,
-    entries,
-  });
-  const byName = new Map(found.selected.map((item) => [item.base.localName, item]));
-  const registrations = snapshot.entries.map((entry) => {
-    const item = byName.get(entry.localName)!;
-    return createRegistration({
-      entry,
-      session: found.session,
-      monitor: found.monitor,
-      generation: found.generation,
-      limits: found.limits,
-      scope: item.binding.scope,
-      validateInput: item.validateInput,
-      validateOutput: item.validateOutput,
-    });
-  });
+  const snapshot = await buildSnapshot({ ...found.header, entries });
+  const registrations = mapByLocalName(
+    snapshot.entries,
+    found.selected,
+    (item) => item.base.localName,
+    (entry, item) => createRegistration(registrationContext(found, entry, item)),
+  );
   return deepFreeze({ snapshot, registrations });
+}
+
+/**
+ * What a registration of `entry` needs: the session side of a selection plus the selected
+ * tool's validators. The scope is the binding's unless the caller names one.
+ */
+export function registrationContext<E extends SnapshotEntryBase>(
+  source: Pick<Selection<SelectableBinding>, "session" | "monitor" | "generation" | "limits">,
+  entry: E,
+  item: Selected<SelectableBinding>,
+  scope: ScopeValidator | null = item.binding.scope,
+): RegistrationContext & { readonly entry: E } {
+  return {
+    entry,
+    session: source.session,
+    monitor: source.monitor,
+    generation: source.generation,
+    limits: source.limits,
+    scope,
+    validateInput: item.validateInput,
+    validateOutput: item.validateOutput,
+  };
+}
+
+/**
+ * Maps each entry of a built snapshot together with the item it was built from, matched by
+ * local name (the snapshot orders its entries itself).
+ */
+export function mapByLocalName<E extends { readonly localName: string }, T, R>(
+  entries: readonly E[],
+  items: readonly T[],
+  localNameOf: (item: T) => string,
+  map: (entry: E, item: T) => R,
+): R[] {
+  const byName = new Map(items.map((item) => [localNameOf(item), item]));
+  return entries.map((entry) => map(entry, byName.get(entry.localName)!));
 }
 
 function byLocalName(a: SelectableBinding, b: SelectableBinding): number {

@@ -1,7 +1,16 @@
-import type { JsonObject } from "../identity/mod.ts";
 import type { SdkClientLike } from "../calls/session.ts";
-import { attachCallInternals, createCallLayers } from "../calls/registration.ts";
-import { type DiscoverOptions, discoverSelection } from "./discover.ts";
+import {
+  attachCallInternals,
+  type CallInternals,
+  createCallLayers,
+  type ToolRegistration,
+} from "../calls/registration.ts";
+import {
+  type DiscoverOptions,
+  discoverSelection,
+  mapByLocalName,
+  registrationContext,
+} from "./discover.ts";
 import {
   buildWriteSnapshot,
   deepFreeze,
@@ -35,24 +44,14 @@ export interface WriteApprovalBinding {
 }
 
 /**
- * A write tool of a write catalog. It has no `call` method on purpose: writes run only through
- * a `Gate`, which gets a durable approval first.
+ * A write tool of a write catalog: the fields of a read {@link ToolRegistration} (the
+ * description is model-facing and grants nothing) without `call`, on purpose: writes run only
+ * through a `Gate`, which gets a durable approval first.
  */
-export interface WriteToolRegistration {
-  /** Name the model sees. */
-  readonly localName: string;
-  /** Name on the server. */
-  readonly remoteName: string;
+export interface WriteToolRegistration
+  extends Omit<ToolRegistration, "policy" | "concurrencySafe" | "call"> {
   /** The host's id for the server. */
   readonly serverId: string;
-  /** The host's policy title. */
-  readonly title: string;
-  /** The server's description (model-facing; grants nothing). */
-  readonly description: string;
-  /** The input schema as discovered. */
-  readonly inputSchema: Readonly<JsonObject>;
-  /** The output schema as discovered, or `null`. */
-  readonly outputSchema: Readonly<JsonObject> | null;
   /** The host's confirm policy. */
   readonly policy: WritePolicy;
   /** Always `false`. */
@@ -124,47 +123,56 @@ export async function discoverWriteTools(
       effect: item.binding.policy.effect,
     },
   }));
-  const snapshot = await buildWriteSnapshot({
-    serverId,
-    protocolVersion: found.protocolVersion,
-    changeDetection: found.changeDetection,
-    entries,
-  });
-  const byName = new Map(found.selected.map((item) => [item.base.localName, item]));
-  const registrations = snapshot.entries.map((entry): WriteToolRegistration => {
-    const item = byName.get(entry.localName)!;
-    const registration: WriteToolRegistration = Object.freeze({
-      localName: entry.localName,
-      remoteName: entry.remoteName,
-      serverId,
-      title: entry.policy.title,
-      description: entry.description,
-      inputSchema: entry.inputSchema,
-      outputSchema: entry.outputSchema,
-      policy: entry.policy,
-      concurrencySafe: false,
-      approvalBinding: Object.freeze({
-        bindingId: entry.authorization.bindingId,
-        bindingRevision: snapshot.revisionDigest,
-        scopeId: entry.authorization.scopeId,
-        scopeRevision: entry.authorization.scopeRevision,
-        effect: entry.authorization.effect,
-      }),
-    });
-    attachCallInternals(
-      registration,
-      createCallLayers({
+  const snapshot = await buildWriteSnapshot({ ...found.header, entries });
+  const registrations = mapByLocalName(
+    snapshot.entries,
+    found.selected,
+    (item) => item.base.localName,
+    (entry, item) =>
+      createWriteRegistration(
+        serverId,
         entry,
-        session: found.session,
-        monitor: found.monitor,
-        generation: found.generation,
-        limits: found.limits,
-        scope: item.binding.scope,
-        validateInput: item.validateInput,
-        validateOutput: item.validateOutput,
-      }),
-    );
-    return registration;
-  });
+        snapshot.revisionDigest,
+        createCallLayers(registrationContext(found, entry, item)),
+      ),
+  );
   return deepFreeze({ snapshot, registrations });
+}
+
+/**
+ * Builds the frozen write registration of one write-snapshot entry and attaches its call
+ * layers. Its `approvalBinding.bindingRevision` is the whole write catalog's digest.
+ *
+ * @param serverId the host's id for the server
+ * @param entry the frozen write-snapshot entry
+ * @param revisionDigest the write snapshot's `revisionDigest`
+ * @param layers the entry's call layers (run only by the gate)
+ */
+export function createWriteRegistration(
+  serverId: string,
+  entry: WriteSnapshotEntry,
+  revisionDigest: string,
+  layers: CallInternals,
+): WriteToolRegistration {
+  const { authorization } = entry;
+  const registration: WriteToolRegistration = Object.freeze({
+    localName: entry.localName,
+    remoteName: entry.remoteName,
+    serverId,
+    title: entry.policy.title,
+    description: entry.description,
+    inputSchema: entry.inputSchema,
+    outputSchema: entry.outputSchema,
+    policy: entry.policy,
+    concurrencySafe: false,
+    approvalBinding: Object.freeze({
+      bindingId: authorization.bindingId,
+      bindingRevision: revisionDigest,
+      scopeId: authorization.scopeId,
+      scopeRevision: authorization.scopeRevision,
+      effect: authorization.effect,
+    }),
+  });
+  attachCallInternals(registration, layers);
+  return registration;
 }

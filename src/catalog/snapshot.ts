@@ -112,6 +112,9 @@ export interface CatalogFields<E extends SnapshotEntryBase> {
   readonly entries: readonly E[];
 }
 
+/** A catalog's fields other than its entries: the server id and the session it came from. */
+export type CatalogHeader = Omit<CatalogFields<SnapshotEntryBase>, "entries">;
+
 /**
  * Builds a catalog of `schemaVersion`: sorts entries by local name (UTF-16 order, like the
  * digest), digests everything but the digest, and deep-freezes. Entries must be detached.

@@ -1,5 +1,5 @@
 import { DiscoveryError } from "./errors.ts";
-import { isRecord, resolveBindingsWith, type ScopeValidator } from "./bindings.ts";
+import { isTitledPolicy, resolveBindingsWith, type ScopeValidator } from "./bindings.ts";
 
 /** What a write does: `write` changes data, `destructive` may remove or overwrite it. */
 export type WriteEffect = "write" | "destructive";
@@ -70,10 +70,7 @@ export function resolveWriteBindings(bindings: unknown): Map<string, ResolvedWri
   return resolveBindingsWith(bindings, (binding, { remoteName, localName }) => {
     const tool = { tool: remoteName };
     const policy = binding.policy;
-    if (
-      !isRecord(policy) || policy.mode !== "confirm" || typeof policy.title !== "string" ||
-      policy.title.trim().length === 0
-    ) {
+    if (!isTitledPolicy(policy, "confirm")) {
       throw new DiscoveryError(
         "binding_policy_invalid",
         `binding "${localName}" needs policy { mode: "confirm", title: <non-empty>, effect }`,

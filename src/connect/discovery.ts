@@ -2,16 +2,19 @@ import { canonicalize, utf8Length } from "../identity/mod.ts";
 import type { ScopeValidator } from "../catalog/bindings.ts";
 import {
   listBoundTools,
+  mapByLocalName,
+  registrationContext,
   type SelectableBinding,
   type Selected,
   selectTool,
 } from "../catalog/discover.ts";
-import type { WriteToolRegistration } from "../catalog/discover_write.ts";
+import { createWriteRegistration, type WriteToolRegistration } from "../catalog/discover_write.ts";
 import { DiscoveryError } from "../catalog/errors.ts";
 import type { ToolLimits } from "../catalog/limits.ts";
 import {
   buildSnapshot,
   buildWriteSnapshot,
+  type CatalogHeader,
   type ReadSnapshot,
   type SnapshotEntry,
   type WriteSnapshot,
@@ -19,7 +22,6 @@ import {
 } from "../catalog/snapshot.ts";
 import type { WriteEffect } from "../catalog/write_bindings.ts";
 import {
-  attachCallInternals,
   type CallInternals,
   callInternals,
   createCallLayers,
@@ -163,12 +165,15 @@ export async function discoverServer(
   }
   const context: CatalogContext = {
     server,
-    mcpSession: sessionFromClient(session),
+    session: sessionFromClient(session),
     monitor: session.monitor,
     generation,
     limits,
-    protocolVersion: session.protocolVersion ?? NOT_NEGOTIATED,
-    changeDetection: session.monitor.changeDetection,
+    header: {
+      serverId: server.id,
+      protocolVersion: session.protocolVersion ?? NOT_NEGOTIATED,
+      changeDetection: session.monitor.changeDetection,
+    },
   };
   const toGate = (pair: (typeof selected)[number]) => deferFlagged && pair.policy.requiresApproval;
   const read = await readCatalog(context, selected.filter((pair) => !toGate(pair)));
@@ -179,68 +184,32 @@ export async function discoverServer(
 
 interface CatalogContext {
   readonly server: ResolvedServer;
-  readonly mcpSession: McpSession;
+  readonly session: McpSession;
   readonly monitor: CatalogMonitor;
   readonly generation: number;
   readonly limits: ToolLimits;
-  readonly protocolVersion: string;
-  readonly changeDetection: CatalogMonitor["changeDetection"];
+  readonly header: CatalogHeader;
 }
 
 type Pair = { tool: AllowedTool; item: Selected<SelectableBinding>; policy: ApprovalPolicy };
 
-function layersFor(
-  context: CatalogContext,
-  entry: SnapshotEntry | WriteSnapshotEntry,
-  item: Selected<SelectableBinding>,
-  scope: ScopeValidator | null,
-): CallInternals {
-  return createCallLayers({
-    entry,
-    session: context.mcpSession,
-    monitor: context.monitor,
-    generation: context.generation,
-    limits: context.limits,
-    scope,
-    validateInput: item.validateInput,
-    validateOutput: item.validateOutput,
-  });
-}
+const localNameOf = (pair: Pair) => pair.tool.localName;
 
 async function readCatalog(context: CatalogContext, pairs: Pair[]) {
   if (pairs.length === 0) return { snapshot: null, tools: [] as ConnectedTool[] };
   const snapshot = await buildSnapshot({
-    serverId: context.server.id,
-    protocolVersion: context.protocolVersion,
-    changeDetection: context.changeDetection,
+    ...context.header,
     entries: pairs.map(({ tool, item }): SnapshotEntry => ({
       ...item.base,
       policy: Object.freeze({ mode: "read" as const, title: `${tool.server}.${tool.tool}` }),
       concurrencySafe: false,
     })),
   });
-  const byLocal = new Map(pairs.map((pair) => [pair.tool.localName, pair]));
-  const tools = snapshot.entries.map((entry): ConnectedTool => {
-    const pair = byLocal.get(entry.localName)!;
-    const registration = createRegistration({
-      ...contextFields(context),
-      entry,
-      scope: null,
-      validateInput: pair.item.validateInput,
-      validateOutput: pair.item.validateOutput,
-    });
+  const tools = mapByLocalName(snapshot.entries, pairs, localNameOf, (entry, pair) => {
+    const registration = createRegistration(registrationContext(context, entry, pair.item, null));
     return connected(pair, entry, registration, false, snapshot.revisionDigest);
   });
   return { snapshot, tools };
-}
-
-function contextFields(context: CatalogContext) {
-  return {
-    session: context.mcpSession,
-    monitor: context.monitor,
-    generation: context.generation,
-    limits: context.limits,
-  };
 }
 
 function connected(
@@ -266,14 +235,10 @@ function connected(
 
 async function writeCatalog(context: CatalogContext, pairs: Pair[]) {
   if (pairs.length === 0) return { snapshot: null, tools: [] as ConnectedTool[] };
-  const effectOf = (pair: Pair): WriteEffect =>
-    pair.policy.reason === "destructive_hint" ? "destructive" : "write";
   const snapshot = await buildWriteSnapshot({
-    serverId: context.server.id,
-    protocolVersion: context.protocolVersion,
-    changeDetection: context.changeDetection,
-    entries: pairs.map(({ tool, item }, index): WriteSnapshotEntry => {
-      const effect = effectOf(pairs[index]);
+    ...context.header,
+    entries: pairs.map(({ tool, item, policy }): WriteSnapshotEntry => {
+      const effect: WriteEffect = policy.reason === "destructive_hint" ? "destructive" : "write";
       return {
         ...item.base,
         policy: Object.freeze({
@@ -292,30 +257,15 @@ async function writeCatalog(context: CatalogContext, pairs: Pair[]) {
       };
     }),
   });
-  const byLocal = new Map(pairs.map((pair) => [pair.tool.localName, pair]));
-  const tools = snapshot.entries.map((entry): ConnectedTool => {
-    const pair = byLocal.get(entry.localName)!;
+  const tools = mapByLocalName(snapshot.entries, pairs, localNameOf, (entry, pair) => {
     // The same shape write discovery gives the gate: no `call`, only the gate runs it.
-    const registration: WriteToolRegistration = Object.freeze({
-      localName: entry.localName,
-      remoteName: entry.remoteName,
-      serverId: context.server.id,
-      title: entry.policy.title,
-      description: entry.description,
-      inputSchema: entry.inputSchema,
-      outputSchema: entry.outputSchema,
-      policy: entry.policy,
-      concurrencySafe: false,
-      approvalBinding: Object.freeze({
-        bindingId: entry.authorization.bindingId,
-        bindingRevision: snapshot.revisionDigest,
-        scopeId: entry.authorization.scopeId,
-        scopeRevision: entry.authorization.scopeRevision,
-        effect: entry.authorization.effect,
-      }),
-    });
-    const layers = layersFor(context, entry, pair.item, NO_SCOPE);
-    attachCallInternals(registration, layers);
+    const layers = createCallLayers(registrationContext(context, entry, pair.item, NO_SCOPE));
+    const registration = createWriteRegistration(
+      context.server.id,
+      entry,
+      snapshot.revisionDigest,
+      layers,
+    );
     return connected(pair, entry, registration, true, snapshot.revisionDigest, layers);
   });
   return { snapshot, tools };

@@ -186,25 +186,18 @@ export class Toolkit {
     let approval: ConnectApprovalDecision | undefined;
     let envelope: ConnectEnvelope;
     try {
-      envelope = entry === undefined
-        ? fail("unknown_tool")
-        : entry.connected.deferred
-        ? await this.#runDeferred(entry, args, options, (decision) => approval = decision)
-        : await this.#run(entry, args, options.signal, (decision) => approval = decision);
+      if (entry === undefined) {
+        envelope = fail("unknown_tool");
+      } else if (entry.connected.deferred) {
+        envelope = await this.#runDeferred(entry, args, options);
+        approval = approvalOf(envelope);
+      } else {
+        envelope = await this.#run(entry, args, options.signal, (decision) => approval = decision);
+      }
     } catch {
       envelope = failure("mcp_protocol_error");
     }
-    emitEvent(this.#context.onEvent, {
-      kind: "call",
-      server: entry?.server.id ?? "",
-      ...(entry ? { tool: entry.model.tool } : {}),
-      ok: envelope.errorCode === undefined,
-      ...(envelope.errorCode !== undefined ? { errorCode: envelope.errorCode } : {}),
-      ...(approval !== undefined ? { approval } : {}),
-      durationMs: elapsed(start),
-      catalogDigest: entry?.connected.catalogDigest ?? null,
-    });
-    return envelope;
+    return this.#emitCall(start, entry, envelope, approval);
   }
 
   /**
@@ -247,6 +240,16 @@ export class Toolkit {
     } catch {
       envelope = failure("mcp_protocol_error");
     }
+    return this.#emitCall(start, entry, envelope, approval);
+  }
+
+  /** Emits the one call event of a `call` or `resume` and hands the envelope back. */
+  #emitCall(
+    start: number,
+    entry: Entry | undefined,
+    envelope: ConnectEnvelope,
+    approval: ConnectApprovalDecision | undefined,
+  ): ConnectEnvelope {
     emitEvent(this.#context.onEvent, {
       kind: "call",
       server: entry?.server.id ?? "",
@@ -264,7 +267,6 @@ export class Toolkit {
     entry: Entry,
     args: unknown,
     options: ToolkitCallOptions,
-    recordApproval: (decision: ConnectApprovalDecision) => void,
   ): Promise<ConnectEnvelope> {
     const gate = this.#context.gate;
     if (gate === undefined) return failure("mcp_protocol_error");
@@ -276,10 +278,7 @@ export class Toolkit {
       runId: options.runId ?? this.#context.runId,
       ...(options.signal ? { signal: options.signal } : {}),
     });
-    const envelope = fromGate(outcome);
-    const decision = approvalOf(envelope);
-    if (decision !== undefined) recordApproval(decision);
-    return envelope;
+    return fromGate(outcome);
   }
 
   async #run(

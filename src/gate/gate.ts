@@ -59,6 +59,8 @@ type WriteTool = {
   readonly kind: "write";
   readonly layers: CallInternals;
   readonly registration: WriteToolRegistration;
+  /** The binding identity an approval records, built once (the registration is frozen). */
+  readonly binding: ApprovalBindingFields;
 };
 type Tool = ReadTool | WriteTool;
 
@@ -69,6 +71,23 @@ function isWriteRegistration(
 ): registration is WriteToolRegistration {
   return "approvalBinding" in registration;
 }
+
+/** The binding identity of a write registration, as an approval records it. */
+function bindingOf(registration: WriteToolRegistration) {
+  const binding = registration.approvalBinding;
+  return {
+    serverId: registration.serverId,
+    toolName: registration.localName,
+    remoteToolName: registration.remoteName,
+    catalogDigest: binding.bindingRevision,
+    bindingId: binding.bindingId,
+    scopeId: binding.scopeId,
+    scopeRevision: binding.scopeRevision,
+    effect: binding.effect,
+  };
+}
+
+type ApprovalBindingFields = Readonly<ReturnType<typeof bindingOf>>;
 
 function failed(
   id: string,
@@ -170,7 +189,7 @@ export class Gate {
         this.#tools.set(
           registration.localName,
           isWriteRegistration(registration)
-            ? { kind: "write", layers, registration }
+            ? { kind: "write", layers, registration, binding: bindingOf(registration) }
             : { kind: "read", layers },
         );
       }
@@ -371,7 +390,7 @@ export class Gate {
       // prepare is idempotent per run and call id: it returns the existing approval when the
       // content is the same, and refuses with approval_conflict when it is not.
       record = await store.prepare({
-        ...this.#bindingOf(registration),
+        ...tool.binding,
         argumentsDigest,
         arguments: item.args,
         expiresAt: this.#now() + this.#ttlMs,
@@ -426,21 +445,6 @@ export class Gate {
     return await this.#settle(id, record, tool, item.args, argumentsDigest, options);
   }
 
-  /** The binding identity of a write registration, as an approval records it. */
-  #bindingOf(registration: WriteToolRegistration) {
-    const binding = registration.approvalBinding;
-    return {
-      serverId: registration.serverId,
-      toolName: registration.localName,
-      remoteToolName: registration.remoteName,
-      catalogDigest: binding.bindingRevision,
-      bindingId: binding.bindingId,
-      scopeId: binding.scopeId,
-      scopeRevision: binding.scopeRevision,
-      effect: binding.effect,
-    };
-  }
-
   /**
    * An approval that is no longer pending: claim it (if approved) against the current binding
    * and `args`, then dispatch once and record the outcome; otherwise report what is recorded.
@@ -463,10 +467,7 @@ export class Gate {
         : "approval_already_claimed";
       return failed(id, code, { effect: recordedEffect(record), approvalId });
     }
-    const expected: ClaimExpectation = {
-      ...this.#bindingOf(tool.registration),
-      argumentsDigest,
-    };
+    const expected: ClaimExpectation = { ...tool.binding, argumentsDigest };
     let claim;
     try {
       claim = await store.claim(approvalId, expected, this.#now());

@@ -63,8 +63,8 @@ import {
   ListToolsResultSchema,
   ToolListChangedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
-import { startMemoryServerV2 } from "../../fixtures/read_server_v2.ts";
-import { startMemoryServerV1 } from "../../fixtures/read_server_v1.ts";
+import { type MemoryServerV2, startMemoryServerV2 } from "../../fixtures/read_server_v2.ts";
+import { type MemoryServerV1, startMemoryServerV1 } from "../../fixtures/read_server_v1.ts";
 import { startHttpServer } from "../../fixtures/read_server_http.ts";
 import {
   CHANGE_TOOL_NAME,
@@ -73,6 +73,7 @@ import {
 } from "../../fixtures/read_tools.ts";
 
 export type { LogEntry };
+export { processAlive } from "../../fixtures/process.ts";
 
 /** The five real paths the read suite runs over. */
 export type SessionKind = "memory-v1" | "memory-v2" | "stdio-v1" | "http-2026" | "http-2025";
@@ -257,23 +258,26 @@ export async function openSession(
   }
 }
 
-async function openMemoryV1(options: SessionOptions): Promise<SessionV1> {
-  const server = await startMemoryServerV1(readToolsOptions(options));
-  const client = newClientV1();
-  const listeners = new ListenerSet();
-  client.setNotificationHandler(ToolListChangedNotificationSchema, () => listeners.fire());
-  const version = captureVersion(server.clientTransport);
+/** Runs the client's handshake; closes the in-memory server when it fails. */
+async function connectOrClose(
+  connect: () => Promise<void>,
+  server: { close(): Promise<void> },
+): Promise<void> {
   try {
-    await client.connect(server.clientTransport);
+    await connect();
   } catch (error) {
     await server.close();
     throw error;
   }
+}
+
+/** The handles both in-memory kinds share: the server's log and catalog, close both ends. */
+function memoryHandles(
+  server: MemoryServerV1 | MemoryServerV2,
+  client: { close(): Promise<void> },
+  listeners: ListenerSet,
+): Pick<SessionBase, "log" | "changeTools" | "onToolsListChanged" | "listChangedCount" | "close"> {
   return {
-    sdk: "v1",
-    kind: "memory-v1",
-    client,
-    protocolVersion: mustVersion(version(), "memory-v1"),
     log: () => Promise.resolve([...server.log]),
     changeTools: () => Promise.resolve(server.catalog.changeTools()),
     onToolsListChanged: (listener) => listeners.add(listener),
@@ -285,30 +289,34 @@ async function openMemoryV1(options: SessionOptions): Promise<SessionV1> {
   };
 }
 
+async function openMemoryV1(options: SessionOptions): Promise<SessionV1> {
+  const server = await startMemoryServerV1(readToolsOptions(options));
+  const client = newClientV1();
+  const listeners = new ListenerSet();
+  client.setNotificationHandler(ToolListChangedNotificationSchema, () => listeners.fire());
+  const version = captureVersion(server.clientTransport);
+  await connectOrClose(() => client.connect(server.clientTransport), server);
+  return {
+    sdk: "v1",
+    kind: "memory-v1",
+    client,
+    protocolVersion: mustVersion(version(), "memory-v1"),
+    ...memoryHandles(server, client, listeners),
+  };
+}
+
 async function openMemoryV2(options: SessionOptions): Promise<SessionV2> {
   const server = await startMemoryServerV2(readToolsOptions(options));
   const client = newClientV2("legacy");
   const listeners = new ListenerSet();
   client.setNotificationHandler("notifications/tools/list_changed", () => listeners.fire());
-  try {
-    await client.connect(server.clientTransport);
-  } catch (error) {
-    await server.close();
-    throw error;
-  }
+  await connectOrClose(() => client.connect(server.clientTransport), server);
   return {
     sdk: "v2",
     kind: "memory-v2",
     client,
     protocolVersion: mustVersion(client.getNegotiatedProtocolVersion(), "memory-v2"),
-    log: () => Promise.resolve([...server.log]),
-    changeTools: () => Promise.resolve(server.catalog.changeTools()),
-    onToolsListChanged: (listener) => listeners.add(listener),
-    listChangedCount: () => listeners.count,
-    close: once(async () => {
-      await client.close();
-      await server.close();
-    }),
+    ...memoryHandles(server, client, listeners),
   };
 }
 
@@ -401,16 +409,17 @@ function parseLog(text: string): LogEntry[] {
   );
 }
 
-/**
- * Whether a process is still running (Linux: `/proc/<pid>/stat` exists and is not a zombie).
- */
-export async function processAlive(pid: number): Promise<boolean> {
+/** Opens a session of `kind`, runs `body` with it, and closes it even when `body` throws. */
+export async function withSession(
+  kind: SessionKind,
+  options: SessionOptions,
+  body: (session: FixtureSession) => Promise<void>,
+): Promise<void> {
+  const session = await openSession(kind, options);
   try {
-    const stat = await Deno.readTextFile(`/proc/${pid}/stat`);
-    const state = stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3);
-    return state !== "Z" && state !== "X";
-  } catch {
-    return false;
+    await body(session);
+  } finally {
+    await session.close();
   }
 }
 

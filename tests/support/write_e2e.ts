@@ -28,6 +28,35 @@ export interface HostProcess {
   finish(timeoutMs?: number): Promise<Deno.CommandStatus>;
 }
 
+/**
+ * The write host's arguments for one call: approval store, server workspace, scenario, run and
+ * call ids (`call-1`) and the ledger key.
+ */
+export function hostArgs(
+  db: string,
+  ws: { dir: string; ledger: string },
+  scenario: string,
+  runId: string,
+  key: string,
+): string[] {
+  return [
+    "--db",
+    db,
+    "--dir",
+    ws.dir,
+    "--ledger",
+    ws.ledger,
+    "--scenario",
+    scenario,
+    "--run-id",
+    runId,
+    "--call-id",
+    "call-1",
+    "--key",
+    key,
+  ];
+}
+
 /** Starts `write_host.ts` with `args`; stdin is piped only for `--serve`. */
 export function startHost(args: string[]): HostProcess {
   const serve = args.includes("--serve");
