@@ -158,9 +158,9 @@ class AfterCommit {
 
 /**
  * The durable approval store on `@libsql/client`. Every state change is one write transaction
- * (`BEGIN IMMEDIATE`) that also appends to the event log; the claim is one conditional `UPDATE`
- * whose affected-row count decides who got it. Triggers in the schema enforce the same state
- * machine, so a bug or a hand-written `UPDATE` cannot move an approval backwards.
+ * (`BEGIN IMMEDIATE`) in which a trigger appends to the event log; the claim is one conditional
+ * `UPDATE` whose affected-row count decides who got it. Triggers in the schema enforce the same
+ * state machine, so a bug or a hand-written `UPDATE` cannot move an approval backwards.
  *
  * On a local file the store runs in WAL mode with `synchronous=FULL` and checks both at open.
  *
@@ -273,7 +273,6 @@ export class LibsqlApprovalStore implements ApprovalStore {
         }
         return existing;
       }
-      await appendEvent(tx, id, null, "pending", at);
       // The row is exactly what was inserted (triggers only refuse), so the record is built
       // from the same values instead of being read back.
       return this.#remember(fields);
@@ -329,24 +328,22 @@ export class LibsqlApprovalStore implements ApprovalStore {
   claim(id: string, expected: ClaimExpectation, now?: number): Promise<ClaimResult> {
     return this.#write(async (tx): Promise<ClaimResult> => {
       const at = now ?? this.#now();
-      const claimed = await this.#move(tx, id, "approved", "claimed", at, { claimed_at: at }, {
-        extra: {
-          sql: `expires_at > ? AND server_id = ? AND tool_name = ? AND remote_tool_name = ?
+      const claimed = await this.#move(tx, id, "approved", "claimed", { claimed_at: at }, {
+        sql: `expires_at > ? AND server_id = ? AND tool_name = ? AND remote_tool_name = ?
             AND catalog_digest = ? AND binding_id = ? AND scope_id = ? AND scope_revision = ?
             AND effect = ? AND arguments_digest = ?`,
-          args: [
-            at,
-            expected.serverId,
-            expected.toolName,
-            expected.remoteToolName,
-            expected.catalogDigest,
-            expected.bindingId,
-            expected.scopeId,
-            expected.scopeRevision,
-            expected.effect,
-            expected.argumentsDigest,
-          ],
-        },
+        args: [
+          at,
+          expected.serverId,
+          expected.toolName,
+          expected.remoteToolName,
+          expected.catalogDigest,
+          expected.bindingId,
+          expected.scopeId,
+          expected.scopeRevision,
+          expected.effect,
+          expected.argumentsDigest,
+        ],
       });
       if (claimed !== undefined) return { ok: true, approval: claimed };
       const record = await this.#read(tx, id);
@@ -364,19 +361,20 @@ export class LibsqlApprovalStore implements ApprovalStore {
           return { ok: false, code: plan.code, approval: record };
         case "expire":
           code = "approval_expired";
-          await this.#must(this.#move(tx, id, record.state, "expired", at, {}, { detail: code }));
+          await this.#must(this.#move(tx, id, record.state, "expired", { expired_at: at }));
           break;
         case "consume":
           code = plan.code;
-          await this.#must(
-            this.#move(tx, id, "approved", "claimed", at, { claimed_at: at }, { detail: code }),
-          );
-          await this.#must(this.#move(tx, id, "claimed", "not_started", at, {
+          // The refusal is recorded with the claim, so the claim's event names it too.
+          await this.#must(this.#move(tx, id, "approved", "claimed", {
+            claimed_at: at,
             refusal_code: code,
             refused_at: at,
+          }));
+          await this.#must(this.#move(tx, id, "claimed", "not_started", {
             outcome_reason: code,
             outcome_at: at,
-          }, { detail: code }));
+          }));
           break;
       }
       return { ok: false, code, approval: (await this.#read(tx, id))! };
@@ -389,15 +387,15 @@ export class LibsqlApprovalStore implements ApprovalStore {
     return await this.#write(async (tx) => {
       const at = this.#now();
       const moved = outcome.outcome === "committed"
-        ? await this.#move(tx, id, "claimed", "committed", at, {
+        ? await this.#move(tx, id, "claimed", "committed", {
           result_digest: outcome.receipt.resultDigest,
           receipt_at: outcome.receipt.at,
           outcome_at: at,
-        }, { detail: outcome.receipt.resultDigest })
-        : await this.#move(tx, id, "claimed", outcome.outcome, at, {
+        })
+        : await this.#move(tx, id, "claimed", outcome.outcome, {
           outcome_reason: outcome.reason,
           outcome_at: at,
-        }, { detail: outcome.reason });
+        });
       return moved ?? await this.#refuse(tx, id, outcome.outcome);
     });
   }
@@ -407,12 +405,12 @@ export class LibsqlApprovalStore implements ApprovalStore {
     validateReconcile(input);
     return await this.#write(async (tx) => {
       const at = this.#now();
-      const moved = await this.#move(tx, id, "unknown", "reconciled", at, {
+      const moved = await this.#move(tx, id, "unknown", "reconciled", {
         reconciled_outcome: input.outcome,
         reconciled_evidence: input.evidence,
         reconciled_by: input.by,
         reconciled_at: at,
-      }, { by: input.by, detail: `${input.outcome}: ${input.evidence}` });
+      });
       return moved ?? await this.#refuse(tx, id, "reconciled");
     });
   }
@@ -452,16 +450,16 @@ export class LibsqlApprovalStore implements ApprovalStore {
     validateDecision(input);
     return await this.#write(async (tx) => {
       const at = this.#now();
-      const moved = await this.#move(tx, id, "pending", to, at, {
+      const moved = await this.#move(tx, id, "pending", to, {
         decided_by: input.by,
         decided_at: at,
         decision_note: input.note ?? null,
-      }, { by: input.by, detail: input.note, extra: { sql: "expires_at > ?", args: [at] } });
+      }, { sql: "expires_at > ?", args: [at] });
       if (moved !== undefined) return moved;
       const record = await this.#refuse(tx, id, to);
       // Legal but not applied: the approval is pending and past its expiry. Record that.
       await this.#must(
-        this.#move(tx, id, record.state, "expired", at, {}, { detail: "approval_expired" }),
+        this.#move(tx, id, record.state, "expired", { expired_at: at }),
       );
       return new AfterCommit(
         new ApprovalError("approval_expired", `approval ${id} expired before the decision`),
@@ -471,7 +469,7 @@ export class LibsqlApprovalStore implements ApprovalStore {
 
   /**
    * One checked transition: the pair is checked in code, then one `UPDATE` guarded by the
-   * current state (and `extra`), then one event. Returns the new record, or `undefined` when
+   * current state (and `extra`); the schema's trigger appends the event. Returns the new record, or `undefined` when
    * the row was not in `from` (or `extra` did not hold) and nothing changed.
    *
    * The new record is the remembered one plus `changes` when this store last saw the row in
@@ -485,20 +483,17 @@ export class LibsqlApprovalStore implements ApprovalStore {
     id: string,
     from: ApprovalState,
     to: ApprovalState,
-    at: number,
     changes: Readonly<Record<string, InValue>>,
-    event: { by?: string; detail?: string; extra?: { sql: string; args: Args } } = {},
+    extra?: { sql: string; args: Args },
   ): Promise<ApprovalRecord | undefined> {
     assertTransition(id, from, to);
     const columns = Object.keys(changes);
-    const extra = event.extra;
     const result = await tx.execute({
       sql: `UPDATE approvals SET state = ?${columns.map((column) => `, ${column} = ?`).join("")}
         WHERE id = ? AND state = ?${extra === undefined ? "" : ` AND ${extra.sql}`}`,
       args: [to, ...Object.values(changes), id, from, ...(extra?.args ?? [])],
     });
     if (result.rowsAffected !== 1) return undefined;
-    await appendEvent(tx, id, from, to, at, event.by, event.detail);
     const seen = this.#seen.get(id);
     const fields = seen?.state === from
       ? { ...seen, ...changes, state: to }
@@ -601,23 +596,6 @@ async function migrate(client: Client): Promise<void> {
   } finally {
     tx.close();
   }
-}
-
-async function appendEvent(
-  tx: Transaction,
-  approvalId: string,
-  from: ApprovalState | null,
-  to: ApprovalState,
-  at: number,
-  by?: string,
-  detail?: string,
-): Promise<void> {
-  await tx.execute({
-    sql: `INSERT INTO approval_events (approval_id, seq, from_state, to_state, at, by, detail)
-      VALUES (?1, (SELECT coalesce(max(seq), 0) + 1 FROM approval_events WHERE approval_id = ?1),
-        ?2, ?3, ?4, ?5, ?6)`,
-    args: [approvalId, from, to, at, by ?? null, detail ?? null],
-  });
 }
 
 async function selectFields(
