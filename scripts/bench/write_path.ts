@@ -38,6 +38,9 @@ export const writePathBenchmark: Benchmark = {
     const server = await startMemoryWriteServer();
     const store = await LibsqlApprovalStore.open(`${dir}/approvals.db`);
     const bare = createClient({ url: `file:${dir}/bare.db`, intMode: "number", concurrency: 1 });
+    // The same store and bare loops without a file: their CPU alone, no fsync.
+    const memoryStore = await LibsqlApprovalStore.open(":memory:");
+    const memoryBare = createClient({ url: ":memory:", intMode: "number", concurrency: 1 });
     try {
       const settings = await store.durability();
       if (settings.journalMode !== "wal" || settings.synchronous < 2) {
@@ -62,9 +65,11 @@ export const writePathBenchmark: Benchmark = {
       if (bareSync < 2 || bareJournal.toLowerCase() !== "wal") {
         throw new Error("the bare loop is not WAL + synchronous=FULL");
       }
-      await bare.execute(
-        "CREATE TABLE IF NOT EXISTS t (id TEXT PRIMARY KEY, state TEXT, body TEXT, at INTEGER)",
-      );
+      for (const client of [bare, memoryBare]) {
+        await client.execute(
+          "CREATE TABLE IF NOT EXISTS t (id TEXT PRIMARY KEY, state TEXT, body TEXT, at INTEGER)",
+        );
+      }
 
       let sequence = 0;
       let lastApprovalId = "";
@@ -83,10 +88,10 @@ export const writePathBenchmark: Benchmark = {
           lastApprovalId = envelope.approvalId!;
         }
       };
-      const bareLoop = async () => {
+      const bareLoopOn = (client: typeof bare) => async () => {
         for (let i = 0; i < CYCLES_PER_ROUND * transactionsPerWrite; i++) {
           const n = sequence++;
-          const tx = await bare.transaction("write");
+          const tx = await client.transaction("write");
           try {
             await tx.execute({
               sql: "INSERT INTO t (id, state, body, at) VALUES (?, ?, ?, ?)",
@@ -111,7 +116,7 @@ export const writePathBenchmark: Benchmark = {
         scopeRevision: binding.scopeRevision,
         effect: binding.effect,
       };
-      const storeOnly = async () => {
+      const storeOnlyOn = (store: LibsqlApprovalStore) => async () => {
         for (let i = 0; i < CYCLES_PER_ROUND; i++) {
           const n = sequence++;
           const args = { key: `s${n}`, value: SYNTHETIC_VALUE };
@@ -133,10 +138,17 @@ export const writePathBenchmark: Benchmark = {
           });
         }
       };
-      const [gateSamples, bareSamples, storeSamples] = await sampleInterleaved(
-        [cycles, bareLoop, storeOnly],
-        { rounds: ROUNDS, warmup: WARMUP },
-      );
+      const [gateSamples, bareSamples, storeSamples, storeCpuSamples, bareCpuSamples] =
+        await sampleInterleaved(
+          [
+            cycles,
+            bareLoopOn(bare),
+            storeOnlyOn(store),
+            storeOnlyOn(memoryStore),
+            bareLoopOn(memoryBare),
+          ],
+          { rounds: ROUNDS, warmup: WARMUP },
+        );
       if ((await store.events(lastApprovalId)).length !== transactionsPerWrite) {
         throw new Error("a timed cycle made another number of transactions than the probe");
       }
@@ -147,6 +159,8 @@ export const writePathBenchmark: Benchmark = {
         subject.map((ms, round) => ms / baseline[round]);
       const gateRatios = perRound(gateSamples, bareSamples);
       const storeRatios = perRound(storeSamples, bareSamples);
+      const perTransactionUs = (ms: number) =>
+        (ms * 1000) / (CYCLES_PER_ROUND * transactionsPerWrite);
       const perSecond = (CYCLES_PER_ROUND * 1000) / subjectMs;
       const bareTx = (CYCLES_PER_ROUND * transactionsPerWrite * 1000) / baselineMs;
       return [{
@@ -171,6 +185,28 @@ export const writePathBenchmark: Benchmark = {
         baseline: `${CYCLES_PER_ROUND} store-only cycles`,
         baselineMs: storeMs,
         ratio: median(perRound(gateSamples, storeSamples)),
+      }, {
+        kind: "comparison",
+        subject: `${CYCLES_PER_ROUND} store-only cycles on :memory: (CPU, no fsync)`,
+        subjectMs: median(storeCpuSamples),
+        baseline: `${CYCLES_PER_ROUND * transactionsPerWrite} bare transactions on :memory:`,
+        baselineMs: median(bareCpuSamples),
+        ratio: median(perRound(storeCpuSamples, bareCpuSamples)),
+      }, {
+        kind: "figure",
+        name: "store CPU per durable transaction (:memory:)",
+        value: perTransactionUs(median(storeCpuSamples)),
+        unit: "us",
+      }, {
+        kind: "figure",
+        name: "bare CPU per transaction (:memory:)",
+        value: perTransactionUs(median(bareCpuSamples)),
+        unit: "us",
+      }, {
+        kind: "figure",
+        name: "bare time per durable transaction (file, mostly fsync)",
+        value: perTransactionUs(baselineMs),
+        unit: "us",
       }, {
         kind: "figure",
         name: "gate cycles / bare, per-round ratio, 25th percentile",
@@ -199,7 +235,9 @@ export const writePathBenchmark: Benchmark = {
       }];
     } finally {
       bare.close();
+      memoryBare.close();
       await store.close();
+      await memoryStore.close();
       await server.close();
       await Deno.remove(dir, { recursive: true });
     }
