@@ -64,7 +64,7 @@ async function main(names: readonly string[]): Promise<boolean> {
         continue;
       }
       const comparison: ComparisonRow = row;
-      const ratio = comparison.subjectMs / comparison.baselineMs;
+      const ratio = comparison.ratio ?? comparison.subjectMs / comparison.baselineMs;
       let target = "-";
       if (comparison.targetRatio !== undefined) {
         const met = ratio <= comparison.targetRatio;

@@ -16,6 +16,12 @@ export interface ComparisonRow {
   baseline: string;
   /** Median milliseconds per round of the baseline. */
   baselineMs: number;
+  /**
+   * The subject/baseline ratio when measured per round: the median of each round's own ratio,
+   * which a shared machine's slow and fast phases disturb less than a ratio of medians. When
+   * absent, `subjectMs / baselineMs`.
+   */
+  ratio?: number;
   /** Highest acceptable subject/baseline ratio, when the project has a target. */
   targetRatio?: number;
 }
@@ -53,6 +59,17 @@ export async function timeInterleaved(
   fns: readonly (() => unknown)[],
   options: { rounds: number; warmup: number },
 ): Promise<number[]> {
+  return (await sampleInterleaved(fns, options)).map(median);
+}
+
+/**
+ * Like {@link timeInterleaved}, but returns every round's milliseconds per function
+ * (`samples[function][round]`), so callers can form per-round ratios.
+ */
+export async function sampleInterleaved(
+  fns: readonly (() => unknown)[],
+  options: { rounds: number; warmup: number },
+): Promise<number[][]> {
   for (let index = 0; index < options.warmup; index++) {
     for (const fn of fns) await fn();
   }
@@ -64,8 +81,16 @@ export async function timeInterleaved(
       samples[index].push(performance.now() - start);
     }
   }
-  return samples.map((times) => {
-    const sorted = times.toSorted((a, b) => a - b);
-    return sorted[Math.floor(sorted.length / 2)];
-  });
+  return samples;
+}
+
+/** The median of `values` (the upper one of an even count). */
+export function median(values: readonly number[]): number {
+  return quantile(values, 0.5);
+}
+
+/** The `q`-quantile of `values` by nearest rank, for 0 <= q <= 1. */
+export function quantile(values: readonly number[], q: number): number {
+  const sorted = values.toSorted((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * q))];
 }

@@ -6,7 +6,11 @@
  *
  * The number of durable transactions per write is measured, not assumed: every state change of
  * the store is one write transaction that appends one event, so the events of one approval
- * count its transactions.
+ * count its transactions (checked again on the last timed cycle).
+ *
+ * The machine may be shared, and fsync latency on it swings by 10x within seconds, so rounds of
+ * gate cycles, bare transactions and store-only cycles alternate, and each ratio is the median
+ * of the per-round ratios (with its quartiles as figures) rather than a ratio of medians.
  *
  * @module
  */
@@ -16,7 +20,7 @@ import { LibsqlApprovalStore } from "../../libsql.ts";
 import { SYNTHETIC_VALUE } from "../../fixtures/write_server.ts";
 import { startMemoryWriteServer } from "../../fixtures/write_server_memory.ts";
 import { writeBinding } from "../../tests/support/write_bindings.ts";
-import { type Benchmark, timeInterleaved } from "./types.ts";
+import { type Benchmark, median, quantile, sampleInterleaved } from "./types.ts";
 
 /** Write cycles per timed round. */
 const CYCLES_PER_ROUND = 10;
@@ -34,6 +38,9 @@ export const writePathBenchmark: Benchmark = {
     const server = await startMemoryWriteServer();
     const store = await LibsqlApprovalStore.open(`${dir}/approvals.db`);
     const bare = createClient({ url: `file:${dir}/bare.db`, intMode: "number", concurrency: 1 });
+    // The same store and bare loops without a file: their CPU alone, no fsync.
+    const memoryStore = await LibsqlApprovalStore.open(":memory:");
+    const memoryBare = createClient({ url: ":memory:", intMode: "number", concurrency: 1 });
     try {
       const settings = await store.durability();
       if (settings.journalMode !== "wal" || settings.synchronous < 2) {
@@ -54,12 +61,18 @@ export const writePathBenchmark: Benchmark = {
       await bare.execute("PRAGMA journal_mode = WAL");
       await bare.execute("PRAGMA synchronous = FULL");
       const bareSync = Number((await bare.execute("PRAGMA synchronous")).rows[0][0]);
-      if (bareSync < 2) throw new Error("the bare loop is not synchronous=FULL");
-      await bare.execute(
-        "CREATE TABLE IF NOT EXISTS t (id TEXT PRIMARY KEY, state TEXT, body TEXT, at INTEGER)",
-      );
+      const bareJournal = String((await bare.execute("PRAGMA journal_mode")).rows[0][0]);
+      if (bareSync < 2 || bareJournal.toLowerCase() !== "wal") {
+        throw new Error("the bare loop is not WAL + synchronous=FULL");
+      }
+      for (const client of [bare, memoryBare]) {
+        await client.execute(
+          "CREATE TABLE IF NOT EXISTS t (id TEXT PRIMARY KEY, state TEXT, body TEXT, at INTEGER)",
+        );
+      }
 
       let sequence = 0;
+      let lastApprovalId = "";
       const body = JSON.stringify({ key: "k", value: SYNTHETIC_VALUE }).repeat(4);
       const cycles = async () => {
         for (let i = 0; i < CYCLES_PER_ROUND; i++) {
@@ -72,12 +85,13 @@ export const writePathBenchmark: Benchmark = {
             },
           ], { runId: "bench" });
           if (envelope.effect !== "committed") throw new Error("a write did not commit");
+          lastApprovalId = envelope.approvalId!;
         }
       };
-      const bareLoop = async () => {
+      const bareLoopOn = (client: typeof bare) => async () => {
         for (let i = 0; i < CYCLES_PER_ROUND * transactionsPerWrite; i++) {
           const n = sequence++;
-          const tx = await bare.transaction("write");
+          const tx = await client.transaction("write");
           try {
             await tx.execute({
               sql: "INSERT INTO t (id, state, body, at) VALUES (?, ?, ?, ?)",
@@ -102,7 +116,7 @@ export const writePathBenchmark: Benchmark = {
         scopeRevision: binding.scopeRevision,
         effect: binding.effect,
       };
-      const storeOnly = async () => {
+      const storeOnlyOn = (store: LibsqlApprovalStore) => async () => {
         for (let i = 0; i < CYCLES_PER_ROUND; i++) {
           const n = sequence++;
           const args = { key: `s${n}`, value: SYNTHETIC_VALUE };
@@ -124,10 +138,29 @@ export const writePathBenchmark: Benchmark = {
           });
         }
       };
-      const [subjectMs, baselineMs, storeMs] = await timeInterleaved(
-        [cycles, bareLoop, storeOnly],
-        { rounds: ROUNDS, warmup: WARMUP },
+      const [gateSamples, bareSamples, storeSamples, storeCpuSamples, bareCpuSamples] =
+        await sampleInterleaved(
+          [
+            cycles,
+            bareLoopOn(bare),
+            storeOnlyOn(store),
+            storeOnlyOn(memoryStore),
+            bareLoopOn(memoryBare),
+          ],
+          { rounds: ROUNDS, warmup: WARMUP },
+        );
+      if ((await store.events(lastApprovalId)).length !== transactionsPerWrite) {
+        throw new Error("a timed cycle made another number of transactions than the probe");
+      }
+      const [subjectMs, baselineMs, storeMs] = [gateSamples, bareSamples, storeSamples].map(
+        median,
       );
+      const perRound = (subject: number[], baseline: number[]) =>
+        subject.map((ms, round) => ms / baseline[round]);
+      const gateRatios = perRound(gateSamples, bareSamples);
+      const storeRatios = perRound(storeSamples, bareSamples);
+      const perTransactionUs = (ms: number) =>
+        (ms * 1000) / (CYCLES_PER_ROUND * transactionsPerWrite);
       const perSecond = (CYCLES_PER_ROUND * 1000) / subjectMs;
       const bareTx = (CYCLES_PER_ROUND * transactionsPerWrite * 1000) / baselineMs;
       return [{
@@ -136,6 +169,7 @@ export const writePathBenchmark: Benchmark = {
         subjectMs,
         baseline: `${CYCLES_PER_ROUND * transactionsPerWrite} bare libSQL transactions`,
         baselineMs,
+        ratio: median(gateRatios),
         targetRatio: 1.3,
       }, {
         kind: "comparison",
@@ -143,12 +177,46 @@ export const writePathBenchmark: Benchmark = {
         subjectMs: storeMs,
         baseline: `${CYCLES_PER_ROUND * transactionsPerWrite} bare libSQL transactions`,
         baselineMs,
+        ratio: median(storeRatios),
       }, {
         kind: "comparison",
         subject: `${CYCLES_PER_ROUND} write cycles (gate)`,
         subjectMs,
         baseline: `${CYCLES_PER_ROUND} store-only cycles`,
         baselineMs: storeMs,
+        ratio: median(perRound(gateSamples, storeSamples)),
+      }, {
+        kind: "comparison",
+        subject: `${CYCLES_PER_ROUND} store-only cycles on :memory: (CPU, no fsync)`,
+        subjectMs: median(storeCpuSamples),
+        baseline: `${CYCLES_PER_ROUND * transactionsPerWrite} bare transactions on :memory:`,
+        baselineMs: median(bareCpuSamples),
+        ratio: median(perRound(storeCpuSamples, bareCpuSamples)),
+      }, {
+        kind: "figure",
+        name: "store CPU per durable transaction (:memory:)",
+        value: perTransactionUs(median(storeCpuSamples)),
+        unit: "us",
+      }, {
+        kind: "figure",
+        name: "bare CPU per transaction (:memory:)",
+        value: perTransactionUs(median(bareCpuSamples)),
+        unit: "us",
+      }, {
+        kind: "figure",
+        name: "bare time per durable transaction (file, mostly fsync)",
+        value: perTransactionUs(baselineMs),
+        unit: "us",
+      }, {
+        kind: "figure",
+        name: "gate cycles / bare, per-round ratio, 25th percentile",
+        value: quantile(gateRatios, 0.25),
+        unit: "x",
+      }, {
+        kind: "figure",
+        name: "gate cycles / bare, per-round ratio, 75th percentile",
+        value: quantile(gateRatios, 0.75),
+        unit: "x",
       }, {
         kind: "figure",
         name: "full write cycles (gate, libSQL file, synchronous=FULL)",
@@ -167,7 +235,9 @@ export const writePathBenchmark: Benchmark = {
       }];
     } finally {
       bare.close();
+      memoryBare.close();
       await store.close();
+      await memoryStore.close();
       await server.close();
       await Deno.remove(dir, { recursive: true });
     }

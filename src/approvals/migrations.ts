@@ -53,6 +53,7 @@ const WRITE_ONCE_COLUMNS = [
   "reconciled_evidence",
   "reconciled_by",
   "reconciled_at",
+  "expired_at",
 ];
 
 /** Every column of `approvals` in schema version 1, in table order. */
@@ -101,11 +102,13 @@ export const MIGRATIONS: readonly Migration[] = Object.freeze([
         reconciled_evidence TEXT,
         reconciled_by TEXT,
         reconciled_at INTEGER,
+        expired_at INTEGER,
         CHECK ((run_id IS NULL) = (call_id IS NULL)),
         CHECK (state NOT IN ('approved', 'denied') OR decided_by IS NOT NULL),
         CHECK (state NOT IN ('claimed', 'committed', 'not_started', 'unknown', 'reconciled')
           OR claimed_at IS NOT NULL),
         CHECK (state <> 'committed' OR result_digest IS NOT NULL),
+        CHECK (state <> 'expired' OR expired_at IS NOT NULL),
         CHECK (state <> 'reconciled' OR (reconciled_outcome IS NOT NULL
           AND reconciled_evidence IS NOT NULL AND reconciled_by IS NOT NULL))
       ) STRICT`,
@@ -129,31 +132,63 @@ export const MIGRATIONS: readonly Migration[] = Object.freeze([
         BEGIN SELECT RAISE(ABORT, 'sluice: an approval starts pending'); END`,
       `CREATE TRIGGER approvals_no_delete BEFORE DELETE ON approvals
         BEGIN SELECT RAISE(ABORT, 'sluice: approvals are never deleted'); END`,
-      // One guard for every UPDATE; its checks run in this order, so the message names the
-      // first rule broken: terminal rows, recorded facts, then the transition.
-      `CREATE TRIGGER approvals_guard BEFORE UPDATE ON approvals
-        BEGIN
-          SELECT RAISE(ABORT, 'sluice: a terminal approval is immutable')
-            WHERE OLD.state IN (${TERMINAL});
-          SELECT RAISE(ABORT, 'sluice: a recorded approval fact is immutable')
-            WHERE ${
-        WRITE_ONCE_COLUMNS.map((column) => `(OLD.${column} IS NOT NULL AND ${changed(column)})`)
-          .join(" OR ")
-      };
-          SELECT RAISE(ABORT, 'sluice: illegal approval transition')
-            WHERE NOT (
-              (OLD.state = 'pending' AND NEW.state IN ('approved', 'denied', 'expired'))
-              OR (OLD.state = 'approved' AND NEW.state IN ('claimed', 'expired'))
-              OR (OLD.state = 'claimed' AND NEW.state IN ('committed', 'not_started', 'unknown'))
-              OR (OLD.state = 'unknown' AND NEW.state = 'reconciled'));
-        END`,
+      // The guard is split so that an UPDATE compiles only the checks it can break: the client
+      // compiles every statement anew, and one trigger comparing all 14 recorded facts cost
+      // more to compile than the rest of a transition (profiled). SQLite runs the newest
+      // trigger first, so they are created in reverse order of the message they should win
+      // with: terminal rows, then recorded facts, then the transition.
+      `CREATE TRIGGER approvals_transition BEFORE UPDATE ON approvals
+        WHEN NOT (
+          (OLD.state = 'pending' AND NEW.state IN ('approved', 'denied', 'expired'))
+          OR (OLD.state = 'approved' AND NEW.state IN ('claimed', 'expired'))
+          OR (OLD.state = 'claimed' AND NEW.state IN ('committed', 'not_started', 'unknown'))
+          OR (OLD.state = 'unknown' AND NEW.state = 'reconciled'))
+        BEGIN SELECT RAISE(ABORT, 'sluice: illegal approval transition'); END`,
+      // A recorded fact can only change in an UPDATE that names its column.
+      ...WRITE_ONCE_COLUMNS.map((column) =>
+        `CREATE TRIGGER approvals_fact_${column} BEFORE UPDATE OF ${column} ON approvals
+        WHEN OLD.${column} IS NOT NULL AND ${changed(column)}
+        BEGIN SELECT RAISE(ABORT, 'sluice: a recorded approval fact is immutable'); END`
+      ),
+      `CREATE TRIGGER approvals_terminal BEFORE UPDATE ON approvals
+        WHEN OLD.state IN (${TERMINAL})
+        BEGIN SELECT RAISE(ABORT, 'sluice: a terminal approval is immutable'); END`,
       // Only an UPDATE that names an identity column can change one, so this trigger lists them:
       // SQLite then leaves it out of the store's own statements, which never name them. Created
-      // after the guard, it runs before it (SQLite runs the newest trigger first).
+      // last, it runs first.
       `CREATE TRIGGER approvals_identity_immutable BEFORE UPDATE OF ${IDENTITY_COLUMNS.join(", ")}
         ON approvals
         WHEN ${IDENTITY_COLUMNS.map(changed).join(" OR ")}
         BEGIN SELECT RAISE(ABORT, 'sluice: the bound identity of an approval is immutable'); END`,
+      // The event log is written by the database: one event per row inserted and per state
+      // change, whoever made it, taken from the columns the transition recorded. (The client
+      // compiles every statement anew; an event inside the UPDATE's own program costs less
+      // than a statement of its own. Profiled.)
+      `CREATE TRIGGER approvals_event_pending AFTER INSERT ON approvals
+        BEGIN
+          INSERT INTO approval_events (approval_id, seq, from_state, to_state, at)
+            VALUES (NEW.id, 1, NULL, NEW.state, NEW.created_at);
+        END`,
+      `CREATE TRIGGER approvals_event_transition AFTER UPDATE OF state ON approvals
+        BEGIN
+          INSERT INTO approval_events (approval_id, seq, from_state, to_state, at, by, detail)
+            VALUES (NEW.id,
+              (SELECT max(seq) + 1 FROM approval_events WHERE approval_id = NEW.id),
+              OLD.state, NEW.state,
+              CASE NEW.state
+                WHEN 'approved' THEN NEW.decided_at WHEN 'denied' THEN NEW.decided_at
+                WHEN 'expired' THEN NEW.expired_at WHEN 'claimed' THEN NEW.claimed_at
+                WHEN 'reconciled' THEN NEW.reconciled_at ELSE NEW.outcome_at END,
+              CASE NEW.state
+                WHEN 'approved' THEN NEW.decided_by WHEN 'denied' THEN NEW.decided_by
+                WHEN 'reconciled' THEN NEW.reconciled_by END,
+              CASE NEW.state
+                WHEN 'approved' THEN NEW.decision_note WHEN 'denied' THEN NEW.decision_note
+                WHEN 'expired' THEN 'approval_expired' WHEN 'claimed' THEN NEW.refusal_code
+                WHEN 'committed' THEN NEW.result_digest
+                WHEN 'reconciled' THEN NEW.reconciled_outcome || ': ' || NEW.reconciled_evidence
+                ELSE NEW.outcome_reason END);
+        END`,
       `CREATE TRIGGER approval_events_no_update BEFORE UPDATE ON approval_events
         BEGIN SELECT RAISE(ABORT, 'sluice: the approval event log is append-only'); END`,
       `CREATE TRIGGER approval_events_no_delete BEFORE DELETE ON approval_events
