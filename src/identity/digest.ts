@@ -3,16 +3,6 @@ import type { JsonLimits } from "./json.ts";
 
 const encoder = new TextEncoder();
 
-/**
- * The last few texts hashed and their digests. A write hashes the same canonical arguments
- * twice in a row (the gate binds them, the store checks the binding), and `crypto.subtle` is
- * asynchronous: its round trip through a worker thread costs more than the hash itself on a
- * busy machine (profiled in `scripts/bench/write_path.ts`). A pure function, so a hit is exact.
- */
-const recent = new Map<string, string>();
-const RECENT_LIMIT = 8;
-const RECENT_MAX_LENGTH = 16 * 1024;
-
 /** Lowercase hex of bytes. */
 function toHex(bytes: Uint8Array): string {
   let hex = "";
@@ -25,15 +15,8 @@ function toHex(bytes: Uint8Array): string {
  * Use {@link digest} for JSON values; this is for text that is already canonical.
  */
 export async function digestText(text: string): Promise<string> {
-  const known = recent.get(text);
-  if (known !== undefined) return known;
   const hash = await crypto.subtle.digest("SHA-256", encoder.encode(text));
-  const result = "sha256:" + toHex(new Uint8Array(hash));
-  if (text.length <= RECENT_MAX_LENGTH) {
-    recent.set(text, result);
-    if (recent.size > RECENT_LIMIT) recent.delete(recent.keys().next().value!);
-  }
-  return result;
+  return "sha256:" + toHex(new Uint8Array(hash));
 }
 
 /**
