@@ -126,6 +126,13 @@ export function utf8Length(text: string): number {
   return bytes;
 }
 
+/** One limit: its default when absent; NaN or a negative number would silently lift it. */
+function bound(limit: number | undefined, fallback: number): number {
+  if (limit === undefined) return fallback;
+  if (!(limit >= 0)) throw new RangeError("a JSON limit must be a number of at least 0");
+  return limit;
+}
+
 /**
  * Serializes a plain JSON value with the RFC 8785 JSON Canonicalization Scheme: object keys
  * sorted by UTF-16 code units, no whitespace, ECMAScript number formatting.
@@ -133,7 +140,8 @@ export function utf8Length(text: string): number {
  * Anything that is not plain JSON (undefined, functions, symbols, bigint, NaN, ±Infinity,
  * lone surrogates in strings or keys, cycles, Dates, Maps and other non-plain objects) is
  * refused with a {@link JsonValueError}, never coerced. The value is bounded by `limits`
- * (defaults in {@link DEFAULT_JSON_LIMITS}); nesting deeper than `maxDepth` is refused before
+ * (defaults in {@link DEFAULT_JSON_LIMITS}; a limit that is NaN or negative throws a
+ * `RangeError`); nesting deeper than `maxDepth` is refused before
  * recursion goes further, so a 100,000-deep array cannot overflow the stack.
  *
  * @example
@@ -143,7 +151,12 @@ export function utf8Length(text: string): number {
  * ```
  */
 export function canonicalize(value: unknown, limits: Partial<JsonLimits> = {}): string {
-  const bounds = { ...DEFAULT_JSON_LIMITS, ...limits };
+  // `??`, not spread: a limit passed as undefined must keep its default, not lift the bound.
+  const bounds: JsonLimits = {
+    maxDepth: bound(limits.maxDepth, DEFAULT_JSON_LIMITS.maxDepth),
+    maxNodes: bound(limits.maxNodes, DEFAULT_JSON_LIMITS.maxNodes),
+    maxBytes: bound(limits.maxBytes, DEFAULT_JSON_LIMITS.maxBytes),
+  };
   const text = new Canonicalizer(bounds).write(value, 0);
   if (text.length * 3 > bounds.maxBytes && utf8Length(text) > bounds.maxBytes) {
     throw new JsonValueError(
