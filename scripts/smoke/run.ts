@@ -169,6 +169,31 @@ async function runtimeOutcome(
   return outcome;
 }
 
+/**
+ * The npm-installed Bun binary. Its place depends on whether npm ran the package's postinstall:
+ * if it did, the binary was moved to `bun/bin/bun.exe`; if not, it is still in the platform
+ * package (NOTES.md). The first candidate that answers `--version` wins.
+ */
+async function installedBun(): Promise<string> {
+  const modules = `${cacheDir}/node_modules`;
+  const candidates = [
+    `${modules}/bun/bin/bun.exe`,
+    `${modules}/@oven/bun-linux-x64/bin/bun`,
+    `${modules}/@oven/bun-linux-x64-baseline/bin/bun`,
+    `${modules}/@oven/bun-linux-x64-musl/bin/bun`,
+    `${modules}/@oven/bun-linux-aarch64/bin/bun`,
+  ];
+  for (const candidate of candidates) {
+    if (!await exists(candidate)) continue;
+    try {
+      if ((await run(candidate, ["--version"])).code === 0) return candidate;
+    } catch {
+      // Not runnable here (a placeholder script, another platform): try the next one.
+    }
+  }
+  throw new Error(`no runnable bun binary under ${modules}`);
+}
+
 async function main(): Promise<boolean> {
   const started = performance.now();
   const pathBun = await onPath("bun");
@@ -178,8 +203,7 @@ async function main(): Promise<boolean> {
   };
   if (!pathBun) wanted.bun = BUN_VERSION;
   await ensureInstalled(wanted);
-  // The npm "bun" package's binary lives in its platform package (NOTES.md).
-  const bun = pathBun ?? `${cacheDir}/node_modules/@oven/bun-linux-x64/bin/bun`;
+  const bun = pathBun ?? await installedBun();
   const node = await onPath("node");
   if (!node) throw new Error("node is not on PATH");
 
