@@ -47,7 +47,7 @@ async function main(): Promise<boolean> {
   console.log("");
   console.log(formatRow(header, widths));
   for (const line of lines) console.log(formatRow(line, widths));
-  console.log(`(median of 30 rounds after 5 warm-up rounds; ${navigator.userAgent})`);
+  console.log(`(median of 50 rounds after 10 warm-up rounds; ${navigator.userAgent})`);
   return allMet;
 }
 

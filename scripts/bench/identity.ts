@@ -144,7 +144,7 @@ export const identityBenchmark: Benchmark = {
       () => digest(value),
       () => canonicalize(value),
       () => stringifyAndHash(value),
-    ], { rounds: 30, warmup: 5 });
+    ], { rounds: 50, warmup: 10 });
     const baseline = "JSON.stringify + SHA-256";
     return [
       { subject: "digest(value)", subjectMs: digestMs, baseline, baselineMs, targetRatio: 3 },

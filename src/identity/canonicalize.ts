@@ -4,6 +4,12 @@ import { toPointer } from "./pointer.ts";
 
 const objectPrototype = Object.prototype;
 const arrayPrototype = Array.prototype;
+/**
+ * A character RFC 8785 escapes (controls, quote, backslash) or a surrogate code unit (paired
+ * or not). Without the `u` flag the class matches UTF-16 code units, which is what is wanted.
+ */
+// deno-lint-ignore no-control-regex
+const needsCare = /[\u0000-\u001f"\\\ud800-\udfff]/;
 
 /** Walks one value, writing its RFC 8785 form; refuses anything that is not plain JSON. */
 class Canonicalizer {
@@ -31,6 +37,9 @@ class Canonicalizer {
   }
 
   #string(value: string): string {
+    // Most strings have no character to escape and no surrogate: one scan proves it, and they
+    // are quoted as they are. The rest take the careful path.
+    if (!needsCare.test(value)) return this.#count(`"${value}"`);
     // Lone surrogates cannot be encoded as UTF-8, so their digest would be ambiguous.
     if (!value.isWellFormed()) this.fail("json_lone_surrogate", "string has a lone surrogate");
     // JSON.stringify escapes exactly as RFC 8785 section 3.2.2.2 requires.
