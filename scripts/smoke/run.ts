@@ -211,7 +211,9 @@ async function main(): Promise<boolean> {
   const bundleBytes = (await Deno.stat(bundlePath)).size;
   console.log(`bundled scripts/smoke/entry.ts: ${bundleBytes} bytes`);
 
-  const bunVersion = (await run(bun, ["--version"])).stdout.trim();
+  const bunVersion = `${(await run(bun, ["--version"])).stdout.trim()} (${
+    pathBun ? "PATH" : "npm"
+  })`;
   const outcomes = await Promise.all([
     runtimeOutcome("deno", Deno.version.deno, Deno.execPath(), [
       "run",
