@@ -464,3 +464,10 @@ Deno.test("custom limits combine with the defaults; an undefined limit keeps its
   assert.equal(canonicalize(1, { maxDepth: 0 }), "1");
   assertRefused([], "json_too_deep", "", { maxDepth: 0 });
 });
+
+Deno.test("a '__proto__' member from JSON.parse is an ordinary key", async () => {
+  const value = JSON.parse('{"b":1,"__proto__":{"x":[true]}}');
+  const expected = '{"__proto__":{"x":[true]},"b":1}';
+  assert.equal(canonicalize(value), expected);
+  assert.equal(await digest(value), independentDigest(expected));
+});
