@@ -11,6 +11,7 @@
  */
 import * as esbuild from "esbuild";
 import { createHash } from "node:crypto";
+import type { JsonValue } from "../../mod.ts";
 import type { SmokeResult } from "./entry.ts";
 
 const root = new URL("../../", import.meta.url).pathname;
@@ -194,6 +195,26 @@ async function installedBun(): Promise<string> {
   throw new Error(`no runnable bun binary under ${modules}`);
 }
 
+/**
+ * Checks Deno's schema results against outcomes known from the sample schema itself, so that
+ * "same as Deno" cannot mean "equally wrong". Returns a problem, or undefined.
+ */
+function schemaProblem(schema: Record<string, JsonValue>): string | undefined {
+  if (schema.checked !== "ok") return "the sample schema was not admitted by checkSchema";
+  if (schema.good !== "valid") return "the good value was not valid";
+  const bad = Array.isArray(schema.bad) ? schema.bad.map(String) : [];
+  const wanted = ["pattern /owner", "pattern /labels/0", "maximum /count", "/extra"];
+  const missing = wanted.filter((part) => !bad.some((error) => error.includes(part)));
+  if (missing.length > 0) return `the bad value's errors lack: ${missing.join(", ")}`;
+  if (!JSON.stringify(schema.missingRequired).includes("required")) {
+    return "a missing required member was not reported";
+  }
+  if (!JSON.stringify(schema.rejectedSchema).includes("schema_keyword_unsupported")) {
+    return "an x-* keyword was not refused";
+  }
+  return undefined;
+}
+
 async function main(): Promise<boolean> {
   const started = performance.now();
   const pathBun = await onPath("bun");
@@ -247,6 +268,8 @@ async function main(): Promise<boolean> {
       deno.problem = "a refusal threw something other than JsonValueError";
     }
   }
+  const schema = deno.result?.checks.schema as Record<string, JsonValue> | undefined;
+  if (schema && !deno.problem) deno.problem = schemaProblem(schema);
   const reference = JSON.stringify(deno.result?.checks);
   for (const outcome of others) {
     if (outcome.problem || !outcome.result) continue;
