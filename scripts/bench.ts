@@ -1,57 +1,89 @@
 /**
- * `deno task bench`: runs every registered benchmark and prints one table of times and
- * ratios. Areas add a benchmark by exporting a {@link Benchmark} from `scripts/bench/<area>.ts`
- * and listing it in `benchmarks` below. `--strict` exits non-zero when a target is missed.
+ * `deno task bench [name...]`: runs the registered benchmarks (all, or those named) and prints
+ * one table of comparisons (median times and ratio against a baseline, with the target where
+ * there is one) and one of plain figures. An area adds a benchmark by exporting a
+ * {@link Benchmark} from `scripts/bench/<area>.ts` and listing it in `benchmarks` below.
+ * `--strict` exits non-zero when a target is missed.
  *
  * @module
  */
-import type { Benchmark, BenchRow } from "./bench/types.ts";
+import type { Benchmark, ComparisonRow, FigureRow } from "./bench/types.ts";
 import { identityBenchmark } from "./bench/identity.ts";
+import { benchApprovals } from "./bench/approvals.ts";
+
+/** The approval store's figures (libSQL file, WAL, synchronous=FULL), as a registered bench. */
+const approvalsBenchmark: Benchmark = {
+  name: "approvals",
+  describe: () => "approval store cycles on a libSQL file vs a bare libSQL loop, 200 x 3 rounds",
+  run: async () => (await benchApprovals()).map((row) => ({ kind: "figure" as const, ...row })),
+};
 
 /** Every registered benchmark, run in this order. */
-export const benchmarks: readonly Benchmark[] = [identityBenchmark];
+export const benchmarks: readonly Benchmark[] = [identityBenchmark, approvalsBenchmark];
 
-function formatRow(cells: readonly string[], widths: readonly number[]): string {
-  return cells.map((cell, index) => cell.padEnd(widths[index])).join("  ").trimEnd();
+function printTable(header: readonly string[], lines: readonly string[][]): void {
+  const widths = header.map((cell, index) =>
+    Math.max(cell.length, ...lines.map((line) => line[index].length))
+  );
+  const format = (cells: readonly string[]) =>
+    cells.map((cell, index) => cell.padEnd(widths[index])).join("  ").trimEnd();
+  console.log("");
+  console.log(format(header));
+  for (const line of lines) console.log(format(line));
 }
 
-async function main(): Promise<boolean> {
-  const header = ["benchmark", "subject", "ms", "baseline", "ms", "ratio", "target"];
-  const lines: string[][] = [];
+async function main(names: readonly string[]): Promise<boolean> {
+  const unknown = names.filter((name) => !benchmarks.some((bench) => bench.name === name));
+  if (unknown.length > 0) {
+    throw new Error(
+      `unknown benchmark ${unknown.join(", ")}; known: ${
+        benchmarks.map((bench) => bench.name).join(", ")
+      }`,
+    );
+  }
+  const selected = names.length === 0
+    ? benchmarks
+    : benchmarks.filter((bench) => names.includes(bench.name));
+  const comparisons: string[][] = [];
+  const figures: string[][] = [];
   let allMet = true;
-  for (const benchmark of benchmarks) {
+  for (const benchmark of selected) {
     console.log(`${benchmark.name}: ${benchmark.describe()}`);
-    const rows: BenchRow[] = await benchmark.run();
-    for (const row of rows) {
-      const ratio = row.subjectMs / row.baselineMs;
-      let target = "-";
-      if (row.targetRatio !== undefined) {
-        const met = ratio <= row.targetRatio;
-        allMet &&= met;
-        target = `<= ${row.targetRatio}x ${met ? "met" : "MISSED"}`;
+    for (const row of await benchmark.run()) {
+      if (row.kind === "figure") {
+        const figure: FigureRow = row;
+        const digits = Math.abs(figure.value) < 100 ? 2 : 0;
+        figures.push([benchmark.name, figure.name, figure.value.toFixed(digits), figure.unit]);
+        continue;
       }
-      lines.push([
+      const comparison: ComparisonRow = row;
+      const ratio = comparison.subjectMs / comparison.baselineMs;
+      let target = "-";
+      if (comparison.targetRatio !== undefined) {
+        const met = ratio <= comparison.targetRatio;
+        allMet &&= met;
+        target = `<= ${comparison.targetRatio}x ${met ? "met" : "MISSED"}`;
+      }
+      comparisons.push([
         benchmark.name,
-        row.subject,
-        row.subjectMs.toFixed(2),
-        row.baseline,
-        row.baselineMs.toFixed(2),
+        comparison.subject,
+        comparison.subjectMs.toFixed(2),
+        comparison.baseline,
+        comparison.baselineMs.toFixed(2),
         `${ratio.toFixed(2)}x`,
         target,
       ]);
     }
   }
-  const widths = header.map((cell, index) =>
-    Math.max(cell.length, ...lines.map((line) => line[index].length))
-  );
-  console.log("");
-  console.log(formatRow(header, widths));
-  for (const line of lines) console.log(formatRow(line, widths));
-  console.log(`(median of 50 rounds after 10 warm-up rounds; ${navigator.userAgent})`);
+  if (comparisons.length > 0) {
+    printTable(["benchmark", "subject", "ms", "baseline", "ms", "ratio", "target"], comparisons);
+  }
+  if (figures.length > 0) printTable(["benchmark", "figure", "value", "unit"], figures);
+  console.log(`\n(${navigator.userAgent}, ${navigator.hardwareConcurrency} cores)`);
   return allMet;
 }
 
 if (import.meta.main) {
-  const met = await main();
+  const met = await main(Deno.args.filter((arg) => !arg.startsWith("--")));
   if (!met && Deno.args.includes("--strict")) Deno.exit(1);
 }

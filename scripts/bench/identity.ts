@@ -130,6 +130,8 @@ async function stringifyAndHash(value: JsonValue): Promise<ArrayBuffer> {
 }
 
 const value = catalogValue();
+const ROUNDS = 50;
+const WARMUP = 10;
 
 /** The identity benchmark, registered in `scripts/bench.ts`. */
 export const identityBenchmark: Benchmark = {
@@ -137,18 +139,32 @@ export const identityBenchmark: Benchmark = {
   describe() {
     const bytes = encoder.encode(canonicalize(value)).length;
     const tools = (value.tools as JsonValue[]).length;
-    return `catalog-like value: ${tools} tools, ${(bytes / 1024 / 1024).toFixed(2)} MiB canonical`;
+    return `catalog-like value: ${tools} tools, ${(bytes / 1024 / 1024).toFixed(2)} MiB ` +
+      `canonical; median of ${ROUNDS} rounds after ${WARMUP} warm-up rounds`;
   },
   async run() {
     const [digestMs, canonicalMs, baselineMs] = await timeInterleaved([
       () => digest(value),
       () => canonicalize(value),
       () => stringifyAndHash(value),
-    ], { rounds: 50, warmup: 10 });
+    ], { rounds: ROUNDS, warmup: WARMUP });
     const baseline = "JSON.stringify + SHA-256";
     return [
-      { subject: "digest(value)", subjectMs: digestMs, baseline, baselineMs, targetRatio: 3 },
-      { subject: "canonicalize(value)", subjectMs: canonicalMs, baseline, baselineMs },
+      {
+        kind: "comparison",
+        subject: "digest(value)",
+        subjectMs: digestMs,
+        baseline,
+        baselineMs,
+        targetRatio: 3,
+      },
+      {
+        kind: "comparison",
+        subject: "canonicalize(value)",
+        subjectMs: canonicalMs,
+        baseline,
+        baselineMs,
+      },
     ];
   },
 };

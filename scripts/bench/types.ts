@@ -5,7 +5,9 @@
  */
 
 /** One measured comparison: a subject timed against a baseline doing comparable work. */
-export interface BenchRow {
+export interface ComparisonRow {
+  /** Discriminant. */
+  kind: "comparison";
   /** What was timed, e.g. `digest(value)`. */
   subject: string;
   /** Median milliseconds per round of the subject. */
@@ -18,11 +20,26 @@ export interface BenchRow {
   targetRatio?: number;
 }
 
+/** One measured figure with its unit, e.g. cycles per second. */
+export interface FigureRow {
+  /** Discriminant. */
+  kind: "figure";
+  /** What was measured. */
+  name: string;
+  /** The figure. */
+  value: number;
+  /** Its unit, e.g. `cycles/s`, `us`, `x`. */
+  unit: string;
+}
+
+/** Anything a benchmark reports. */
+export type BenchRow = ComparisonRow | FigureRow;
+
 /** A registered benchmark: a name and a function that measures and returns its rows. */
 export interface Benchmark {
-  /** Short area name, e.g. `identity`. */
+  /** Short area name, e.g. `identity`; `deno task bench <name>` runs only it. */
   name: string;
-  /** One line saying what the input is, e.g. its size. */
+  /** One line saying what the input is, e.g. its size and the number of rounds. */
   describe(): string;
   /** Runs the measurement (including warm-up) and returns its rows. */
   run(): Promise<BenchRow[]>;

@@ -1,0 +1,217 @@
+/**
+ * The approval state machine and the checks every store shares: which transitions are legal,
+ * what a valid request is, and how a claim is decided.
+ *
+ * @module
+ */
+import { canonicalize, digestText } from "../identity/mod.ts";
+import { ApprovalError } from "./errors.ts";
+import type {
+  ApprovalOutcome,
+  ApprovalRecord,
+  ApprovalRequest,
+  ApprovalState,
+  ClaimExpectation,
+  ClaimRefusalCode,
+  DecisionInput,
+  ReconcileInput,
+} from "./types.ts";
+
+/** Every legal transition; anything else is `approval_invalid_transition`. */
+export const TRANSITIONS: Readonly<Record<ApprovalState, readonly ApprovalState[]>> = Object
+  .freeze({
+    pending: ["approved", "denied", "expired"],
+    // An approval nobody claimed in time expires; it never goes back to pending.
+    approved: ["claimed", "expired"],
+    claimed: ["committed", "not_started", "unknown"],
+    unknown: ["reconciled"],
+    denied: [],
+    expired: [],
+    committed: [],
+    not_started: [],
+    reconciled: [],
+  });
+
+/** States no transition leaves. */
+export const TERMINAL_STATES: readonly ApprovalState[] = Object.freeze(
+  (Object.keys(TRANSITIONS) as ApprovalState[]).filter((state) => TRANSITIONS[state].length === 0),
+);
+
+/** Every state, for validation of input. */
+export const APPROVAL_STATES: readonly ApprovalState[] = Object.freeze(
+  Object.keys(TRANSITIONS) as ApprovalState[],
+);
+
+/** Throws `approval_invalid_transition` unless `from → to` is legal. */
+export function assertTransition(id: string, from: ApprovalState, to: ApprovalState): void {
+  if (!TRANSITIONS[from].includes(to)) {
+    throw new ApprovalError(
+      "approval_invalid_transition",
+      `approval ${id} cannot go from ${from} to ${to}`,
+    );
+  }
+}
+
+/** Throws `approval_invalid_request` unless `value` is a non-empty string. */
+export function requireText(value: unknown, name: string): string {
+  if (typeof value !== "string" || value.length === 0) {
+    throw new ApprovalError("approval_invalid_request", `${name} must be a non-empty string`);
+  }
+  return value;
+}
+
+const BINDING_TEXT_FIELDS = [
+  "serverId",
+  "toolName",
+  "remoteToolName",
+  "catalogDigest",
+  "bindingId",
+  "scopeId",
+  "scopeRevision",
+] as const;
+
+/**
+ * Checks the shape of a request before it is stored: every identity field present, a known
+ * effect, a finite expiry, run and call ids together or not at all, arguments a JSON object.
+ * Returns the canonical JSON text of the arguments, which is what a store keeps and what
+ * {@link verifyArgumentsDigest} hashes.
+ */
+export function checkRequest(request: ApprovalRequest): string {
+  for (const field of BINDING_TEXT_FIELDS) requireText(request[field], field);
+  requireText(request.argumentsDigest, "argumentsDigest");
+  if (request.effect !== "write" && request.effect !== "destructive") {
+    throw new ApprovalError("approval_invalid_request", "effect must be write or destructive");
+  }
+  if (typeof request.expiresAt !== "number" || !Number.isFinite(request.expiresAt)) {
+    throw new ApprovalError("approval_invalid_request", "expiresAt must be a finite number");
+  }
+  if ((request.runId === undefined) !== (request.callId === undefined)) {
+    throw new ApprovalError("approval_invalid_request", "runId and callId go together");
+  }
+  if (request.runId !== undefined) requireText(request.runId, "runId");
+  if (request.callId !== undefined) requireText(request.callId, "callId");
+  const args = request.arguments;
+  if (typeof args !== "object" || args === null || Array.isArray(args)) {
+    throw new ApprovalError("approval_invalid_request", "arguments must be a JSON object");
+  }
+  return canonicalize(args);
+}
+
+/**
+ * Checks that `argumentsDigest` is the digest of the arguments' canonical text, so what people
+ * see is exactly what the claim is bound to.
+ */
+export async function verifyArgumentsDigest(canonical: string, expected: string): Promise<void> {
+  if (await digestText(canonical) !== expected) {
+    throw new ApprovalError(
+      "approval_invalid_request",
+      "argumentsDigest is not the digest of arguments",
+    );
+  }
+}
+
+/** {@link checkRequest} then {@link verifyArgumentsDigest}; returns the canonical arguments. */
+export async function validateRequest(request: ApprovalRequest): Promise<string> {
+  const canonical = checkRequest(request);
+  await verifyArgumentsDigest(canonical, request.argumentsDigest);
+  return canonical;
+}
+
+/** Checks a person's decision: who, and an optional text note. */
+export function validateDecision(input: DecisionInput): void {
+  requireText(input?.by, "by");
+  if (input.note !== undefined && typeof input.note !== "string") {
+    throw new ApprovalError("approval_invalid_request", "note must be a string");
+  }
+}
+
+/** Checks an outcome: a receipt with a digest and a time, or a reason. */
+export function validateOutcome(outcome: ApprovalOutcome): void {
+  switch (outcome?.outcome) {
+    case "committed":
+      requireText(outcome.receipt?.resultDigest, "receipt.resultDigest");
+      if (typeof outcome.receipt.at !== "number" || !Number.isFinite(outcome.receipt.at)) {
+        throw new ApprovalError("approval_invalid_request", "receipt.at must be a finite number");
+      }
+      return;
+    case "not_started":
+    case "unknown":
+      requireText(outcome.reason, "reason");
+      return;
+    default:
+      throw new ApprovalError(
+        "approval_invalid_request",
+        "outcome must be committed, not_started or unknown",
+      );
+  }
+}
+
+/** Checks a reconciliation: what happened, the evidence and who; all required. */
+export function validateReconcile(input: ReconcileInput): void {
+  requireText(input?.by, "by");
+  requireText(input.evidence, "evidence");
+  if (input.outcome !== "committed" && input.outcome !== "not_started") {
+    throw new ApprovalError("approval_invalid_request", "outcome must be committed or not_started");
+  }
+}
+
+/**
+ * Whether a stored approval is the same call as a new request with the same run and call ids.
+ * The expiry is not part of it: a retried prepare computes a fresh one.
+ */
+export function sameCall(record: ApprovalRecord, request: ApprovalRequest): boolean {
+  return BINDING_TEXT_FIELDS.every((field) => record[field] === request[field]) &&
+    record.effect === request.effect && record.argumentsDigest === request.argumentsDigest;
+}
+
+/** What a claim does to the record. */
+export type ClaimPlan =
+  | { readonly kind: "claim" }
+  /** Refused with nothing recorded: the record's state already says why. */
+  | { readonly kind: "refuse"; readonly code: ClaimRefusalCode }
+  /** Refused and the record moves to `expired`. */
+  | { readonly kind: "expire" }
+  /** Refused and recorded: `claimed → not_started` with the code, so it can never be claimed. */
+  | { readonly kind: "consume"; readonly code: ClaimRefusalCode };
+
+/**
+ * Decides a claim. Order: state, expiry, binding identity, scope revision, arguments digest.
+ * A different scope id is a different binding; only a different scope revision of the same scope
+ * is a revocation.
+ */
+export function planClaim(
+  record: ApprovalRecord,
+  expected: ClaimExpectation,
+  now: number,
+): ClaimPlan {
+  switch (record.state) {
+    case "approved":
+      break;
+    case "pending":
+      return record.expiresAt <= now
+        ? { kind: "expire" }
+        : { kind: "refuse", code: "approval_pending" };
+    case "denied":
+      return { kind: "refuse", code: "approval_denied" };
+    case "expired":
+      return { kind: "refuse", code: "approval_expired" };
+    default:
+      return { kind: "refuse", code: "approval_already_claimed" };
+  }
+  if (record.expiresAt <= now) return { kind: "expire" };
+  const bindingSame = record.serverId === expected.serverId &&
+    record.toolName === expected.toolName &&
+    record.remoteToolName === expected.remoteToolName &&
+    record.catalogDigest === expected.catalogDigest &&
+    record.bindingId === expected.bindingId &&
+    record.scopeId === expected.scopeId &&
+    record.effect === expected.effect;
+  if (!bindingSame) return { kind: "consume", code: "approval_binding_mismatch" };
+  if (record.scopeRevision !== expected.scopeRevision) {
+    return { kind: "consume", code: "approval_scope_revoked" };
+  }
+  if (record.argumentsDigest !== expected.argumentsDigest) {
+    return { kind: "consume", code: "approval_arguments_changed" };
+  }
+  return { kind: "claim" };
+}

@@ -1,0 +1,337 @@
+/**
+ * An approval store held in process memory.
+ *
+ * @module
+ */
+import { ApprovalError } from "./errors.ts";
+import {
+  assertTransition,
+  planClaim,
+  sameCall,
+  validateDecision,
+  validateOutcome,
+  validateReconcile,
+  validateRequest,
+} from "./machine.ts";
+import type {
+  ApprovalEvent,
+  ApprovalOutcome,
+  ApprovalRecord,
+  ApprovalRequest,
+  ApprovalState,
+  ApprovalStore,
+  ApprovalStoreOptions,
+  ClaimExpectation,
+  ClaimResult,
+  DecisionInput,
+  ListFilter,
+  ReconcileInput,
+} from "./types.ts";
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
+/**
+ * An approval store that lives in process memory. **It is not durable**: every approval, claim
+ * and outcome is lost when the process exits, so a crash can lose the record that a write was
+ * claimed. It exists for tests. The gate refuses to dispatch writes with it unless the host
+ * passes `allowNonDurableStoreForTests: true` (see `assertDurableStore`).
+ *
+ * @example
+ * ```ts
+ * import { digest, MemoryApprovalStore } from "@sluice/mcp";
+ * const store = new MemoryApprovalStore();
+ * const args = { title: "draft" };
+ * const approval = await store.prepare({
+ *   serverId: "docs", toolName: "update_doc", remoteToolName: "documents.update",
+ *   catalogDigest: "sha256:00", bindingId: "docs-update", scopeId: "sandbox",
+ *   scopeRevision: "1", effect: "write", arguments: args,
+ *   argumentsDigest: await digest(args), expiresAt: Date.now() + 60_000,
+ * });
+ * await store.approve(approval.id, { by: "alice" });
+ * ```
+ */
+export class MemoryApprovalStore implements ApprovalStore {
+  /** Always `false`: nothing survives the process. */
+  readonly durable = false;
+  readonly #now: () => number;
+  readonly #records = new Map<string, ApprovalRecord>();
+  readonly #byCall = new Map<string, string>();
+  readonly #events: ApprovalEvent[] = [];
+  #closed = false;
+
+  /**
+   * Creates an empty, non-durable store.
+   *
+   * @param options `now`: injectable clock for tests
+   */
+  constructor(options: ApprovalStoreOptions = {}) {
+    this.#now = options.now ?? Date.now;
+  }
+
+  /** Records a new pending approval, or returns the existing one for the same run and call. */
+  async prepare(request: ApprovalRequest): Promise<ApprovalRecord> {
+    this.#open();
+    await validateRequest(request);
+    this.#open();
+    const callKey = request.runId === undefined
+      ? undefined
+      : JSON.stringify([request.runId, request.callId]);
+    if (callKey !== undefined) {
+      const existingId = this.#byCall.get(callKey);
+      if (existingId !== undefined) {
+        const existing = this.#records.get(existingId)!;
+        if (!sameCall(existing, request)) {
+          throw new ApprovalError(
+            "approval_conflict",
+            `run and call ids already belong to approval ${existingId} with other content`,
+          );
+        }
+        return structuredClone(existing);
+      }
+    }
+    const at = this.#now();
+    const record: ApprovalRecord = {
+      id: crypto.randomUUID(),
+      state: "pending",
+      createdAt: at,
+      serverId: request.serverId,
+      toolName: request.toolName,
+      remoteToolName: request.remoteToolName,
+      catalogDigest: request.catalogDigest,
+      bindingId: request.bindingId,
+      scopeId: request.scopeId,
+      scopeRevision: request.scopeRevision,
+      effect: request.effect,
+      argumentsDigest: request.argumentsDigest,
+      arguments: structuredClone(request.arguments),
+      expiresAt: request.expiresAt,
+      ...(request.runId === undefined ? {} : { runId: request.runId, callId: request.callId }),
+    };
+    this.#records.set(record.id, record);
+    if (callKey !== undefined) this.#byCall.set(callKey, record.id);
+    this.#log(record.id, null, "pending", at);
+    return structuredClone(record);
+  }
+
+  /** One approval, or `undefined`. */
+  get(id: string): Promise<ApprovalRecord | undefined> {
+    return this.#run(() => {
+      const record = this.#records.get(id);
+      return record === undefined ? undefined : structuredClone(record);
+    });
+  }
+
+  /** Approvals, oldest first. */
+  list(filter: ListFilter = {}): Promise<ApprovalRecord[]> {
+    return this.#run(() =>
+      structuredClone(
+        [...this.#records.values()].filter((record) =>
+          filter.state === undefined || record.state === filter.state
+        ),
+      )
+    );
+  }
+
+  /** A person approves a pending approval; past its expiry it is recorded `expired` instead. */
+  approve(id: string, input: DecisionInput): Promise<ApprovalRecord> {
+    return this.#decide(id, input, "approved");
+  }
+
+  /** A person denies a pending approval. */
+  deny(id: string, input: DecisionInput): Promise<ApprovalRecord> {
+    return this.#decide(id, input, "denied");
+  }
+
+  /** Consumes an approved approval at most once; refusals are recorded. */
+  claim(id: string, expected: ClaimExpectation, now?: number): Promise<ClaimResult> {
+    return this.#run(() => this.#claim(id, expected, now));
+  }
+
+  #claim(id: string, expected: ClaimExpectation, now?: number): ClaimResult {
+    const record = this.#records.get(id);
+    if (record === undefined) return { ok: false, code: "approval_not_found" };
+    const at = now ?? this.#now();
+    const plan = planClaim(record, expected, at);
+    switch (plan.kind) {
+      case "claim":
+        this.#move(record, "claimed", at, { claimedAt: at });
+        return { ok: true, approval: structuredClone(this.#records.get(id)!) };
+      case "expire":
+        this.#move(record, "expired", at, {}, undefined, "approval_expired");
+        return {
+          ok: false,
+          code: "approval_expired",
+          approval: structuredClone(this.#records.get(id)!),
+        };
+      case "consume": {
+        this.#move(record, "claimed", at, { claimedAt: at }, undefined, plan.code);
+        const claimed = this.#records.get(id)!;
+        this.#move(
+          claimed,
+          "not_started",
+          at,
+          {
+            refusal: { code: plan.code, at },
+            outcomeReason: plan.code,
+            outcomeAt: at,
+          },
+          undefined,
+          plan.code,
+        );
+        return { ok: false, code: plan.code, approval: structuredClone(this.#records.get(id)!) };
+      }
+      case "refuse":
+        return { ok: false, code: plan.code, approval: structuredClone(record) };
+    }
+  }
+
+  /** Records the outcome of a claimed approval. */
+  recordOutcome(id: string, outcome: ApprovalOutcome): Promise<ApprovalRecord> {
+    return this.#run(() => this.#recordOutcome(id, outcome));
+  }
+
+  #recordOutcome(id: string, outcome: ApprovalOutcome): ApprovalRecord {
+    validateOutcome(outcome);
+    const record = this.#require(id);
+    const at = this.#now();
+    if (outcome.outcome === "committed") {
+      this.#move(
+        record,
+        "committed",
+        at,
+        {
+          receipt: { resultDigest: outcome.receipt.resultDigest, at: outcome.receipt.at },
+          outcomeAt: at,
+        },
+        undefined,
+        outcome.receipt.resultDigest,
+      );
+    } else {
+      this.#move(
+        record,
+        outcome.outcome,
+        at,
+        {
+          outcomeReason: outcome.reason,
+          outcomeAt: at,
+        },
+        undefined,
+        outcome.reason,
+      );
+    }
+    return structuredClone(this.#records.get(id)!);
+  }
+
+  /** A person reconciles an `unknown` outcome with evidence. */
+  reconcile(id: string, input: ReconcileInput): Promise<ApprovalRecord> {
+    return this.#run(() => this.#reconcile(id, input));
+  }
+
+  #reconcile(id: string, input: ReconcileInput): ApprovalRecord {
+    validateReconcile(input);
+    const record = this.#require(id);
+    const at = this.#now();
+    this.#move(
+      record,
+      "reconciled",
+      at,
+      {
+        reconciliation: { outcome: input.outcome, evidence: input.evidence, by: input.by, at },
+      },
+      input.by,
+      `${input.outcome}: ${input.evidence}`,
+    );
+    return structuredClone(this.#records.get(id)!);
+  }
+
+  /** The approval's history, oldest first. */
+  events(id: string): Promise<ApprovalEvent[]> {
+    return this.#run(() => structuredClone(this.#events.filter((e) => e.approvalId === id)));
+  }
+
+  /** Drops everything; later calls throw `approval_store_closed`. */
+  close(): Promise<void> {
+    this.#closed = true;
+    this.#records.clear();
+    this.#byCall.clear();
+    this.#events.length = 0;
+    return Promise.resolve();
+  }
+
+  #decide(id: string, input: DecisionInput, to: "approved" | "denied"): Promise<ApprovalRecord> {
+    return this.#run(() => this.#decideNow(id, input, to));
+  }
+
+  #decideNow(id: string, input: DecisionInput, to: "approved" | "denied"): ApprovalRecord {
+    validateDecision(input);
+    const record = this.#require(id);
+    const at = this.#now();
+    assertTransition(id, record.state, to);
+    if (record.expiresAt <= at) {
+      this.#move(record, "expired", at, {}, undefined, "approval_expired");
+      throw new ApprovalError("approval_expired", `approval ${id} expired before the decision`);
+    }
+    const decision = {
+      decision: to,
+      by: input.by,
+      at,
+      ...(input.note === undefined ? {} : { note: input.note }),
+    };
+    this.#move(record, to, at, { decision }, input.by, input.note);
+    return structuredClone(this.#records.get(id)!);
+  }
+
+  #move(
+    record: ApprovalRecord,
+    to: ApprovalState,
+    at: number,
+    patch: Partial<Mutable<ApprovalRecord>>,
+    by?: string,
+    detail?: string,
+  ): void {
+    assertTransition(record.id, record.state, to);
+    this.#records.set(record.id, { ...record, ...patch, state: to });
+    this.#log(record.id, record.state, to, at, by, detail);
+  }
+
+  #log(
+    approvalId: string,
+    from: ApprovalState | null,
+    to: ApprovalState,
+    at: number,
+    by?: string,
+    detail?: string,
+  ): void {
+    this.#events.push({
+      seq: this.#events.filter((event) => event.approvalId === approvalId).length + 1,
+      approvalId,
+      from,
+      to,
+      at,
+      ...(by === undefined ? {} : { by }),
+      ...(detail === undefined ? {} : { detail }),
+    });
+  }
+
+  #require(id: string): ApprovalRecord {
+    const record = this.#records.get(id);
+    if (record === undefined) {
+      throw new ApprovalError("approval_not_found", `no approval ${id}`);
+    }
+    return record;
+  }
+
+  /** Runs a synchronous step so that every failure, even a synchronous one, is a rejection. */
+  #run<T>(step: () => T): Promise<T> {
+    try {
+      this.#open();
+      return Promise.resolve(step());
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  #open(): void {
+    if (this.#closed) throw new ApprovalError("approval_store_closed", "the store is closed");
+  }
+}

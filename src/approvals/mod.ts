@@ -1,0 +1,31 @@
+/**
+ * Durable, single-use approvals for writes: the store interface, the state machine and the
+ * in-memory store. The libSQL store lives in a separate entry (`@sluice/mcp/libsql`).
+ *
+ * @module
+ */
+export { ApprovalError, type ApprovalErrorCode } from "./errors.ts";
+export { assertDurableStore, type DurableStoreOptions } from "./guard.ts";
+export { APPROVAL_STATES, TERMINAL_STATES, TRANSITIONS } from "./machine.ts";
+export { MemoryApprovalStore } from "./memory.ts";
+export type {
+  ApprovalBinding,
+  ApprovalDecision,
+  ApprovalEffect,
+  ApprovalEvent,
+  ApprovalOutcome,
+  ApprovalReceipt,
+  ApprovalReconciliation,
+  ApprovalRecord,
+  ApprovalRefusal,
+  ApprovalRequest,
+  ApprovalState,
+  ApprovalStore,
+  ApprovalStoreOptions,
+  ClaimExpectation,
+  ClaimRefusalCode,
+  ClaimResult,
+  DecisionInput,
+  ListFilter,
+  ReconcileInput,
+} from "./types.ts";

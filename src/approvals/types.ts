@@ -1,0 +1,246 @@
+/**
+ * Records and the store interface for durable, single-use write approvals.
+ *
+ * @module
+ */
+import type { JsonObject } from "../identity/mod.ts";
+
+/** What a write does: `write` changes data, `destructive` may remove or overwrite it. */
+export type ApprovalEffect = "write" | "destructive";
+
+/**
+ * The life of an approval. `pending → approved | denied | expired`;
+ * `approved → claimed | expired`; `claimed → committed | not_started | unknown`;
+ * `unknown → reconciled`. `denied`, `expired`, `committed`, `not_started` and `reconciled`
+ * are terminal.
+ */
+export type ApprovalState =
+  | "pending"
+  | "approved"
+  | "denied"
+  | "expired"
+  | "claimed"
+  | "committed"
+  | "not_started"
+  | "unknown"
+  | "reconciled";
+
+/**
+ * The binding identity an approval is bound to: which tool of which server, under which
+ * write catalog and scope. The gate compares the current registration's identity with the
+ * approved one at claim time.
+ */
+export interface ApprovalBinding {
+  /** The host's id for the remote server. */
+  readonly serverId: string;
+  /** The local tool name the model called. */
+  readonly toolName: string;
+  /** The tool's name on the remote server. */
+  readonly remoteToolName: string;
+  /** The complete write-catalog digest (the registration's binding revision). */
+  readonly catalogDigest: string;
+  /** The host's binding id. */
+  readonly bindingId: string;
+  /** The host's scope id. */
+  readonly scopeId: string;
+  /** The host's scope revision; a different revision at claim time means the scope was revoked. */
+  readonly scopeRevision: string;
+  /** The declared effect of the tool. */
+  readonly effect: ApprovalEffect;
+}
+
+/** What the gate prepares: one model tool call waiting for a person's decision. */
+export interface ApprovalRequest extends ApprovalBinding {
+  /** `digest(arguments)`; checked against `arguments` when the request is prepared. */
+  readonly argumentsDigest: string;
+  /** The call's arguments, kept so people can see what they approve. */
+  readonly arguments: JsonObject;
+  /** Expiry, milliseconds since the Unix epoch; after it the approval can no longer be used. */
+  readonly expiresAt: number;
+  /** The agent run the call belongs to; with `callId` it makes `prepare` idempotent. */
+  readonly runId?: string;
+  /** The model's tool call id within the run. */
+  readonly callId?: string;
+}
+
+/** What a caller expects at claim time: the current binding identity and arguments digest. */
+export interface ClaimExpectation extends ApprovalBinding {
+  /** Digest of the arguments about to be sent. */
+  readonly argumentsDigest: string;
+}
+
+/** A person's decision on a pending approval. */
+export interface ApprovalDecision {
+  /** `approved` or `denied`. */
+  readonly decision: "approved" | "denied";
+  /** Who decided. */
+  readonly by: string;
+  /** Optional note from the person. */
+  readonly note?: string;
+  /** When, milliseconds since the Unix epoch. */
+  readonly at: number;
+}
+
+/** Proof that a dispatched write completed with a validated result. */
+export interface ApprovalReceipt {
+  /** Digest of the validated result. */
+  readonly resultDigest: string;
+  /** When the result was validated, milliseconds since the Unix epoch. */
+  readonly at: number;
+}
+
+/** A person's reconciliation of an `unknown` outcome. */
+export interface ApprovalReconciliation {
+  /** What the person established actually happened. */
+  readonly outcome: "committed" | "not_started";
+  /** The independent evidence they relied on. */
+  readonly evidence: string;
+  /** Who reconciled. */
+  readonly by: string;
+  /** When, milliseconds since the Unix epoch. */
+  readonly at: number;
+}
+
+/** Codes a claim can be refused with. */
+export type ClaimRefusalCode =
+  | "approval_not_found"
+  | "approval_pending"
+  | "approval_denied"
+  | "approval_expired"
+  | "approval_already_claimed"
+  | "approval_binding_mismatch"
+  | "approval_scope_revoked"
+  | "approval_arguments_changed";
+
+/** A claim refused against an approved record, recorded on it (the record ends `not_started`). */
+export interface ApprovalRefusal {
+  /** Why the claim was refused. */
+  readonly code: ClaimRefusalCode;
+  /** When, milliseconds since the Unix epoch. */
+  readonly at: number;
+}
+
+/** One approval as stored. Plain data; a new object is returned on every read. */
+export interface ApprovalRecord extends ApprovalRequest {
+  /** Store-assigned id. */
+  readonly id: string;
+  /** Current state. */
+  readonly state: ApprovalState;
+  /** When it was prepared, milliseconds since the Unix epoch. */
+  readonly createdAt: number;
+  /** The person's decision, once made. */
+  readonly decision?: ApprovalDecision;
+  /** When it was claimed, once claimed. */
+  readonly claimedAt?: number;
+  /** Set when a claim was refused because the binding, scope or arguments no longer matched. */
+  readonly refusal?: ApprovalRefusal;
+  /** Set when the outcome is `committed`. */
+  readonly receipt?: ApprovalReceipt;
+  /** Why the outcome is `not_started` or `unknown` (sluice's own code or text). */
+  readonly outcomeReason?: string;
+  /** When the outcome was recorded. */
+  readonly outcomeAt?: number;
+  /** Set once a person reconciled an `unknown` outcome. */
+  readonly reconciliation?: ApprovalReconciliation;
+}
+
+/** One appended line of an approval's history. */
+export interface ApprovalEvent {
+  /** Position in the approval's history, from 1. */
+  readonly seq: number;
+  /** The approval it belongs to. */
+  readonly approvalId: string;
+  /** State before; `null` for the creation. */
+  readonly from: ApprovalState | null;
+  /** State after. */
+  readonly to: ApprovalState;
+  /** When, milliseconds since the Unix epoch. */
+  readonly at: number;
+  /** Who acted, when a person did. */
+  readonly by?: string;
+  /** Short detail written by sluice (a refusal code, an outcome reason, evidence). */
+  readonly detail?: string;
+}
+
+/** The outcome of a claim: the claimed record, or a refusal with its code. */
+export type ClaimResult =
+  | { readonly ok: true; readonly approval: ApprovalRecord }
+  | {
+    readonly ok: false;
+    readonly code: ClaimRefusalCode;
+    /** The record after the refusal was recorded; absent for `approval_not_found`. */
+    readonly approval?: ApprovalRecord;
+  };
+
+/** The outcome recorded after a claim. */
+export type ApprovalOutcome =
+  | { readonly outcome: "committed"; readonly receipt: ApprovalReceipt }
+  | { readonly outcome: "not_started"; readonly reason: string }
+  | { readonly outcome: "unknown"; readonly reason: string };
+
+/** A person's decision input. */
+export interface DecisionInput {
+  /** Who decides; non-empty. */
+  readonly by: string;
+  /** Optional note. */
+  readonly note?: string;
+}
+
+/** A person's reconciliation input. */
+export interface ReconcileInput {
+  /** What actually happened. */
+  readonly outcome: "committed" | "not_started";
+  /** Independent evidence; non-empty. */
+  readonly evidence: string;
+  /** Who reconciled; non-empty. */
+  readonly by: string;
+}
+
+/** Filter for {@link ApprovalStore.list}. */
+export interface ListFilter {
+  /** Only approvals in this state. */
+  readonly state?: ApprovalState;
+}
+
+/** Options shared by store constructors. */
+export interface ApprovalStoreOptions {
+  /** Clock in milliseconds since the Unix epoch; `Date.now` by default. Injectable for tests. */
+  readonly now?: () => number;
+}
+
+/**
+ * A store of approvals. Every transition is checked; an illegal one throws an
+ * `ApprovalError` with code `approval_invalid_transition`.
+ */
+export interface ApprovalStore {
+  /** Whether records survive a process crash. Only durable stores may gate real writes. */
+  readonly durable: boolean;
+  /**
+   * Records a new pending approval. With `runId` and `callId`, a second prepare of the same
+   * call returns the existing approval; the same ids with different content throw
+   * `approval_conflict`.
+   */
+  prepare(request: ApprovalRequest): Promise<ApprovalRecord>;
+  /** One approval, or `undefined`. */
+  get(id: string): Promise<ApprovalRecord | undefined>;
+  /** Approvals, oldest first. */
+  list(filter?: ListFilter): Promise<ApprovalRecord[]>;
+  /** A person approves a pending approval. */
+  approve(id: string, input: DecisionInput): Promise<ApprovalRecord>;
+  /** A person denies a pending approval. */
+  deny(id: string, input: DecisionInput): Promise<ApprovalRecord>;
+  /**
+   * Consumes an approved approval, at most once, after re-checking the binding identity and
+   * arguments digest. Refusals are recorded so nothing can claim the approval afterwards.
+   * `now` is the instant expiry is judged at; it defaults to the store's clock.
+   */
+  claim(id: string, expected: ClaimExpectation, now?: number): Promise<ClaimResult>;
+  /** Records what happened after a claim: `committed`, `not_started` or `unknown`. */
+  recordOutcome(id: string, outcome: ApprovalOutcome): Promise<ApprovalRecord>;
+  /** A person reconciles an `unknown` outcome with evidence. */
+  reconcile(id: string, input: ReconcileInput): Promise<ApprovalRecord>;
+  /** The approval's history, oldest first. */
+  events(id: string): Promise<ApprovalEvent[]>;
+  /** Releases the store's resources. */
+  close(): Promise<void>;
+}

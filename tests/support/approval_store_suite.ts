@@ -1,0 +1,453 @@
+/**
+ * One behavioural suite for every `ApprovalStore` implementation: the full state machine,
+ * idempotent prepare, each claim refusal with its code and its record, expiry on an injected
+ * clock, outcomes, reconciliation and the event log.
+ */
+import assert from "node:assert/strict";
+import { digest } from "../../src/identity/mod.ts";
+import {
+  ApprovalError,
+  type ApprovalOutcome,
+  type ApprovalRecord,
+  type ApprovalState,
+  type ApprovalStore,
+  type ClaimResult,
+} from "../../src/approvals/mod.ts";
+import { expectationFor, makeRequest, type TestClock, testClock } from "./approval_requests.ts";
+
+/** Opens a fresh, empty store on the given clock; `cleanup` removes whatever it created. */
+export type StoreFactory = (clock: TestClock) => Promise<{
+  store: ApprovalStore;
+  cleanup: () => Promise<void>;
+}>;
+
+/** Asserts that `promise` rejects with an `ApprovalError` of `code`. */
+export async function rejectsWith(promise: Promise<unknown>, code: string): Promise<void> {
+  await assert.rejects(promise, (error: unknown) => {
+    assert.ok(error instanceof ApprovalError, `expected ApprovalError, got ${error}`);
+    assert.equal(error.code, code);
+    return true;
+  });
+}
+
+function refused(result: ClaimResult, code: string): ApprovalRecord | undefined {
+  assert.equal(result.ok, false, "claim should have been refused");
+  if (result.ok) throw new Error("unreachable");
+  assert.equal(result.code, code);
+  return result.approval;
+}
+
+/** Drives a fresh approval to `state` through legal operations only. */
+async function reach(
+  store: ApprovalStore,
+  clock: TestClock,
+  state: ApprovalState,
+): Promise<{ id: string; request: Awaited<ReturnType<typeof makeRequest>> }> {
+  const request = await makeRequest(clock.t);
+  const { id } = await store.prepare(request);
+  const expected = expectationFor(request);
+  switch (state) {
+    case "pending":
+      break;
+    case "denied":
+      await store.deny(id, { by: "dana" });
+      break;
+    case "expired": {
+      const saved = clock.t;
+      clock.t = request.expiresAt;
+      await rejectsWith(store.approve(id, { by: "dana" }), "approval_expired");
+      clock.t = saved;
+      break;
+    }
+    default: {
+      await store.approve(id, { by: "alice" });
+      if (state === "approved") break;
+      assert.equal((await store.claim(id, expected)).ok, true);
+      if (state === "claimed") break;
+      if (state === "committed") {
+        await store.recordOutcome(id, {
+          outcome: "committed",
+          receipt: { resultDigest: "sha256:" + "b".repeat(64), at: clock.t },
+        });
+      } else if (state === "not_started") {
+        await store.recordOutcome(id, { outcome: "not_started", reason: "scope_denied" });
+      } else {
+        await store.recordOutcome(id, { outcome: "unknown", reason: "mcp_timeout" });
+        if (state === "reconciled") {
+          await store.reconcile(id, { outcome: "committed", evidence: "ledger line 4", by: "ops" });
+        }
+      }
+    }
+  }
+  assert.equal((await store.get(id))?.state, state);
+  return { id, request };
+}
+
+const ALL_STATES: ApprovalState[] = [
+  "pending",
+  "approved",
+  "denied",
+  "expired",
+  "claimed",
+  "committed",
+  "not_started",
+  "unknown",
+  "reconciled",
+];
+
+/**
+ * Which operation is legal from which state, written out by hand from the issue's state machine
+ * (not derived from the code under test). Each maps to the state it leads to.
+ */
+const LEGAL: Record<string, Partial<Record<ApprovalState, ApprovalState>>> = {
+  approve: { pending: "approved" },
+  deny: { pending: "denied" },
+  claim: { approved: "claimed" },
+  committed: { claimed: "committed" },
+  not_started: { claimed: "not_started" },
+  unknown: { claimed: "unknown" },
+  reconcile: { unknown: "reconciled" },
+};
+
+/** Registers the suite for one implementation. */
+export function approvalStoreSuite(name: string, factory: StoreFactory): void {
+  const test = (title: string, body: (store: ApprovalStore, clock: TestClock) => Promise<void>) =>
+    Deno.test(`${name}: ${title}`, async () => {
+      const clock = testClock();
+      const { store, cleanup } = await factory(clock);
+      try {
+        await body(store, clock);
+      } finally {
+        await store.close();
+        await cleanup();
+      }
+    });
+
+  test(
+    "prepare stores a pending approval with everything people need to see",
+    async (store, clock) => {
+      const request = await makeRequest(clock.t, { runId: "run-1", callId: "call-1" });
+      const record = await store.prepare(request);
+      assert.equal(record.state, "pending");
+      assert.equal(record.createdAt, clock.t);
+      assert.deepEqual(record.arguments, { document: "doc-1", title: "Quarterly plan" });
+      for (const key of Object.keys(request) as (keyof typeof request)[]) {
+        assert.deepEqual(record[key], request[key], key);
+      }
+      assert.deepEqual(await store.get(record.id), record);
+      assert.equal(await store.get("no-such-id"), undefined);
+      const events = await store.events(record.id);
+      assert.equal(events.length, 1);
+      assert.equal(events[0].from, null);
+      assert.equal(events[0].to, "pending");
+    },
+  );
+
+  test("prepare refuses a digest that is not the digest of the arguments", async (store, clock) => {
+    const request = await makeRequest(clock.t);
+    await rejectsWith(
+      store.prepare({ ...request, argumentsDigest: await digest({ other: true }) }),
+      "approval_invalid_request",
+    );
+    await rejectsWith(store.prepare({ ...request, scopeId: "" }), "approval_invalid_request");
+    await rejectsWith(store.prepare({ ...request, runId: "run-only" }), "approval_invalid_request");
+    await rejectsWith(
+      store.prepare({ ...request, effect: "read" as unknown as "write" }),
+      "approval_invalid_request",
+    );
+    assert.deepEqual(await store.list(), []);
+  });
+
+  test(
+    "the same run and call ids map to the same approval; other content conflicts",
+    async (store, clock) => {
+      const ids = { runId: "run-7", callId: "call-3" };
+      const first = await store.prepare(await makeRequest(clock.t, ids));
+      await store.approve(first.id, { by: "alice" });
+      clock.t += 1_000;
+      // A retried prepare computes a fresh expiry; it is still the same call.
+      const again = await store.prepare(await makeRequest(clock.t, ids));
+      assert.equal(again.id, first.id);
+      assert.equal(again.state, "approved");
+      await rejectsWith(
+        store.prepare(await makeRequest(clock.t, ids, { document: "doc-2", title: "x" })),
+        "approval_conflict",
+      );
+      await rejectsWith(
+        store.prepare(await makeRequest(clock.t, { ...ids, catalogDigest: "sha256:other" })),
+        "approval_conflict",
+      );
+      const other = await store.prepare(await makeRequest(clock.t, { ...ids, callId: "call-4" }));
+      assert.notEqual(other.id, first.id);
+      assert.equal((await store.list()).length, 2);
+    },
+  );
+
+  test("approve and deny record who decided; list filters by state", async (store, clock) => {
+    const a = await store.prepare(await makeRequest(clock.t));
+    const b = await store.prepare(await makeRequest(clock.t));
+    const approved = await store.approve(a.id, { by: "alice", note: "looks right" });
+    assert.equal(approved.state, "approved");
+    assert.deepEqual(approved.decision, {
+      decision: "approved",
+      by: "alice",
+      note: "looks right",
+      at: clock.t,
+    });
+    const denied = await store.deny(b.id, { by: "bob" });
+    assert.equal(denied.state, "denied");
+    assert.equal(denied.decision?.decision, "denied");
+    assert.equal(denied.decision?.by, "bob");
+    assert.deepEqual((await store.list({ state: "approved" })).map((r) => r.id), [a.id]);
+    assert.deepEqual((await store.list({ state: "denied" })).map((r) => r.id), [b.id]);
+    assert.deepEqual((await store.list()).map((r) => r.id).sort(), [a.id, b.id].sort());
+    await rejectsWith(store.approve("no-such-id", { by: "alice" }), "approval_not_found");
+    const c = await store.prepare(await makeRequest(clock.t));
+    await rejectsWith(store.approve(c.id, { by: "" }), "approval_invalid_request");
+    assert.equal((await store.get(c.id))?.state, "pending");
+  });
+
+  test("a claim succeeds once; the second is approval_already_claimed", async (store, clock) => {
+    const { id, request } = await reach(store, clock, "approved");
+    const first = await store.claim(id, expectationFor(request));
+    assert.equal(first.ok, true);
+    assert.equal(first.ok && first.approval.state, "claimed");
+    assert.equal(first.ok && first.approval.claimedAt, clock.t);
+    refused(await store.claim(id, expectationFor(request)), "approval_already_claimed");
+    assert.equal((await store.get(id))?.state, "claimed");
+  });
+
+  test("claim refusals by state: not found, pending, denied", async (store, clock) => {
+    const request = await makeRequest(clock.t);
+    refused(await store.claim("no-such-id", expectationFor(request)), "approval_not_found");
+    const pending = await reach(store, clock, "pending");
+    refused(await store.claim(pending.id, expectationFor(pending.request)), "approval_pending");
+    // A pending approval stays pending: a person may still approve it.
+    assert.equal((await store.get(pending.id))?.state, "pending");
+    const denied = await reach(store, clock, "denied");
+    refused(await store.claim(denied.id, expectationFor(denied.request)), "approval_denied");
+  });
+
+  test("expiry on the injected clock is recorded and final", async (store, clock) => {
+    const { id, request } = await reach(store, clock, "approved");
+    clock.t = request.expiresAt - 1;
+    const early = await store.get(id);
+    assert.equal(early?.state, "approved");
+    clock.t = request.expiresAt;
+    const record = refused(await store.claim(id, expectationFor(request)), "approval_expired");
+    assert.equal(record?.state, "expired");
+    assert.equal((await store.get(id))?.state, "expired");
+    refused(await store.claim(id, expectationFor(request)), "approval_expired");
+    // The claim's own `now` overrides the clock.
+    const later = await reach(store, { t: clock.t, now: () => clock.t }, "approved");
+    refused(
+      await store.claim(later.id, expectationFor(later.request), later.request.expiresAt + 1),
+      "approval_expired",
+    );
+    // A claim of a pending approval past its expiry records the expiry too.
+    const undecided = await reach(store, clock, "pending");
+    clock.t = undecided.request.expiresAt;
+    const expiredPending = refused(
+      await store.claim(undecided.id, expectationFor(undecided.request)),
+      "approval_expired",
+    );
+    assert.equal(expiredPending?.state, "expired");
+    // A pending approval past its expiry cannot be approved; the expiry is recorded.
+    const pending = await store.prepare(await makeRequest(clock.t, {}, undefined, 10));
+    clock.t += 10;
+    await rejectsWith(store.approve(pending.id, { by: "alice" }), "approval_expired");
+    assert.equal((await store.get(pending.id))?.state, "expired");
+    const events = await store.events(pending.id);
+    assert.deepEqual(events.map((e) => [e.from, e.to]), [[null, "pending"], [
+      "pending",
+      "expired",
+    ]]);
+  });
+
+  for (
+    const [code, change] of [
+      ["approval_binding_mismatch", { catalogDigest: "sha256:" + "c".repeat(64) }],
+      ["approval_binding_mismatch", { bindingId: "docs-update-v2" }],
+      ["approval_binding_mismatch", { serverId: "other-server" }],
+      ["approval_binding_mismatch", { scopeId: "other-scope" }],
+      ["approval_binding_mismatch", { effect: "destructive" }],
+      ["approval_scope_revoked", { scopeRevision: "scope-2" }],
+      ["approval_arguments_changed", { argumentsDigest: "sha256:" + "d".repeat(64) }],
+    ] as const
+  ) {
+    test(
+      `claim refused and recorded: ${code} (${Object.keys(change)[0]})`,
+      async (store, clock) => {
+        const { id, request } = await reach(store, clock, "approved");
+        const record = refused(await store.claim(id, expectationFor(request, change)), code);
+        assert.equal(record?.state, "not_started");
+        assert.equal(record?.refusal?.code, code);
+        const stored = await store.get(id);
+        assert.equal(stored?.state, "not_started");
+        assert.equal(stored?.refusal?.code, code);
+        assert.equal(stored?.outcomeReason, code);
+        // Consumed: not even the originally approved identity can claim it now.
+        refused(await store.claim(id, expectationFor(request)), "approval_already_claimed");
+        const events = await store.events(id);
+        assert.deepEqual(events.slice(-2).map((e) => [e.from, e.to, e.detail]), [
+          ["approved", "claimed", code],
+          ["claimed", "not_started", code],
+        ]);
+      },
+    );
+  }
+
+  test("outcomes: committed keeps its receipt, unknown keeps its claim", async (store, clock) => {
+    const committed = await reach(store, clock, "claimed");
+    const receipt = { resultDigest: "sha256:" + "e".repeat(64), at: clock.t - 5 };
+    clock.t += 3;
+    const done = await store.recordOutcome(committed.id, { outcome: "committed", receipt });
+    assert.equal(done.state, "committed");
+    assert.deepEqual(done.receipt, receipt);
+    assert.equal(done.outcomeAt, clock.t);
+    const unknown = await reach(store, clock, "claimed");
+    const lost = await store.recordOutcome(unknown.id, {
+      outcome: "unknown",
+      reason: "mcp_timeout",
+    });
+    assert.equal(lost.state, "unknown");
+    assert.equal(lost.outcomeReason, "mcp_timeout");
+    assert.equal(typeof lost.claimedAt, "number");
+    refused(
+      await store.claim(unknown.id, expectationFor(unknown.request)),
+      "approval_already_claimed",
+    );
+    await rejectsWith(
+      store.recordOutcome(committed.id, { outcome: "unknown", reason: "late" }),
+      "approval_invalid_transition",
+    );
+    await rejectsWith(
+      store.recordOutcome(unknown.id, { outcome: "committed", receipt }),
+      "approval_invalid_transition",
+    );
+    await rejectsWith(
+      store.recordOutcome("no-such-id", { outcome: "unknown", reason: "x" }),
+      "approval_not_found",
+    );
+    const claimed = await reach(store, clock, "claimed");
+    for (
+      const bad of [
+        { outcome: "maybe", reason: "x" },
+        { outcome: "unknown", reason: "" },
+        { outcome: "committed", receipt: { resultDigest: "", at: 1 } },
+        { outcome: "committed", receipt: { resultDigest: "sha256:x", at: Number.NaN } },
+      ]
+    ) {
+      await rejectsWith(
+        store.recordOutcome(claimed.id, bad as unknown as ApprovalOutcome),
+        "approval_invalid_request",
+      );
+    }
+    assert.equal((await store.get(claimed.id))?.state, "claimed", "bad input changes nothing");
+  });
+
+  test("reconcile only from unknown, with evidence and who", async (store, clock) => {
+    const { id } = await reach(store, clock, "unknown");
+    await rejectsWith(
+      store.reconcile(id, { outcome: "committed", evidence: "", by: "ops" }),
+      "approval_invalid_request",
+    );
+    await rejectsWith(
+      store.reconcile(id, { outcome: "committed", evidence: "ledger", by: "" }),
+      "approval_invalid_request",
+    );
+    clock.t += 60_000;
+    const done = await store.reconcile(id, {
+      outcome: "not_started",
+      evidence: "server ledger has no write for doc-1",
+      by: "ops-erin",
+    });
+    assert.equal(done.state, "reconciled");
+    assert.deepEqual(done.reconciliation, {
+      outcome: "not_started",
+      evidence: "server ledger has no write for doc-1",
+      by: "ops-erin",
+      at: clock.t,
+    });
+    assert.equal(done.outcomeReason, "mcp_timeout", "the original unknown reason is kept");
+    await rejectsWith(
+      store.reconcile(id, { outcome: "committed", evidence: "again", by: "ops" }),
+      "approval_invalid_transition",
+    );
+    const last = (await store.events(id)).at(-1);
+    assert.equal(last?.from, "unknown");
+    assert.equal(last?.to, "reconciled");
+    assert.equal(last?.by, "ops-erin");
+  });
+
+  test(
+    "every operation from every state: legal ones move, the rest throw and change nothing",
+    async (store, clock) => {
+      for (const state of ALL_STATES) {
+        for (const [operation, legal] of Object.entries(LEGAL)) {
+          const { id, request } = await reach(store, clock, state);
+          const eventsBefore = (await store.events(id)).length;
+          const run = (): Promise<unknown> => {
+            switch (operation) {
+              case "approve":
+                return store.approve(id, { by: "zed" });
+              case "deny":
+                return store.deny(id, { by: "zed" });
+              case "claim":
+                return store.claim(id, expectationFor(request));
+              case "committed":
+                return store.recordOutcome(id, {
+                  outcome: "committed",
+                  receipt: { resultDigest: "sha256:" + "f".repeat(64), at: clock.t },
+                });
+              case "reconcile":
+                return store.reconcile(id, { outcome: "committed", evidence: "e", by: "zed" });
+              default:
+                return store.recordOutcome(id, {
+                  outcome: operation as "not_started" | "unknown",
+                  reason: "r",
+                });
+            }
+          };
+          const target = legal[state];
+          const label = `${operation} from ${state}`;
+          if (target !== undefined) {
+            await run();
+            assert.equal((await store.get(id))?.state, target, label);
+            assert.equal((await store.events(id)).length, eventsBefore + 1, label);
+          } else if (operation === "claim") {
+            const result = (await run()) as ClaimResult;
+            assert.equal(result.ok, false, label);
+            assert.equal((await store.get(id))?.state, state, label);
+            assert.equal((await store.events(id)).length, eventsBefore, label);
+          } else {
+            await rejectsWith(run(), "approval_invalid_transition");
+            assert.equal((await store.get(id))?.state, state, label);
+            assert.equal((await store.events(id)).length, eventsBefore, label);
+          }
+        }
+      }
+    },
+  );
+
+  test("the event log tells the whole committed story in order", async (store, clock) => {
+    const { id } = await reach(store, clock, "committed");
+    const events = await store.events(id);
+    assert.deepEqual(events.map((e) => [e.from, e.to]), [
+      [null, "pending"],
+      ["pending", "approved"],
+      ["approved", "claimed"],
+      ["claimed", "committed"],
+    ]);
+    assert.equal(events[1].by, "alice");
+    assert.ok(events.every((e, i) => i === 0 || e.seq > events[i - 1].seq));
+    assert.ok(events.every((e) => e.approvalId === id));
+  });
+
+  test("a closed store refuses further calls", async (store, clock) => {
+    const request = await makeRequest(clock.t);
+    await store.close();
+    await rejectsWith(store.prepare(request), "approval_store_closed");
+    await rejectsWith(store.list(), "approval_store_closed");
+  });
+}
