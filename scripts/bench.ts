@@ -10,6 +10,7 @@
 import type { Benchmark, ComparisonRow, FigureRow } from "./bench/types.ts";
 import { identityBenchmark } from "./bench/identity.ts";
 import { benchApprovals } from "./bench/approvals.ts";
+import { writePathBenchmark } from "./bench/write_path.ts";
 
 /** The approval store's figures (libSQL file, WAL, synchronous=FULL), as a registered bench. */
 const approvalsBenchmark: Benchmark = {
@@ -19,7 +20,11 @@ const approvalsBenchmark: Benchmark = {
 };
 
 /** Every registered benchmark, run in this order. */
-export const benchmarks: readonly Benchmark[] = [identityBenchmark, approvalsBenchmark];
+export const benchmarks: readonly Benchmark[] = [
+  identityBenchmark,
+  approvalsBenchmark,
+  writePathBenchmark,
+];
 
 function printTable(header: readonly string[], lines: readonly string[][]): void {
   const widths = header.map((cell, index) =>

@@ -1,12 +1,15 @@
 /**
  * The runtime smoke entry: bundled by `scripts/smoke/run.ts` and run unchanged under Deno, Bun
- * and workerd. It exercises the core (identity; the schema profile once it lands) and returns a
+ * and workerd. It exercises the core (identity and the schema profile) and returns a
  * plain JSON result that must be identical on every runtime. `smoke()` is the entry for Deno and
  * Bun; the default export is the Worker's fetch handler.
  *
  * @module
  */
-import { canonicalize, digest, type JsonValue, JsonValueError } from "../../mod.ts";
+// The two core modules, not mod.ts: the smoke proves identity and the profile, and mod.ts also
+// carries the MCP client, which has its own Worker bundle test.
+import { canonicalize, digest, type JsonValue, JsonValueError } from "../../src/identity/mod.ts";
+import { checkSchema, compileSchema } from "../../src/schema/mod.ts";
 
 /** What one runtime reports: `checks` must match across runtimes, `runtime` describes it. */
 export interface SmokeResult {
@@ -88,6 +91,53 @@ async function identityChecks(): Promise<Record<string, JsonValue>> {
   };
 }
 
+/** A tool input schema in the profile, with a local `$ref` into `$defs` and `pattern`s. */
+const sampleSchema = {
+  $schema: "https://json-schema.org/draft/2020-12/schema",
+  type: "object",
+  properties: {
+    owner: { $ref: "#/$defs/name" },
+    repo: { $ref: "#/$defs/name" },
+    labels: {
+      type: "array",
+      items: { type: "string", pattern: "^[a-z][a-z0-9-]{0,20}$" },
+      maxItems: 5,
+    },
+    count: { type: "integer", minimum: 1, maximum: 100 },
+  },
+  required: ["owner", "repo"],
+  additionalProperties: false,
+  $defs: {
+    name: { type: "string", pattern: "^[A-Za-z0-9_.-]+$", minLength: 1, maxLength: 100 },
+  },
+};
+
+async function schemaChecks(): Promise<Record<string, JsonValue>> {
+  const checked = checkSchema(sampleSchema);
+  const validate = compileSchema(sampleSchema);
+  const good = { owner: "denoland", repo: "deno", labels: ["bug", "good-first-issue"], count: 3 };
+  // Each member breaks one rule: pattern through $ref, pattern in items, maximum, unknown key.
+  const bad = { owner: "deno land", repo: "deno", labels: ["Bug"], count: 101, extra: true };
+  const outcome = (value: unknown): JsonValue => {
+    const result = validate(value);
+    if (result.valid) return "valid";
+    return result.errors
+      .map((error) => `${error.code} ${error.keyword} ${error.path}`)
+      .toSorted();
+  };
+  const rejected = checkSchema({ type: "object", "x-extension": true });
+  return {
+    checked: checked.ok ? "ok" : checked.problems.map((problem) => problem.code),
+    schemaDigest: await digest(sampleSchema),
+    good: outcome(good),
+    bad: outcome(bad),
+    missingRequired: outcome({ owner: "x" }),
+    rejectedSchema: rejected.ok
+      ? "ok"
+      : rejected.problems.map((problem) => `${problem.code} ${problem.keyword} ${problem.path}`),
+  };
+}
+
 /** Runs every check and returns the result; never throws. */
 export async function smoke(): Promise<SmokeResult> {
   const result: SmokeResult = {
@@ -96,6 +146,7 @@ export async function smoke(): Promise<SmokeResult> {
   };
   try {
     result.checks.identity = await identityChecks();
+    result.checks.schema = await schemaChecks();
   } catch (error) {
     const name = (error as Error)?.name ?? "unknown";
     result.runtime.unexpectedError = `${name}: ${(error as Error)?.message ?? ""}`;

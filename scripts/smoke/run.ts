@@ -11,7 +11,7 @@
  */
 import * as esbuild from "esbuild";
 import { createHash } from "node:crypto";
-import type { JsonValue } from "../../mod.ts";
+import type { JsonValue } from "../../src/identity/mod.ts";
 import type { SmokeResult } from "./entry.ts";
 
 const root = new URL("../../", import.meta.url).pathname;

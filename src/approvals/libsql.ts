@@ -260,6 +260,17 @@ export class LibsqlApprovalStore implements ApprovalStore {
     );
   }
 
+  /** The approval prepared for `callId` of run `runId`, or `undefined`. */
+  findCall(runId: string, callId: string): Promise<ApprovalRecord | undefined> {
+    return this.#serial(() =>
+      selectOne(
+        this.#client,
+        `SELECT ${RECORD} FROM approvals WHERE run_id = ? AND call_id = ?`,
+        [runId, callId],
+      )
+    );
+  }
+
   /** Approvals, oldest first. */
   list(filter: ListFilter = {}): Promise<ApprovalRecord[]> {
     return this.#serial(async () => {

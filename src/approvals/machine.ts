@@ -175,7 +175,7 @@ export type ClaimPlan =
   | { readonly kind: "consume"; readonly code: ClaimRefusalCode };
 
 /**
- * Decides a claim. Order: state, expiry, binding identity, scope revision, arguments digest.
+ * Decides a claim. Order: state, expiry, tool identity, scope revision, catalog digest, arguments.
  * A different scope id is a different binding; only a different scope revision of the same scope
  * is a revocation.
  */
@@ -199,16 +199,20 @@ export function planClaim(
       return { kind: "refuse", code: "approval_already_claimed" };
   }
   if (record.expiresAt <= now) return { kind: "expire" };
-  const bindingSame = record.serverId === expected.serverId &&
+  const sameTool = record.serverId === expected.serverId &&
     record.toolName === expected.toolName &&
     record.remoteToolName === expected.remoteToolName &&
-    record.catalogDigest === expected.catalogDigest &&
     record.bindingId === expected.bindingId &&
     record.scopeId === expected.scopeId &&
     record.effect === expected.effect;
-  if (!bindingSame) return { kind: "consume", code: "approval_binding_mismatch" };
+  if (!sameTool) return { kind: "consume", code: "approval_binding_mismatch" };
+  // The catalog digest covers the scope revision, so a revocation also changes the digest:
+  // the revision is checked first to name the more specific reason.
   if (record.scopeRevision !== expected.scopeRevision) {
     return { kind: "consume", code: "approval_scope_revoked" };
+  }
+  if (record.catalogDigest !== expected.catalogDigest) {
+    return { kind: "consume", code: "approval_binding_mismatch" };
   }
   if (record.argumentsDigest !== expected.argumentsDigest) {
     return { kind: "consume", code: "approval_arguments_changed" };

@@ -121,6 +121,14 @@ export class MemoryApprovalStore implements ApprovalStore {
     });
   }
 
+  /** The approval prepared for `callId` of run `runId`, or `undefined`. */
+  findCall(runId: string, callId: string): Promise<ApprovalRecord | undefined> {
+    return this.#run(() => {
+      const id = this.#byCall.get(JSON.stringify([runId, callId]));
+      return id === undefined ? undefined : structuredClone(this.#records.get(id));
+    });
+  }
+
   /** Approvals, oldest first. */
   list(filter: ListFilter = {}): Promise<ApprovalRecord[]> {
     return this.#run(() =>

@@ -223,6 +223,8 @@ export interface ApprovalStore {
   prepare(request: ApprovalRequest): Promise<ApprovalRecord>;
   /** One approval, or `undefined`. */
   get(id: string): Promise<ApprovalRecord | undefined>;
+  /** The approval prepared for `callId` of run `runId`, or `undefined`. */
+  findCall(runId: string, callId: string): Promise<ApprovalRecord | undefined>;
   /** Approvals, oldest first. */
   list(filter?: ListFilter): Promise<ApprovalRecord[]>;
   /** A person approves a pending approval. */

@@ -1,0 +1,154 @@
+/**
+ * Deliberately breaks the transport code one rule at a time and checks that the transport tests
+ * notice each break. Restores every file afterwards. Run: `deno run -A scripts/transport_mutants.ts`.
+ * Prints one line per mutant (`caught` or `MISSED`) and exits non-zero when any is missed.
+ *
+ * @module
+ */
+
+interface Mutant {
+  name: string;
+  file: string;
+  from: string;
+  to: string;
+}
+
+const MUTANTS: Mutant[] = [
+  {
+    name: "no Accept-Encoding: identity",
+    file: "secure_fetch.ts",
+    from: 'headers.set("accept-encoding", "identity");',
+    to: "",
+  },
+  {
+    name: "3xx accepted",
+    file: "secure_fetch.ts",
+    from: 'response.type === "opaqueredirect" || (response.status >= 300 && response.status < 400)',
+    to: "false",
+  },
+  {
+    name: "compressed body accepted",
+    file: "secure_fetch.ts",
+    from: 'coding !== "" && coding !== "identity"',
+    to: "false",
+  },
+  {
+    name: "Content-Length not checked",
+    file: "secure_fetch.ts",
+    from: "Number(length) > maxResponseBytes",
+    to: "false",
+  },
+  {
+    name: "streamed bytes not capped",
+    file: "limited_body.ts",
+    from: "total > maxBytes",
+    to: "false",
+  },
+  {
+    name: "body read not bounded by the deadline",
+    file: "limited_body.ts",
+    from: "await deadline.race(reader.read())",
+    to: "await reader.read()",
+  },
+  {
+    name: "headers not bounded by the deadline",
+    file: "secure_fetch.ts",
+    from: "await deadline.race(resolved.fetch(request))",
+    to: "await resolved.fetch(request)",
+  },
+  {
+    name: "token sent to every origin",
+    file: "secure_fetch.ts",
+    from: "url.origin === options.authorization.origin",
+    to: "true",
+  },
+  {
+    name: "caller Authorization kept",
+    file: "secure_fetch.ts",
+    from: 'headers.delete("authorization");',
+    to: "",
+  },
+  {
+    name: "TLS failures not told apart",
+    file: "secure_fetch.ts",
+    from: "if (looksLikeTls(error)) {",
+    to: "if (false) {",
+  },
+  {
+    name: "host names in runtime errors read as TLS",
+    file: "secure_fetch.ts",
+    from: 'current.message.replace(NAMES_IN_MESSAGE, "")',
+    to: "current.message",
+  },
+  {
+    name: "IP literals accepted",
+    file: "policy.ts",
+    from: "if (literal !== null) {",
+    to: 'if (literal === "never") {',
+  },
+  {
+    name: "user info accepted",
+    file: "policy.ts",
+    from: 'if (url.username !== "" || url.password !== "") {',
+    to: "if (false) {",
+  },
+  {
+    name: "metadata name accepted",
+    file: "policy.ts",
+    from: '"metadata.google.internal",',
+    to: "",
+  },
+  {
+    name: "DNS answers not checked",
+    file: "policy.ts",
+    from: "  for (const address of addresses) {",
+    to: "  for (const address of [] as string[]) {",
+  },
+  {
+    name: "6to4 embedding ignored",
+    file: "address.ts",
+    from: 'if (g[0] === 0x2002) return embedded(groupsToV4(g[1], g[2]), "6to4");',
+    to: 'if (g[0] === 0x2002) return result(6, "public");',
+  },
+  {
+    name: "Teredo client not inverted",
+    file: "address.ts",
+    from: "^ 0xffffffff",
+    to: "^ 0",
+  },
+  {
+    name: "caller signal ignored",
+    file: "deadline.ts",
+    from: 'else callerSignal?.addEventListener("abort", this.#onCallerAbort, { once: true });',
+    to: "",
+  },
+];
+
+const root = new URL("../", import.meta.url);
+const tests = ["address", "fetch", "hostile", "tls"].map((t) => `tests/transport_${t}_test.ts`);
+let missed = 0;
+for (const mutant of MUTANTS) {
+  const path = new URL(`src/transport/${mutant.file}`, root);
+  const original = await Deno.readTextFile(path);
+  if (!original.includes(mutant.from)) {
+    console.log(`STALE   ${mutant.name}: pattern not found in ${mutant.file}`);
+    missed++;
+    continue;
+  }
+  await Deno.writeTextFile(path, original.replace(mutant.from, mutant.to));
+  try {
+    const { success } = await new Deno.Command(Deno.execPath(), {
+      args: ["test", "-A", "--no-check", "--parallel", ...tests],
+      cwd: root,
+      stdout: "null",
+      stderr: "null",
+      signal: AbortSignal.timeout(240_000),
+    }).output();
+    if (success) missed++;
+    console.log(`${success ? "MISSED" : "caught"}  ${mutant.name}`);
+  } finally {
+    await Deno.writeTextFile(path, original);
+  }
+}
+console.log(`${MUTANTS.length - missed} of ${MUTANTS.length} mutants caught`);
+Deno.exit(missed === 0 ? 0 : 1);

@@ -1,0 +1,230 @@
+import { canonicalize, type JsonObject } from "../identity/mod.ts";
+import type { SchemaValidator } from "../schema/types.ts";
+import type { ReadPolicy, ScopeValidator } from "../catalog/bindings.ts";
+import type { ToolLimits } from "../catalog/limits.ts";
+import type { CatalogMonitor } from "../catalog/monitor.ts";
+import type { SnapshotEntry, SnapshotEntryBase } from "../catalog/snapshot.ts";
+import { type CallErrorCode, failure, type ToolEnvelope } from "./envelope.ts";
+import { checkCallResult } from "./result.ts";
+import { type McpSession, SessionRequestError } from "./session.ts";
+
+/** Options of one call. */
+export interface CallOptions {
+  /** Stops local waiting; a late result is discarded and the call ends in `mcp_timeout`. */
+  readonly signal?: AbortSignal;
+  /** Host state passed to the scope validator. */
+  readonly state?: unknown;
+}
+
+/** A model-facing tool backed by one remote tool of a snapshot. */
+export interface ToolRegistration {
+  /** Name the model sees. */
+  readonly localName: string;
+  /** Name on the server. */
+  readonly remoteName: string;
+  /** The host's policy title. */
+  readonly title: string;
+  /** The server's description (model-facing). */
+  readonly description: string;
+  /** The input schema as discovered. */
+  readonly inputSchema: Readonly<JsonObject>;
+  /** The output schema as discovered, or `null`. */
+  readonly outputSchema: Readonly<JsonObject> | null;
+  /** The host's policy. */
+  readonly policy: ReadPolicy;
+  /** The host's concurrency declaration (recorded, not acted on). */
+  readonly concurrencySafe: boolean;
+  /** Runs one call: local checks, at most one `tools/call`, result checks. Never throws. */
+  call(args: unknown, options?: CallOptions): Promise<ToolEnvelope>;
+}
+
+/** Outcome of the local checks of a call. */
+export type Admission =
+  /** Admitted: detached arguments, safe to digest and send. */
+  | { readonly ok: true; readonly args: JsonObject }
+  /** Refused locally; nothing was sent. */
+  | { readonly ok: false; readonly errorCode: CallErrorCode };
+
+/** Outcome of sending a call: the envelope and whether the request may have left sluice. */
+export interface Dispatch {
+  /** The call's envelope. */
+  readonly envelope: ToolEnvelope;
+  /** `false` only when sluice knows nothing was sent (for `not_started` vs `unknown`). */
+  readonly sent: boolean;
+}
+
+/** Hooks of one dispatch, for the write gate's persistence points. */
+export interface DispatchHooks {
+  /** Runs once the request was handed to the session, while its answer is awaited. */
+  readonly onSent?: () => void | Promise<void>;
+}
+
+/**
+ * The two layers of a call, for the write gate: `admit` runs every local check and returns
+ * detached arguments; `dispatch` sends exactly one `tools/call` and checks the result.
+ */
+export interface CallInternals {
+  /** The snapshot entry this registration serves. */
+  readonly entry: SnapshotEntryBase;
+  /** Local checks only: catalog status, argument budget and schema, scope validator. */
+  admit(args: unknown, state: unknown, signal: AbortSignal | undefined): Promise<Admission>;
+  /** One `tools/call` with already admitted arguments; never throws. */
+  dispatch(
+    args: JsonObject,
+    signal: AbortSignal | undefined,
+    hooks?: DispatchHooks,
+  ): Promise<Dispatch>;
+}
+
+// Keyed by any registration object (read or write) created by discovery.
+const internals = new WeakMap<object, CallInternals>();
+
+/** The internal call layers of a registration (read or write) created by discovery. */
+export function callInternals(registration: object): CallInternals | undefined {
+  return internals.get(registration);
+}
+
+/** Attaches call layers to a registration object (used by read and write discovery). */
+export function attachCallInternals(registration: object, layers: CallInternals): void {
+  internals.set(registration, layers);
+}
+
+/** What a registration needs from discovery. */
+export interface RegistrationContext {
+  /** The frozen snapshot entry. */
+  readonly entry: SnapshotEntryBase;
+  /** The session calls go through. */
+  readonly session: McpSession;
+  /** The session's monitor, asked before every send. */
+  readonly monitor: CatalogMonitor;
+  /** The monitor's generation when discovery started. */
+  readonly generation: number;
+  /** The catalog's limits. */
+  readonly limits: ToolLimits;
+  /** The host's scope validator, or `null`. */
+  readonly scope: ScopeValidator | null;
+  /** The input schema's validator, compiled at discovery. */
+  readonly validateInput: SchemaValidator;
+  /** The output schema's validator, or `null` when the tool has none. */
+  readonly validateOutput: SchemaValidator | null;
+}
+
+function catalogProblem(context: RegistrationContext): CallErrorCode | undefined {
+  switch (context.monitor.status(context.generation)) {
+    case "stale":
+      return "mcp_catalog_stale";
+    case "closed":
+      return "mcp_connection_closed";
+  }
+  return undefined;
+}
+
+async function admit(
+  context: RegistrationContext,
+  args: unknown,
+  state: unknown,
+  signal: AbortSignal | undefined,
+): Promise<Admission> {
+  const stopped = catalogProblem(context) ?? (signal?.aborted ? "mcp_timeout" : undefined);
+  if (stopped) return { ok: false, errorCode: stopped };
+  if (typeof args !== "object" || args === null || Array.isArray(args)) {
+    return { ok: false, errorCode: "mcp_invalid_arguments" };
+  }
+  let detached: JsonObject;
+  try {
+    // One pass bounds the size, refuses non-JSON and yields a copy the caller cannot mutate.
+    detached = JSON.parse(canonicalize(args, { maxBytes: context.limits.maxArgumentBytes }));
+  } catch {
+    return { ok: false, errorCode: "mcp_invalid_arguments" };
+  }
+  if (!context.validateInput(detached).valid) {
+    return { ok: false, errorCode: "mcp_invalid_arguments" };
+  }
+  if (context.scope) {
+    let verdict: unknown;
+    try {
+      verdict = await context.scope(state, structuredClone(detached), signal ?? NEVER);
+    } catch {
+      verdict = "scope validator threw";
+    }
+    // Only an explicit `undefined` allows; anything else (an empty string too) denies.
+    if (verdict !== undefined) return { ok: false, errorCode: "mcp_scope_denied" };
+    const later = catalogProblem(context) ?? (signal?.aborted ? "mcp_timeout" : undefined);
+    if (later) return { ok: false, errorCode: later };
+  }
+  return { ok: true, args: detached };
+}
+
+const NEVER = new AbortController().signal;
+
+async function dispatch(
+  context: RegistrationContext,
+  args: JsonObject,
+  signal: AbortSignal | undefined,
+  hooks: DispatchHooks = {},
+): Promise<Dispatch> {
+  const stopped = catalogProblem(context);
+  if (stopped) return { envelope: failure(stopped), sent: false };
+  let raw: unknown;
+  try {
+    const pending = context.session.request(
+      "tools/call",
+      { name: context.entry.remoteName, arguments: args },
+      { signal, timeoutMs: context.limits.timeoutMs },
+    );
+    if (hooks.onSent) {
+      // Observed below; a rejection while the hook runs must not count as unhandled.
+      pending.catch(() => undefined);
+      await hooks.onSent();
+    }
+    raw = await pending;
+  } catch (error) {
+    if (error instanceof SessionRequestError) {
+      return { envelope: failure(error.code), sent: error.sent };
+    }
+    return { envelope: failure("mcp_transport_error"), sent: true };
+  }
+  try {
+    return { envelope: checkCallResult(raw, context.validateOutput, context.limits), sent: true };
+  } catch {
+    return { envelope: failure("mcp_result_invalid"), sent: true };
+  }
+}
+
+/** The call layers for one entry; validators are compiled once, by the caller. */
+export function createCallLayers(context: RegistrationContext): CallInternals {
+  return {
+    entry: context.entry,
+    admit: (args, state, signal) => admit(context, args, state, signal),
+    dispatch: (args, signal, hooks) => dispatch(context, args, signal, hooks),
+  };
+}
+
+/** Creates the read registration for one entry. */
+export function createRegistration(
+  context: RegistrationContext & { readonly entry: SnapshotEntry },
+): ToolRegistration {
+  const { entry } = context;
+  const layers = createCallLayers(context);
+  const registration: ToolRegistration = Object.freeze({
+    localName: entry.localName,
+    remoteName: entry.remoteName,
+    title: entry.policy.title,
+    description: entry.description,
+    inputSchema: entry.inputSchema,
+    outputSchema: entry.outputSchema,
+    policy: entry.policy,
+    concurrencySafe: entry.concurrencySafe,
+    async call(args: unknown, options: CallOptions = {}): Promise<ToolEnvelope> {
+      try {
+        const admission = await layers.admit(args, options.state, options.signal);
+        if (!admission.ok) return failure(admission.errorCode);
+        return (await layers.dispatch(admission.args, options.signal)).envelope;
+      } catch {
+        return failure("mcp_protocol_error");
+      }
+    },
+  });
+  attachCallInternals(registration, layers);
+  return registration;
+}

@@ -1,0 +1,71 @@
+import { canonicalize, type JsonValue, utf8Length } from "../identity/mod.ts";
+import type { SchemaValidator } from "../schema/types.ts";
+import type { ToolLimits } from "../catalog/limits.ts";
+import { failure, type ToolEnvelope } from "./envelope.ts";
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Checks one raw `tools/call` result against the tool's entry and turns it into an envelope.
+ * Order matters: `isError` first (its content is never read), then task results and content
+ * kinds, then budgets, then the output schema. The returned values are detached copies.
+ *
+ * @param raw the result object exactly as the session returned it
+ * @param validateOutput the compiled output schema validator, or `null` when the tool has none
+ * @param limits the catalog's limits
+ */
+export function checkCallResult(
+  raw: unknown,
+  validateOutput: SchemaValidator | null,
+  limits: ToolLimits,
+): ToolEnvelope {
+  if (!isRecord(raw)) return failure("mcp_protocol_error");
+  if (raw.isError === true) return failure("mcp_tool_error");
+  if (raw.isError !== undefined && raw.isError !== false) return failure("mcp_result_invalid");
+  // A task handle instead of a result: sluice never runs task-augmented calls.
+  if ("task" in raw) return failure("mcp_result_unsupported");
+  const content = raw.content;
+  if (!Array.isArray(content)) return failure("mcp_result_invalid");
+  if (content.length > limits.maxContentBlocks) return failure("mcp_result_too_large");
+  const text: string[] = [];
+  // UTF-16 length × 3 bounds the UTF-8 size; count exactly only when the bound is not enough.
+  let upperBound = 0;
+  for (const block of content) {
+    if (!isRecord(block) || typeof block.type !== "string") return failure("mcp_result_invalid");
+    // Images, audio, resource links, embedded resources and any future kind fail closed.
+    if (block.type !== "text") return failure("mcp_result_unsupported");
+    if (typeof block.text !== "string" || !block.text.isWellFormed()) {
+      return failure("mcp_result_invalid");
+    }
+    upperBound += block.text.length * 3;
+    text.push(block.text);
+  }
+  let bytes = upperBound;
+  if (upperBound > limits.maxResultBytes || raw.structuredContent !== undefined) {
+    bytes = 0;
+    for (const item of text) bytes += utf8Length(item);
+    if (bytes > limits.maxResultBytes) return failure("mcp_result_too_large");
+  }
+  let structured: JsonValue | null = null;
+  if (raw.structuredContent !== undefined) {
+    let canonical: string;
+    try {
+      canonical = canonicalize(raw.structuredContent, {
+        maxBytes: limits.maxResultBytes - bytes,
+      });
+    } catch (error) {
+      const code = (error as { code?: unknown }).code;
+      return failure(code === "json_too_large" ? "mcp_result_too_large" : "mcp_result_invalid");
+    }
+    structured = JSON.parse(canonical) as JsonValue;
+  }
+  if (validateOutput) {
+    // An advertised output schema needs real structured content; JSON-looking text never counts.
+    if (structured === null || !validateOutput(structured).valid) {
+      return failure("mcp_result_invalid");
+    }
+  }
+  return { text, structured };
+}

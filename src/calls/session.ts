@@ -1,0 +1,160 @@
+import type { JsonObject } from "../identity/mod.ts";
+import { SluiceError } from "../errors.ts";
+
+/** Why a request to the server produced no result. */
+export type SessionErrorCode =
+  | "mcp_timeout"
+  | "mcp_connection_closed"
+  | "mcp_protocol_error"
+  | "mcp_transport_error";
+
+/** Options of one request. */
+export interface SessionRequestOptions {
+  /** Aborts local waiting (the SDK also sends `notifications/cancelled`). */
+  readonly signal?: AbortSignal;
+  /** Deadline in milliseconds. */
+  readonly timeoutMs: number;
+}
+
+/**
+ * The one thing sluice needs from an MCP session: send a JSON-RPC request and get its raw,
+ * unvalidated `result` back. Rejects only with a {@link SessionRequestError}.
+ */
+export interface McpSession {
+  /** Sends `method` with `params` and resolves with the raw result object. */
+  request(method: string, params: JsonObject, options: SessionRequestOptions): Promise<unknown>;
+}
+
+/**
+ * A connected official SDK client, v1 (`@modelcontextprotocol/sdk` `Client`) or v2
+ * (`@modelcontextprotocol/client` `Client`). Both expose
+ * `request(request, resultSchema, { signal, timeout })` and a `transport` that becomes
+ * `undefined` once the connection closes; that is all sluice relies on.
+ */
+export interface SdkClientLike {
+  /** The SDK's request method; its exact typing differs between SDK lines. */
+  request(...args: never[]): Promise<unknown>;
+  /** The SDK's transport; `undefined` after close. */
+  readonly transport?: unknown;
+}
+
+/**
+ * A request that produced no result. `sent` is `false` only when sluice knows the request
+ * never left (closed session, already aborted signal); otherwise the server may have received
+ * and acted on it.
+ */
+export class SessionRequestError extends SluiceError<SessionErrorCode> {
+  /** Whether the request may have reached the server. */
+  readonly sent: boolean;
+
+  /**
+   * Creates the error for one failed request.
+   *
+   * @param code classified cause
+   * @param sent whether the request may have reached the server
+   */
+  constructor(code: SessionErrorCode, sent: boolean) {
+    super(code, MESSAGES[code]);
+    this.name = "SessionRequestError";
+    this.sent = sent;
+  }
+}
+
+const MESSAGES: Record<SessionErrorCode, string> = {
+  mcp_timeout: "the request passed its deadline or was aborted",
+  mcp_connection_closed: "the MCP session is closed",
+  mcp_protocol_error: "the server answered with a protocol error",
+  mcp_transport_error: "the transport failed",
+};
+
+type RawRequest = (
+  request: { method: string; params: JsonObject },
+  resultSchema: unknown,
+  options: { signal?: AbortSignal; timeout: number },
+) => Promise<unknown>;
+
+/**
+ * A result "schema" accepted by both SDK lines that passes the raw result through untouched:
+ * v1 duck-types Zod 3 (`safeParse`), v2 accepts any Standard Schema (`~standard.validate`).
+ * sluice validates results itself with the profile's compiled validators.
+ */
+const PASS_THROUGH = Object.freeze({
+  safeParse: (data: unknown) => ({ success: true, data }),
+  "~standard": Object.freeze({
+    version: 1,
+    vendor: "sluice",
+    validate: (value: unknown) => ({ value }),
+  }),
+});
+
+function isClosed(client: SdkClientLike): boolean {
+  return "transport" in client && client.transport === undefined;
+}
+
+/** Maps an SDK rejection to a code; remote messages are dropped here. */
+function classify(client: SdkClientLike, error: unknown): SessionErrorCode {
+  // Both SDKs clear `transport` before failing pending requests on close.
+  if (isClosed(client)) return "mcp_connection_closed";
+  const code = typeof error === "object" && error !== null
+    ? (error as { code?: unknown }).code
+    : undefined;
+  switch (code) {
+    case "CONNECTION_CLOSED":
+    case "NOT_CONNECTED":
+      return "mcp_connection_closed";
+    case "REQUEST_TIMEOUT":
+    case -32001:
+      return "mcp_timeout";
+    case "INVALID_RESULT":
+    case "UNSUPPORTED_RESULT_TYPE":
+    case "METHOD_NOT_SUPPORTED_BY_PROTOCOL_VERSION":
+    case "INPUT_REQUIRED_ROUNDS_EXCEEDED":
+      return "mcp_protocol_error";
+  }
+  // A numeric code is a JSON-RPC error response (v1 McpError, v2 ProtocolError).
+  if (typeof code === "number" && Number.isInteger(code)) return "mcp_protocol_error";
+  return "mcp_transport_error";
+}
+
+/**
+ * Adapts a connected SDK client (v1 or v2) to {@link McpSession}. The SDK's result validation
+ * is bypassed; errors are classified by code and class shape, never by message: timeout or
+ * abort → `mcp_timeout`, closed → `mcp_connection_closed`, a JSON-RPC error response or an
+ * undecodable result → `mcp_protocol_error`, anything else → `mcp_transport_error`.
+ *
+ * @example
+ * ```ts ignore
+ * const session = sessionFromClient(client); // client: connected v1 or v2 SDK Client
+ * const raw = await session.request("tools/list", {}, { timeoutMs: 30_000 });
+ * ```
+ */
+export function sessionFromClient(client: SdkClientLike): McpSession {
+  const send = client.request.bind(client) as unknown as RawRequest;
+  return {
+    request(method, params, options) {
+      if (isClosed(client)) {
+        return Promise.reject(new SessionRequestError("mcp_connection_closed", false));
+      }
+      if (options.signal?.aborted) {
+        return Promise.reject(new SessionRequestError("mcp_timeout", false));
+      }
+      const signal = options.signal;
+      // The SDK's own deadline and abort handling end local waiting: on either it rejects at
+      // once, sends notifications/cancelled and drops a late response. One timer per request.
+      let pending: Promise<unknown>;
+      try {
+        pending = send({ method, params }, PASS_THROUGH, {
+          ...(signal ? { signal } : {}),
+          timeout: options.timeoutMs,
+        });
+      } catch (error) {
+        // A synchronous throw happens before anything reaches the transport.
+        return Promise.reject(new SessionRequestError(classify(client, error), false));
+      }
+      return pending.catch((error: unknown) => {
+        const code = signal?.aborted ? "mcp_timeout" : classify(client, error);
+        throw new SessionRequestError(code, true);
+      });
+    },
+  };
+}

@@ -1,0 +1,158 @@
+import type { JsonObject } from "../identity/mod.ts";
+import { DiscoveryError } from "./errors.ts";
+
+/**
+ * The host's extra authorization check for one call, run after the arguments validated.
+ * Return `undefined` to allow; a non-empty string denies (the string stays local and is not
+ * shown to the model). A validator that throws, or returns anything else, denies as well.
+ */
+export type ScopeValidator = (
+  state: unknown,
+  args: JsonObject,
+  signal: AbortSignal,
+) => undefined | string | Promise<undefined | string>;
+
+/** The policy of a read tool: no approval, a human-readable title. */
+export interface ReadPolicy {
+  /** Always `"read"` on the read entry point. */
+  readonly mode: "read";
+  /** Title the host gives the tool (for operators and audit, not sent to the server). */
+  readonly title: string;
+}
+
+/**
+ * The host's explicit statement for one remote tool: the tool really is read-only, is exposed
+ * under `localName`, and needs the given scope check. Remote annotations grant nothing.
+ */
+export interface ReadToolBinding {
+  /** Name the model sees: 1 to 64 characters of `[A-Za-z0-9_-]`, unique among bindings. */
+  readonly localName: string;
+  /** The read policy. */
+  readonly policy: ReadPolicy;
+  /** A scope validator, or an explicit `null` when no extra check is intended. */
+  readonly scope: ScopeValidator | null;
+  /** The host's concurrency declaration: recorded in the snapshot, not acted on. */
+  readonly concurrencySafe: boolean;
+}
+
+/** Bindings keyed by the remote tool name. */
+export type ReadToolBindings = Readonly<Record<string, ReadToolBinding>>;
+
+/** A binding after validation, detached from the host's object. */
+export interface ResolvedBinding {
+  /** The binding's key: the tool's name on the server. */
+  readonly remoteName: string;
+  /** The validated local name. */
+  readonly localName: string;
+  /** A frozen copy of the policy. */
+  readonly policy: ReadPolicy;
+  /** The scope validator, or `null` for none. */
+  readonly scope: ScopeValidator | null;
+  /** The concurrency declaration. */
+  readonly concurrencySafe: boolean;
+}
+
+/** Local names every provider accepts (Anthropic, OpenAI and Gemini share this pattern). */
+const LOCAL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+
+/** Whether `value` is a plain object (not null, not an array). */
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** What every kind of binding shares once its name checks passed. */
+export interface BindingNames {
+  readonly remoteName: string;
+  readonly localName: string;
+}
+
+/**
+ * Walks host bindings with the checks every kind shares (an object keyed by non-empty remote
+ * names, valid and unique local names, at least one binding) and lets `resolveOne` check and
+ * copy the rest of each binding. Throws a {@link DiscoveryError} with a `binding_*` code.
+ */
+export function resolveBindingsWith<T extends BindingNames>(
+  bindings: unknown,
+  resolveOne: (binding: Record<string, unknown>, names: BindingNames) => T,
+): Map<string, T> {
+  if (!isRecord(bindings)) {
+    throw new DiscoveryError("binding_invalid", "bindings must be an object keyed by remote name");
+  }
+  const resolved = new Map<string, T>();
+  const localNames = new Set<string>();
+  for (const remoteName of Object.keys(bindings)) {
+    const binding = bindings[remoteName];
+    const tool = { tool: remoteName };
+    if (remoteName.length === 0) {
+      throw new DiscoveryError("binding_invalid", "a binding has an empty remote name");
+    }
+    if (!isRecord(binding)) {
+      throw new DiscoveryError(
+        "binding_invalid",
+        `binding for "${remoteName}" is not an object`,
+        tool,
+      );
+    }
+    const localName = binding.localName;
+    if (typeof localName !== "string" || !LOCAL_NAME.test(localName)) {
+      throw new DiscoveryError(
+        "binding_invalid_name",
+        `binding for "${remoteName}" needs a local name of 1 to 64 characters [A-Za-z0-9_-]`,
+        tool,
+      );
+    }
+    if (localNames.has(localName)) {
+      throw new DiscoveryError(
+        "binding_duplicate_name",
+        `local name "${localName}" is bound twice`,
+        tool,
+      );
+    }
+    localNames.add(localName);
+    resolved.set(remoteName, resolveOne(binding, { remoteName, localName }));
+  }
+  if (resolved.size === 0) throw new DiscoveryError("binding_invalid", "no tools are bound");
+  return resolved;
+}
+
+/**
+ * Validates read bindings and copies them, so a host mutating its object after discovery
+ * changes nothing. Throws a {@link DiscoveryError} with a `binding_*` code.
+ */
+export function resolveBindings(bindings: unknown): Map<string, ResolvedBinding> {
+  return resolveBindingsWith(bindings, (binding, { remoteName, localName }) => {
+    const tool = { tool: remoteName };
+    const policy = binding.policy;
+    if (
+      !isRecord(policy) || policy.mode !== "read" || typeof policy.title !== "string" ||
+      policy.title.trim().length === 0
+    ) {
+      throw new DiscoveryError(
+        "binding_policy_invalid",
+        `binding "${localName}" needs policy { mode: "read", title: <non-empty string> }`,
+        tool,
+      );
+    }
+    if (!("scope" in binding) || (binding.scope !== null && typeof binding.scope !== "function")) {
+      throw new DiscoveryError(
+        "binding_scope_missing",
+        `binding "${localName}" needs scope: a validator function or an explicit null`,
+        tool,
+      );
+    }
+    if (typeof binding.concurrencySafe !== "boolean") {
+      throw new DiscoveryError(
+        "binding_invalid",
+        `binding "${localName}" needs a boolean concurrencySafe declaration`,
+        tool,
+      );
+    }
+    return {
+      remoteName,
+      localName,
+      policy: Object.freeze({ mode: "read", title: policy.title }),
+      scope: binding.scope as ScopeValidator | null,
+      concurrencySafe: binding.concurrencySafe,
+    };
+  });
+}

@@ -1,0 +1,108 @@
+import { SluiceError } from "../errors.ts";
+
+/** Stable codes for why discovery failed. */
+export type DiscoveryErrorCode =
+  /** A binding's local name is empty or not `[A-Za-z0-9_-]{1,64}`. */
+  | "binding_invalid_name"
+  /** Two bindings share one local name. */
+  | "binding_duplicate_name"
+  /**
+   * A binding's policy is not `{ mode: "read", title }` (read) or
+   * `{ mode: "confirm", title, effect }` (write), with a non-empty title.
+   */
+  | "binding_policy_invalid"
+  /** A write binding's effect (in the binding or its policy) is not `write` or `destructive`. */
+  | "binding_effect_invalid"
+  /** A write binding's policy effect differs from its binding effect. */
+  | "binding_effect_mismatch"
+  /** A write binding lacks a non-empty bindingId, bindingRevision, scopeId or scopeRevision. */
+  | "binding_identity_missing"
+  /**
+   * A read binding has no `scope` field (a validator function or an explicit `null`), or a
+   * write binding's scope is not a function.
+   */
+  | "binding_scope_missing"
+  /** A binding is not an object, has a non-boolean `concurrencySafe`, or there are none. */
+  | "binding_invalid"
+  /** The server id is empty or not a string. */
+  | "server_id_invalid"
+  /** The limits are not an allowed adjustment of the defaults. */
+  | "limits_invalid"
+  /** The negotiated protocol version is missing or not one sluice accepts. */
+  | "mcp_protocol_version_unsupported"
+  /** The listed tools together exceed the catalog byte budget. */
+  | "mcp_catalog_too_large"
+  /** The server wants more pages than the page budget. */
+  | "mcp_too_many_pages"
+  /** The server lists more tools than the tool budget. */
+  | "mcp_too_many_tools"
+  /** A selected schema exceeds the per-schema byte budget. */
+  | "mcp_schema_too_large"
+  /** A selected description exceeds the description byte budget. */
+  | "mcp_description_too_large"
+  /** A selected schema does not fit the schema profile. */
+  | "mcp_schema_unsupported"
+  /** A bound tool is not in the server's list. */
+  | "mcp_tool_missing"
+  /** A bound tool requires task-augmented execution, which sluice does not do. */
+  | "mcp_tool_task_required"
+  /** The server broke the protocol (malformed page, duplicate names, JSON-RPC error). */
+  | "mcp_protocol_error"
+  /** A `tools/list` request passed its deadline or was aborted. */
+  | "mcp_timeout"
+  /** The transport failed. */
+  | "mcp_transport_error"
+  /** The session or the monitor is closed. */
+  | "mcp_connection_closed";
+
+/** Which schema of a tool a schema error concerns. */
+export type SchemaRole = "input" | "output";
+
+/** Details attached to a {@link DiscoveryError}. */
+export interface DiscoveryErrorDetails {
+  /** Remote name of the bound tool concerned (a name the host chose to bind). */
+  readonly tool?: string;
+  /** Which of the tool's schemas, for schema errors. */
+  readonly schema?: SchemaRole;
+  /** The schema keyword at fault, for `mcp_schema_unsupported`. */
+  readonly keyword?: string;
+  /** JSON Pointer of the keyword inside that schema, for `mcp_schema_unsupported`. */
+  readonly path?: string;
+  /** The schema profile's own problem code, for `mcp_schema_unsupported`. */
+  readonly problem?: string;
+}
+
+/**
+ * Thrown by `discoverTools` with a stable code. The message is sluice's own text: it names
+ * only host-bound tool names, schema keywords and JSON Pointers, never remote descriptions,
+ * values or error messages.
+ */
+export class DiscoveryError extends SluiceError<DiscoveryErrorCode> {
+  /** Remote name of the bound tool concerned. */
+  readonly tool?: string;
+  /** Which schema, for schema errors. */
+  readonly schema?: SchemaRole;
+  /** Schema keyword at fault. */
+  readonly keyword?: string;
+  /** JSON Pointer of that keyword in the schema. */
+  readonly path?: string;
+  /** The schema profile's problem code. */
+  readonly problem?: string;
+
+  /**
+   * Creates a discovery failure.
+   *
+   * @param code stable code
+   * @param message explanation written by sluice
+   * @param details the tool, schema, keyword and path concerned, when any
+   */
+  constructor(code: DiscoveryErrorCode, message: string, details: DiscoveryErrorDetails = {}) {
+    super(code, message);
+    this.name = "DiscoveryError";
+    if (details.tool !== undefined) this.tool = details.tool;
+    if (details.schema !== undefined) this.schema = details.schema;
+    if (details.keyword !== undefined) this.keyword = details.keyword;
+    if (details.path !== undefined) this.path = details.path;
+    if (details.problem !== undefined) this.problem = details.problem;
+  }
+}

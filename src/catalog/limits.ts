@@ -1,0 +1,69 @@
+import { SluiceError } from "../errors.ts";
+
+/** Bounds on one discovery and on every call made through its registrations. */
+export interface ToolLimits {
+  /** Most `tools/list` pages fetched. */
+  readonly maxPages: number;
+  /** Most tools the server may list in total (bound or not). */
+  readonly maxTools: number;
+  /** Most UTF-8 bytes of the canonical JSON of every listed tool together. */
+  readonly maxCatalogBytes: number;
+  /** Most UTF-8 bytes of one selected input or output schema. */
+  readonly maxSchemaBytes: number;
+  /** Most UTF-8 bytes of one selected tool's description. */
+  readonly maxDescriptionBytes: number;
+  /** Most UTF-8 bytes of the canonical JSON of one call's arguments. */
+  readonly maxArgumentBytes: number;
+  /** Most UTF-8 bytes of one call's result (text blocks plus structured content). */
+  readonly maxResultBytes: number;
+  /** Most content blocks in one call result. */
+  readonly maxContentBlocks: number;
+  /** Deadline of each request (one `tools/list` page or one `tools/call`), in milliseconds. */
+  readonly timeoutMs: number;
+}
+
+/** Most milliseconds a request deadline may be raised to. */
+export const MAX_TIMEOUT_MS = 300_000;
+
+/**
+ * Default {@link ToolLimits}: 32 pages, 256 tools, 1 MiB catalog, 64 KiB per selected schema,
+ * 8 KiB description, 64 KiB argument and result budgets, 128 content blocks, 30 s per request.
+ */
+export const DEFAULT_TOOL_LIMITS: ToolLimits = Object.freeze({
+  maxPages: 32,
+  maxTools: 256,
+  maxCatalogBytes: 1024 * 1024,
+  maxSchemaBytes: 64 * 1024,
+  maxDescriptionBytes: 8 * 1024,
+  maxArgumentBytes: 64 * 1024,
+  maxResultBytes: 64 * 1024,
+  maxContentBlocks: 128,
+  timeoutMs: 30_000,
+});
+
+/**
+ * Merges host overrides into the defaults. Every bound may only be lowered (a positive
+ * integer at most its default); `timeoutMs` may be raised up to {@link MAX_TIMEOUT_MS}.
+ * Anything else (unknown keys, non-integers, zero, larger values) throws `limits_invalid`.
+ */
+export function resolveToolLimits(overrides: Partial<ToolLimits> = {}): ToolLimits {
+  if (typeof overrides !== "object" || overrides === null || Array.isArray(overrides)) {
+    throw new SluiceError("limits_invalid", "limits must be an object");
+  }
+  const resolved: Record<string, number> = { ...DEFAULT_TOOL_LIMITS };
+  for (const [key, value] of Object.entries(overrides)) {
+    if (!Object.hasOwn(DEFAULT_TOOL_LIMITS, key)) {
+      throw new SluiceError("limits_invalid", `unknown limit "${key.slice(0, 64)}"`);
+    }
+    if (value === undefined) continue;
+    const ceiling = key === "timeoutMs" ? MAX_TIMEOUT_MS : resolved[key];
+    if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 1) {
+      throw new SluiceError("limits_invalid", `limit "${key}" must be a positive integer`);
+    }
+    if (value > ceiling) {
+      throw new SluiceError("limits_invalid", `limit "${key}" may be at most ${ceiling}`);
+    }
+    resolved[key] = value;
+  }
+  return Object.freeze(resolved as unknown as ToolLimits);
+}

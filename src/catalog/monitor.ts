@@ -1,0 +1,164 @@
+/** Protocol versions whose tool semantics sluice implements. */
+export const ACCEPTED_PROTOCOL_VERSIONS: readonly string[] = Object.freeze([
+  "2025-06-18",
+  "2025-11-25",
+  "2026-07-28",
+]);
+
+/** The protocol revision in which list changes arrive only through `subscriptions/listen`. */
+const LISTEN_ERA = "2026-07-28";
+
+/**
+ * How a catalog learns that the server's tool list changed:
+ * - `"notifications"`: 2025 revisions, the server sends `notifications/tools/list_changed`
+ *   unsolicited;
+ * - `"subscription"`: 2026-07-28, the host opened a `subscriptions/listen` stream that the
+ *   server acknowledged for tool list changes and handed it to
+ *   {@link CatalogMonitor.watchSubscription} (which also sees the stream end, even a local
+ *   close that no inbound message reveals);
+ * - `"unavailable"`: 2026-07-28 without such a stream; the snapshot cannot notice changes.
+ */
+export type ChangeDetection = "notifications" | "subscription" | "unavailable";
+
+/** The part of a v2 client's `listen()` handle the monitor reads. */
+export interface ListenSubscription {
+  /** What the server agreed to deliver. */
+  readonly honoredFilter?: { readonly toolsListChanged?: boolean };
+  /** Settles when the stream ends, for whatever reason. */
+  readonly closed: Promise<unknown>;
+}
+
+/** Where a registration's catalog stands. */
+export type CatalogStatus = "current" | "stale" | "closed";
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Watches one MCP session for tool list changes and its end. Feed it the protocol version the
+ * handshake actually negotiated and every inbound message (compose {@link onMessage} with the
+ * host's own handler, e.g. set it as the transport's `onmessage` before `client.connect`, which
+ * both SDK lines chain); call {@link close} in the host's disconnect or `finally` path.
+ *
+ * A `notifications/tools/list_changed` marks every registration of snapshots discovered before
+ * it stale; `close()` marks them closed. Neither is ever undone: the host rediscovers.
+ *
+ * On a 2026-07-28 session the server sends list changes only on a `subscriptions/listen`
+ * stream: open one (`await client.listen({ toolsListChanged: true })` on the v2 client) and
+ * pass it to {@link watchSubscription}; otherwise snapshots say `changeDetection:
+ * "unavailable"`. When a watched stream ends, catalogs discovered under it turn stale.
+ *
+ * @example
+ * ```ts ignore
+ * const monitor = new CatalogMonitor();
+ * transport.onmessage = monitor.onMessage; // SDK chains it before its own handler
+ * await client.connect(transport);
+ * monitor.acceptProtocolVersion(client.getNegotiatedProtocolVersion());
+ * try {
+ *   const { registrations } = await discoverTools(client, "docs", bindings, { monitor });
+ * } finally {
+ *   monitor.close();
+ * }
+ * ```
+ */
+export class CatalogMonitor {
+  #protocolVersion: string | undefined;
+  #generation = 0;
+  #closed = false;
+  /** Live `subscriptions/listen` streams acknowledged for tool list changes. */
+  readonly #toolSubscriptions = new Set<symbol>();
+
+  /** Creates a monitor for one session, not yet told its protocol version. */
+  constructor() {}
+
+  /**
+   * Records the protocol version negotiated by the handshake. Returns whether sluice accepts
+   * it; discovery fails with `mcp_protocol_version_unsupported` when it does not.
+   */
+  acceptProtocolVersion(version: unknown): boolean {
+    this.#protocolVersion = typeof version === "string" ? version : undefined;
+    return this.#protocolVersion !== undefined &&
+      ACCEPTED_PROTOCOL_VERSIONS.includes(this.#protocolVersion);
+  }
+
+  /** The version recorded by {@link acceptProtocolVersion}, if any. */
+  get protocolVersion(): string | undefined {
+    return this.#protocolVersion;
+  }
+
+  /** Whether {@link close} was called. */
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  /** Counts list changes (and lost change streams); snapshots remember the value they saw. */
+  get generation(): number {
+    return this.#generation;
+  }
+
+  /** How list changes reach this monitor right now. */
+  get changeDetection(): ChangeDetection {
+    if (this.#protocolVersion !== LISTEN_ERA) return "notifications";
+    return this.#toolSubscriptions.size > 0 ? "subscription" : "unavailable";
+  }
+
+  /**
+   * The status of a catalog discovered at `generation`.
+   *
+   * @param generation the monitor's generation when discovery started
+   */
+  status(generation: number): CatalogStatus {
+    if (this.#closed) return "closed";
+    return generation === this.#generation ? "current" : "stale";
+  }
+
+  /**
+   * Inbound message hook: accepts any JSON-RPC message and acts on
+   * `notifications/tools/list_changed`. A bound function, safe to pass around.
+   */
+  readonly onMessage = (message: unknown): void => {
+    if (isRecord(message) && typeof message.method === "string") {
+      this.handleNotification({ method: message.method });
+    }
+  };
+
+  /**
+   * Handles one notification, for hosts that register per-method handlers instead of a
+   * message hook (the SDKs allow one handler per method: call this from yours). Only
+   * `notifications/tools/list_changed` matters; anything else is ignored.
+   */
+  handleNotification(notification: { readonly method: string }): void {
+    if (notification.method === "notifications/tools/list_changed") this.#generation++;
+  }
+
+  /**
+   * Watches a `subscriptions/listen` stream the host opened on a 2026-07-28 session (the v2
+   * client's `await client.listen({ toolsListChanged: true })`). If the server honored tool
+   * list changes, catalogs discovered while the stream is open report
+   * `changeDetection: "subscription"`; when the stream ends, they turn stale, since later
+   * changes could go unseen.
+   *
+   * @param subscription the handle `listen()` resolved with
+   */
+  watchSubscription(subscription: ListenSubscription): void {
+    if (subscription.honoredFilter?.toolsListChanged !== true) return;
+    const token = Symbol("subscription");
+    this.#toolSubscriptions.add(token);
+    subscription.closed.then(() => {
+      if (this.#toolSubscriptions.delete(token)) this.#lostStream();
+    }, () => {
+      if (this.#toolSubscriptions.delete(token)) this.#lostStream();
+    });
+  }
+
+  /** Marks every registration of this session's snapshots closed. Idempotent. */
+  close(): void {
+    this.#closed = true;
+  }
+
+  #lostStream(): void {
+    // Catalogs that relied on the stream can no longer see changes: fail them closed.
+    this.#generation++;
+  }
+}

@@ -1,0 +1,147 @@
+import { digest, type JsonObject, type JsonValue } from "../identity/mod.ts";
+import type { ReadPolicy } from "./bindings.ts";
+import type { ChangeDetection } from "./monitor.ts";
+import type { WriteEffect, WritePolicy } from "./write_bindings.ts";
+
+/** The fields every entry has, read or write: what the server sent plus the local name. */
+export interface SnapshotEntryBase {
+  /** Name the model sees (from the binding). */
+  readonly localName: string;
+  /** Name on the server (the binding's key). */
+  readonly remoteName: string;
+  /** The server's `title`, when it sent one. */
+  readonly title?: string;
+  /** The server's description (`""` when absent). Model-facing; grants nothing. */
+  readonly description: string;
+  /** The input schema as received. */
+  readonly inputSchema: Readonly<JsonObject>;
+  /** The output schema as received, or `null` when the tool has none. */
+  readonly outputSchema: Readonly<JsonObject> | null;
+  /** The host's policy. */
+  readonly policy: { readonly title: string };
+  /** The host's concurrency declaration. */
+  readonly concurrencySafe: boolean;
+  /** The server's annotations as received, or `null`. Recorded, never trusted. */
+  readonly annotations: Readonly<JsonObject> | null;
+  /** The server's `execution` object as received, when it sent one. */
+  readonly execution?: Readonly<JsonObject>;
+}
+
+/** One selected read tool as discovered: what the host bound plus what the server sent. */
+export interface SnapshotEntry extends SnapshotEntryBase {
+  /** The host's read policy. */
+  readonly policy: ReadPolicy;
+}
+
+/** The host's authorization identity of one write tool, recorded in the write snapshot. */
+export interface WriteAuthorization {
+  /** The host's binding id. */
+  readonly bindingId: string;
+  /** The host's own binding revision (an input to the catalog digest, never the binding). */
+  readonly bindingRevision: string;
+  /** The host's scope id. */
+  readonly scopeId: string;
+  /** The host's scope revision. */
+  readonly scopeRevision: string;
+  /** The declared effect. */
+  readonly effect: WriteEffect;
+}
+
+/** One selected write tool: the base fields, the confirm policy and the authorization. */
+export interface WriteSnapshotEntry extends SnapshotEntryBase {
+  /** The host's confirm policy. */
+  readonly policy: WritePolicy;
+  /** Always `false`: write tools never run concurrently. */
+  readonly concurrencySafe: false;
+  /** The host's authorization identity. */
+  readonly authorization: WriteAuthorization;
+}
+
+/**
+ * A write catalog: like a read catalog, with `schemaVersion: 2` and each entry's host
+ * authorization identity. Its `revisionDigest` is the write-catalog digest approvals bind to.
+ */
+export interface WriteSnapshot {
+  /** `2` for write catalogs. */
+  readonly schemaVersion: 2;
+  /** The host's id for the server. */
+  readonly serverId: string;
+  /** Protocol version negotiated by the session's handshake. */
+  readonly protocolVersion: string;
+  /** How this catalog notices list changes. */
+  readonly changeDetection: ChangeDetection;
+  /** `sha256:<hex>` of the canonical JSON of every other field. */
+  readonly revisionDigest: string;
+  /** Selected write tools sorted by local name. */
+  readonly entries: readonly WriteSnapshotEntry[];
+}
+
+/**
+ * A read catalog: deeply frozen plain data, detached from the session and from the host's
+ * bindings. `revisionDigest` is `digest()` of every other field.
+ */
+export interface ReadSnapshot {
+  /** `1` for read catalogs. */
+  readonly schemaVersion: 1;
+  /** The host's id for the server. */
+  readonly serverId: string;
+  /** Protocol version negotiated by the session's handshake. */
+  readonly protocolVersion: string;
+  /** How this catalog notices list changes; `"unavailable"` means it cannot. */
+  readonly changeDetection: ChangeDetection;
+  /** `sha256:<hex>` of the canonical JSON of every other field. */
+  readonly revisionDigest: string;
+  /** Selected tools sorted by local name. */
+  readonly entries: readonly SnapshotEntry[];
+}
+
+/** Freezes a plain JSON-like tree in place. */
+export function deepFreeze<T>(value: T): T {
+  if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const key of Object.keys(value)) deepFreeze((value as Record<string, unknown>)[key]);
+  }
+  return value;
+}
+
+/** The fields a catalog is built from: everything but the digest and the version. */
+export interface CatalogFields<E extends SnapshotEntryBase> {
+  readonly serverId: string;
+  readonly protocolVersion: string;
+  readonly changeDetection: ChangeDetection;
+  readonly entries: readonly E[];
+}
+
+/**
+ * Builds a catalog of `schemaVersion`: sorts entries by local name (UTF-16 order, like the
+ * digest), digests everything but the digest, and deep-freezes. Entries must be detached.
+ */
+async function buildCatalog<V extends 1 | 2, E extends SnapshotEntryBase>(
+  schemaVersion: V,
+  fields: CatalogFields<E>,
+) {
+  const entries = [...fields.entries].sort((a, b) =>
+    a.localName < b.localName ? -1 : a.localName > b.localName ? 1 : 0
+  );
+  const body = {
+    schemaVersion,
+    serverId: fields.serverId,
+    protocolVersion: fields.protocolVersion,
+    changeDetection: fields.changeDetection,
+    entries,
+  };
+  const revisionDigest = await digest(body as unknown as JsonValue);
+  return deepFreeze({ ...body, revisionDigest });
+}
+
+/** Builds a read snapshot (`schemaVersion: 1`). */
+export function buildSnapshot(fields: CatalogFields<SnapshotEntry>): Promise<ReadSnapshot> {
+  return buildCatalog(1, fields);
+}
+
+/** Builds a write snapshot (`schemaVersion: 2`). */
+export function buildWriteSnapshot(
+  fields: CatalogFields<WriteSnapshotEntry>,
+): Promise<WriteSnapshot> {
+  return buildCatalog(2, fields);
+}

@@ -1,0 +1,293 @@
+import type { JsonObject } from "../identity/mod.ts";
+import type { ApprovalStore } from "../approvals/types.ts";
+import type { ToolLimits } from "../catalog/limits.ts";
+import type { Resolver } from "../transport/resolver.ts";
+import type { FetchFunction } from "../transport/secure_fetch.ts";
+import type { EraCache } from "./era.ts";
+import { ConnectConfigError } from "./errors.ts";
+import type { ConnectEvent } from "./events.ts";
+import { assignLocalNames } from "./names.ts";
+
+/** One remote server of {@link ConnectAllConfig}. */
+export interface ServerConfig {
+  /** The owner's id: 1 to 48 characters of `[A-Za-z0-9_-]`, a letter or `_` first, unique. Prefixes local names. */
+  readonly id: string;
+  /** The Streamable HTTP endpoint (https; loopback http only with the transport option). */
+  readonly url: string | URL;
+  /** Bearer token, sent only to this URL's origin. */
+  readonly token?: string;
+  /**
+   * Trust this server's `readOnlyHint: true` annotation: such tools need no approval. Default
+   * `false`: annotations are remote text and grant nothing unless the owner says so here.
+   */
+  readonly trustReadOnlyHint?: boolean;
+}
+
+/** The owner's description and input schema for one tool; the server's are then never used. */
+export interface ToolSpec {
+  /** Server id. */
+  readonly server: string;
+  /** Remote tool name. */
+  readonly tool: string;
+  /** Model-facing description. */
+  readonly description: string;
+  /** Input schema (must fit the schema profile). */
+  readonly inputSchema: JsonObject;
+}
+
+/**
+ * Decides a flagged call. Only a return value of exactly `true` (or a promise of it) runs the
+ * call; anything else, and any exception, denies it without contacting the server.
+ */
+export type ApproveCallback = (
+  server: string,
+  tool: string,
+  args: JsonObject,
+) => unknown;
+
+/** Options of the hardened fetch every server session uses. */
+export interface ConnectTransportOptions {
+  /**
+   * Allow loopback destinations and plain http to them. Local development and tests only:
+   * anything listening on this machine becomes reachable. Default `false`.
+   */
+  readonly dangerouslyAllowLoopback?: boolean;
+  /** Byte cap on every response body. Default 1 MiB. */
+  readonly maxResponseBytes?: number;
+  /** One deadline per HTTP request (connection, headers, body) in ms. Default 30 000. */
+  readonly timeoutMs?: number;
+  /** Resolver for the public-address check (tests map names to addresses). */
+  readonly resolve?: Resolver;
+  /** The underlying fetch (tests pass one that trusts a throwaway CA). */
+  readonly fetch?: FetchFunction;
+}
+
+/** Options shared by {@link ConnectAllConfig} and `connect()`. */
+export interface ConnectCommonOptions {
+  /** Exact `"server.tool"` entries that need no approval (each must also be allowed). */
+  readonly preApproved?: readonly string[];
+  /** Owner-supplied tool specs; a server whose allowed tools all have one is not listed. */
+  readonly specs?: readonly ToolSpec[];
+  /** Decides flagged calls inline; without it flagged calls are deferred to `store`. */
+  readonly approve?: ApproveCallback;
+  /**
+   * The durable approval store for deferred approvals (used only without `approve`): a
+   * flagged call then ends `approval_pending` with an `approvalId`; once a person approves it
+   * in the store, `toolkit.resume(approvalId)` runs it exactly once.
+   */
+  readonly store?: ApprovalStore;
+  /** How long a deferred approval stays usable, in ms (the gate's default: 15 minutes). */
+  readonly approvalTtlMs?: number;
+  /** Lets a non-durable store (the in-memory one) hold deferred approvals. Tests only. */
+  readonly allowNonDurableStoreForTests?: boolean;
+  /** Receives one audit event per discovery and per call. Exceptions are swallowed. */
+  readonly onEvent?: (event: ConnectEvent) => void;
+  /** Lowered bounds for discovery and calls (see `DEFAULT_TOOL_LIMITS`). */
+  readonly limits?: Partial<ToolLimits>;
+  /** The hardened fetch's options. */
+  readonly transport?: ConnectTransportOptions;
+  /** Remembers which era each URL speaks across connects (reuse within one owner only). */
+  readonly eraCache?: EraCache;
+  /** Aborts setup. */
+  readonly signal?: AbortSignal;
+}
+
+/**
+ * Configuration of `connectAll()`.
+ *
+ * @example
+ * ```ts
+ * import type { ConnectAllConfig } from "@sluice/mcp";
+ * const config: ConnectAllConfig = {
+ *   servers: [{ id: "docs", url: "https://mcp.example.com/mcp", token: "secret" }],
+ *   allow: ["docs.search", "docs.fetch_page"],
+ *   preApproved: ["docs.search"],
+ * };
+ * ```
+ */
+export interface ConnectAllConfig extends ConnectCommonOptions {
+  /** The servers, each with a unique id. */
+  readonly servers: readonly ServerConfig[];
+  /** Exact `"server.tool"` entries (split at the first `.`); no wildcards. */
+  readonly allow: readonly string[];
+}
+
+/** One allowed tool after validation. */
+export interface AllowedTool {
+  readonly server: string;
+  readonly tool: string;
+  readonly localName: string;
+  readonly preApproved: boolean;
+  readonly spec?: ToolSpec;
+}
+
+/** One server after validation. */
+export interface ResolvedServer {
+  readonly id: string;
+  readonly url: URL;
+  readonly token?: string;
+  readonly trustReadOnlyHint: boolean;
+  /** Allowed tools of this server, in allowlist order. */
+  readonly tools: readonly AllowedTool[];
+}
+
+// A letter or `_` first: Gemini function names must start with one.
+const SERVER_ID = /^[A-Za-z_][A-Za-z0-9_-]{0,47}$/;
+
+function invalid(message: string): ConnectConfigError {
+  return new ConnectConfigError("connect_config_invalid", message);
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function stringList(value: unknown, field: string): readonly string[] {
+  if (value === undefined) return [];
+  if (!Array.isArray(value) || !value.every((item) => typeof item === "string")) {
+    throw invalid(`${field} must be an array of strings`);
+  }
+  return value;
+}
+
+/** Parses one exact `"server.tool"` entry against the known servers. */
+function parseEntry(
+  entry: string,
+  servers: ReadonlySet<string>,
+  field: string,
+): { server: string; tool: string } {
+  // A wildcard anywhere is refused outright: the list must name every tool exactly.
+  if (entry.includes("*")) {
+    throw new ConnectConfigError("connect_allow_invalid", `${field}: wildcards are not allowed`);
+  }
+  const dot = entry.indexOf(".");
+  const server = dot < 0 ? "" : entry.slice(0, dot);
+  const tool = dot < 0 ? "" : entry.slice(dot + 1);
+  if (server === "" || tool === "" || /\s/.test(entry) || !entry.isWellFormed()) {
+    throw new ConnectConfigError(
+      "connect_allow_invalid",
+      `${field}: every entry must be an exact "server.tool"`,
+    );
+  }
+  if (!servers.has(server)) {
+    throw new ConnectConfigError(
+      "connect_allow_invalid",
+      `${field}: "${server.slice(0, 48)}" is not a configured server id`,
+    );
+  }
+  return { server, tool };
+}
+
+function resolveSpecs(value: unknown, servers: ReadonlySet<string>): Map<string, ToolSpec> {
+  const specs = new Map<string, ToolSpec>();
+  if (value === undefined) return specs;
+  if (!Array.isArray(value)) throw invalid("specs must be an array");
+  for (const spec of value) {
+    if (
+      !isRecord(spec) || typeof spec.server !== "string" || typeof spec.tool !== "string" ||
+      typeof spec.description !== "string" || !isRecord(spec.inputSchema)
+    ) {
+      throw invalid("every spec needs server, tool, description (string) and inputSchema");
+    }
+    if (!servers.has(spec.server)) {
+      throw new ConnectConfigError("connect_not_allowed", "a spec names an unknown server");
+    }
+    const key = `${spec.server}.${spec.tool}`;
+    if (specs.has(key)) throw invalid(`two specs for "${key}"`);
+    // Detached copy: the owner mutating its object later changes nothing.
+    specs.set(key, structuredClone(spec) as unknown as ToolSpec);
+  }
+  return specs;
+}
+
+/**
+ * Validates a `connectAll()` configuration and resolves it into servers with their allowed
+ * tools. Throws {@link ConnectConfigError}.
+ */
+export function resolveConfig(config: ConnectAllConfig): ResolvedServer[] {
+  if (!isRecord(config)) throw invalid("the configuration must be an object");
+  if (!Array.isArray(config.servers) || config.servers.length === 0) {
+    throw invalid("servers must be a non-empty array");
+  }
+  const ids = new Set<string>();
+  for (const server of config.servers) {
+    if (!isRecord(server) || typeof server.id !== "string" || !SERVER_ID.test(server.id)) {
+      throw invalid(
+        "every server needs an id of 1 to 48 characters [A-Za-z0-9_-], starting with a letter or _",
+      );
+    }
+    if (ids.has(server.id)) throw invalid(`server id "${server.id}" is used twice`);
+    if (typeof server.url !== "string" && !(server.url instanceof URL)) {
+      throw invalid(`server "${server.id}" needs a url`);
+    }
+    if (server.token !== undefined && typeof server.token !== "string") {
+      throw invalid(`server "${server.id}" has a token that is not a string`);
+    }
+    if (server.trustReadOnlyHint !== undefined && typeof server.trustReadOnlyHint !== "boolean") {
+      throw invalid(`server "${server.id}": trustReadOnlyHint must be a boolean`);
+    }
+    ids.add(server.id);
+  }
+  const allow = stringList(config.allow, "allow");
+  if (allow.length === 0) throw invalid("allow must name at least one tool");
+  const allowed = new Map<string, { server: string; tool: string }>();
+  for (const entry of allow) {
+    const pair = parseEntry(entry, ids, "allow");
+    if (allowed.has(entry)) throw invalid(`allow lists "${entry}" twice`);
+    allowed.set(entry, pair);
+  }
+  const preApproved = new Set<string>();
+  for (const entry of stringList(config.preApproved, "preApproved")) {
+    parseEntry(entry, ids, "preApproved");
+    if (!allowed.has(entry)) {
+      throw new ConnectConfigError(
+        "connect_not_allowed",
+        `preApproved names "${entry}", which is not in allow`,
+      );
+    }
+    preApproved.add(entry);
+  }
+  const specs = resolveSpecs(config.specs, ids);
+  for (const key of specs.keys()) {
+    if (!allowed.has(key)) {
+      throw new ConnectConfigError("connect_not_allowed", `a spec names "${key}", not in allow`);
+    }
+  }
+  if (config.approve !== undefined && typeof config.approve !== "function") {
+    throw invalid("approve must be a function");
+  }
+  if (config.onEvent !== undefined && typeof config.onEvent !== "function") {
+    throw invalid("onEvent must be a function");
+  }
+  const names = assignLocalNames([...allowed.values()]);
+  const localNameOf = new Map(
+    [...names].map(([name, pair]) => [`${pair.server}.${pair.tool}`, name]),
+  );
+  return config.servers.map((server) => {
+    const tools: AllowedTool[] = [];
+    for (const [key, pair] of allowed) {
+      if (pair.server !== server.id) continue;
+      const spec = specs.get(key);
+      tools.push({
+        server: pair.server,
+        tool: pair.tool,
+        localName: localNameOf.get(key)!,
+        preApproved: preApproved.has(key),
+        ...(spec ? { spec } : {}),
+      });
+    }
+    let url: URL;
+    try {
+      url = new URL(server.url);
+    } catch {
+      throw invalid(`server "${server.id}" has a url that does not parse`);
+    }
+    return {
+      id: server.id,
+      url,
+      ...(server.token !== undefined ? { token: server.token } : {}),
+      trustReadOnlyHint: server.trustReadOnlyHint === true,
+      tools,
+    };
+  });
+}

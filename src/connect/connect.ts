@@ -1,0 +1,241 @@
+import { resolveToolLimits } from "../catalog/limits.ts";
+import { DEFAULT_TIMEOUT_MS, type SecureFetch, secureFetch } from "../transport/secure_fetch.ts";
+import {
+  type ConnectAllConfig,
+  type ConnectCommonOptions,
+  resolveConfig,
+  type ResolvedServer,
+  type ToolSpec,
+} from "./config.ts";
+import type { ServerCatalog } from "./discovery.ts";
+import { discoverServer } from "./discovery.ts";
+import { elapsed, emitEvent } from "./events.ts";
+import type { ConnectReport, ServerReport } from "./report.ts";
+import { ServerSession } from "./session.ts";
+import { Toolkit, type ToolkitServer } from "./toolkit.ts";
+import { Gate } from "../gate/gate.ts";
+
+/** A live set of governed tools: the toolkit, a report and `close()`. */
+export interface Connection {
+  /** The allowlisted tools the model may call. */
+  readonly toolkit: Toolkit;
+  /** Which tools are ready, which were skipped and why, and each server's state. */
+  report(): ConnectReport;
+  /** Closes every session (a legacy session is also deleted on the server). Idempotent. */
+  close(): Promise<void>;
+}
+
+/** Options of {@link connect}: one server, tools named by their plain remote names. */
+export interface ConnectOptions extends Omit<ConnectCommonOptions, "preApproved" | "specs"> {
+  /** Server id, prefix of every local name (default `"mcp"`). */
+  readonly id?: string;
+  /** Bearer token, sent only to the URL's origin. */
+  readonly token?: string;
+  /** Trust the server's `readOnlyHint: true` (see `ServerConfig`). */
+  readonly trustReadOnlyHint?: boolean;
+  /** Exact remote tool names the model may call; no wildcards. */
+  readonly allow: readonly string[];
+  /** Remote tool names that need no approval (each must be allowed). */
+  readonly preApproved?: readonly string[];
+  /** Owner specs by remote tool name. */
+  readonly specs?: readonly Omit<ToolSpec, "server">[];
+}
+
+interface Prepared {
+  readonly server: ResolvedServer;
+  readonly session: ServerSession;
+  readonly fetch: SecureFetch;
+  catalog?: ServerCatalog;
+}
+
+/**
+ * Connects to several MCP servers over Streamable HTTP and returns governed tools for exactly
+ * the allowlisted `"server.tool"` entries. Nothing is read from the environment. Each server
+ * gets the official v2 client over `secureFetch` (2026-07-28 first, then the 2025 handshake
+ * limited to 2025-11-25 and 2025-06-18). A tool that does not fit is skipped and reported; a
+ * server that fails fails only its own listed tools. Throws only for a refused configuration.
+ *
+ * @example
+ * ```ts ignore
+ * import { connectAll } from "@sluice/mcp";
+ * const connection = await connectAll({
+ *   servers: [{ id: "docs", url: "https://mcp.example.com/mcp", token: Deno.env.get("TOKEN") }],
+ *   allow: ["docs.search", "docs.delete_page"],
+ *   preApproved: ["docs.search"],
+ *   approve: (server, tool, args) => confirm(`${server}.${tool} ${JSON.stringify(args)}?`),
+ *   onEvent: (event) => console.log(event),
+ * });
+ * try {
+ *   const tools = connection.toolkit.toAnthropicTools();
+ *   const result = await connection.toolkit.call("docs__search", { query: "sluice" });
+ * } finally {
+ *   await connection.close();
+ * }
+ * ```
+ *
+ * @param config servers, allowlist and governance
+ * @throws {ConnectConfigError} for a configuration sluice refuses
+ */
+export async function connectAll(config: ConnectAllConfig): Promise<Connection> {
+  const servers = resolveConfig(config).filter((server) => server.tools.length > 0);
+  const limits = resolveToolLimits(config.limits);
+  const transport = config.transport ?? {};
+  const timeoutMs = transport.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  // Flagged calls go to the gate's store only when no inline callback decides them.
+  const deferFlagged = config.approve === undefined && config.store !== undefined;
+  const prepared: Prepared[] = servers.map((server) => {
+    const fetch = secureFetch({
+      ...transport,
+      ...(server.token !== undefined
+        ? { token: server.token, tokenOrigin: server.url.origin }
+        : {}),
+    });
+    const session = new ServerSession({
+      url: server.url,
+      fetch,
+      timeoutMs,
+      ...(config.eraCache ? { eraCache: config.eraCache } : {}),
+    });
+    return { server, session, fetch };
+  });
+  try {
+    await Promise.all(prepared.map(async (item) => {
+      const start = performance.now();
+      item.catalog = await discoverServer(
+        item.server,
+        item.session,
+        limits,
+        config.signal,
+        deferFlagged,
+      );
+      emitEvent(config.onEvent, {
+        kind: "discovery",
+        server: item.server.id,
+        ok: item.catalog.errorCode === undefined,
+        ...(item.catalog.errorCode !== undefined ? { errorCode: item.catalog.errorCode } : {}),
+        durationMs: elapsed(start),
+        catalogDigest: item.catalog.snapshot?.revisionDigest ?? null,
+      });
+    }));
+  } catch (error) {
+    await Promise.all(prepared.map((item) => item.session.close()));
+    throw error;
+  }
+  const toolkitServers: ToolkitServer[] = prepared.map((item) => ({
+    id: item.server.id,
+    session: item.session,
+    tools: item.catalog!.tools,
+  }));
+  const deferred = toolkitServers.flatMap((server) =>
+    server.tools.filter((tool) => tool.deferred).map((tool) => tool.registration)
+  );
+  let gate: Gate | undefined;
+  try {
+    gate = deferFlagged && deferred.length > 0
+      ? new Gate({
+        catalogs: [{ registrations: deferred }],
+        store: config.store,
+        ...(config.approvalTtlMs !== undefined ? { approvalTtlMs: config.approvalTtlMs } : {}),
+        ...(config.allowNonDurableStoreForTests === true
+          ? { allowNonDurableStoreForTests: true }
+          : {}),
+      })
+      : undefined;
+  } catch (error) {
+    await Promise.all(prepared.map((item) => item.session.close()));
+    throw error;
+  }
+  const toolkit = new Toolkit({
+    servers: toolkitServers,
+    runId: crypto.randomUUID(),
+    ...(config.approve ? { approve: config.approve } : {}),
+    ...(config.onEvent ? { onEvent: config.onEvent } : {}),
+    ...(gate ? { gate, store: config.store } : {}),
+  });
+  let closing: Promise<void> | undefined;
+  return Object.freeze({
+    toolkit,
+    report: () => buildReport(prepared),
+    close: () =>
+      closing ??= Promise.all(prepared.map((item) => item.session.close())).then(() => {}),
+  });
+}
+
+function buildReport(prepared: readonly Prepared[]): ConnectReport {
+  const ready = prepared.flatMap((item) =>
+    item.catalog!.tools.map((tool) => ({
+      name: tool.allowed.localName,
+      server: tool.allowed.server,
+      tool: tool.allowed.tool,
+      requiresApproval: tool.policy.requiresApproval,
+      approvalReason: tool.policy.reason,
+      source: tool.source,
+      deferred: tool.deferred,
+    }))
+  );
+  const skipped = prepared.flatMap((item) => item.catalog!.skipped);
+  const servers = prepared.map((item): ServerReport => {
+    const { session, catalog } = item;
+    const era = session.era;
+    return {
+      id: item.server.id,
+      status: catalog!.errorCode !== undefined ? "failed" : era ? "ready" : "deferred",
+      ...(era ? { era, protocolVersion: session.protocolVersion } : {}),
+      ...(catalog!.errorCode !== undefined ? { errorCode: catalog!.errorCode } : {}),
+      catalogDigest: catalog!.snapshot?.revisionDigest ?? null,
+      writeCatalogDigest: catalog!.writeSnapshot?.revisionDigest ?? null,
+      transport: item.fetch.describe(),
+      handshakes: session.stats.handshakes,
+    };
+  });
+  return structuredClone({ ready, skipped, servers });
+}
+
+/**
+ * Connects to one MCP server: {@link connectAll} with a single server, tools named by their
+ * remote names.
+ *
+ * @example
+ * ```ts ignore
+ * import { connect } from "@sluice/mcp";
+ * const connection = await connect("https://mcp.example.com/mcp", {
+ *   id: "docs",
+ *   token: "secret",
+ *   allow: ["search", "fetch_page"],
+ *   preApproved: ["search"],
+ * });
+ * const envelope = await connection.toolkit.call("docs__search", { query: "sluice" });
+ * await connection.close();
+ * ```
+ *
+ * @param url the Streamable HTTP endpoint
+ * @param options allowlist, governance and transport options
+ * @throws {ConnectConfigError} for a configuration sluice refuses
+ */
+export function connect(url: string | URL, options: ConnectOptions): Promise<Connection> {
+  const id = options.id ?? "mcp";
+  const qualify = (names: readonly string[] | undefined) => {
+    if (names === undefined) return undefined;
+    if (!Array.isArray(names)) return names; // resolveConfig reports the shape
+    return names.map((name) => typeof name === "string" ? `${id}.${name}` : name);
+  };
+  const { allow, preApproved, specs, token, trustReadOnlyHint, ...common } = options;
+  return connectAll({
+    ...common,
+    servers: [{
+      id,
+      url,
+      ...(token !== undefined ? { token } : {}),
+      ...(trustReadOnlyHint !== undefined ? { trustReadOnlyHint } : {}),
+    }],
+    allow: qualify(allow) ?? [],
+    ...(preApproved !== undefined ? { preApproved: qualify(preApproved) } : {}),
+    ...(specs !== undefined
+      ? {
+        specs: Array.isArray(specs)
+          ? specs.map((spec: Omit<ToolSpec, "server">) => ({ ...spec, server: id }))
+          : specs as unknown as ToolSpec[],
+      }
+      : {}),
+  });
+}

@@ -1,0 +1,84 @@
+import type { JsonObject } from "../identity/mod.ts";
+import type { ApproveCallback } from "./config.ts";
+
+/** Why a tool does or does not require approval. */
+export type ApprovalReason =
+  /** The default: every tool requires approval. */
+  | "default"
+  /** The owner listed it in `preApproved`. */
+  | "pre_approved"
+  /** The owner trusts the server's `readOnlyHint`, and the tool says `readOnlyHint: true`. */
+  | "trusted_read_only_hint"
+  /** The server marks it `destructiveHint: true`: approval stays, whatever the owner listed. */
+  | "destructive_hint";
+
+/** A tool's approval policy. */
+export interface ApprovalPolicy {
+  /** Whether each call needs an approval. */
+  readonly requiresApproval: boolean;
+  /** Why. */
+  readonly reason: ApprovalReason;
+}
+
+/**
+ * Decides whether a tool requires approval. Owner settings can only relax the default;
+ * remote annotations can only make it stricter:
+ * - an explicit `destructiveHint: true` keeps approval even for a pre-approved tool;
+ * - `readOnlyHint: true` lifts approval only when the owner set `trustReadOnlyHint` for the
+ *   server (and the tool is not also marked destructive);
+ * - absent annotations change nothing (the spec's default `destructiveHint: true` for
+ *   non-read-only tools is not applied, or no unannotated tool could ever be pre-approved).
+ *
+ * @param preApproved whether the owner listed the tool in `preApproved`
+ * @param trustReadOnlyHint the server's owner setting
+ * @param annotations the tool's annotations as listed, or `null` (owner specs have none)
+ */
+export function approvalPolicy(
+  preApproved: boolean,
+  trustReadOnlyHint: boolean,
+  annotations: Readonly<JsonObject> | null,
+): ApprovalPolicy {
+  if (annotations?.destructiveHint === true) {
+    return { requiresApproval: true, reason: "destructive_hint" };
+  }
+  if (preApproved) return { requiresApproval: false, reason: "pre_approved" };
+  if (trustReadOnlyHint && annotations?.readOnlyHint === true) {
+    return { requiresApproval: false, reason: "trusted_read_only_hint" };
+  }
+  return { requiresApproval: true, reason: "default" };
+}
+
+/**
+ * Asks the owner's callback. Only exactly `true` approves; any other value, an exception, a
+ * rejected promise or the caller aborting first denies.
+ *
+ * @returns `"approved"`, `"denied"` or `"aborted"` (the caller's signal fired first)
+ */
+export async function askApproval(
+  approve: ApproveCallback,
+  server: string,
+  tool: string,
+  args: JsonObject,
+  signal: AbortSignal | undefined,
+): Promise<"approved" | "denied" | "aborted"> {
+  if (signal?.aborted) return "aborted";
+  let verdict: unknown;
+  let onAbort: (() => void) | undefined;
+  try {
+    const asked = Promise.resolve().then(() => approve(server, tool, structuredClone(args)));
+    const aborted = new Promise<typeof ABORTED>((resolve) => {
+      onAbort = () => resolve(ABORTED);
+      signal?.addEventListener("abort", onAbort, { once: true });
+    });
+    asked.catch(() => {});
+    verdict = await Promise.race([asked, aborted]);
+  } catch {
+    return "denied";
+  } finally {
+    if (onAbort) signal?.removeEventListener("abort", onAbort);
+  }
+  if (verdict === ABORTED) return "aborted";
+  return verdict === true ? "approved" : "denied";
+}
+
+const ABORTED: unique symbol = Symbol("aborted");

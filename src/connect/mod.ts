@@ -1,0 +1,37 @@
+/**
+ * `connect()` / `connectAll()`: governed tools from remote MCP servers over a hardened
+ * Streamable HTTP client, with approval rules, audit events and a setup report.
+ *
+ * @module
+ */
+export {
+  type ApproveCallback,
+  type ConnectAllConfig,
+  type ConnectCommonOptions,
+  type ConnectTransportOptions,
+  type ServerConfig,
+  type ToolSpec,
+} from "./config.ts";
+export { connect, connectAll, type Connection, type ConnectOptions } from "./connect.ts";
+export {
+  type Era,
+  EraCache,
+  type EraVerdict,
+  LEGACY_PROTOCOL_VERSIONS,
+  MODERN_PROTOCOL_VERSION,
+} from "./era.ts";
+export { ConnectConfigError, type ConnectConfigErrorCode } from "./errors.ts";
+export type { ConnectApprovalDecision, ConnectEvent } from "./events.ts";
+export { type ApprovalPolicy, approvalPolicy, type ApprovalReason } from "./governance.ts";
+export { localToolName } from "./names.ts";
+export type { ConnectReport, ReadyTool, ServerReport, SkippedTool } from "./report.ts";
+export { SessionSetupError, type SessionSetupErrorCode } from "./session.ts";
+export {
+  APPROVAL_TEXT,
+  type ConnectCallErrorCode,
+  type ConnectEnvelope,
+  Toolkit,
+  type ToolkitCallOptions,
+  type ToolkitResumeOptions,
+  type ToolkitTool,
+} from "./toolkit.ts";

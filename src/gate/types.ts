@@ -1,0 +1,145 @@
+/**
+ * Types of the gate: the batch it runs, the envelopes it returns, its options and codes.
+ *
+ * @module
+ */
+import type { JsonObject, JsonValue } from "../identity/mod.ts";
+import type { CallErrorCode } from "../calls/envelope.ts";
+import type { ToolRegistration } from "../calls/registration.ts";
+import type { WriteToolRegistration } from "../catalog/discover_write.ts";
+import type { WriteEffect } from "../catalog/write_bindings.ts";
+import type { ApprovalReceipt, ApprovalStore, ClaimRefusalCode } from "../approvals/types.ts";
+
+/** One model tool call: the model's call id, the local tool name and its arguments. */
+export interface GateCall {
+  /** The model's tool call id; unique within a batch, stable within a run. */
+  readonly id: string;
+  /** The local tool name the model called. */
+  readonly name: string;
+  /** The arguments as the model sent them (validated before anything runs). */
+  readonly arguments: unknown;
+}
+
+/** What a write did, as far as sluice can prove it. */
+export type WriteOutcomeEffect = "committed" | "not_started" | "unknown";
+
+/** Codes only the gate produces (besides the call codes and claim refusals). */
+export type GateOnlyErrorCode =
+  /** The model called a name no catalog of this gate has. */
+  | "gate_unknown_tool"
+  /** The call has no non-empty string id, or its id repeats within the batch. */
+  | "gate_invalid_call_id"
+  /** Another call of the batch failed admission, so nothing of the batch ran. */
+  | "batch_rejected"
+  /** The approval store is not durable and the host did not allow it for tests. */
+  | "approval_store_not_durable"
+  /** The approval store failed; with effect `unknown` the write may have been sent. */
+  | "approval_store_error"
+  /** The run and call ids already belong to a pending approval with other content. */
+  | "approval_conflict";
+
+/** Every code a gate envelope can carry. */
+export type GateErrorCode = CallErrorCode | ClaimRefusalCode | GateOnlyErrorCode;
+
+/**
+ * The result of one call of a batch. On failure `text` is empty, `structured` is `null` and
+ * `errorCode` says why. Write calls add `effect` and (once prepared) `approvalId`; a committed
+ * write adds its `receipt`.
+ */
+export interface GateEnvelope {
+  /** The model's call id. */
+  readonly id: string;
+  /** Text blocks of the result. */
+  readonly text: readonly string[];
+  /** Validated structured content, or `null`. */
+  readonly structured: JsonValue | null;
+  /** Present exactly when the call produced no fresh result. */
+  readonly errorCode?: GateErrorCode;
+  /** Writes only: what happened at the server as far as sluice can prove. */
+  readonly effect?: WriteOutcomeEffect;
+  /** Writes only: the approval the call is bound to. */
+  readonly approvalId?: string;
+  /** Committed writes only: the digest of the validated result and when it was recorded. */
+  readonly receipt?: ApprovalReceipt;
+}
+
+/** What an inline approver is shown: exactly the call it approves. */
+export interface InlineApprovalRequest {
+  /** The host's id for the server. */
+  readonly server: string;
+  /** The local tool name. */
+  readonly tool: string;
+  /** A copy of the admitted arguments. */
+  readonly arguments: JsonObject;
+  /** The declared effect. */
+  readonly effect: WriteEffect;
+  /** The durable approval this decision is recorded on. */
+  readonly approvalId: string;
+}
+
+/**
+ * Decides inline. Only a return value of exactly `true` approves; `false`, any other value or a
+ * throw denies, and the denial is recorded.
+ */
+export type InlineApprover = (request: InlineApprovalRequest) => unknown;
+
+/** The points of a write where a crash test may stop the process (after each durable step). */
+export type PersistencePoint = "approved" | "claimed" | "sent" | "replied" | "recorded";
+
+/** Catalog input of a gate: anything with registrations (a discovery result, for example). */
+export interface GateCatalog {
+  /** Read registrations from `discoverTools` or write registrations from `discoverWriteTools`. */
+  readonly registrations: readonly (ToolRegistration | WriteToolRegistration)[];
+}
+
+/** Options of the `Gate` constructor. */
+export interface GateOptions {
+  /** Catalogs whose tools this gate runs; local names must be unique across all of them. */
+  readonly catalogs: readonly GateCatalog[];
+  /** The approval store; required when any catalog has write tools. */
+  readonly store?: ApprovalStore;
+  /** Inline decision; without it approvals are deferred (`approval_pending`, then `resume`). */
+  readonly approve?: InlineApprover;
+  /** How long an approval stays usable, in milliseconds (default 15 minutes). */
+  readonly approvalTtlMs?: number;
+  /** Clock in milliseconds since the Unix epoch (default `Date.now`); injectable for tests. */
+  readonly now?: () => number;
+  /**
+   * Lets a non-durable store (the in-memory one) gate writes. Only for tests: a crash would lose
+   * the record of a claimed write.
+   */
+  readonly allowNonDurableStoreForTests?: boolean;
+  /**
+   * For crash tests only: called after each durable step of a write (and once the request is
+   * handed to the session), so a test host can kill itself exactly there. Production hosts
+   * leave it unset. A throw from it is ignored.
+   */
+  readonly onPersistencePointForTests?: (
+    point: PersistencePoint,
+    approvalId: string,
+  ) => void | Promise<void>;
+}
+
+/** Options of one `Gate.run`. */
+export interface RunOptions {
+  /** The agent run; with each call id it names the call's approval across restarts. */
+  readonly runId: string;
+  /** Aborts waiting; a sent write then ends `unknown`. */
+  readonly signal?: AbortSignal;
+  /** Host state handed to scope validators. */
+  readonly state?: unknown;
+}
+
+/** Options of `Gate.resume`. */
+export interface ResumeOptions {
+  /** Aborts waiting; a sent write then ends `unknown`. */
+  readonly signal?: AbortSignal;
+  /** Host state handed to the scope validator. */
+  readonly state?: unknown;
+}
+
+/** Options of `Gate.recover`. */
+export interface RecoverOptions {
+  /** Only claims made at or before this time (default: now) are settled. */
+  readonly claimedBefore?: number;
+}

@@ -1,0 +1,135 @@
+import { Validator } from "@cfworker/json-schema";
+import { canonicalize } from "../identity/canonicalize.ts";
+import { JsonValueError } from "../identity/errors.ts";
+import type { JsonValue } from "../identity/json.ts";
+import { SluiceError } from "../errors.ts";
+import { checkSchema } from "./check.ts";
+import { keywordRule } from "./keywords.ts";
+import { DEFAULT_VALUE_LIMITS } from "./limits.ts";
+import type {
+  CompileSchemaOptions,
+  SchemaValidator,
+  ValidationError,
+  ValidationResult,
+} from "./types.ts";
+
+const BUDGET_KEYWORDS: Readonly<Record<string, string>> = {
+  json_too_large: "maxBytes",
+  json_too_deep: "maxDepth",
+  json_too_many_nodes: "maxNodes",
+};
+
+/**
+ * The copy the validator runs on: `format` removed wherever it is a keyword. `format` is an
+ * annotation in the profile (as in 2020-12's default vocabulary), but `@cfworker/json-schema`
+ * asserts the formats it knows, so it must not see them. The checked schema itself is never
+ * changed. Recursion is bounded: the schema passed its depth budget.
+ */
+function withoutFormat(schema: JsonValue): JsonValue {
+  if (typeof schema !== "object" || schema === null || Array.isArray(schema)) return schema;
+  const copy: Record<string, JsonValue> = {};
+  for (const [keyword, value] of Object.entries(schema)) {
+    if (keyword === "format") continue;
+    switch (keywordRule(keyword)?.kind) {
+      case "schema":
+        copy[keyword] = withoutFormat(value);
+        break;
+      case "schemaArray":
+        copy[keyword] = (value as JsonValue[]).map(withoutFormat);
+        break;
+      case "schemaMap":
+        copy[keyword] = Object.fromEntries(
+          Object.entries(value as Record<string, JsonValue>).map(([name, sub]) => [
+            name,
+            withoutFormat(sub),
+          ]),
+        );
+        break;
+      default:
+        copy[keyword] = value;
+    }
+  }
+  return copy;
+}
+
+/** cfworker's instance location (`#/a%20b/0`) as a plain JSON Pointer (`/a b/0`). */
+function instancePointer(location: string): string {
+  // cfworker escapes `~` and `/` per RFC 6901, then URI-encodes; decoding undoes exactly that.
+  return decodeURIComponent(location.slice(1));
+}
+
+/**
+ * Compiles a schema that fits `sluice.schema/v1` into a validator. Throws a
+ * {@link SluiceError} with code `schema_unsupported` (naming the first problem) when the schema
+ * does not fit.
+ *
+ * The validator first bounds the value (plain JSON within `valueLimits`; defaults in
+ * `DEFAULT_VALUE_LIMITS`), answering `value_over_budget` otherwise, then validates it as JSON
+ * Schema 2020-12 with `@cfworker/json-schema` (no code generation, no network). Errors carry a
+ * JSON Pointer into the value and the failing keyword (sorted by pointer, then keyword), never
+ * the value or validator text. A pointer names the member's place, so it does contain the
+ * names of the value's own properties (an unexpected property is reported at its own pointer
+ * with keyword `false`, the boolean schema it failed).
+ * Defaults are never applied and nothing is coerced.
+ *
+ * @example
+ * ```ts
+ * import { compileSchema } from "@sluice/mcp";
+ * const validate = compileSchema({
+ *   type: "object",
+ *   properties: { path: { type: "string" } },
+ *   required: ["path"],
+ * });
+ * validate({ path: "/tmp" }); // { valid: true }
+ * validate({}); // { valid: false, errors: [{ code: "value_invalid", path: "", keyword: "required" }] }
+ * ```
+ */
+export function compileSchema(
+  schema: unknown,
+  options: CompileSchemaOptions = {},
+): SchemaValidator {
+  const checked = checkSchema(schema, options);
+  if (!checked.ok) {
+    const [first] = checked.problems;
+    throw new SluiceError(
+      "schema_unsupported",
+      `schema does not fit sluice.schema/v1: ${first.code} for "${first.keyword}" at "${first.path}"` +
+        (checked.problems.length > 1 ? ` (and ${checked.problems.length - 1} more)` : ""),
+    );
+  }
+  const valueLimits = { ...DEFAULT_VALUE_LIMITS, ...options.valueLimits };
+  // A private deep copy: cfworker writes hidden properties into the schema it is given.
+  const validator = new Validator(
+    withoutFormat(JSON.parse(canonicalize(checked.schema))) as Record<string, unknown>,
+    "2020-12",
+    false,
+  );
+  return (value: unknown): ValidationResult => {
+    try {
+      canonicalize(value, valueLimits);
+    } catch (error) {
+      if (!(error instanceof JsonValueError)) throw error;
+      const keyword = BUDGET_KEYWORDS[error.code] ?? error.code;
+      // Byte and node budgets bound the whole value; depth and non-JSON members have a place.
+      const whole = keyword === "maxBytes" || keyword === "maxNodes";
+      const path = whole ? "" : error.path;
+      return { valid: false, errors: [{ code: "value_over_budget", path, keyword }] };
+    }
+    const result = validator.validate(value);
+    if (result.valid) return { valid: true };
+    const seen = new Set<string>();
+    const errors: ValidationError[] = [];
+    for (const { instanceLocation, keyword } of result.errors) {
+      const path = instancePointer(instanceLocation);
+      const key = `${keyword}\u0000${path}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      errors.push({ code: "value_invalid", path, keyword });
+    }
+    // cfworker lists a parent's error before its children's; sort for a stable order.
+    errors.sort((a, b) =>
+      a.path < b.path ? -1 : a.path > b.path ? 1 : a.keyword < b.keyword ? -1 : 1
+    );
+    return { valid: false, errors };
+  };
+}

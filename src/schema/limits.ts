@@ -1,0 +1,25 @@
+import type { JsonLimits } from "../identity/json.ts";
+import type { SchemaLimits } from "./types.ts";
+
+/**
+ * Default cost budgets for one schema. The largest real schema seen (89 tools across ten public
+ * servers) is 5.4 KiB, 264 nodes and JSON depth 11, so each default leaves a wide margin while
+ * keeping the worst case cheap to check.
+ */
+export const DEFAULT_SCHEMA_LIMITS: SchemaLimits = Object.freeze({
+  maxBytes: 64 * 1024,
+  maxDepth: 64,
+  maxNodes: 10_000,
+  maxEnumLength: 1_024,
+  maxPatternLength: 256,
+});
+
+/**
+ * Default bounds on one validated value (a tool's arguments or structured result), applied
+ * before the validator walks it: 64 KiB of canonical JSON, depth 64, 10,000 nodes.
+ */
+export const DEFAULT_VALUE_LIMITS: JsonLimits = Object.freeze({
+  maxBytes: 64 * 1024,
+  maxDepth: 64,
+  maxNodes: 10_000,
+});

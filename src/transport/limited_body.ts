@@ -1,0 +1,78 @@
+/**
+ * The response body as the caller sees it: counted while it streams and cut off at the byte cap
+ * or the deadline, whichever comes first. Works the same for JSON and for endless SSE streams.
+ *
+ * @module
+ */
+import type { Deadline } from "./deadline.ts";
+import { TransportError } from "./errors.ts";
+
+/** How a wrapped body reports a failure of the underlying stream. */
+export type ToTransportError = (error: unknown) => TransportError;
+
+/**
+ * Wraps `body` so that more than `maxBytes` bytes, the deadline, or the caller's abort errors the
+ * stream with a {@link TransportError}; `finish` runs exactly once when the body ends either way.
+ *
+ * @param body the underlying response body
+ * @param maxBytes the byte cap
+ * @param deadline the request's deadline
+ * @param toError maps a failure of the underlying stream to a transport error
+ * @param finish releases the deadline
+ * @returns the wrapped stream
+ */
+export function limitBody(
+  body: ReadableStream<Uint8Array>,
+  maxBytes: number,
+  deadline: Deadline,
+  toError: ToTransportError,
+  finish: () => void,
+): ReadableStream<Uint8Array> {
+  const reader = body.getReader();
+  let total = 0;
+  let finished = false;
+  const end = (): void => {
+    if (finished) return;
+    finished = true;
+    finish();
+  };
+  const abandon = (): void => {
+    end();
+    // The source is no longer wanted; its own cancellation error is of no interest.
+    reader.cancel().catch(() => {});
+  };
+
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      let step: ReadableStreamReadResult<Uint8Array>;
+      try {
+        step = await deadline.race(reader.read());
+      } catch (error) {
+        abandon();
+        controller.error(toError(error));
+        return;
+      }
+      if (step.done) {
+        end();
+        controller.close();
+        return;
+      }
+      total += step.value.byteLength;
+      if (total > maxBytes) {
+        abandon();
+        controller.error(
+          new TransportError(
+            "transport_response_too_large",
+            `The response body exceeded ${maxBytes} bytes: raise maxResponseBytes.`,
+          ),
+        );
+        return;
+      }
+      controller.enqueue(step.value);
+    },
+    cancel(reason) {
+      end();
+      return reader.cancel(reason);
+    },
+  }, { highWaterMark: 0 });
+}

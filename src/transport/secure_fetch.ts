@@ -1,0 +1,359 @@
+/**
+ * `secureFetch`: a `fetch` for talking to untrusted servers. Everything is decided by explicit
+ * options; nothing is read from the environment.
+ *
+ * @module
+ */
+import { Deadline } from "./deadline.ts";
+import { TransportError } from "./errors.ts";
+import { limitBody } from "./limited_body.ts";
+import { checkResolvedAddresses, checkUrl, type DestinationPolicy } from "./policy.ts";
+import { type Resolver, type ResolverSource, runtimeResolver } from "./resolver.ts";
+
+/** Default byte cap on every response body: 1 MiB. */
+export const DEFAULT_MAX_RESPONSE_BYTES = 1024 * 1024;
+/** Default deadline over resolution, connection, headers and body: 30 seconds. */
+export const DEFAULT_TIMEOUT_MS = 30_000;
+// setTimeout fires at once for delays above 2^31 - 1 ms.
+const MAX_TIMEOUT_MS = 2 ** 31 - 1;
+
+/** The signature of `fetch`, which the underlying fetch and the returned function share. */
+export type FetchFunction = (input: RequestInfo | URL, init?: RequestInit) => Promise<Response>;
+
+/**
+ * Options of {@link secureFetch}. Every field is optional; the defaults are the strict ones.
+ *
+ * @example
+ * ```ts
+ * import type { SecureFetchOptions } from "@sluice/mcp";
+ * const options: SecureFetchOptions = {
+ *   token: "secret",
+ *   tokenOrigin: "https://mcp.example.com",
+ *   maxResponseBytes: 2 * 1024 * 1024,
+ *   timeoutMs: 10_000,
+ * };
+ * ```
+ */
+export interface SecureFetchOptions {
+  /**
+   * Allow loopback destinations: `127.0.0.0/8` and `::1` literals, `localhost` names, names
+   * resolving to loopback, and plain `http` to any of them. Local development and tests only:
+   * anything listening on this machine becomes reachable. Default `false`.
+   */
+  readonly dangerouslyAllowLoopback?: boolean;
+  /** Byte cap on every response body, counted while it streams. Default 1 MiB. */
+  readonly maxResponseBytes?: number;
+  /**
+   * One wall-clock deadline in milliseconds over resolution, connection, TLS, headers and the
+   * whole body; data arriving does not extend it. Default 30 000.
+   */
+  readonly timeoutMs?: number;
+  /** Bearer token, sent as `Authorization: Bearer <token>` only to `tokenOrigin`. */
+  readonly token?: string;
+  /** The only origin (`https://host[:port]`) the token is sent to. Required with `token`. */
+  readonly tokenOrigin?: string;
+  /**
+   * Resolver used to check that every address of a host name is public. Default: the runtime's
+   * own (Deno `resolveDns`, Node/Bun `dns.lookup`); on runtimes without one (Workers) names are
+   * not checked and {@link SecureFetch.describe} reports `dnsCheck: "unavailable"`.
+   */
+  readonly resolve?: Resolver;
+  /**
+   * The underlying fetch, called once per allowed request with a prepared `Request`. Default:
+   * the global `fetch`. Tests pass one bound to a client that trusts a throwaway CA.
+   */
+  readonly fetch?: FetchFunction;
+}
+
+/** What a `secureFetch` function enforces, safe to show (it never contains the token). */
+export interface TransportReport {
+  /** Whether resolved addresses are checked to be public on this runtime. */
+  readonly dnsCheck: "enforced" | "unavailable";
+  /** Where the resolver comes from. */
+  readonly resolver: ResolverSource;
+  /** Whether loopback destinations (and plain http to them) are allowed. */
+  readonly loopbackAllowed: boolean;
+  /** The byte cap on every response body. */
+  readonly maxResponseBytes: number;
+  /** The deadline over each whole request, in milliseconds. */
+  readonly timeoutMs: number;
+  /** The origin a token is sent to, or `null` when no token is configured. */
+  readonly tokenOrigin: string | null;
+}
+
+/** The function {@link secureFetch} returns: `fetch`'s signature plus a report. */
+export interface SecureFetch extends FetchFunction {
+  /** Says what this function enforces, including whether DNS checks run on this runtime. */
+  describe(): TransportReport;
+}
+
+interface ResolvedOptions {
+  readonly policy: DestinationPolicy;
+  readonly maxResponseBytes: number;
+  readonly timeoutMs: number;
+  readonly authorization: { readonly header: string; readonly origin: string } | undefined;
+  readonly resolve: Resolver | undefined;
+  readonly resolverSource: ResolverSource;
+  readonly fetch: FetchFunction;
+}
+
+const configError = (message: string): TransportError =>
+  new TransportError("transport_config_invalid", message);
+
+function resolveOptions(options: SecureFetchOptions): ResolvedOptions {
+  const maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+  if (!Number.isSafeInteger(maxResponseBytes) || maxResponseBytes < 0) {
+    throw configError("maxResponseBytes must be a non-negative integer.");
+  }
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  if (!Number.isFinite(timeoutMs) || timeoutMs <= 0 || timeoutMs > MAX_TIMEOUT_MS) {
+    throw configError(`timeoutMs must be a positive number up to ${MAX_TIMEOUT_MS}.`);
+  }
+  const authorization = resolveToken(options);
+  const runtime = options.resolve === undefined ? runtimeResolver() : undefined;
+  return {
+    policy: { allowLoopback: options.dangerouslyAllowLoopback === true },
+    maxResponseBytes,
+    timeoutMs,
+    authorization,
+    resolve: options.resolve ?? runtime?.resolve,
+    resolverSource: options.resolve !== undefined ? "injected" : runtime?.source ?? "none",
+    fetch: options.fetch ?? ((input, init) => fetch(input, init)),
+  };
+}
+
+function resolveToken(options: SecureFetchOptions): ResolvedOptions["authorization"] {
+  if (options.token === undefined) {
+    if (options.tokenOrigin !== undefined) throw configError("tokenOrigin is set without token.");
+    return undefined;
+  }
+  // Visible ASCII only: a token with CR/LF or other controls could inject headers.
+  if (!/^[\x21-\x7e]+$/.test(options.token)) {
+    throw configError("token must be non-empty printable ASCII without spaces.");
+  }
+  if (options.tokenOrigin === undefined) {
+    throw configError("token needs tokenOrigin, the only origin it may be sent to.");
+  }
+  let origin: string;
+  try {
+    origin = new URL(options.tokenOrigin).origin;
+  } catch {
+    throw configError("tokenOrigin is not a valid URL.");
+  }
+  if (origin === "null") throw configError("tokenOrigin has no origin (use https://host).");
+  return { header: `Bearer ${options.token}`, origin };
+}
+
+function requestUrl(input: RequestInfo | URL): string {
+  if (input instanceof Request) return input.url;
+  if (input instanceof URL) return input.href;
+  return String(input);
+}
+
+// Only the local runtime's own error text is inspected, to pick a code; it is never copied.
+// URLs and quoted names are removed first so a host called "tls.example" is not a TLS error.
+const TLS_PATTERN = /certificate|tls|ssl|handshake|CERT_|ALTNAME/i;
+const NAMES_IN_MESSAGE = /[a-z][a-z0-9+.-]*:\/\/[^\s)]*|"[^"]*"|'[^']*'/gi;
+function looksLikeTls(error: unknown): boolean {
+  let current: unknown = error;
+  for (let depth = 0; depth < 4 && current instanceof Error; depth++) {
+    const code = (current as { code?: unknown }).code;
+    const message = current.message.replace(NAMES_IN_MESSAGE, "");
+    if (TLS_PATTERN.test(message) || (typeof code === "string" && TLS_PATTERN.test(code))) {
+      return true;
+    }
+    current = current.cause;
+  }
+  return false;
+}
+
+function toTransportError(error: unknown, deadline: Deadline): TransportError {
+  if (error instanceof TransportError) return error;
+  if (deadline.failure !== undefined) return deadline.failure;
+  if (looksLikeTls(error)) {
+    return new TransportError(
+      "transport_tls_failed",
+      "The TLS connection failed: the certificate is not trusted or not valid for the host.",
+    );
+  }
+  return new TransportError(
+    "transport_failed",
+    "The request failed before a complete response arrived.",
+  );
+}
+
+function prepareRequest(
+  input: RequestInfo | URL,
+  init: RequestInit | undefined,
+  url: URL,
+  options: ResolvedOptions,
+  signal: AbortSignal,
+): Request {
+  let base: Request;
+  try {
+    base = new Request(input instanceof Request ? input : url, init);
+  } catch {
+    throw new TransportError("transport_url_invalid", "The request could not be built.");
+  }
+  const headers = new Headers(base.headers);
+  // The token option is the only way credentials leave; a header set by the caller (or a
+  // library) never travels, and the token never goes to another origin.
+  headers.delete("authorization");
+  headers.delete("cookie");
+  headers.delete("proxy-authorization");
+  if (options.authorization !== undefined && url.origin === options.authorization.origin) {
+    headers.set("authorization", options.authorization.header);
+  }
+  headers.set("accept-encoding", "identity");
+  const prepared: RequestInit & { duplex?: "half" } = {
+    headers,
+    signal,
+    redirect: "manual",
+  };
+  // A streamed request body must be declared half-duplex when re-wrapped.
+  if (base.body !== null) prepared.duplex = "half";
+  return new Request(base, prepared);
+}
+
+const discard = (response: Response): void => {
+  response.body?.cancel().catch(() => {});
+};
+
+function checkResponse(response: Response, maxResponseBytes: number): void {
+  if (response.type === "opaqueredirect" || (response.status >= 300 && response.status < 400)) {
+    throw new TransportError("transport_redirect_refused", "The server answered with a redirect.");
+  }
+  const encoding = response.headers.get("content-encoding");
+  if (encoding !== null) {
+    const codings = encoding.split(",").map((coding) => coding.trim().toLowerCase());
+    if (codings.some((coding) => coding !== "" && coding !== "identity")) {
+      throw new TransportError(
+        "transport_encoding_refused",
+        "The server sent a compressed body; only identity encoding is accepted.",
+      );
+    }
+  }
+  const length = response.headers.get("content-length");
+  if (length !== null && /^\d+$/.test(length.trim()) && Number(length) > maxResponseBytes) {
+    throw new TransportError(
+      "transport_response_too_large",
+      `The response declares more than ${maxResponseBytes} bytes: raise maxResponseBytes.`,
+    );
+  }
+}
+
+// Statuses whose Response may not carry a body.
+const NULL_BODY_STATUS = new Set([101, 103, 204, 205, 304]);
+
+/**
+ * Creates a hardened `fetch` for untrusted servers. The returned function has `fetch`'s
+ * signature, so it can be handed to the MCP SDK's Streamable HTTP transport or used directly.
+ *
+ * It refuses, before any socket is opened: schemes other than https (plain http only to loopback
+ * with `dangerouslyAllowLoopback`), user info in the URL, IP-literal hosts in any spelling, cloud
+ * metadata names, and names that resolve to any non-public address. It sends
+ * `Accept-Encoding: identity` and follows no redirect; it refuses 3xx answers, compressed bodies
+ * and bodies over `maxResponseBytes`; one deadline covers the whole request including the body.
+ * The token is sent only to `tokenOrigin`. Failures are {@link TransportError}s: thrown by the
+ * call, or raised by the body stream for the byte cap and the deadline.
+ *
+ * @example
+ * ```ts
+ * import { secureFetch } from "@sluice/mcp";
+ * const fetchSafely = secureFetch({
+ *   token: "secret",
+ *   tokenOrigin: "https://mcp.example.com",
+ *   timeoutMs: 10_000,
+ * });
+ * console.log(fetchSafely.describe().dnsCheck); // "enforced" on Deno, Node and Bun
+ * ```
+ *
+ * @param options the rules; defaults are the strict ones
+ * @returns a function with `fetch`'s signature and a `describe()` report
+ * @throws {TransportError} `transport_config_invalid` when the options are inconsistent
+ */
+export function secureFetch(options: SecureFetchOptions = {}): SecureFetch {
+  const resolved = resolveOptions(options);
+  const report: TransportReport = Object.freeze({
+    dnsCheck: resolved.resolve === undefined ? "unavailable" : "enforced",
+    resolver: resolved.resolverSource,
+    loopbackAllowed: resolved.policy.allowLoopback,
+    maxResponseBytes: resolved.maxResponseBytes,
+    timeoutMs: resolved.timeoutMs,
+    tokenOrigin: resolved.authorization?.origin ?? null,
+  });
+
+  const call = async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
+    const callerSignal = init?.signal ?? (input instanceof Request ? input.signal : undefined);
+    const deadline = new Deadline(resolved.timeoutMs, callerSignal ?? undefined);
+    let handedOff = false;
+    try {
+      if (deadline.failure !== undefined) throw deadline.failure;
+      const destination = checkUrl(requestUrl(input), resolved.policy);
+      if (destination.kind === "name" && resolved.resolve !== undefined) {
+        let addresses: readonly string[];
+        try {
+          addresses = await deadline.race(
+            resolved.resolve(destination.hostname, { signal: deadline.signal }),
+          );
+        } catch {
+          if (deadline.failure !== undefined) throw deadline.failure;
+          throw new TransportError("transport_dns_failed", "The host name could not be resolved.");
+        }
+        checkResolvedAddresses(
+          addresses,
+          resolved.policy,
+          destination.url.protocol === "http:",
+        );
+      }
+      const request = prepareRequest(input, init, destination.url, resolved, deadline.signal);
+      const response = await deadline.race(resolved.fetch(request));
+      try {
+        checkResponse(response, resolved.maxResponseBytes);
+      } catch (error) {
+        discard(response);
+        throw error;
+      }
+      const status = response.status;
+      const body = response.body === null || NULL_BODY_STATUS.has(status) ? null : limitBody(
+        response.body,
+        resolved.maxResponseBytes,
+        deadline,
+        (error) => toTransportError(error, deadline),
+        () => deadline.dispose(),
+      );
+      if (body === null) discard(response);
+      const result = new Response(body, {
+        status,
+        statusText: response.statusText,
+        headers: response.headers,
+      });
+      handedOff = body !== null;
+      return result;
+    } catch (error) {
+      throw toTransportError(error, deadline);
+    } finally {
+      if (!handedOff) deadline.dispose();
+    }
+  };
+  return Object.assign(call, { describe: (): TransportReport => report });
+}
+
+/**
+ * Reports what {@link secureFetch} would enforce with `options` on this runtime, without
+ * creating the function: most usefully, whether DNS answers are checked here.
+ *
+ * @example
+ * ```ts
+ * import { describeTransport } from "@sluice/mcp";
+ * if (describeTransport().dnsCheck === "unavailable") {
+ *   console.warn("host names are not checked against private addresses on this runtime");
+ * }
+ * ```
+ *
+ * @param options the same options as {@link secureFetch}
+ * @returns the report
+ */
+export function describeTransport(options: SecureFetchOptions = {}): TransportReport {
+  return secureFetch(options).describe();
+}

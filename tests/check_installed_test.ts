@@ -1,0 +1,33 @@
+/** Runs `scripts/check_installed.ts` as a subprocess, as CI and a packager would. */
+import assert from "node:assert/strict";
+
+const root = new URL("../", import.meta.url).pathname;
+
+async function run(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const output = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", "--quiet", "scripts/check_installed.ts", ...args],
+    cwd: root,
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const decoder = new TextDecoder();
+  return {
+    code: output.code,
+    stdout: decoder.decode(output.stdout),
+    stderr: decoder.decode(output.stderr),
+  };
+}
+
+Deno.test("check_installed: discovers, calls, closes, and the server process exits", async () => {
+  const { code, stdout, stderr } = await run();
+  assert.equal(code, 0, stderr);
+  assert.match(stdout, /ok - server process \d+ has exited/);
+  assert.match(stdout, /ok - add returns validated structured content/);
+  assert.match(stdout, /check_installed: all checks passed/);
+});
+
+Deno.test("check_installed: exits non-zero when the server cannot be used", async () => {
+  const { code, stderr } = await run(`${root}fixtures/does_not_exist.ts`);
+  assert.notEqual(code, 0);
+  assert.match(stderr, /check_installed: /);
+});

@@ -1,0 +1,432 @@
+/**
+ * The read-path suite, run over five real paths (in-memory v1 and v2 pairs, a v1 stdio
+ * subprocess, Streamable HTTP in the 2026-07-28 and 2025-11-25 eras) against the official-SDK
+ * fixture servers in `fixtures/`. Every call and discovery error code is produced here against
+ * a real server; the server's own request log proves what was (not) sent.
+ */
+import assert from "node:assert/strict";
+import {
+  CatalogMonitor,
+  discoverTools,
+  DiscoveryError,
+  type ToolEnvelope,
+  type ToolRegistration,
+} from "../mod.ts";
+import { REMOTE_SECRET } from "../fixtures/read_tools.ts";
+import { type FixtureSession, openSession, SESSION_KINDS, waitFor } from "./support/sessions.ts";
+import {
+  bind,
+  CALL_TOOLS,
+  callBindings,
+  callsOf,
+  discover,
+  wireMonitor,
+} from "./support/read_host.ts";
+
+function byLocal(registrations: readonly ToolRegistration[], localName: string): ToolRegistration {
+  const found = registrations.find((registration) => registration.localName === localName);
+  assert.ok(found, `registration ${localName}`);
+  return found;
+}
+
+function assertFailure(envelope: ToolEnvelope, code: string): void {
+  assert.deepEqual(envelope, { text: [], structured: null, errorCode: code });
+}
+
+/** Runs `body` and asserts it rejects with a DiscoveryError of `code`; returns the error. */
+async function discoveryFails(body: () => Promise<unknown>, code: string): Promise<DiscoveryError> {
+  try {
+    await body();
+  } catch (error) {
+    assert.ok(error instanceof DiscoveryError, `expected DiscoveryError, got ${error}`);
+    assert.equal(error.code, code, error.message);
+    assert.ok(!error.message.includes(REMOTE_SECRET));
+    return error;
+  }
+  assert.fail(`discovery did not fail (expected ${code})`);
+}
+
+async function withSession(
+  kind: (typeof SESSION_KINDS)[number],
+  options: Parameters<typeof openSession>[1],
+  body: (session: FixtureSession) => Promise<void>,
+): Promise<void> {
+  const session = await openSession(kind, options);
+  try {
+    await body(session);
+  } finally {
+    await session.close();
+  }
+}
+
+const UNBOUND = ["write_like", "unsupported_schema", "task_required", "fixture_change_tools"];
+
+for (const kind of SESSION_KINDS) {
+  Deno.test(`read path ${kind}`, async (t) => {
+    const session = await openSession(kind);
+    try {
+      const denied: unknown[] = [];
+      const { snapshot, registrations, monitor } = await discover(
+        session,
+        callBindings({
+          echo: (state, args) => {
+            denied.push(state);
+            return args.message === "forbidden" ? "not in scope" : undefined;
+          },
+          add: (_state, args) => {
+            if (args.a === 13) throw new Error("validator failure");
+            return args.a === 0 ? "" : undefined;
+          },
+        }),
+      );
+
+      await t.step("snapshot: bound tools only, sorted, frozen, plain data", () => {
+        assert.equal(snapshot.schemaVersion, 1);
+        assert.equal(snapshot.serverId, "fixture");
+        assert.equal(snapshot.protocolVersion, session.protocolVersion);
+        assert.equal(
+          snapshot.changeDetection,
+          kind === "http-2026" ? "unavailable" : "notifications",
+        );
+        const locals = snapshot.entries.map((entry) => entry.localName);
+        assert.deepEqual(locals, Object.values(CALL_TOOLS).sort());
+        assert.deepEqual(registrations.map((r) => r.localName), locals);
+        const text = JSON.stringify({ snapshot, registrations });
+        for (const name of UNBOUND) assert.ok(!text.includes(name), name);
+        const add = snapshot.entries.find((entry) => entry.remoteName === "add")!;
+        assert.deepEqual(add.annotations, { readOnlyHint: true });
+        assert.deepEqual(add.policy, { mode: "read", title: "Title add_numbers" });
+        assert.equal(add.outputSchema?.type, "object");
+        assert.equal(snapshot.entries.find((e) => e.remoteName === "echo")!.outputSchema, null);
+        assert.ok(Object.isFrozen(snapshot) && Object.isFrozen(snapshot.entries));
+        assert.throws(() => {
+          (add.inputSchema.properties as Record<string, unknown>).a = { type: "string" };
+        }, TypeError);
+        assert.throws(() => {
+          (snapshot.entries as unknown[]).push({});
+        }, TypeError);
+        assert.throws(() => {
+          (add.policy as { mode: string }).mode = "confirm";
+        }, TypeError);
+        assert.match(snapshot.revisionDigest, /^sha256:[0-9a-f]{64}$/);
+      });
+
+      await t.step("calls: text and structured results", async () => {
+        const echo = await byLocal(registrations, "echo_text").call({ message: "hello" }, {
+          state: "host-state",
+        });
+        assert.deepEqual(echo, { text: ["hello"], structured: null });
+        assert.deepEqual(denied, ["host-state"]);
+        const add = await byLocal(registrations, "add_numbers").call({ a: 2, b: 3 });
+        assert.deepEqual(add, { text: ['{"sum":5}'], structured: { sum: 5 } });
+      });
+
+      await t.step("calls: local refusals send nothing", async () => {
+        const before = await callsOf(session, "add") + await callsOf(session, "echo");
+        const add = byLocal(registrations, "add_numbers");
+        assertFailure(await add.call({ a: "2", b: 3 }), "mcp_invalid_arguments");
+        assertFailure(await add.call({ a: 1 }), "mcp_invalid_arguments");
+        assertFailure(await add.call([1, 2]), "mcp_invalid_arguments");
+        assertFailure(await add.call({ a: 1, b: 2, c: undefined }), "mcp_invalid_arguments");
+        assertFailure(await add.call({ a: 0, b: 1 }), "mcp_scope_denied"); // empty string denies
+        assertFailure(await add.call({ a: 13, b: 1 }), "mcp_scope_denied"); // a throw denies
+        const echo = byLocal(registrations, "echo_text");
+        assertFailure(await echo.call({ message: "forbidden" }), "mcp_scope_denied");
+        assertFailure(
+          await echo.call({ message: "x".repeat(70_000) }),
+          "mcp_invalid_arguments", // over the 64 KiB argument budget
+        );
+        const aborted = new AbortController();
+        aborted.abort();
+        assertFailure(
+          await echo.call({ message: "hi" }, { signal: aborted.signal }),
+          "mcp_timeout",
+        );
+        assert.equal(await callsOf(session, "add") + await callsOf(session, "echo"), before);
+      });
+
+      await t.step("calls: results that fail closed", async () => {
+        const expect: [string, Record<string, unknown>, string][] = [
+          ["image", {}, "mcp_result_unsupported"],
+          ["audio", {}, "mcp_result_unsupported"],
+          ["resource_link", {}, "mcp_result_unsupported"],
+          ["embedded_resource", {}, "mcp_result_unsupported"],
+          ["is_error", {}, "mcp_tool_error"],
+          ["missing_structured", { a: 1, b: 2 }, "mcp_result_invalid"],
+          ["invalid_structured", { a: 1, b: 2 }, "mcp_result_invalid"],
+          ["json_text", { a: 1, b: 2 }, "mcp_result_invalid"],
+          ["oversized", {}, "mcp_result_too_large"],
+          ["many_blocks", {}, "mcp_result_too_large"],
+          ["throws", {}, "mcp_protocol_error"],
+        ];
+        for (const [local, args, code] of expect) {
+          const envelope = await byLocal(registrations, local).call(args);
+          assertFailure(envelope, code);
+          assert.ok(!JSON.stringify(envelope).includes(REMOTE_SECRET));
+          assert.equal(await callsOf(session, local), 1, `${local} sent exactly once`);
+        }
+        // Within the budgets the same tools succeed.
+        const small = await byLocal(registrations, "oversized").call({ bytes: 10 });
+        assert.deepEqual(small, { text: ["x".repeat(10)], structured: null });
+        const few = await byLocal(registrations, "many_blocks").call({ count: 128 });
+        assert.equal(few.text.length, 128);
+      });
+
+      await t.step("calls: deadline and abort stop local waiting", async () => {
+        const quick = await discover(session, { slow: bind("slow") }, {
+          limits: { timeoutMs: 150 },
+        });
+        const slow = quick.registrations[0];
+        assertFailure(await slow.call({ ms: 1_500 }), "mcp_timeout");
+        // Had local waiting not stopped, the server would have answered "slept 1500".
+        const cancels = async () =>
+          (await session.log()).filter((entry) => entry.method === "notifications/cancelled")
+            .length;
+        const cancelsBefore = await cancels();
+        const controller = new AbortController();
+        const pending = byLocal(registrations, "slow").call({ ms: 1_500 }, {
+          signal: controller.signal,
+        });
+        setTimeout(() => controller.abort(), 50);
+        assertFailure(await pending, "mcp_timeout");
+        if (kind !== "http-2026") {
+          // The SDK tells the server (2026-07-28 over HTTP instead aborts the request's stream).
+          assert.ok(
+            await waitFor(async () => (await cancels()) > cancelsBefore),
+            "the server saw notifications/cancelled",
+          );
+        }
+        // A late result is discarded: the registration still works for the next call.
+        const late = await byLocal(registrations, "slow").call({ ms: 1 });
+        assert.deepEqual(late, { text: ["slept 1"], structured: null });
+        quick.monitor.close();
+      });
+
+      await t.step("list change: stale, nothing sent; rediscovery is explicit", async () => {
+        let subscription: { close(): Promise<void> } | undefined;
+        let current = registrations;
+        const extra: CatalogMonitor[] = [];
+        if (session.sdk === "v2" && kind === "http-2026") {
+          // 2026-07-28: changes arrive only on a subscriptions/listen stream the host opens.
+          const opened = await session.client.listen({ toolsListChanged: true });
+          subscription = opened;
+          const { monitor: watched } = wireMonitor(session);
+          watched.watchSubscription(opened);
+          extra.push(watched);
+          const result = await discover(session, callBindings(), { monitor: watched });
+          assert.equal(result.snapshot.changeDetection, "subscription");
+          assert.equal(result.snapshot.revisionDigest === snapshot.revisionDigest, false);
+          current = result.registrations;
+        }
+        try {
+          const echo = byLocal(current, "echo_text");
+          assert.deepEqual(await echo.call({ message: "before" }), {
+            text: ["before"],
+            structured: null,
+          });
+          const sentBefore = await callsOf(session, "echo");
+          const seen = session.listChangedCount();
+          await session.changeTools();
+          assert.ok(await waitFor(() => session.listChangedCount() > seen), "change delivered");
+          assertFailure(await echo.call({ message: "after" }), "mcp_catalog_stale");
+          assert.equal(await callsOf(session, "echo"), sentBefore, "no tools/call after change");
+          // Explicit rediscovery sees the new description and a new digest.
+          const next = await discover(session, callBindings());
+          extra.push(next.monitor);
+          assert.notEqual(next.snapshot.revisionDigest, snapshot.revisionDigest);
+          assert.match(
+            next.snapshot.entries.find((e) => e.remoteName === "echo")!.description,
+            /revision 1/,
+          );
+          assert.deepEqual(await byLocal(next.registrations, "echo_text").call({ message: "x" }), {
+            text: ["x"],
+            structured: null,
+          });
+          if (subscription) {
+            // Losing the stream fails the catalogs that relied on it closed (stale).
+            const watchedEcho = byLocal(
+              (await discover(session, callBindings(), { monitor: extra[0] })).registrations,
+              "echo_text",
+            );
+            await subscription.close();
+            subscription = undefined;
+            assert.ok(
+              await waitFor(async () => {
+                const envelope = await watchedEcho.call({});
+                return envelope.errorCode === "mcp_catalog_stale";
+              }),
+            );
+          }
+        } finally {
+          await subscription?.close();
+          for (const m of extra) m.close();
+        }
+      });
+
+      await t.step("closed monitor: calls fail without sending", async () => {
+        const fresh = await discover(session, { echo: bind("echo_text") });
+        const echo = fresh.registrations[0];
+        assert.deepEqual(await echo.call({ message: "open" }), {
+          text: ["open"],
+          structured: null,
+        });
+        const sent = await callsOf(session, "echo");
+        fresh.monitor.close();
+        assertFailure(await echo.call({ message: "closed" }), "mcp_connection_closed");
+        assert.equal(await callsOf(session, "echo"), sent);
+        await discoveryFails(
+          () =>
+            discoverTools(session.client, "fixture", { echo: bind("e") }, {
+              monitor: fresh.monitor,
+            }),
+          "mcp_connection_closed",
+        );
+      });
+
+      await t.step("discovery errors name the bound tool, keyword and path", async () => {
+        const schema = await discoveryFails(
+          () => discover(session, { unsupported_schema: bind("u"), echo: bind("e") }),
+          "mcp_schema_unsupported",
+        );
+        assert.equal(schema.tool, "unsupported_schema");
+        assert.equal(schema.schema, "input");
+        assert.equal(schema.keyword, "x-vendor");
+        assert.equal(schema.path, "/properties/q/x-vendor");
+        assert.match(schema.message, /unsupported_schema.*x-vendor.*\/properties\/q\/x-vendor/);
+        if (kind === "http-2026") {
+          // The 2026-07-28 revision has no tasks: the SDK drops `execution` from the wire.
+          const plain = await discover(session, { task_required: bind("t") });
+          assert.equal(plain.snapshot.entries[0].execution, undefined);
+          plain.monitor.close();
+        } else {
+          const task = await discoveryFails(
+            () => discover(session, { task_required: bind("t") }),
+            "mcp_tool_task_required",
+          );
+          assert.equal(task.tool, "task_required");
+        }
+        const missing = await discoveryFails(
+          () => discover(session, { echo: bind("e"), no_such_tool: bind("n") }),
+          "mcp_tool_missing",
+        );
+        assert.equal(missing.tool, "no_such_tool");
+        const cases: [Record<string, number>, string][] = [
+          [{ maxTools: 5 }, "mcp_too_many_tools"],
+          [{ maxCatalogBytes: 2_000 }, "mcp_catalog_too_large"],
+          [{ maxSchemaBytes: 100 }, "mcp_schema_too_large"],
+          [{ maxDescriptionBytes: 10 }, "mcp_description_too_large"],
+          [{ maxTools: 1_000 }, "limits_invalid"],
+          [{ timeoutMs: 300_001 }, "limits_invalid"],
+          [{ maxPages: 0 }, "limits_invalid"],
+          [{ maxPagez: 1 }, "limits_invalid"],
+        ];
+        for (const [limits, code] of cases) {
+          const error = await discoveryFails(
+            () => discover(session, { add: bind("a") }, { limits }),
+            code,
+          );
+          for (const name of UNBOUND) assert.ok(!error.message.includes(name));
+        }
+      });
+
+      await t.step("server id and discovery abort", async () => {
+        const { monitor: fresh } = wireMonitor(session);
+        await discoveryFails(
+          () => discoverTools(session.client, "", { echo: bind("e") }, { monitor: fresh }),
+          "server_id_invalid",
+        );
+        const aborted = new AbortController();
+        aborted.abort();
+        await discoveryFails(
+          () => discover(session, { echo: bind("e") }, { signal: aborted.signal }),
+          "mcp_timeout",
+        );
+        fresh.close();
+      });
+
+      await t.step("binding errors", async () => {
+        const policy = { mode: "read" as const, title: "T" };
+        const cases: [Record<string, unknown>, string][] = [
+          [
+            { echo: { localName: "", policy, scope: null, concurrencySafe: false } },
+            "binding_invalid_name",
+          ],
+          [
+            { echo: { localName: "has space", policy, scope: null, concurrencySafe: false } },
+            "binding_invalid_name",
+          ],
+          [{ echo: bind("same"), add: bind("same") }, "binding_duplicate_name"],
+          [{
+            echo: {
+              localName: "e",
+              policy: { mode: "confirm", title: "T" },
+              scope: null,
+              concurrencySafe: false,
+            },
+          }, "binding_policy_invalid"],
+          [{
+            echo: {
+              localName: "e",
+              policy: { mode: "read", title: "" },
+              scope: null,
+              concurrencySafe: false,
+            },
+          }, "binding_policy_invalid"],
+          [{ echo: { localName: "e", policy, concurrencySafe: false } }, "binding_scope_missing"],
+          [
+            { echo: { localName: "e", policy, scope: "yes", concurrencySafe: false } },
+            "binding_scope_missing",
+          ],
+          [{ echo: { localName: "e", policy, scope: null } }, "binding_invalid"],
+          [{}, "binding_invalid"],
+        ];
+        for (const [bindings, code] of cases) {
+          await discoveryFails(() => discover(session, bindings as never), code);
+        }
+        // Nothing was listed for invalid bindings: they fail before any request.
+      });
+
+      await t.step("protocol version must be one sluice accepts", async () => {
+        const monitor = new CatalogMonitor();
+        assert.equal(monitor.acceptProtocolVersion("2024-11-05"), false);
+        await discoveryFails(
+          () => discoverTools(session.client, "fixture", { echo: bind("e") }, { monitor }),
+          "mcp_protocol_version_unsupported",
+        );
+        assert.equal(new CatalogMonitor().acceptProtocolVersion(session.protocolVersion), true);
+      });
+
+      await t.step("closed session: calls end in mcp_connection_closed", async () => {
+        const fresh = await discover(session, { echo: bind("echo_text") });
+        const echo = fresh.registrations[0];
+        assert.deepEqual(await echo.call({ message: "up" }), { text: ["up"], structured: null });
+        await session.close();
+        assertFailure(await echo.call({ message: "gone" }), "mcp_connection_closed");
+      });
+      monitor.close();
+    } finally {
+      await session.close();
+    }
+  });
+}
+
+for (const kind of SESSION_KINDS) {
+  Deno.test(`read path ${kind}: pagination, empty cursor, page budget`, async () => {
+    await withSession(kind, { pageSize: 4, emptyCursor: true }, async (session) => {
+      // `throws` is on the last page; the second page's cursor is "".
+      const found = await discover(session, { throws: bind("throws"), echo: bind("echo_text") });
+      assert.deepEqual(found.snapshot.entries.map((e) => e.remoteName), ["echo", "throws"]);
+      const cursors = (await session.log()).filter((e) => e.method === "tools/list").map((e) =>
+        e.cursor
+      );
+      assert.equal(cursors[0], undefined);
+      assert.equal(cursors[1], "");
+      assert.ok(cursors.length >= 5);
+      found.monitor.close();
+      await discoveryFails(
+        () => discover(session, { echo: bind("e") }, { limits: { maxPages: 2 } }),
+        "mcp_too_many_pages",
+      );
+    });
+  });
+}

@@ -1,0 +1,187 @@
+import assert from "node:assert/strict";
+import { compileSchema, type SchemaValidator, SluiceError, type ValidationResult } from "../mod.ts";
+
+const SENTINEL = "SENTINEL-7f3a9c";
+
+function errorsOf(result: ValidationResult) {
+  return result.valid ? [] : result.errors;
+}
+
+const tool = {
+  $schema: "https://json-schema.org/draft/2020-12/schema",
+  type: "object",
+  properties: {
+    path: { type: "string", minLength: 1, pattern: "^/" },
+    mode: { enum: ["text", "binary"], default: "text" },
+    count: { type: "integer", minimum: 1, maximum: 10, default: 3 },
+    "a/b~c": { type: "boolean" },
+    tags: { type: "array", items: { type: "string", maxLength: 3 }, uniqueItems: true },
+  },
+  required: ["path"],
+  additionalProperties: false,
+};
+
+Deno.test("valid values pass; nothing is coerced and defaults are never applied", () => {
+  const validate = compileSchema(tool);
+  const args = { path: "/tmp" };
+  assert.deepEqual(validate(args), { valid: true });
+  // cfworker does not fill defaults: the value is untouched and still has no `mode`/`count`.
+  assert.deepEqual(args, { path: "/tmp" });
+  assert.deepEqual(validate({ path: "/tmp", count: 2, tags: ["a", "b"] }), { valid: true });
+  // "3" is not coerced into the integer 3.
+  assert.deepEqual(errorsOf(validate({ path: "/tmp", count: "3" })), [
+    { code: "value_invalid", path: "", keyword: "properties" },
+    { code: "value_invalid", path: "/count", keyword: "type" },
+  ]);
+});
+
+Deno.test("errors carry pointer and keyword, never the value or validator text", () => {
+  const validate = compileSchema(tool);
+  const result = validate({
+    path: SENTINEL,
+    mode: SENTINEL,
+    count: 11,
+    "a/b~c": SENTINEL,
+    tags: [SENTINEL, "ok", "ok"],
+    extra: SENTINEL,
+  });
+  const text = JSON.stringify(result);
+  assert.equal(text.includes(SENTINEL), false);
+  assert.equal(text.includes("Instance"), false);
+  assert.equal(text.includes("match"), false);
+  // Sorted by pointer, then keyword; parents' summary errors included.
+  assert.deepEqual(errorsOf(result).map(({ path, keyword }) => `${path} ${keyword}`), [
+    " additionalProperties",
+    " properties",
+    "/a~1b~0c type",
+    "/count maximum",
+    "/extra false",
+    "/mode enum",
+    "/path pattern",
+    "/tags items",
+    "/tags uniqueItems",
+    "/tags/0 maxLength",
+  ]);
+  for (const error of errorsOf(result)) assert.equal(error.code, "value_invalid");
+});
+
+Deno.test("errors are deduplicated and pointers are decoded", () => {
+  const validate = compileSchema({
+    type: "object",
+    properties: { "sp ace%#é": { type: "string" } },
+    allOf: [{ required: ["x"] }, { required: ["x"] }],
+  });
+  const errors = errorsOf(validate({ "sp ace%#é": 1 }));
+  // `required` fails twice (once per allOf branch) at the same place: reported once.
+  assert.deepEqual(errors, [
+    { code: "value_invalid", path: "", keyword: "allOf" },
+    { code: "value_invalid", path: "", keyword: "properties" },
+    { code: "value_invalid", path: "", keyword: "required" },
+    { code: "value_invalid", path: "/sp ace%#é", keyword: "type" },
+  ]);
+});
+
+Deno.test("value budgets are checked before validation", () => {
+  const validate = compileSchema({ type: "object" }, { valueLimits: { maxBytes: 100 } });
+  assert.deepEqual(errorsOf(validate({ text: "x".repeat(200) })), [
+    { code: "value_over_budget", path: "", keyword: "maxBytes" },
+  ]);
+  let deep: unknown = 1;
+  for (let index = 0; index < 100_000; index++) deep = [deep];
+  const defaults = compileSchema({});
+  const [tooDeep] = errorsOf(defaults({ a: deep }));
+  assert.equal(tooDeep.code, "value_over_budget");
+  assert.equal(tooDeep.keyword, "maxDepth");
+  assert.equal(tooDeep.path, "/a" + "/0".repeat(63));
+  assert.deepEqual(errorsOf(defaults(Array.from({ length: 10_001 }, () => 0))), [
+    { code: "value_over_budget", path: "", keyword: "maxNodes" },
+  ]);
+  assert.deepEqual(errorsOf(defaults({ big: "y".repeat(64 * 1024) })), [
+    { code: "value_over_budget", path: "", keyword: "maxBytes" },
+  ]);
+  // Not plain JSON: refused with the identity code, never coerced.
+  assert.deepEqual(errorsOf(defaults({ a: undefined })), [
+    { code: "value_over_budget", path: "/a", keyword: "json_undefined" },
+  ]);
+  assert.deepEqual(errorsOf(defaults({ when: new Date(0) })), [
+    { code: "value_over_budget", path: "/when", keyword: "json_non_plain_object" },
+  ]);
+  assert.deepEqual(errorsOf(defaults(10n)), [
+    { code: "value_over_budget", path: "", keyword: "json_bigint" },
+  ]);
+});
+
+Deno.test("$ref into $defs validates recursion", () => {
+  const validate = compileSchema({
+    $schema: "http://json-schema.org/draft-07/schema#",
+    type: "object",
+    properties: { root: { $ref: "#/definitions/node" } },
+    definitions: {
+      node: {
+        type: "object",
+        properties: {
+          name: { type: "string" },
+          children: { type: "array", items: { $ref: "#/definitions/node" } },
+        },
+        required: ["name"],
+        additionalProperties: false,
+      },
+    },
+  });
+  const tree = { root: { name: "a", children: [{ name: "b", children: [{ name: "c" }] }] } };
+  assert.deepEqual(validate(tree), { valid: true });
+  const broken = { root: { name: "a", children: [{ name: "b", children: [{ nom: "c" }] }] } };
+  const paths = errorsOf(validate(broken)).map((error) => `${error.path} ${error.keyword}`);
+  assert.ok(paths.includes("/root/children/0/children/0 required"));
+  assert.ok(paths.includes("/root/children/0/children/0 additionalProperties"));
+});
+
+Deno.test("format is an annotation: never asserted", () => {
+  const validate = compileSchema({
+    type: "object",
+    properties: {
+      id: { type: "string", format: "uuid" },
+      mail: { type: "string", format: "email" },
+      link: { anyOf: [{ type: "string", format: "url" }] },
+    },
+  });
+  // cfworker would reject all three; its `url` expression also backtracks exponentially.
+  assert.deepEqual(validate({ id: "x", mail: "x", link: "http://" + "a".repeat(40) + "!" }), {
+    valid: true,
+  });
+  // A property named `format` is data and still validated.
+  const named = compileSchema({ properties: { format: { type: "string" } } });
+  assert.equal(named({ format: 1 }).valid, false);
+});
+
+Deno.test("2020-12 semantics apply beside $ref", () => {
+  const validate = compileSchema({
+    $defs: { text: { type: "string" } },
+    properties: { a: { $ref: "#/$defs/text", maxLength: 2 } },
+  });
+  assert.deepEqual(errorsOf(validate({ a: "abc" })), [
+    { code: "value_invalid", path: "", keyword: "properties" },
+    { code: "value_invalid", path: "/a", keyword: "maxLength" },
+  ]);
+});
+
+Deno.test("a schema outside the profile is refused with schema_unsupported", () => {
+  assert.throws(
+    () => compileSchema({ type: "object", "x-internal": true, if: {} }),
+    (error: unknown) =>
+      error instanceof SluiceError && error.code === "schema_unsupported" &&
+      error.message.includes("x-internal") && error.message.includes("1 more"),
+  );
+});
+
+Deno.test("the compiled schema is the caller's, unchanged and not mutated", () => {
+  const schema = {
+    $defs: { s: { type: "string", format: "date" } },
+    properties: { a: { $ref: "#/$defs/s" } },
+  };
+  const before = JSON.stringify(schema);
+  const validate: SchemaValidator = compileSchema(Object.freeze(schema));
+  validate({ a: "x" });
+  assert.equal(JSON.stringify(schema), before);
+  assert.deepEqual(Object.getOwnPropertyNames(schema.$defs.s), ["type", "format"]);
+});

@@ -1,0 +1,164 @@
+// Servers for the connect() suites: a scriptable JSON-RPC server speaking the 2025 handshake
+// by default (for protocol-level misbehaviour), and the real server-everything over
+// Streamable HTTP on loopback. Every server listens on 127.0.0.1 port 0 and is closed in
+// `finally` by the tests.
+import { REPO_ROOT } from "./sessions.ts";
+
+/** One JSON-RPC request as the scripted server received it, plus its headers. */
+export interface ScriptedRequest {
+  readonly method: string;
+  readonly id: unknown;
+  readonly params: Record<string, unknown>;
+  readonly headers: Headers;
+}
+
+/** What a scripted handler answers: a Response, or `"stall"` (never answered until close). */
+export type ScriptedAnswer = Response | "stall";
+
+/** Per-method handlers; unset methods get the default legacy behaviour. */
+export type ScriptedHandlers = Record<
+  string,
+  (request: ScriptedRequest) => ScriptedAnswer | Promise<ScriptedAnswer>
+>;
+
+/** A running scripted server. */
+export interface ScriptedServer {
+  readonly url: URL;
+  /** Every JSON-RPC message received, in order. */
+  readonly requests: ScriptedRequest[];
+  close(): Promise<void>;
+}
+
+/** A JSON-RPC result response for `request`. */
+export function result(request: ScriptedRequest, value: unknown): Response {
+  return Response.json({ jsonrpc: "2.0", id: request.id, result: value });
+}
+
+/** The legacy server's initialize answer, with `protocolVersion` chosen by the test. */
+export function initializeResult(protocolVersion = "2025-11-25"): Record<string, unknown> {
+  return {
+    protocolVersion,
+    capabilities: { tools: {} },
+    serverInfo: { name: "scripted", version: "1.0.0" },
+  };
+}
+
+/** A tool entry for a tools/list answer. */
+export function tool(name: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    name,
+    description: `Tool ${name}.`,
+    inputSchema: { type: "object", properties: {}, additionalProperties: false },
+    ...extra,
+  };
+}
+
+const DEFAULTS: ScriptedHandlers = {
+  // Not a 2026-07-28 server: a plain 400 without JSON-RPC body is a definitive legacy signal.
+  "server/discover": () => new Response("no such method", { status: 400 }),
+  initialize: (request) => result(request, initializeResult()),
+  "notifications/initialized": () => new Response(null, { status: 202 }),
+  "tools/list": (request) => result(request, { tools: [tool("echo")] }),
+  "tools/call": (request) => result(request, { content: [{ type: "text", text: "ok" }] }),
+};
+
+/**
+ * Starts a scripted JSON-RPC server on 127.0.0.1. Stalled answers are released (with a 503)
+ * when the server closes, so nothing leaks past a test.
+ *
+ * @param handlers overrides per JSON-RPC method
+ */
+export function startScriptedServer(handlers: ScriptedHandlers = {}): ScriptedServer {
+  const requests: ScriptedRequest[] = [];
+  const stop = new AbortController();
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen() {} },
+    async (request) => {
+      if (request.method !== "POST") return new Response(null, { status: 405 });
+      const body = await request.json().catch(() => undefined);
+      const message = Array.isArray(body) ? body[0] : body;
+      const entry: ScriptedRequest = {
+        method: String(message?.method),
+        id: message?.id,
+        params: message?.params ?? {},
+        headers: request.headers,
+      };
+      requests.push(entry);
+      const handler = handlers[entry.method] ?? DEFAULTS[entry.method];
+      if (!handler) return new Response(null, { status: 202 });
+      const answer = await handler(entry);
+      if (answer !== "stall") return answer;
+      await new Promise((resolve) => stop.signal.addEventListener("abort", resolve));
+      return new Response(null, { status: 503 });
+    },
+  );
+  return {
+    url: new URL(`http://127.0.0.1:${server.addr.port}/mcp`),
+    requests,
+    async close() {
+      stop.abort();
+      await server.shutdown();
+    },
+  };
+}
+
+/** The real server-everything over Streamable HTTP on loopback. */
+export interface EverythingHttp {
+  readonly url: URL;
+  readonly pid: number;
+  close(): Promise<void>;
+}
+
+const EVERYTHING_HTTP = new URL("../../fixtures/server_everything_http.ts", import.meta.url)
+  .pathname;
+
+/**
+ * Starts `@modelcontextprotocol/server-everything streamableHttp` under Deno, forced onto
+ * 127.0.0.1 with an ephemeral port, and waits (at most 30 s) for the port it bound.
+ */
+export async function startEverythingHttp(): Promise<EverythingHttp> {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", "--quiet", EVERYTHING_HTTP, "streamableHttp"],
+    cwd: REPO_ROOT,
+    env: { PORT: "0" },
+    stdin: "null",
+    stdout: "null",
+    stderr: "piped",
+  }).spawn();
+  const lines = child.stderr.pipeThrough(new TextDecoderStream()).getReader();
+  let buffered = "";
+  let port: number | undefined;
+  const timer = setTimeout(() => child.kill("SIGKILL"), 30_000);
+  try {
+    while (port === undefined) {
+      const { value, done } = await lines.read();
+      if (done) throw new Error("server-everything exited before listening");
+      buffered += value;
+      const match = /SLUICE_LISTENING (\d+)/.exec(buffered);
+      if (match) port = Number(match[1]);
+    }
+  } finally {
+    clearTimeout(timer);
+  }
+  // Keep draining stderr so the child never blocks on a full pipe.
+  const drained = (async () => {
+    try {
+      while (!(await lines.read()).done) { /* discard */ }
+    } catch {
+      // The stream errors when the child is killed.
+    }
+  })();
+  return {
+    url: new URL(`http://127.0.0.1:${port}/mcp`),
+    pid: child.pid,
+    async close() {
+      try {
+        child.kill("SIGTERM");
+      } catch {
+        // Already gone.
+      }
+      await child.status;
+      await drained;
+    },
+  };
+}

@@ -1,0 +1,148 @@
+// Real TLS on loopback: a throwaway CA and server certificates made with openssl at test start,
+// trusted explicitly through Deno.createHttpClient({ caCerts }) passed as the underlying fetch.
+import assert from "node:assert/strict";
+import { type FetchFunction, secureFetch, TransportError } from "../src/transport/mod.ts";
+import { startHttpServer, tableResolver } from "./transport_servers.ts";
+
+async function openssl(dir: string, args: string[]): Promise<void> {
+  const output = await new Deno.Command("openssl", {
+    args,
+    cwd: dir,
+    stdout: "null",
+    stderr: "piped",
+  })
+    .output();
+  if (!output.success) {
+    throw new Error(`openssl ${args[0]} failed: ${new TextDecoder().decode(output.stderr)}`);
+  }
+}
+
+interface Pki {
+  ca: string;
+  issue(name: string, altNames: string): Promise<{ cert: string; key: string }>;
+}
+
+async function makeCa(dir: string): Promise<Pki> {
+  const ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"];
+  // deno-fmt-ignore
+  await openssl(dir, [
+    "req", "-x509", ...ec, "-keyout", "ca.key", "-out", "ca.pem", "-days", "2",
+    "-subj", "/CN=sluice throwaway test CA",
+    "-addext", "basicConstraints=critical,CA:TRUE",
+    "-addext", "keyUsage=critical,keyCertSign,cRLSign",
+  ]);
+  return {
+    ca: await Deno.readTextFile(`${dir}/ca.pem`),
+    async issue(name, altNames) {
+      await Deno.writeTextFile(
+        `${dir}/${name}.ext`,
+        `subjectAltName=${altNames}\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n`,
+      );
+      // deno-fmt-ignore
+      await openssl(dir, [
+        "req", ...ec, "-keyout", `${name}.key`, "-out", `${name}.csr`, "-subj", `/CN=${name}`,
+      ]);
+      // deno-fmt-ignore
+      await openssl(dir, [
+        "x509", "-req", "-in", `${name}.csr`, "-CA", "ca.pem", "-CAkey", "ca.key",
+        "-CAcreateserial", "-out", `${name}.pem`, "-days", "2", "-extfile", `${name}.ext`,
+      ]);
+      return {
+        cert: await Deno.readTextFile(`${dir}/${name}.pem`),
+        key: await Deno.readTextFile(`${dir}/${name}.key`),
+      };
+    },
+  };
+}
+
+async function expectCode(promise: Promise<unknown>, code: string): Promise<void> {
+  try {
+    const response = await promise;
+    assert.fail(`expected ${code}, got a response ${(response as Response).status}`);
+  } catch (error) {
+    assert.ok(error instanceof TransportError, String(error));
+    assert.equal(error.code, code);
+  }
+}
+
+Deno.test("real TLS: a trusted throwaway certificate works; a name mismatch is refused", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "sluice-tls-" });
+  const client = { current: undefined as Deno.HttpClient | undefined };
+  const servers: { close(): Promise<void> }[] = [];
+  try {
+    const pki = await makeCa(dir);
+    const good = await pki.issue("localhost", "DNS:localhost,IP:127.0.0.1");
+    const wrong = await pki.issue("other", "DNS:other.test");
+
+    const seenAuthorization: (string | null)[] = [];
+    const goodServer = startHttpServer((request) => {
+      seenAuthorization.push(request.headers.get("authorization"));
+      return Response.json({ secure: new URL(request.url).protocol });
+    }, good);
+    servers.push(goodServer);
+    const wrongServer = startHttpServer(() => new Response("should not be reached"), wrong);
+    servers.push(wrongServer);
+
+    client.current = Deno.createHttpClient({ caCerts: [pki.ca] });
+    const httpClient = client.current;
+    const trustingFetch: FetchFunction = (input, init) =>
+      fetch(input, { ...init, client: httpClient } as RequestInit);
+    // Loopback is only reachable with the loud option; the resolver stands in for DNS.
+    const dns = tableResolver({ localhost: ["127.0.0.1"] });
+    const safeFetch = secureFetch({
+      dangerouslyAllowLoopback: true,
+      resolve: dns.resolve,
+      fetch: trustingFetch,
+      token: "tls-token",
+      tokenOrigin: `https://localhost:${goodServer.port}`,
+      timeoutMs: 5_000,
+    });
+
+    const response = await safeFetch(`https://localhost:${goodServer.port}/mcp`);
+    assert.equal(response.status, 200);
+    assert.deepEqual(await response.json(), { secure: "https:" });
+    assert.deepEqual(seenAuthorization, ["Bearer tls-token"]);
+
+    // Same trusted CA, but the certificate names only other.test: the name alone must fail it.
+    await expectCode(
+      safeFetch(`https://localhost:${wrongServer.port}/mcp`),
+      "transport_tls_failed",
+    );
+    // The same good server, not trusted: the default client does not know the throwaway CA.
+    await expectCode(
+      secureFetch({ dangerouslyAllowLoopback: true, resolve: dns.resolve, timeoutMs: 5_000 })(
+        `https://localhost:${goodServer.port}/mcp`,
+      ),
+      "transport_tls_failed",
+    );
+    // Production rules are intact: without the loud option loopback is refused before TLS.
+    await expectCode(
+      secureFetch({ resolve: dns.resolve, fetch: trustingFetch })(
+        `https://localhost:${goodServer.port}/mcp`,
+      ),
+      "transport_host_refused",
+    );
+    assert.equal(seenAuthorization.length, 1, "a refused request reached the good server");
+  } finally {
+    client.current?.close();
+    for (const server of servers) await server.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("a plain connection failure to a host named like TLS is not reported as TLS", async () => {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const closedPort = (listener.addr as Deno.NetAddr).port;
+  listener.close();
+  const safeFetch = secureFetch({
+    dangerouslyAllowLoopback: true,
+    resolve: () => Promise.resolve(["127.0.0.1"]),
+    timeoutMs: 5_000,
+  });
+  // Whatever fails here (name lookup by the runtime or a refused connection), it is not TLS.
+  await expectCode(
+    safeFetch(`http://tls-ssl-certificate-handshake.localhost:${closedPort}/`),
+    "transport_failed",
+  );
+  await expectCode(safeFetch(`http://127.0.0.1:${closedPort}/ssl/tls`), "transport_failed");
+});
