@@ -4,6 +4,12 @@ import { toPointer } from "./pointer.ts";
 
 const objectPrototype = Object.prototype;
 const arrayPrototype = Array.prototype;
+/**
+ * A character RFC 8785 escapes (controls, quote, backslash) or a surrogate code unit (paired
+ * or not). Without the `u` flag the class matches UTF-16 code units, which is what is wanted.
+ */
+// deno-lint-ignore no-control-regex
+const needsCare = /[\u0000-\u001f"\\\ud800-\udfff]/;
 
 /** Walks one value, writing its RFC 8785 form; refuses anything that is not plain JSON. */
 class Canonicalizer {
@@ -31,6 +37,9 @@ class Canonicalizer {
   }
 
   #string(value: string): string {
+    // Most strings have no character to escape and no surrogate: one scan proves it, and they
+    // are quoted as they are. The rest take the careful path.
+    if (!needsCare.test(value)) return this.#count(`"${value}"`);
     // Lone surrogates cannot be encoded as UTF-8, so their digest would be ambiguous.
     if (!value.isWellFormed()) this.fail("json_lone_surrogate", "string has a lone surrogate");
     // JSON.stringify escapes exactly as RFC 8785 section 3.2.2.2 requires.
@@ -126,6 +135,13 @@ export function utf8Length(text: string): number {
   return bytes;
 }
 
+/** One limit: its default when absent; NaN or a negative number would silently lift it. */
+function bound(limit: number | undefined, fallback: number): number {
+  if (limit === undefined) return fallback;
+  if (!(limit >= 0)) throw new RangeError("a JSON limit must be a number of at least 0");
+  return limit;
+}
+
 /**
  * Serializes a plain JSON value with the RFC 8785 JSON Canonicalization Scheme: object keys
  * sorted by UTF-16 code units, no whitespace, ECMAScript number formatting.
@@ -133,7 +149,8 @@ export function utf8Length(text: string): number {
  * Anything that is not plain JSON (undefined, functions, symbols, bigint, NaN, ±Infinity,
  * lone surrogates in strings or keys, cycles, Dates, Maps and other non-plain objects) is
  * refused with a {@link JsonValueError}, never coerced. The value is bounded by `limits`
- * (defaults in {@link DEFAULT_JSON_LIMITS}); nesting deeper than `maxDepth` is refused before
+ * (defaults in {@link DEFAULT_JSON_LIMITS}; a limit that is NaN or negative throws a
+ * `RangeError`); nesting deeper than `maxDepth` is refused before
  * recursion goes further, so a 100,000-deep array cannot overflow the stack.
  *
  * @example
@@ -143,7 +160,12 @@ export function utf8Length(text: string): number {
  * ```
  */
 export function canonicalize(value: unknown, limits: Partial<JsonLimits> = {}): string {
-  const bounds = { ...DEFAULT_JSON_LIMITS, ...limits };
+  // `??`, not spread: a limit passed as undefined must keep its default, not lift the bound.
+  const bounds: JsonLimits = {
+    maxDepth: bound(limits.maxDepth, DEFAULT_JSON_LIMITS.maxDepth),
+    maxNodes: bound(limits.maxNodes, DEFAULT_JSON_LIMITS.maxNodes),
+    maxBytes: bound(limits.maxBytes, DEFAULT_JSON_LIMITS.maxBytes),
+  };
   const text = new Canonicalizer(bounds).write(value, 0);
   if (text.length * 3 > bounds.maxBytes && utf8Length(text) > bounds.maxBytes) {
     throw new JsonValueError(

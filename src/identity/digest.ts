@@ -24,7 +24,7 @@ export async function digestText(text: string): Promise<string> {
  * UTF-8 {@link canonicalize | canonical form}. Every digest in sluice (snapshot revisions,
  * argument digests, approval bindings) is this function.
  *
- * Throws a {@link JsonValueError} for anything that is not plain JSON or is over `limits`.
+ * Rejects with a {@link JsonValueError} for anything that is not plain JSON or is over `limits`.
  *
  * @example
  * ```ts
@@ -34,6 +34,7 @@ export async function digestText(text: string): Promise<string> {
  * console.assert(a === b && a.startsWith("sha256:"));
  * ```
  */
-export function digest(value: unknown, limits: Partial<JsonLimits> = {}): Promise<string> {
-  return digestText(canonicalize(value, limits));
+export async function digest(value: unknown, limits: Partial<JsonLimits> = {}): Promise<string> {
+  // async, so a refused value rejects the promise instead of throwing before it exists.
+  return await digestText(canonicalize(value, limits));
 }

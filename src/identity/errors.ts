@@ -27,10 +27,11 @@ export class JsonValueError extends SluiceError<JsonErrorCode> {
    *
    * @param code why the value was refused
    * @param path JSON Pointer of the offending member
-   * @param message explanation written by sluice
+   * @param message explanation written by sluice, without the path
    */
   constructor(code: JsonErrorCode, path: string, message: string) {
-    super(code, `${message} at "${path}"`);
+    // The path is not in the message: its keys may be remote text (see SluiceError).
+    super(code, message);
     this.name = "JsonValueError";
     this.path = path;
   }

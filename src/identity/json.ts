@@ -24,7 +24,7 @@ export type JsonValue = JsonPrimitive | JsonArray | JsonObject;
  * Sizes count the UTF-8 bytes of the canonical form.
  */
 export interface JsonLimits {
-  /** Deepest nesting of arrays and objects; the top-level value is depth 0. */
+  /** Deepest nesting of arrays and objects: a scalar has depth 0, `[]` 1, `[[]]` 2. */
   readonly maxDepth: number;
   /** Most values (objects, arrays, members, primitives) in the whole tree. */
   readonly maxNodes: number;
