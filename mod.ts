@@ -31,6 +31,7 @@ export {
   type CompileSchemaOptions,
   DEFAULT_SCHEMA_LIMITS,
   DEFAULT_VALUE_LIMITS,
+  PATTERN_INPUT_LIMIT,
   SCHEMA_PROFILE,
   type SchemaCheckResult,
   type SchemaLimits,

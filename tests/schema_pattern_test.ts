@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { checkSchema, compileSchema } from "../mod.ts";
+import { checkSchema, compileSchema, PATTERN_INPUT_LIMIT } from "../mod.ts";
 
 function patternCode(pattern: string): string | undefined {
   const result = checkSchema({ type: "string", pattern });
@@ -130,4 +130,51 @@ Deno.test("the separator check reads escapes and classes as character sets", () 
 Deno.test("patterns nested deeper than 32 groups are refused before they are read", () => {
   assert.equal(patternCode("(".repeat(33) + "a" + ")".repeat(33)), "schema_pattern_unsafe");
   assert.equal(patternCode("(".repeat(32) + "a" + ")".repeat(32)), undefined);
+});
+
+Deno.test("chains of three unbounded repetitions that trade characters are refused", () => {
+  for (
+    const pattern of [
+      "^a*a*a*$",
+      "^\\d+\\d*\\d+x",
+      "\\w+\\s*\\w+!", // unanchored: the search for a start is a third term
+      "^(?:a*a*)a*$",
+      "^(a*)(a*)(a*)$",
+      "^[a-z]+-?[a-z]+-?[a-z]+$",
+    ]
+  ) {
+    assert.equal(patternCode(pattern), "schema_pattern_unsafe", pattern);
+  }
+  for (
+    const pattern of [
+      "^\\w+\\s*\\w+$", // anchored: quadratic at worst
+      "\\s+$", // unanchored, one term: quadratic at worst
+      "a+b+c+", // disjoint neighbours do not chain
+      "^[a-z]+-[a-z]+-[a-z]+$", // mandatory `-` ends each chain
+      "^a*b?a*$",
+    ]
+  ) {
+    assert.equal(patternCode(pattern), undefined, pattern);
+  }
+});
+
+Deno.test("a pattern is tested on at most PATTERN_INPUT_LIMIT code points", () => {
+  const anchored = compileSchema({ type: "string", pattern: "^a[b😀]*$" });
+  assert.equal(anchored("a" + "b".repeat(PATTERN_INPUT_LIMIT - 1)).valid, true);
+  // Code points, not UTF-16 units: an astral character counts once.
+  assert.equal(anchored("a" + "😀".repeat(PATTERN_INPUT_LIMIT - 1)).valid, true);
+  const long = anchored("a" + "b".repeat(PATTERN_INPUT_LIMIT));
+  assert.deepEqual(long.valid ? [] : long.errors, [
+    { code: "value_invalid", path: "", keyword: "pattern" },
+  ]);
+  // Search semantics are kept: an unanchored pattern matches anywhere.
+  const search = compileSchema({ type: "string", pattern: "b|^x" });
+  assert.equal(search("aab").valid, true);
+  assert.equal(search("xa").valid, true);
+  assert.equal(search("ax").valid, false);
+  assert.equal(search("a\nb").valid, true);
+  // Patterns on property names are bounded the same way.
+  const names = compileSchema({ type: "object", propertyNames: { pattern: "^k" } });
+  assert.equal(names({ ["k".repeat(PATTERN_INPUT_LIMIT)]: 1 }).valid, true);
+  assert.equal(names({ ["k".repeat(PATTERN_INPUT_LIMIT + 1)]: 1 }).valid, false);
 });

@@ -20,28 +20,50 @@ const BUDGET_KEYWORDS: Readonly<Record<string, string>> = {
 };
 
 /**
- * The copy the validator runs on: `format` removed wherever it is a keyword. `format` is an
- * annotation in the profile (as in 2020-12's default vocabulary), but `@cfworker/json-schema`
- * asserts the formats it knows, so it must not see them. The checked schema itself is never
- * changed. Recursion is bounded: the schema passed its depth budget.
+ * Longest string, in code points, that a `pattern` is tested against; a longer string does not
+ * match. Admitted patterns are at worst quadratic, so this caps one test near 4,096² steps.
  */
-function withoutFormat(schema: JsonValue): JsonValue {
+export const PATTERN_INPUT_LIMIT = 4_096;
+
+/**
+ * `pattern` as the validator runs it: same matches on strings up to {@link PATTERN_INPUT_LIMIT}
+ * code points, no match beyond. The leading `^` makes the engine try one start position; the
+ * lazy `[\s\S]*?` then searches for a start exactly as an unanchored pattern would, and the
+ * lookahead refuses a long string after reading at most the limit. Admitted patterns have no
+ * backreferences, so the added groups change no numbering.
+ */
+function boundedPattern(pattern: string): string {
+  return `^(?=[\\s\\S]{0,${PATTERN_INPUT_LIMIT}}$)[\\s\\S]*?(?:${pattern})`;
+}
+
+/**
+ * The copy the validator runs on. `format` is removed wherever it is a keyword: it is an
+ * annotation in the profile (as in 2020-12's default vocabulary), but `@cfworker/json-schema`
+ * asserts the formats it knows (and its `url` expression backtracks exponentially). `pattern`
+ * gets its input bound. The checked schema itself is never changed. Recursion is bounded: the
+ * schema passed its depth budget.
+ */
+function validationCopy(schema: JsonValue): JsonValue {
   if (typeof schema !== "object" || schema === null || Array.isArray(schema)) return schema;
   const copy: Record<string, JsonValue> = {};
   for (const [keyword, value] of Object.entries(schema)) {
     if (keyword === "format") continue;
+    if (keyword === "pattern") {
+      copy[keyword] = boundedPattern(value as string);
+      continue;
+    }
     switch (keywordRule(keyword)?.kind) {
       case "schema":
-        copy[keyword] = withoutFormat(value);
+        copy[keyword] = validationCopy(value);
         break;
       case "schemaArray":
-        copy[keyword] = (value as JsonValue[]).map(withoutFormat);
+        copy[keyword] = (value as JsonValue[]).map(validationCopy);
         break;
       case "schemaMap":
         copy[keyword] = Object.fromEntries(
           Object.entries(value as Record<string, JsonValue>).map(([name, sub]) => [
             name,
-            withoutFormat(sub),
+            validationCopy(sub),
           ]),
         );
         break;
@@ -100,7 +122,7 @@ export function compileSchema(
   const valueLimits = { ...DEFAULT_VALUE_LIMITS, ...options.valueLimits };
   // A private deep copy: cfworker writes hidden properties into the schema it is given.
   const validator = new Validator(
-    withoutFormat(JSON.parse(canonicalize(checked.schema))) as Record<string, unknown>,
+    validationCopy(JSON.parse(canonicalize(checked.schema))) as Record<string, unknown>,
     "2020-12",
     false,
   );

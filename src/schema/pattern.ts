@@ -14,7 +14,11 @@ export type PatternProblem =
   | "backreference"
   | "lookaround"
   | "modifier"
-  | "nested";
+  | "nested"
+  | "polynomial";
+
+/** Highest estimated polynomial degree of matching time admitted (quadratic). */
+const MAX_DEGREE = 2;
 
 /** Deepest group nesting read; deeper patterns are refused before the recursive reader runs. */
 const MAX_GROUP_DEPTH = 32;
@@ -35,7 +39,7 @@ type Atom =
   /** A group: one sequence per alternative. */
   | { readonly kind: "group"; readonly alternatives: readonly (readonly Term[])[] }
   /** Matches no text: `^`, `$`, `\b`, `\B`. */
-  | { readonly kind: "assertion" };
+  | { readonly kind: "assertion"; readonly start: boolean };
 
 const MAX_CODE_POINT = 0x10ffff;
 const ANY: CharSet = [[0, MAX_CODE_POINT]];
@@ -132,7 +136,7 @@ class PatternReader {
     const char = this.#peek();
     if (char === "^" || char === "$") {
       this.#index++;
-      return { kind: "assertion" };
+      return { kind: "assertion", start: char === "^" };
     }
     if (char === "(") {
       this.#index++;
@@ -163,7 +167,7 @@ class PatternReader {
       const next = this.#peek(1);
       if (next === "b" || next === "B") {
         this.#index += 2;
-        return { kind: "assertion" };
+        return { kind: "assertion", start: false };
       }
       return { kind: "char", set: this.#escape() };
     }
@@ -353,13 +357,63 @@ function checkTerms(alternatives: readonly (readonly Term[])[]): PatternProblem 
   return undefined;
 }
 
+/** Every character a term can match. */
+function termSet(term: Term): CharSet {
+  const atom = term.atom;
+  if (atom.kind === "char") return atom.set;
+  if (atom.kind === "assertion") return [];
+  return normalize(atom.alternatives.flatMap((terms) => terms.flatMap((t) => [...termSet(t)])));
+}
+
+/** Estimated degree of a term alone: 1 when it repeats without bound, else its inner degree. */
+function termDegree(term: Term): number {
+  const atom = term.atom;
+  if (atom.kind === "assertion") return 0;
+  const inner = atom.kind === "group" ? alternativesDegree(atom.alternatives, true) : 0;
+  return term.max === Infinity ? Math.max(inner, 1) : inner;
+}
+
+function alternativesDegree(
+  alternatives: readonly (readonly Term[])[],
+  anchored: boolean,
+): number {
+  return Math.max(0, ...alternatives.map((terms) => sequenceDegree(terms, anchored)));
+}
+
+/**
+ * Estimates the polynomial degree of backtracking in one sequence: unbounded terms whose
+ * character sets overlap can trade characters, and each such term in a chain multiplies the
+ * ways to split a failing text by its length (`a*a*a*` is cubic). A mandatory term whose
+ * characters none of the chain can match ends the chain. An unanchored pattern starts with an
+ * implicit unbounded term over every character (the search for a start position).
+ */
+function sequenceDegree(terms: readonly Term[], anchored: boolean): number {
+  const starts = terms[0]?.atom.kind === "assertion" && terms[0].atom.start;
+  let chain: { set: CharSet; degree: number }[] = anchored || starts
+    ? []
+    : [{ set: ANY, degree: 1 }];
+  let worst = 0;
+  for (const term of terms) {
+    if (term.atom.kind === "assertion") continue;
+    const set = termSet(term);
+    if (term.min >= 1 && chain.every((link) => disjoint(link.set, set))) chain = [];
+    const own = termDegree(term);
+    if (own === 0) continue;
+    const before = chain.filter((link) => !disjoint(link.set, set)).map((link) => link.degree);
+    const degree = own + Math.max(0, ...before);
+    worst = Math.max(worst, degree);
+    chain.push({ set, degree });
+  }
+  return worst;
+}
+
 /**
  * Returns why `pattern` is unsafe, or `undefined` when it is admitted. Rules, in order: at most
  * `maxLength` UTF-16 units; compiles with the `u` flag; no backreferences (`\1`, `\k<name>`);
- * no lookaround; no modifier groups (`(?i:...)`); groups nested at most 32 deep; and every group repeated more than once (`*`, `+`, `{n,}`, `{n,m}` with
- * m > 1) has a body that splits text into iterations in one way only (see the README's
- * pattern policy). Repetition of single characters (`[a-z]+`) is always admitted: it can cost
- * polynomial time, bounded by the value budget, never exponential.
+ * no lookaround; no modifier groups (`(?i:...)`); groups nested at most 32 deep; every group
+ * repeated more than once (`*`, `+`, `{n,}`, `{n,m}` with m > 1) has a body that splits text
+ * into iterations in one way only (no exponential backtracking); and at most two unbounded
+ * repetitions that can trade characters in a row (at worst quadratic; `^a*a*a*$` is refused).
  */
 export function patternProblem(pattern: string, maxLength: number): PatternProblem | undefined {
   if (pattern.length > maxLength) return "too_long";
@@ -373,7 +427,9 @@ export function patternProblem(pattern: string, maxLength: number): PatternProbl
   // `MAX_GROUP_DEPTH`.
   if (groupDepth(pattern) > MAX_GROUP_DEPTH) return "nested";
   try {
-    return checkTerms(new PatternReader(pattern).read());
+    const alternatives = new PatternReader(pattern).read();
+    return checkTerms(alternatives) ??
+      (alternativesDegree(alternatives, false) > MAX_DEGREE ? "polynomial" : undefined);
   } catch (reason) {
     if (reason === "backreference" || reason === "lookaround" || reason === "modifier") {
       return reason;
