@@ -29,6 +29,7 @@ export {
   type CheckSchemaOptions,
   compileSchema,
   type CompileSchemaOptions,
+  DEFAULT_MAX_EVALUATIONS,
   DEFAULT_SCHEMA_LIMITS,
   DEFAULT_VALUE_LIMITS,
   PATTERN_INPUT_LIMIT,

@@ -185,3 +185,39 @@ Deno.test("the compiled schema is the caller's, unchanged and not mutated", () =
   assert.equal(JSON.stringify(schema), before);
   assert.deepEqual(Object.getOwnPropertyNames(schema.$defs.s), ["type", "format"]);
 });
+
+/** `depth` definitions, each an anyOf of two references to the next: 2^depth evaluations. */
+function fanOut(depth: number) {
+  const $defs: Record<string, unknown> = { [`d${depth}`]: { type: "string" } };
+  for (let index = 0; index < depth; index++) {
+    const next = { $ref: `#/$defs/d${index + 1}` };
+    $defs[`d${index}`] = { anyOf: [next, next] };
+  }
+  return { type: "object", $defs, properties: { a: { $ref: "#/$defs/d0" } } };
+}
+
+Deno.test("validation work is bounded: a fanned-out schema is refused, not run for ever", () => {
+  // 2^40 evaluations without the bound: this test would never finish.
+  const validate = compileSchema(fanOut(40));
+  for (const value of [{ a: 1 }, { a: "s" }]) {
+    assert.deepEqual(validate(value), {
+      valid: false,
+      errors: [{ code: "value_over_budget", path: "", keyword: "maxEvaluations" }],
+    });
+  }
+  // The same shape, small enough. Subschemas evaluated: the root, /properties/a, d0, then for
+  // each of the 6 levels 2^(i+1) anyOf branches and as many evaluations of d(i+1):
+  // 3 + 2 * (2 + 4 + 8 + 16 + 32 + 64) = 255.
+  const enough = compileSchema(fanOut(6), { maxEvaluations: 255 });
+  assert.deepEqual(enough({ a: "s" }), { valid: true });
+  // The count restarts with every validation.
+  assert.deepEqual(enough({ a: "s" }), { valid: true });
+  assert.deepEqual(
+    errorsOf(enough({ a: 1 })).map((error) => error.code).includes("value_invalid"),
+    true,
+  );
+  const short = compileSchema(fanOut(6), { maxEvaluations: 254 });
+  assert.deepEqual(errorsOf(short({ a: "s" })), [
+    { code: "value_over_budget", path: "", keyword: "maxEvaluations" },
+  ]);
+});
