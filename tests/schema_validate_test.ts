@@ -221,3 +221,18 @@ Deno.test("validation work is bounded: a fanned-out schema is refused, not run f
     { code: "value_over_budget", path: "", keyword: "maxEvaluations" },
   ]);
 });
+
+Deno.test("a property named __proto__ is data in schemas and values", () => {
+  const schema = JSON.parse(
+    '{"type":"object","properties":{"__proto__":{"type":"string"}},"required":["__proto__"]}',
+  );
+  const validate = compileSchema(schema);
+  assert.deepEqual(validate(JSON.parse('{"__proto__":"x"}')), { valid: true });
+  assert.deepEqual(errorsOf(validate(JSON.parse('{"__proto__":1}'))), [
+    { code: "value_invalid", path: "", keyword: "properties" },
+    { code: "value_invalid", path: "/__proto__", keyword: "type" },
+  ]);
+  assert.deepEqual(errorsOf(validate({})), [
+    { code: "value_invalid", path: "", keyword: "required" },
+  ]);
+});
