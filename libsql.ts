@@ -17,3 +17,6 @@ export {
   type StoreLocation,
 } from "./src/approvals/libsql.ts";
 export type { DurabilitySettings } from "./src/approvals/durability.ts";
+// The store's record and input types, so this entry documents itself completely.
+export type * from "./src/approvals/types.ts";
+export type { JsonArray, JsonObject, JsonPrimitive, JsonValue } from "./src/identity/mod.ts";

@@ -15,7 +15,7 @@ const tool = {
     mode: { enum: ["text", "binary"], default: "text" },
     count: { type: "integer", minimum: 1, maximum: 10, default: 3 },
     "a/b~c": { type: "boolean" },
-    tags: { type: "array", items: { type: "string", maxLength: 3 }, uniqueItems: true },
+    tags: { type: "array", items: { type: "string", maxLength: 3 }, maxItems: 2 },
   },
   required: ["path"],
   additionalProperties: false,
@@ -59,7 +59,7 @@ Deno.test("errors carry pointer and keyword, never the value or validator text",
     "/mode enum",
     "/path pattern",
     "/tags items",
-    "/tags uniqueItems",
+    "/tags maxItems",
     "/tags/0 maxLength",
   ]);
   for (const error of errorsOf(result)) assert.equal(error.code, "value_invalid");
@@ -184,4 +184,55 @@ Deno.test("the compiled schema is the caller's, unchanged and not mutated", () =
   validate({ a: "x" });
   assert.equal(JSON.stringify(schema), before);
   assert.deepEqual(Object.getOwnPropertyNames(schema.$defs.s), ["type", "format"]);
+});
+
+/** `depth` definitions, each an anyOf of two references to the next: 2^depth evaluations. */
+function fanOut(depth: number) {
+  const $defs: Record<string, unknown> = { [`d${depth}`]: { type: "string" } };
+  for (let index = 0; index < depth; index++) {
+    const next = { $ref: `#/$defs/d${index + 1}` };
+    $defs[`d${index}`] = { anyOf: [next, next] };
+  }
+  return { type: "object", $defs, properties: { a: { $ref: "#/$defs/d0" } } };
+}
+
+Deno.test("validation work is bounded: a fanned-out schema is refused, not run for ever", () => {
+  // 2^40 evaluations without the bound: this test would never finish.
+  const validate = compileSchema(fanOut(40));
+  for (const value of [{ a: 1 }, { a: "s" }]) {
+    assert.deepEqual(validate(value), {
+      valid: false,
+      errors: [{ code: "value_over_budget", path: "", keyword: "maxEvaluations" }],
+    });
+  }
+  // The same shape, small enough. Subschemas evaluated: the root, /properties/a, d0, then for
+  // each of the 6 levels 2^(i+1) anyOf branches and as many evaluations of d(i+1):
+  // 3 + 2 * (2 + 4 + 8 + 16 + 32 + 64) = 255.
+  const enough = compileSchema(fanOut(6), { maxEvaluations: 255 });
+  assert.deepEqual(enough({ a: "s" }), { valid: true });
+  // The count restarts with every validation.
+  assert.deepEqual(enough({ a: "s" }), { valid: true });
+  assert.deepEqual(
+    errorsOf(enough({ a: 1 })).map((error) => error.code).includes("value_invalid"),
+    true,
+  );
+  const short = compileSchema(fanOut(6), { maxEvaluations: 254 });
+  assert.deepEqual(errorsOf(short({ a: "s" })), [
+    { code: "value_over_budget", path: "", keyword: "maxEvaluations" },
+  ]);
+});
+
+Deno.test("a property named __proto__ is data in schemas and values", () => {
+  const schema = JSON.parse(
+    '{"type":"object","properties":{"__proto__":{"type":"string"}},"required":["__proto__"]}',
+  );
+  const validate = compileSchema(schema);
+  assert.deepEqual(validate(JSON.parse('{"__proto__":"x"}')), { valid: true });
+  assert.deepEqual(errorsOf(validate(JSON.parse('{"__proto__":1}'))), [
+    { code: "value_invalid", path: "", keyword: "properties" },
+    { code: "value_invalid", path: "/__proto__", keyword: "type" },
+  ]);
+  assert.deepEqual(errorsOf(validate({})), [
+    { code: "value_invalid", path: "", keyword: "required" },
+  ]);
 });

@@ -144,15 +144,19 @@ class SchemaChecker {
       case "anyOf":
       case "oneOf":
       case "allOf":
+      case "prefixItems": {
         if (!Array.isArray(value) || value.length === 0) {
           return this.#report("schema_keyword_invalid", keyword, path);
         }
+        // `prefixItems` descends into the array's members; the others stay in place.
+        const inPlace = keyword === "prefixItems" ? undefined : owner;
         for (let index = 0; index < value.length; index++) {
           path.push(index);
-          this.#schema(value[index], path, owner);
+          this.#schema(value[index], path, inPlace);
           path.pop();
         }
         return;
+      }
       case "enum":
         if (!Array.isArray(value)) return this.#report("schema_keyword_invalid", keyword, path);
         if (value.length > this.#limits.maxEnumLength) {
@@ -246,10 +250,7 @@ function valueShapeOk(keyword: string, value: JsonValue): boolean {
     case "maxLength":
     case "minItems":
     case "maxItems":
-    case "minProperties":
-    case "maxProperties":
       return isCount(value);
-    case "uniqueItems":
     case "deprecated":
     case "readOnly":
     case "writeOnly":
@@ -258,6 +259,8 @@ function valueShapeOk(keyword: string, value: JsonValue): boolean {
     case "description":
     case "$comment":
     case "format":
+    case "contentEncoding":
+    case "contentMediaType":
       return typeof value === "string";
     case "examples":
       return Array.isArray(value);

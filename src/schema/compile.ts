@@ -5,7 +5,7 @@ import type { JsonValue } from "../identity/json.ts";
 import { SluiceError } from "../errors.ts";
 import { checkSchema } from "./check.ts";
 import { keywordRule } from "./keywords.ts";
-import { DEFAULT_VALUE_LIMITS } from "./limits.ts";
+import { DEFAULT_MAX_EVALUATIONS, DEFAULT_VALUE_LIMITS } from "./limits.ts";
 import type {
   CompileSchemaOptions,
   SchemaValidator,
@@ -20,28 +20,54 @@ const BUDGET_KEYWORDS: Readonly<Record<string, string>> = {
 };
 
 /**
- * The copy the validator runs on: `format` removed wherever it is a keyword. `format` is an
- * annotation in the profile (as in 2020-12's default vocabulary), but `@cfworker/json-schema`
- * asserts the formats it knows, so it must not see them. The checked schema itself is never
- * changed. Recursion is bounded: the schema passed its depth budget.
+ * Longest string, in code points, that a `pattern` is tested against; a longer string does not
+ * match. Admitted patterns are at worst quadratic, so this caps one test near 4,096² steps.
  */
-function withoutFormat(schema: JsonValue): JsonValue {
+export const PATTERN_INPUT_LIMIT = 4_096;
+
+/**
+ * `pattern` as the validator runs it: same matches on strings up to {@link PATTERN_INPUT_LIMIT}
+ * code points, no match beyond. The leading `^` makes the engine try one start position; the
+ * lazy `[\s\S]*?` then searches for a start exactly as an unanchored pattern would, and the
+ * lookahead refuses a long string after reading at most the limit. Admitted patterns have no
+ * backreferences, so the added groups change no numbering.
+ */
+function boundedPattern(pattern: string): string {
+  return `^(?=[\\s\\S]{0,${PATTERN_INPUT_LIMIT}}$)[\\s\\S]*?(?:${pattern})`;
+}
+
+/**
+ * The copy the validator runs on. `format` is removed wherever it is a keyword: it is an
+ * annotation in the profile (as in 2020-12's default vocabulary), but `@cfworker/json-schema`
+ * asserts the formats it knows (and its `url` expression backtracks exponentially). `pattern`
+ * gets its input bound. The checked schema itself is never changed. Recursion is bounded: the
+ * schema passed its depth budget.
+ */
+function validationCopy(schema: JsonValue, meter: Meter): JsonValue {
   if (typeof schema !== "object" || schema === null || Array.isArray(schema)) return schema;
   const copy: Record<string, JsonValue> = {};
+  // cfworker reads this property (absent in every admitted schema: it is derived from
+  // `$recursiveRef`) once each time it evaluates a subschema object, so a getter here counts
+  // evaluations. Non-enumerable: cfworker's own walk over the schema never sees it.
+  Object.defineProperty(copy, EVALUATION_PROBE, { get: meter.tick, enumerable: false });
   for (const [keyword, value] of Object.entries(schema)) {
     if (keyword === "format") continue;
+    if (keyword === "pattern") {
+      copy[keyword] = boundedPattern(value as string);
+      continue;
+    }
     switch (keywordRule(keyword)?.kind) {
       case "schema":
-        copy[keyword] = withoutFormat(value);
+        copy[keyword] = validationCopy(value, meter);
         break;
       case "schemaArray":
-        copy[keyword] = (value as JsonValue[]).map(withoutFormat);
+        copy[keyword] = (value as JsonValue[]).map((item) => validationCopy(item, meter));
         break;
       case "schemaMap":
         copy[keyword] = Object.fromEntries(
           Object.entries(value as Record<string, JsonValue>).map(([name, sub]) => [
             name,
-            withoutFormat(sub),
+            validationCopy(sub, meter),
           ]),
         );
         break;
@@ -50,6 +76,28 @@ function withoutFormat(schema: JsonValue): JsonValue {
     }
   }
   return copy;
+}
+
+/** The property cfworker reads once per subschema evaluation (see {@link validationCopy}). */
+const EVALUATION_PROBE = "__absolute_recursive_ref__";
+
+/** Thrown by the meter when a validation runs out of evaluations. */
+const OUT_OF_EVALUATIONS = Symbol("out of evaluations");
+
+/** Counts subschema evaluations of one validation against a limit. */
+class Meter {
+  count = 0;
+  readonly #limit: number;
+
+  constructor(limit: number) {
+    this.#limit = limit;
+  }
+
+  /** Counts one evaluation; throws {@link OUT_OF_EVALUATIONS} past the limit. */
+  readonly tick = (): undefined => {
+    if (++this.count > this.#limit) throw OUT_OF_EVALUATIONS;
+    return undefined;
+  };
 }
 
 /** cfworker's instance location (`#/a%20b/0`) as a plain JSON Pointer (`/a b/0`). */
@@ -65,7 +113,9 @@ function instancePointer(location: string): string {
  *
  * The validator first bounds the value (plain JSON within `valueLimits`; defaults in
  * `DEFAULT_VALUE_LIMITS`), answering `value_over_budget` otherwise, then validates it as JSON
- * Schema 2020-12 with `@cfworker/json-schema` (no code generation, no network). Errors carry a
+ * Schema 2020-12 with `@cfworker/json-schema` (no code generation, no network), stopping with
+ * `value_over_budget` (keyword `maxEvaluations`) past `maxEvaluations` subschema evaluations
+ * (default `DEFAULT_MAX_EVALUATIONS`). Errors carry a
  * JSON Pointer into the value and the failing keyword (sorted by pointer, then keyword), never
  * the value or validator text. A pointer names the member's place, so it does contain the
  * names of the value's own properties (an unexpected property is reported at its own pointer
@@ -99,11 +149,16 @@ export function compileSchema(
   }
   const valueLimits = { ...DEFAULT_VALUE_LIMITS, ...options.valueLimits };
   // A private deep copy: cfworker writes hidden properties into the schema it is given.
+  const meter = new Meter(options.maxEvaluations ?? DEFAULT_MAX_EVALUATIONS);
   const validator = new Validator(
-    withoutFormat(JSON.parse(canonicalize(checked.schema))) as Record<string, unknown>,
+    validationCopy(JSON.parse(canonicalize(checked.schema)), meter) as Record<string, unknown>,
     "2020-12",
     false,
   );
+  const overBudget: ValidationResult = {
+    valid: false,
+    errors: [{ code: "value_over_budget", path: "", keyword: "maxEvaluations" }],
+  };
   return (value: unknown): ValidationResult => {
     try {
       canonicalize(value, valueLimits);
@@ -115,7 +170,15 @@ export function compileSchema(
       const path = whole ? "" : error.path;
       return { valid: false, errors: [{ code: "value_over_budget", path, keyword }] };
     }
-    const result = validator.validate(value);
+    let result: ReturnType<Validator["validate"]>;
+    meter.count = 0;
+    try {
+      result = validator.validate(value);
+    } catch (error) {
+      // Out of evaluations, or a stack overflow from cfworker collecting that many errors.
+      if (error === OUT_OF_EVALUATIONS || error instanceof RangeError) return overBudget;
+      throw error;
+    }
     if (result.valid) return { valid: true };
     const seen = new Set<string>();
     const errors: ValidationError[] = [];

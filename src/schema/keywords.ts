@@ -32,11 +32,14 @@ const admitted = (kind: KeywordKind): KeywordRule => ({ kind, admitted: true });
 const rejected = (kind: KeywordKind): KeywordRule => ({ kind, admitted: false });
 
 /**
- * Every keyword the profile knows. Admitted: the keywords found in the captured real servers'
- * schemas, plus the other half of a pair when one half was found (`maxItems` beside
- * `minItems`), because a profile that admits one bound and refuses its mirror protects nothing.
- * Rejected: JSON Schema keywords no captured server uses, whose meaning depends on reference
- * resolution, evaluation order or conditionals that model providers do not export faithfully.
+ * Every keyword the profile knows. Keywords that validate (applicators and assertions) are
+ * admitted on evidence: found in a captured real server's schemas, emitted by zod 4's
+ * `toJSONSchema` (the generator behind the TypeScript MCP SDK and fastmcp), or the mirror of an
+ * admitted bound (`exclusiveMaximum` beside `exclusiveMinimum`). Annotations of the 2020-12
+ * meta-data and content vocabularies are admitted as a group: they are kept and never applied.
+ * Everything else is rejected: identifiers and dynamic references, conditionals, keywords that
+ * depend on other keywords' evaluation (`unevaluated*`, `contains` counts), and keywords no
+ * captured server or zod emits.
  */
 export const KEYWORDS: Readonly<Record<string, KeywordRule>> = Object.freeze({
   // Core.
@@ -63,7 +66,7 @@ export const KEYWORDS: Readonly<Record<string, KeywordRule>> = Object.freeze({
   allOf: admitted("schemaArray"),
   not: admitted("schema"),
   patternProperties: rejected("schemaMap"),
-  prefixItems: rejected("schemaArray"),
+  prefixItems: admitted("schemaArray"),
   additionalItems: rejected("schema"),
   contains: rejected("schema"),
   if: rejected("schema"),
@@ -88,9 +91,9 @@ export const KEYWORDS: Readonly<Record<string, KeywordRule>> = Object.freeze({
   pattern: admitted("value"),
   minItems: admitted("value"),
   maxItems: admitted("value"),
-  uniqueItems: admitted("value"),
-  minProperties: admitted("value"),
-  maxProperties: admitted("value"),
+  uniqueItems: rejected("value"),
+  minProperties: rejected("value"),
+  maxProperties: rejected("value"),
   minContains: rejected("value"),
   maxContains: rejected("value"),
   dependentRequired: rejected("value"),
@@ -103,8 +106,8 @@ export const KEYWORDS: Readonly<Record<string, KeywordRule>> = Object.freeze({
   readOnly: admitted("annotation"),
   writeOnly: admitted("annotation"),
   format: admitted("annotation"),
-  contentEncoding: rejected("annotation"),
-  contentMediaType: rejected("annotation"),
+  contentEncoding: admitted("annotation"),
+  contentMediaType: admitted("annotation"),
   contentSchema: rejected("schema"),
 });
 

@@ -5,8 +5,8 @@
  * @module
  */
 export { checkSchema } from "./check.ts";
-export { compileSchema } from "./compile.ts";
-export { DEFAULT_SCHEMA_LIMITS, DEFAULT_VALUE_LIMITS } from "./limits.ts";
+export { compileSchema, PATTERN_INPUT_LIMIT } from "./compile.ts";
+export { DEFAULT_MAX_EVALUATIONS, DEFAULT_SCHEMA_LIMITS, DEFAULT_VALUE_LIMITS } from "./limits.ts";
 export {
   type CheckSchemaOptions,
   type CompileSchemaOptions,

@@ -89,6 +89,11 @@ export type ValidationResult =
 export interface CompileSchemaOptions extends CheckSchemaOptions {
   /** Bounds on validated values, checked before validation runs. */
   readonly valueLimits?: Partial<JsonLimits>;
+  /**
+   * Most subschema evaluations one validation may perform; past it the value is refused with
+   * `value_over_budget` (keyword `maxEvaluations`). Bounds schemas whose references fan out.
+   */
+  readonly maxEvaluations?: number;
 }
 
 /** A compiled validator for one profile-conforming schema. */
