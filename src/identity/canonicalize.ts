@@ -11,27 +11,51 @@ const arrayPrototype = Array.prototype;
 // deno-lint-ignore no-control-regex
 const needsCare = /[\u0000-\u001f"\\\ud800-\udfff]/;
 
+/**
+ * Carries a refusal out of the walk; each container on the way out adds its member's reference
+ * token, so the hot path never tracks the path of values that are fine.
+ */
+class Refusal {
+  readonly tokens: (string | number)[] = [];
+  constructor(readonly code: JsonErrorCode, readonly message: string) {}
+}
+
+/** Adds the reference token of the member a refusal came out of. */
+function within(error: unknown, token: string | number): unknown {
+  if (error instanceof Refusal) error.tokens.push(token);
+  return error;
+}
+
+/** Index of the first container that is also one of its own ancestors, or -1. */
+function firstRepeat(chain: readonly object[]): number {
+  const seen = new Set<object>();
+  for (let index = 0; index < chain.length; index++) {
+    if (seen.has(chain[index])) return index;
+    seen.add(chain[index]);
+  }
+  return -1;
+}
+
 /** Walks one value, writing its RFC 8785 form; refuses anything that is not plain JSON. */
 class Canonicalizer {
   readonly #limits: JsonLimits;
-  readonly #ancestors = new Set<object>();
-  readonly #path: (string | number)[] = [];
+  /** The containers being written, by depth: a cycle shows up as a repeat here. */
+  readonly #stack: object[] = [];
   #nodes = 0;
-  /** UTF-16 length of the output so far: a lower bound on its UTF-8 length. */
+  /** UTF-16 length of the strings and numbers written so far: a lower bound on the output. */
   #length = 0;
 
   constructor(limits: JsonLimits) {
     this.#limits = limits;
   }
 
-  fail(code: JsonErrorCode, message: string): never {
-    throw new JsonValueError(code, toPointer(this.#path), message);
+  #fail(code: JsonErrorCode, message: string): never {
+    throw new Refusal(code, message);
   }
 
   #count(text: string): string {
-    this.#length += text.length;
-    if (this.#length > this.#limits.maxBytes) {
-      this.fail("json_too_large", `value is larger than ${this.#limits.maxBytes} bytes`);
+    if ((this.#length += text.length) > this.#limits.maxBytes) {
+      this.#fail("json_too_large", `value is larger than ${this.#limits.maxBytes} bytes`);
     }
     return text;
   }
@@ -41,84 +65,108 @@ class Canonicalizer {
     // are quoted as they are. The rest take the careful path.
     if (!needsCare.test(value)) return this.#count(`"${value}"`);
     // Lone surrogates cannot be encoded as UTF-8, so their digest would be ambiguous.
-    if (!value.isWellFormed()) this.fail("json_lone_surrogate", "string has a lone surrogate");
+    if (!value.isWellFormed()) this.#fail("json_lone_surrogate", "string has a lone surrogate");
     // JSON.stringify escapes exactly as RFC 8785 section 3.2.2.2 requires.
     return this.#count(JSON.stringify(value));
   }
 
   write(value: unknown, depth: number): string {
     if (++this.#nodes > this.#limits.maxNodes) {
-      this.fail("json_too_many_nodes", `value has more than ${this.#limits.maxNodes} nodes`);
+      this.#fail("json_too_many_nodes", `value has more than ${this.#limits.maxNodes} nodes`);
     }
     switch (typeof value) {
       case "string":
         return this.#string(value);
       case "number":
         if (!Number.isFinite(value)) {
-          this.fail("json_non_finite_number", "number is NaN or infinite");
+          this.#fail("json_non_finite_number", "number is NaN or infinite");
         }
         // ECMAScript's Number-to-String is the serialization RFC 8785 mandates; -0 becomes 0.
         return this.#count(value === 0 ? "0" : String(value));
       case "boolean":
-        return this.#count(value ? "true" : "false");
+        return value ? "true" : "false";
       case "undefined":
-        return this.fail("json_undefined", "undefined is not JSON");
+        return this.#fail("json_undefined", "undefined is not JSON");
       case "function":
-        return this.fail("json_function", "a function is not JSON");
+        return this.#fail("json_function", "a function is not JSON");
       case "symbol":
-        return this.fail("json_symbol", "a symbol is not JSON");
+        return this.#fail("json_symbol", "a symbol is not JSON");
       case "bigint":
-        return this.fail("json_bigint", "a bigint is not JSON");
+        return this.#fail("json_bigint", "a bigint is not JSON");
     }
-    if (value === null) return this.#count("null");
+    if (value === null) return "null";
     return this.#container(value as object, depth + 1);
   }
 
   #container(value: object, depth: number): string {
-    if (this.#ancestors.has(value)) this.fail("json_cycle", "value contains a cycle");
     if (depth > this.#limits.maxDepth) {
-      this.fail("json_too_deep", `value is nested deeper than ${this.#limits.maxDepth}`);
+      // Every cycle nests without end, so it ends here; `run` tells a cycle from mere depth.
+      this.#stack[depth - 1] = value;
+      this.#stack.length = depth;
+      this.#fail("json_too_deep", `value is nested deeper than ${this.#limits.maxDepth}`);
     }
     const proto = Object.getPrototypeOf(value);
     const isArray = Array.isArray(value);
     if (isArray ? proto !== arrayPrototype : proto !== objectPrototype && proto !== null) {
-      this.fail("json_non_plain_object", "only plain objects and arrays are JSON");
+      this.#fail("json_non_plain_object", "only plain objects and arrays are JSON");
     }
     if (Object.getOwnPropertySymbols(value).length > 0) {
-      this.fail("json_symbol", "an object with symbol keys is not JSON");
+      this.#fail("json_symbol", "an object with symbol keys is not JSON");
     }
-    this.#ancestors.add(value);
-    const out = isArray
+    this.#stack[depth - 1] = value;
+    return isArray
       ? this.#array(value as unknown[], depth)
       : this.#object(value as Record<string, unknown>, depth);
-    this.#ancestors.delete(value);
-    return out;
   }
 
   #array(value: unknown[], depth: number): string {
-    let out = this.#count("[");
-    for (let index = 0; index < value.length; index++) {
-      this.#path.push(index);
-      // A hole in a sparse array reads as undefined and is refused like one.
-      if (index > 0) out += this.#count(",");
-      out += this.write(value[index], depth);
-      this.#path.pop();
+    let out = "[";
+    let index = 0;
+    try {
+      for (; index < value.length; index++) {
+        // A hole in a sparse array reads as undefined and is refused like one.
+        out += (index > 0 ? "," : "") + this.write(value[index], depth);
+      }
+    } catch (error) {
+      throw within(error, index);
     }
-    return out + this.#count("]");
+    return out + "]";
   }
 
   #object(value: Record<string, unknown>, depth: number): string {
     // RFC 8785 sorts keys by UTF-16 code units, which is the default string sort.
     const keys = Object.keys(value).sort();
-    let out = this.#count("{");
-    for (let index = 0; index < keys.length; index++) {
-      const key = keys[index];
-      this.#path.push(key);
-      if (index > 0) out += this.#count(",");
-      out += this.#string(key) + this.#count(":") + this.write(value[key], depth);
-      this.#path.pop();
+    let out = "{";
+    let index = 0;
+    try {
+      for (; index < keys.length; index++) {
+        const key = keys[index];
+        out += (index > 0 ? "," : "") + this.#string(key) + ":" + this.write(value[key], depth);
+      }
+    } catch (error) {
+      throw within(error, keys[index]);
     }
-    return out + this.#count("}");
+    return out + "}";
+  }
+
+  /** Runs the walk, turning a refusal into the public error with its JSON Pointer. */
+  run(value: unknown): string {
+    try {
+      return this.write(value, 0);
+    } catch (error) {
+      if (!(error instanceof Refusal)) throw error;
+      const tokens = error.tokens.reverse();
+      const closing = error.code === "json_too_deep" ? firstRepeat(this.#stack) : -1;
+      if (closing >= 0) {
+        // Reported where the cycle closes: the member whose value is one of its ancestors.
+        throw new JsonValueError(
+          "json_cycle",
+          toPointer(tokens.slice(0, closing)),
+          "value contains a cycle",
+        );
+      }
+      throw new JsonValueError(error.code, toPointer(tokens), error.message);
+    }
   }
 }
 
@@ -166,7 +214,7 @@ export function canonicalize(value: unknown, limits: Partial<JsonLimits> = {}): 
     maxNodes: bound(limits.maxNodes, DEFAULT_JSON_LIMITS.maxNodes),
     maxBytes: bound(limits.maxBytes, DEFAULT_JSON_LIMITS.maxBytes),
   };
-  const text = new Canonicalizer(bounds).write(value, 0);
+  const text = new Canonicalizer(bounds).run(value);
   if (text.length * 3 > bounds.maxBytes && utf8Length(text) > bounds.maxBytes) {
     throw new JsonValueError(
       "json_too_large",
