@@ -158,23 +158,42 @@ Deno.test("chains of three unbounded repetitions that trade characters are refus
   }
 });
 
-Deno.test("a pattern is tested on at most PATTERN_INPUT_LIMIT code points", () => {
-  const anchored = compileSchema({ type: "string", pattern: "^a[b😀]*$" });
-  assert.equal(anchored("a" + "b".repeat(PATTERN_INPUT_LIMIT - 1)).valid, true);
+Deno.test("a quadratic pattern is tested on at most PATTERN_INPUT_LIMIT code points", () => {
+  // Unanchored with an unbounded class: the search for a start and `[b😀]*` trade characters.
+  const quadratic = compileSchema({ type: "string", pattern: "a[b😀]*$" });
+  assert.equal(quadratic("a" + "b".repeat(PATTERN_INPUT_LIMIT - 1)).valid, true);
   // Code points, not UTF-16 units: an astral character counts once.
-  assert.equal(anchored("a" + "😀".repeat(PATTERN_INPUT_LIMIT - 1)).valid, true);
-  const long = anchored("a" + "b".repeat(PATTERN_INPUT_LIMIT));
+  assert.equal(quadratic("a" + "😀".repeat(PATTERN_INPUT_LIMIT - 1)).valid, true);
+  const long = quadratic("a" + "b".repeat(PATTERN_INPUT_LIMIT));
   assert.deepEqual(long.valid ? [] : long.errors, [
     { code: "value_invalid", path: "", keyword: "pattern" },
   ]);
-  // Search semantics are kept: an unanchored pattern matches anywhere.
-  const search = compileSchema({ type: "string", pattern: "b|^x" });
+  // A linear pattern (anchored, one unbounded class) is tested on the whole string.
+  const linear = compileSchema({ type: "string", pattern: "^a[b😀]*$" });
+  assert.equal(linear("a" + "b".repeat(20_000)).valid, true);
+  // zod's base64 pattern is linear, so large payloads still validate.
+  const base64 = compileSchema({
+    type: "string",
+    pattern: "^$|^(?:[0-9a-zA-Z+/]{4})*(?:(?:[0-9a-zA-Z+/]{2}==)|(?:[0-9a-zA-Z+/]{3}=))?$",
+  });
+  assert.equal(base64("QUJD".repeat(10_000)).valid, true);
+  assert.equal(base64("QUJD".repeat(10_000) + "Q").valid, false);
+  // Search semantics are kept by the bound: an unanchored pattern matches anywhere.
+  const search = compileSchema({ type: "string", pattern: "b+|^x" });
   assert.equal(search("aab").valid, true);
   assert.equal(search("xa").valid, true);
   assert.equal(search("ax").valid, false);
   assert.equal(search("a\nb").valid, true);
   // Patterns on property names are bounded the same way.
-  const names = compileSchema({ type: "object", propertyNames: { pattern: "^k" } });
+  const names = compileSchema({ type: "object", propertyNames: { pattern: "k+" } });
   assert.equal(names({ ["k".repeat(PATTERN_INPUT_LIMIT)]: 1 }).valid, true);
   assert.equal(names({ ["k".repeat(PATTERN_INPUT_LIMIT + 1)]: 1 }).valid, false);
+});
+
+Deno.test("a repetition that may match nothing does not end a chain", () => {
+  // Found by fuzzing: `(?:)` and `()+` consume nothing, so `a+` on both sides still trade.
+  for (const pattern of ["a+(?:)a+a[^a].", "\\wa*(?:)+a*,", "x*()a*(?:b?)a*!"]) {
+    assert.equal(patternCode(pattern), "schema_pattern_unsafe", pattern);
+  }
+  assert.equal(patternCode("^a+(?:-)a+$"), undefined);
 });

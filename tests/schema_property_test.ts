@@ -116,3 +116,47 @@ Deno.test("checkSchema never throws; a checked schema compiles; validation never
   // The generator must exercise both verdicts, or the property proves little.
   assert.ok(accepted > 50, `only ${accepted} generated schemas were accepted`);
 });
+
+const patternChars = fc.constantFrom(
+  ..."ab-.,()[]{}|*+?^$\\dwsSuxpk<>=!:0123".split(""),
+  "(?:",
+  "(?<n>",
+  "[^",
+  "\\u{1F600}",
+  "\\p{L}",
+  "{2}",
+  "{1,}",
+);
+const patternArb = fc.array(patternChars, { maxLength: 14 }).map((parts) => parts.join(""));
+
+Deno.test("the pattern check never throws, whatever the pattern", () => {
+  fc.assert(
+    fc.property(fc.oneof(patternArb, fc.string({ maxLength: 20 })), (pattern) => {
+      const result = checkSchema({ type: "string", pattern });
+      if (!result.ok) assert.equal(result.problems[0].path, "/pattern");
+    }),
+    { numRuns: 3_000 },
+  );
+});
+
+Deno.test("an admitted pattern matches exactly as the raw expression on short strings", () => {
+  let admitted = 0;
+  fc.assert(
+    fc.property(
+      patternArb,
+      fc.array(fc.string({ unit: fc.constantFrom(...Array.from("ab-.,=1 😀\n")), maxLength: 12 }), {
+        minLength: 1,
+        maxLength: 4,
+      }),
+      (pattern, texts) => {
+        if (!checkSchema({ type: "string", pattern }).ok) return;
+        admitted++;
+        const raw = new RegExp(pattern, "u");
+        const validate = compileSchema({ type: "string", pattern });
+        for (const text of texts) assert.equal(validate(text).valid, raw.test(text), pattern);
+      },
+    ),
+    { numRuns: 3_000 },
+  );
+  assert.ok(admitted > 300, `only ${admitted} generated patterns were admitted`);
+});

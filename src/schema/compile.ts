@@ -6,6 +6,7 @@ import { SluiceError } from "../errors.ts";
 import { checkSchema } from "./check.ts";
 import { keywordRule } from "./keywords.ts";
 import { DEFAULT_MAX_EVALUATIONS, DEFAULT_VALUE_LIMITS } from "./limits.ts";
+import { isQuadratic } from "./pattern.ts";
 import type {
   CompileSchemaOptions,
   SchemaValidator,
@@ -20,27 +21,30 @@ const BUDGET_KEYWORDS: Readonly<Record<string, string>> = {
 };
 
 /**
- * Longest string, in code points, that a `pattern` is tested against; a longer string does not
- * match. Admitted patterns are at worst quadratic, so this caps one test near 4,096² steps.
+ * Longest string, in code points, that a pattern which may backtrack quadratically is tested
+ * against; a longer string does not match. This caps one test near 1,024² steps. Patterns that
+ * run in linear time (anchored, no two unbounded repetitions that can trade characters, such as
+ * zod's base64) are tested on the whole string.
  */
-export const PATTERN_INPUT_LIMIT = 4_096;
+export const PATTERN_INPUT_LIMIT = 1_024;
 
 /**
- * `pattern` as the validator runs it: same matches on strings up to {@link PATTERN_INPUT_LIMIT}
- * code points, no match beyond. The leading `^` makes the engine try one start position; the
- * lazy `[\s\S]*?` then searches for a start exactly as an unanchored pattern would, and the
- * lookahead refuses a long string after reading at most the limit. Admitted patterns have no
- * backreferences, so the added groups change no numbering.
+ * `pattern` as the validator runs it: for a quadratic pattern, same matches on strings up to
+ * {@link PATTERN_INPUT_LIMIT} code points and no match beyond. The leading `^` makes the engine
+ * try one start position; the lazy `[\s\S]*?` then searches for a start exactly as an
+ * unanchored pattern would, and the lookahead refuses a long string after reading at most the
+ * limit. Admitted patterns have no backreferences, so the added groups change no numbering.
  */
 function boundedPattern(pattern: string): string {
+  if (!isQuadratic(pattern)) return pattern;
   return `^(?=[\\s\\S]{0,${PATTERN_INPUT_LIMIT}}$)[\\s\\S]*?(?:${pattern})`;
 }
 
 /**
  * The copy the validator runs on. `format` is removed wherever it is a keyword: it is an
  * annotation in the profile (as in 2020-12's default vocabulary), but `@cfworker/json-schema`
- * asserts the formats it knows (and its `url` expression backtracks exponentially). `pattern`
- * gets its input bound. The checked schema itself is never changed. Recursion is bounded: the
+ * asserts the formats it knows (and its `url` expression backtracks exponentially). A
+ * quadratic `pattern` gets its input bound. The checked schema itself is never changed. Recursion is bounded: the
  * schema passed its depth budget.
  */
 function validationCopy(schema: JsonValue, meter: Meter): JsonValue {

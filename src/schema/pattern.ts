@@ -365,6 +365,16 @@ function termSet(term: Term): CharSet {
   return normalize(atom.alternatives.flatMap((terms) => terms.flatMap((t) => [...termSet(t)])));
 }
 
+/** Fewest characters a term consumes. */
+function minWidth(term: Term): number {
+  const atom = term.atom;
+  if (atom.kind === "assertion") return 0;
+  const one = atom.kind === "char" ? 1 : Math.min(
+    ...atom.alternatives.map((terms) => terms.reduce((sum, t) => sum + minWidth(t), 0)),
+  );
+  return term.min * one;
+}
+
 /** Estimated degree of a term alone: 1 when it repeats without bound, else its inner degree. */
 function termDegree(term: Term): number {
   const atom = term.atom;
@@ -396,7 +406,9 @@ function sequenceDegree(terms: readonly Term[], anchored: boolean): number {
   for (const term of terms) {
     if (term.atom.kind === "assertion") continue;
     const set = termSet(term);
-    if (term.min >= 1 && chain.every((link) => disjoint(link.set, set))) chain = [];
+    // A term that must consume a character none of the chain can match ends the chain; one
+    // that may match nothing (`(?:)`, `a?`) does not.
+    if (minWidth(term) >= 1 && chain.every((link) => disjoint(link.set, set))) chain = [];
     const own = termDegree(term);
     if (own === 0) continue;
     const before = chain.filter((link) => !disjoint(link.set, set)).map((link) => link.degree);
@@ -436,4 +448,13 @@ export function patternProblem(pattern: string, maxLength: number): PatternProbl
     }
     throw reason;
   }
+}
+
+/**
+ * Whether an admitted pattern may backtrack quadratically (estimated degree 2): two unbounded
+ * repetitions that can trade characters, counting an unanchored start as one. Such a pattern
+ * is tested on a bounded prefix only; the others run in linear time.
+ */
+export function isQuadratic(pattern: string): boolean {
+  return alternativesDegree(new PatternReader(pattern).read(), false) >= 2;
 }
