@@ -1,6 +1,7 @@
 import { DEFAULT_JSON_LIMITS, type JsonLimits } from "./json.ts";
 import { type JsonErrorCode, JsonValueError } from "./errors.ts";
 import { toPointer } from "./pointer.ts";
+import { resolveLimits } from "./limits.ts";
 
 const objectPrototype = Object.prototype;
 const arrayPrototype = Array.prototype;
@@ -183,13 +184,6 @@ export function utf8Length(text: string): number {
   return bytes;
 }
 
-/** One limit: its default when absent; NaN or a negative number would silently lift it. */
-function bound(limit: number | undefined, fallback: number): number {
-  if (limit === undefined) return fallback;
-  if (!(limit >= 0)) throw new RangeError("a JSON limit must be a number of at least 0");
-  return limit;
-}
-
 /**
  * Serializes a plain JSON value with the RFC 8785 JSON Canonicalization Scheme: object keys
  * sorted by UTF-16 code units, no whitespace, ECMAScript number formatting.
@@ -208,12 +202,7 @@ function bound(limit: number | undefined, fallback: number): number {
  * ```
  */
 export function canonicalize(value: unknown, limits: Partial<JsonLimits> = {}): string {
-  // `??`, not spread: a limit passed as undefined must keep its default, not lift the bound.
-  const bounds: JsonLimits = {
-    maxDepth: bound(limits.maxDepth, DEFAULT_JSON_LIMITS.maxDepth),
-    maxNodes: bound(limits.maxNodes, DEFAULT_JSON_LIMITS.maxNodes),
-    maxBytes: bound(limits.maxBytes, DEFAULT_JSON_LIMITS.maxBytes),
-  };
+  const bounds = resolveLimits(DEFAULT_JSON_LIMITS, limits);
   const text = new Canonicalizer(bounds).run(value);
   if (text.length * 3 > bounds.maxBytes && utf8Length(text) > bounds.maxBytes) {
     throw new JsonValueError(

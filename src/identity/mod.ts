@@ -15,3 +15,4 @@ export {
   type JsonValue,
 } from "./json.ts";
 export { escapePointerToken, toPointer } from "./pointer.ts";
+export { resolveLimits } from "./limits.ts";

@@ -1,3 +1,4 @@
+import { resolveLimits } from "../identity/limits.ts";
 import { canonicalize } from "../identity/canonicalize.ts";
 import { JsonValueError } from "../identity/errors.ts";
 import type { JsonObject, JsonValue } from "../identity/json.ts";
@@ -293,7 +294,7 @@ const BUDGETS = {
  * ```
  */
 export function checkSchema(schema: unknown, options: CheckSchemaOptions = {}): SchemaCheckResult {
-  const limits: SchemaLimits = { ...DEFAULT_SCHEMA_LIMITS, ...options.limits };
+  const limits: SchemaLimits = resolveLimits(DEFAULT_SCHEMA_LIMITS, options.limits);
   if (!isObject(schema)) {
     return { ok: false, problems: [{ code: "schema_not_object", keyword: "", path: "" }] };
   }

@@ -1,3 +1,4 @@
+import { resolveLimits } from "../identity/limits.ts";
 import { Validator } from "@cfworker/json-schema";
 import { canonicalize } from "../identity/canonicalize.ts";
 import { JsonValueError } from "../identity/errors.ts";
@@ -151,7 +152,7 @@ export function compileSchema(
         (checked.problems.length > 1 ? ` (and ${checked.problems.length - 1} more)` : ""),
     );
   }
-  const valueLimits = { ...DEFAULT_VALUE_LIMITS, ...options.valueLimits };
+  const valueLimits = resolveLimits(DEFAULT_VALUE_LIMITS, options.valueLimits);
   // A private deep copy: cfworker writes hidden properties into the schema it is given.
   const meter = new Meter(options.maxEvaluations ?? DEFAULT_MAX_EVALUATIONS);
   const validator = new Validator(
