@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import {
   checkSchema,
+  compileSchema,
   DEFAULT_SCHEMA_LIMITS,
   type SchemaProblem,
   type SchemaProblemCode,
@@ -427,4 +428,21 @@ Deno.test("a schema that is not plain JSON is refused, never coerced", () => {
   const cyclic: Record<string, unknown> = {};
   cyclic.items = cyclic;
   rejects(cyclic, "schema_keyword_invalid", "json_cycle", "/items");
+});
+
+Deno.test("a budget passed as undefined keeps its default; NaN or a negative one is refused", () => {
+  const wide = { type: "string", enum: Array.from({ length: 1_025 }, (_, index) => `v${index}`) };
+  const result = checkSchema(wide, { limits: { maxEnumLength: undefined } });
+  assert.equal(result.ok, false);
+  assert.deepEqual(
+    !result.ok && result.problems.map((problem) => problem.code),
+    ["schema_enum_too_long"],
+  );
+  assert.throws(() => checkSchema(wide, { limits: { maxEnumLength: Number.NaN } }), RangeError);
+  assert.throws(() => checkSchema(wide, { limits: { maxNodes: -1 } }), RangeError);
+  const validate = compileSchema({ type: "string" }, { valueLimits: { maxBytes: undefined } });
+  assert.deepEqual(validate("x".repeat(70 * 1024)), {
+    valid: false,
+    errors: [{ code: "value_over_budget", path: "", keyword: "maxBytes" }],
+  });
 });
