@@ -17,13 +17,13 @@ export type SchemaProblemCode =
   | "schema_dialect_unsupported"
   /** The serialized schema is over `maxBytes`. */
   | "schema_too_large"
-  /** Subschemas nest deeper than `maxDepth`. */
+  /** The schema's JSON nests deeper than `maxDepth`. */
   | "schema_too_deep"
   /** More JSON nodes than `maxNodes`. */
   | "schema_too_many_nodes"
   /** An `enum` with more members than `maxEnumLength`. */
   | "schema_enum_too_long"
-  /** A `pattern` (or `patternProperties` key) longer than `maxPatternLength`. */
+  /** A `pattern` longer than `maxPatternLength`. */
   | "schema_pattern_too_long"
   /** A `pattern` that does not compile, or whose matching cost cannot be bounded. */
   | "schema_pattern_unsafe";
