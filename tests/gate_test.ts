@@ -338,6 +338,21 @@ Deno.test("gate outcomes: sent and failed is unknown; rejected before sending is
   });
 });
 
+Deno.test("gate outcomes: a catalog change while a write is in flight records unknown, even with a valid reply", async () => {
+  await withSetup(async (setup) => {
+    const gate = gateOf(setup, { approve: () => true });
+    const [envelope] = await gate.run([save("c", "k")], { runId: "changed-in-flight" });
+    assert.equal(writesReceived(setup.server), 1);
+    assert.equal(setup.server.records.get("k"), SYNTHETIC_VALUE, "the server did write");
+    assert.equal(envelope.effect, "unknown");
+    assert.equal(envelope.errorCode, "mcp_catalog_stale");
+    const record = await setup.store.get(envelope.approvalId!);
+    assert.equal(record?.state, "unknown");
+    assert.equal(record?.outcomeReason, "mcp_catalog_stale");
+    assert.equal(record?.receipt, undefined);
+  }, { mode: "change-then-success" });
+});
+
 Deno.test("gate: a memory store without the test option refuses writes and sends nothing", async () => {
   await withSetup(async (setup) => {
     const gate = new Gate({

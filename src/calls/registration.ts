@@ -57,6 +57,12 @@ export interface Dispatch {
 export interface DispatchHooks {
   /** Runs once the request was handed to the session, while its answer is awaited. */
   readonly onSent?: () => void | Promise<void>;
+  /**
+   * When set, a tool list change heard while the request was in flight fails the call with
+   * `mcp_catalog_stale` even if a valid reply arrives: for a write, the tool it reached may no
+   * longer be the one that was approved, so the outcome is not proven.
+   */
+  readonly failIfCatalogChanged?: boolean;
 }
 
 /**
@@ -183,6 +189,9 @@ async function dispatch(
       return { envelope: failure(error.code), sent: error.sent };
     }
     return { envelope: failure("mcp_transport_error"), sent: true };
+  }
+  if (hooks.failIfCatalogChanged && context.monitor.status(context.generation) === "stale") {
+    return { envelope: failure("mcp_catalog_stale"), sent: true };
   }
   try {
     return { envelope: checkCallResult(raw, context.validateOutput, context.limits), sent: true };

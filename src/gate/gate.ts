@@ -496,6 +496,7 @@ export class Gate {
     }
     const dispatch = await tool.layers.dispatch(admission.args, options.signal, {
       onSent: () => this.#point("sent", approvalId),
+      failIfCatalogChanged: true,
     });
     await this.#point("replied", approvalId);
     const { envelope } = dispatch;
