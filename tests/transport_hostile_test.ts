@@ -10,9 +10,9 @@ import {
   tableResolver,
 } from "./transport_servers.ts";
 
-const DEADLINE_MS = 600;
-// Scheduling slack for a loaded CI machine on top of the 10% bound.
-const SLACK_MS = 150;
+// Long enough that 10% (150 ms) absorbs scheduling on a loaded CI machine: the bound is the
+// issue's own, with no slack added on top.
+const DEADLINE_MS = 1_500;
 const encoder = new TextEncoder();
 
 function hardenedFetch(extra: { maxResponseBytes?: number } = {}) {
@@ -47,7 +47,7 @@ async function expectEnd(
   assert.ok(caught instanceof TransportError, `${label}: expected a TransportError, got ${caught}`);
   assert.equal(caught.code, code, label);
   assert.ok(
-    elapsed <= DEADLINE_MS * 1.1 + SLACK_MS,
+    elapsed <= DEADLINE_MS * 1.1,
     `${label}: ended after ${elapsed.toFixed(0)} ms, deadline ${DEADLINE_MS} ms`,
   );
   if (code === "transport_timeout") assert.ok(elapsed >= DEADLINE_MS * 0.95, label);
