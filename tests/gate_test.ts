@@ -372,6 +372,42 @@ Deno.test("gate: a memory store without the test option refuses writes and sends
   });
 });
 
+Deno.test("gate: a failing store is approval_store_error; nothing is sent before a durable claim", async () => {
+  // Before the approval exists: a closed store refuses prepare, and the server hears nothing.
+  await withSetup(async (setup) => {
+    await setup.store.close();
+    const [envelope] = await gateOf(setup, { approve: () => true }).run([save("c", "k")], {
+      runId: "closed",
+    });
+    assert.equal(envelope.errorCode, "approval_store_error");
+    assert.equal(envelope.effect, "not_started");
+    assert.equal(writesReceived(setup.server), 0);
+  });
+  // After the send: the outcome cannot be recorded. The envelope says what this process saw,
+  // the claim stays, and recover() settles it as unknown without sending it again.
+  await withSetup(async (setup) => {
+    let failures = 0;
+    const store = setup.store;
+    const record = store.recordOutcome.bind(store);
+    store.recordOutcome = (id, outcome) => {
+      if (failures++ === 0) return Promise.reject(new Error("disk full"));
+      return record(id, outcome);
+    };
+    const gate = gateOf(setup, { approve: () => true });
+    const [envelope] = await gate.run([save("c", "k")], { runId: "record-fails" });
+    assert.equal(envelope.errorCode, "approval_store_error");
+    assert.equal(envelope.effect, "committed", "the reply was valid");
+    assert.equal(writesReceived(setup.server), 1);
+    assert.equal((await store.get(envelope.approvalId!))?.state, "claimed");
+    assert.deepEqual(await gate.recover(), [envelope.approvalId]);
+    assert.equal((await store.get(envelope.approvalId!))?.state, "unknown");
+    const [again] = await gate.run([save("c", "k")], { runId: "record-fails" });
+    assert.equal(again.errorCode, "approval_already_claimed");
+    assert.equal(again.effect, "unknown");
+    assert.equal(writesReceived(setup.server), 1, "never sent twice");
+  });
+});
+
 Deno.test("gate recover: a claim without an outcome becomes unknown and is never dispatched", async () => {
   await withSetup(async (setup) => {
     const gate = gateOf(setup);

@@ -55,6 +55,9 @@ const SSRF_TABLE: readonly Case[] = [
   ["data:text/plain,hello", "transport_scheme_refused"],
   ["http://127.0.0.1/", "transport_scheme_refused"],
   ["http://localhost/", "transport_scheme_refused"],
+  // Not a URL at all (and an IPv4 literal WHATWG refuses to parse)
+  ["mcp.example.com/mcp", "transport_url_invalid"],
+  ["https://256.0.0.1/", "transport_url_invalid"],
   // User info
   ["https://user:pass@public.test/", "transport_userinfo_refused"],
   ["https://user@public.test/", "transport_userinfo_refused"],
