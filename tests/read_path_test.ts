@@ -421,3 +421,27 @@ for (const kind of SESSION_KINDS) {
     });
   });
 }
+
+Deno.test("read path memory-v2: abort stops waiting on a scope validator that never answers", async () => {
+  await withSession("memory-v2", {}, async (session) => {
+    // The host's validator ignores its signal and never settles.
+    const found = await discover(session, {
+      echo: bind("echo_text", () => new Promise<undefined>(() => {})),
+    });
+    const controller = new AbortController();
+    const pending = found.registrations[0].call({ message: "hi" }, { signal: controller.signal });
+    setTimeout(() => controller.abort(), 20);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const settled = await Promise.race([
+      pending,
+      new Promise<"still waiting">((resolve) => {
+        timer = setTimeout(() => resolve("still waiting"), 2_000);
+      }),
+    ]);
+    clearTimeout(timer);
+    assert.notEqual(settled, "still waiting", "the abort ended local waiting");
+    assertFailure(settled as ToolEnvelope, "mcp_timeout");
+    assert.equal(await callsOf(session, "echo"), 0);
+    found.monitor.close();
+  });
+});
