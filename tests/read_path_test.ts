@@ -416,6 +416,20 @@ for (const kind of SESSION_KINDS) {
       assert.equal(cursors[1], "");
       assert.ok(cursors.length >= 5);
       found.monitor.close();
+      // Output validators of first-page tools survive the later pages (the v1 SDK's own
+      // listTools drops them): sluice validates with its compiled validators.
+      const paged = await discover(session, {
+        add: bind("add_numbers"),
+        invalid_structured: bind("invalid_structured"),
+        throws: bind("throws"),
+      });
+      const [add, invalid] = paged.registrations;
+      assert.deepEqual(await add.call({ a: 1, b: 2 }), {
+        text: ['{"sum":3}'],
+        structured: { sum: 3 },
+      });
+      assertFailure(await invalid.call({ a: 1, b: 2 }), "mcp_result_invalid");
+      paged.monitor.close();
       await discoveryFails(
         () => discover(session, { echo: bind("e") }, { limits: { maxPages: 2 } }),
         "mcp_too_many_pages",
