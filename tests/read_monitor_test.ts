@@ -3,12 +3,15 @@
  * handler on real in-memory v1 and v2 pairs, changes during discovery, and listen streams.
  */
 import assert from "node:assert/strict";
-import { Client as ClientV2 } from "@modelcontextprotocol/client";
+import { Client as ClientV2, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/client/validators/cf-worker";
 import { Client as ClientV1 } from "@modelcontextprotocol/sdk/client/index.js";
 import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { ACCEPTED_PROTOCOL_VERSIONS, CatalogMonitor, discoverTools } from "../mod.ts";
 import { startMemoryServerV1 } from "../fixtures/read_server_v1.ts";
 import { startMemoryServerV2 } from "../fixtures/read_server_v2.ts";
+import { startHttpServer } from "../fixtures/read_server_http.ts";
+import { CHANGE_TOOL_NAME } from "../fixtures/read_tools.ts";
 import { bind, interceptingClient } from "./support/read_host.ts";
 import { openSession, waitFor } from "./support/sessions.ts";
 
@@ -114,3 +117,57 @@ Deno.test("monitor: a change during discovery leaves the new catalog stale at on
     await session.close();
   }
 });
+
+for (const mode of ["auto", "legacy"] as const) {
+  const era = mode === "auto" ? "2026-07-28" : "2025-11-25";
+  Deno.test(`monitor: the README's wiring works over Streamable HTTP (${era})`, async () => {
+    const fixture = await startHttpServer();
+    const client = new ClientV2({ name: "t", version: "0" }, {
+      jsonSchemaValidator: new CfWorkerJsonSchemaValidator(),
+      versionNegotiation: { mode },
+    });
+    const monitor = new CatalogMonitor();
+    const transport = new StreamableHTTPClientTransport(fixture.url);
+    // As the README's quick start: the hook is set before connecting, nothing else is wired.
+    transport.onmessage = monitor.onMessage;
+    let subscription: { close(): Promise<void> } | undefined;
+    try {
+      await client.connect(transport);
+      assert.equal(client.getNegotiatedProtocolVersion(), era);
+      assert.ok(monitor.acceptProtocolVersion(client.getNegotiatedProtocolVersion()));
+      if (mode === "auto") {
+        const opened = await client.listen({ toolsListChanged: true });
+        subscription = opened;
+        monitor.watchSubscription(opened);
+      }
+      const { snapshot, registrations } = await discoverTools(client, "fixture", {
+        echo: bind("echo_text"),
+      }, { monitor });
+      assert.equal(snapshot.changeDetection, mode === "auto" ? "subscription" : "notifications");
+      assert.deepEqual(await registrations[0].call({ message: "a" }), {
+        text: ["a"],
+        structured: null,
+      });
+      const generation = monitor.generation;
+      if (mode === "auto") fixture.changeTools();
+      else {
+        // The stateless 2025 fallback tells a client only on a response to its own request.
+        await client.request({
+          method: "tools/call",
+          params: { name: CHANGE_TOOL_NAME, arguments: {} },
+        });
+      }
+      assert.ok(await waitFor(() => monitor.generation > generation), "the hook saw the change");
+      assert.equal((await registrations[0].call({ message: "b" })).errorCode, "mcp_catalog_stale");
+      const echoes = fixture.log.filter((entry) =>
+        entry.method === "tools/call" && entry.toolName === "echo"
+      );
+      assert.equal(echoes.length, 1, "no tools/call after the change");
+    } finally {
+      await subscription?.close();
+      monitor.close();
+      await client.close();
+      await fixture.close();
+    }
+  });
+}

@@ -7,6 +7,7 @@
 import assert from "node:assert/strict";
 import {
   CatalogMonitor,
+  DEFAULT_TOOL_LIMITS,
   discoverTools,
   DiscoveryError,
   type ToolEnvelope,
@@ -20,6 +21,7 @@ import {
   callBindings,
   callsOf,
   discover,
+  interceptingClient,
   wireMonitor,
 } from "./support/read_host.ts";
 
@@ -279,7 +281,11 @@ for (const kind of SESSION_KINDS) {
         assert.equal(schema.schema, "input");
         assert.equal(schema.keyword, "x-vendor");
         assert.equal(schema.path, "/properties/q/x-vendor");
-        assert.match(schema.message, /unsupported_schema.*x-vendor.*\/properties\/q\/x-vendor/);
+        // The keyword and the pointer (property names) are the server's text: they are in the
+        // fields, never in the message, which names only the bound tool and the problem code.
+        assert.match(schema.message, /unsupported_schema.*schema_keyword_unsupported/);
+        assert.ok(!schema.message.includes("x-vendor"), schema.message);
+        assert.ok(!schema.message.includes("/properties/q"), schema.message);
         if (kind === "http-2026") {
           // The 2026-07-28 revision has no tasks: the SDK drops `execution` from the wire.
           const plain = await discover(session, { task_required: bind("t") });
@@ -410,6 +416,20 @@ for (const kind of SESSION_KINDS) {
       assert.equal(cursors[1], "");
       assert.ok(cursors.length >= 5);
       found.monitor.close();
+      // Output validators of first-page tools survive the later pages (the v1 SDK's own
+      // listTools drops them): sluice validates with its compiled validators.
+      const paged = await discover(session, {
+        add: bind("add_numbers"),
+        invalid_structured: bind("invalid_structured"),
+        throws: bind("throws"),
+      });
+      const [add, invalid] = paged.registrations;
+      assert.deepEqual(await add.call({ a: 1, b: 2 }), {
+        text: ['{"sum":3}'],
+        structured: { sum: 3 },
+      });
+      assertFailure(await invalid.call({ a: 1, b: 2 }), "mcp_result_invalid");
+      paged.monitor.close();
       await discoveryFails(
         () => discover(session, { echo: bind("e") }, { limits: { maxPages: 2 } }),
         "mcp_too_many_pages",
@@ -417,3 +437,81 @@ for (const kind of SESSION_KINDS) {
     });
   });
 }
+
+Deno.test("read path memory-v2: abort stops waiting on a scope validator that never answers", async () => {
+  await withSession("memory-v2", {}, async (session) => {
+    // The host's validator ignores its signal and never settles.
+    const found = await discover(session, {
+      echo: bind("echo_text", () => new Promise<undefined>(() => {})),
+    });
+    const controller = new AbortController();
+    const pending = found.registrations[0].call({ message: "hi" }, { signal: controller.signal });
+    setTimeout(() => controller.abort(), 20);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const settled = await Promise.race([
+      pending,
+      new Promise<"still waiting">((resolve) => {
+        timer = setTimeout(() => resolve("still waiting"), 2_000);
+      }),
+    ]);
+    clearTimeout(timer);
+    assert.notEqual(settled, "still waiting", "the abort ended local waiting");
+    assertFailure(settled as ToolEnvelope, "mcp_timeout");
+    assert.equal(await callsOf(session, "echo"), 0);
+    found.monitor.close();
+  });
+});
+
+Deno.test("read path memory-v2: the default limits are the issue's and hold against a real server", async () => {
+  assert.deepEqual(DEFAULT_TOOL_LIMITS, {
+    maxPages: 32,
+    maxTools: 256,
+    maxCatalogBytes: 1024 * 1024,
+    maxSchemaBytes: 64 * 1024,
+    maxDescriptionBytes: 8 * 1024,
+    maxArgumentBytes: 64 * 1024,
+    maxResultBytes: 64 * 1024,
+    maxContentBlocks: 128,
+    timeoutMs: 30_000,
+  });
+  // 256 tools on one page pass; 257 do not, with no limit lowered.
+  for (const [extraTools, code] of [[256, undefined], [257, "mcp_too_many_tools"]] as const) {
+    await withSession("memory-v2", { extraTools, onlyExtraTools: true }, async (session) => {
+      const attempt = () => discover(session, { extra_000: bind("first") });
+      if (code === undefined) (await attempt()).monitor.close();
+      else await discoveryFails(attempt, code);
+    });
+  }
+  // 32 pages pass; a 33rd is never requested.
+  for (const [extraTools, code] of [[32, undefined], [33, "mcp_too_many_pages"]] as const) {
+    await withSession(
+      "memory-v2",
+      { extraTools, onlyExtraTools: true, pageSize: 1 },
+      async (session) => {
+        const attempt = () => discover(session, { extra_000: bind("first") });
+        if (code === undefined) (await attempt()).monitor.close();
+        else await discoveryFails(attempt, code);
+        const lists = (await session.log()).filter((entry) => entry.method === "tools/list");
+        assert.equal(lists.length, 32);
+      },
+    );
+  }
+});
+
+Deno.test("read path memory-v2: a task handle instead of a result fails closed", async () => {
+  await withSession("memory-v2", {}, async (session) => {
+    // The real server answers; in transit the answer becomes a task handle (CreateTaskResult),
+    // which no fixture tool sends unasked.
+    const { client } = interceptingClient(session.client, (method, result) => {
+      if (method !== "tools/call") return;
+      const raw = result as Record<string, unknown>;
+      for (const key of Object.keys(raw)) delete raw[key];
+      raw.task = { taskId: "t-1", status: "working", createdAt: "2026-11-30T00:00:00Z" };
+    });
+    const { monitor } = wireMonitor(session);
+    const found = await discoverTools(client, "fixture", { echo: bind("echo_text") }, { monitor });
+    assertFailure(await found.registrations[0].call({ message: "hi" }), "mcp_result_unsupported");
+    assert.equal(await callsOf(session, "echo"), 1);
+    monitor.close();
+  });
+});

@@ -276,6 +276,15 @@ Deno.test("draft-07: constructs whose meaning differs from 2020-12 are rejected"
     "/items",
   );
   rejects({ items: [{ type: "string" }] }, "schema_keyword_invalid", "items", "/items");
+  // `prefixItems` is unknown to draft-07 (ignored there), and beside it object-form `items`
+  // covers every item in draft-07 but only those after the prefix in 2020-12.
+  rejects(
+    { $schema: DRAFT07, properties: { t: { prefixItems: [{ type: "string" }] } } },
+    "schema_dialect_unsupported",
+    "prefixItems",
+    "/properties/t/prefixItems",
+  );
+  assert.deepEqual(problems({ $schema: D2020, prefixItems: [{ type: "string" }] }), []);
   // Draft-07 ignores assertions beside $ref; 2020-12 applies them.
   const refWithType = {
     $defs: { s: { type: "string" } },

@@ -220,6 +220,9 @@ Deno.test("validation work is bounded: a fanned-out schema is refused, not run f
   assert.deepEqual(errorsOf(short({ a: "s" })), [
     { code: "value_over_budget", path: "", keyword: "maxEvaluations" },
   ]);
+  // As with every other budget, NaN or a negative bound is a programming error, not "no bound".
+  assert.throws(() => compileSchema(fanOut(40), { maxEvaluations: Number.NaN }), RangeError);
+  assert.throws(() => compileSchema(fanOut(40), { maxEvaluations: -1 }), RangeError);
 });
 
 Deno.test("a property named __proto__ is data in schemas and values", () => {

@@ -149,8 +149,12 @@ async function admit(
   if (context.scope) {
     let verdict: unknown;
     try {
-      verdict = await context.scope(state, structuredClone(detached), signal ?? NEVER);
-    } catch {
+      verdict = await untilAborted(
+        () => context.scope!(state, structuredClone(detached), signal ?? NEVER),
+        signal,
+      );
+    } catch (error) {
+      if (error === ABORTED) return { ok: false, errorCode: "mcp_timeout" };
       verdict = "scope validator threw";
     }
     // Only an explicit `undefined` allows; anything else (an empty string too) denies.
@@ -162,6 +166,28 @@ async function admit(
 }
 
 const NEVER = new AbortController().signal;
+
+/** Rejection of {@link untilAborted} when the caller's signal aborts first. */
+const ABORTED = Symbol("aborted");
+
+/**
+ * Runs `work` (the host's scope validator) and waits for it only until `signal` aborts: a
+ * validator that ignores its signal must not keep the call waiting after the caller gave up.
+ */
+function untilAborted<T>(
+  work: () => T | Promise<T>,
+  signal: AbortSignal | undefined,
+): Promise<T> {
+  if (signal === undefined) return Promise.resolve().then(work);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(ABORTED);
+    if (signal.aborted) return onAbort();
+    signal.addEventListener("abort", onAbort, { once: true });
+    Promise.resolve().then(work).then(resolve, reject).finally(() =>
+      signal.removeEventListener("abort", onAbort)
+    );
+  });
+}
 
 async function dispatch(
   context: RegistrationContext,

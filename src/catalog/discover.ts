@@ -160,8 +160,8 @@ function admitSchema(
     const [first] = checked.problems;
     throw new DiscoveryError(
       "mcp_schema_unsupported",
-      `${label} does not fit the schema profile: keyword "${first.keyword.slice(0, 128)}" at ` +
-        `"${first.path.slice(0, 256)}" (${first.code})`,
+      // The keyword and its pointer are the server's text: they go in the fields, not here.
+      `${label} does not fit the schema profile (${first.code}); see the error's keyword and path`,
       {
         tool: remoteName,
         schema: role,

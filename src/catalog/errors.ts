@@ -74,8 +74,8 @@ export interface DiscoveryErrorDetails {
 
 /**
  * Thrown by `discoverTools` with a stable code. The message is sluice's own text: it names
- * only host-bound tool names, schema keywords and JSON Pointers, never remote descriptions,
- * values or error messages.
+ * only host-bound tool names and sluice's codes, never remote descriptions, values, error
+ * messages, schema keywords or JSON Pointers (those two are in `keyword` and `path`).
  */
 export class DiscoveryError extends SluiceError<DiscoveryErrorCode> {
   /** Remote name of the bound tool concerned. */

@@ -142,10 +142,15 @@ class SchemaChecker {
           path.pop();
         }
         return;
+      case "prefixItems":
+        // Draft-07 does not know `prefixItems` and ignores it; 2020-12 applies it.
+        if (this.#dialect === "draft-07") {
+          return this.#report("schema_dialect_unsupported", keyword, path);
+        }
+      // falls through
       case "anyOf":
       case "oneOf":
-      case "allOf":
-      case "prefixItems": {
+      case "allOf": {
         if (!Array.isArray(value) || value.length === 0) {
           return this.#report("schema_keyword_invalid", keyword, path);
         }

@@ -154,7 +154,11 @@ export function compileSchema(
   }
   const valueLimits = resolveLimits(DEFAULT_VALUE_LIMITS, options.valueLimits);
   // A private deep copy: cfworker writes hidden properties into the schema it is given.
-  const meter = new Meter(options.maxEvaluations ?? DEFAULT_MAX_EVALUATIONS);
+  const { maxEvaluations } = resolveLimits(
+    { maxEvaluations: DEFAULT_MAX_EVALUATIONS },
+    { maxEvaluations: options.maxEvaluations },
+  );
+  const meter = new Meter(maxEvaluations);
   const validator = new Validator(
     validationCopy(JSON.parse(canonicalize(checked.schema)), meter) as Record<string, unknown>,
     "2020-12",

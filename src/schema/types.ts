@@ -92,6 +92,7 @@ export interface CompileSchemaOptions extends CheckSchemaOptions {
   /**
    * Most subschema evaluations one validation may perform; past it the value is refused with
    * `value_over_budget` (keyword `maxEvaluations`). Bounds schemas whose references fan out.
+   * NaN or a negative number throws a `RangeError` instead of lifting the bound.
    */
   readonly maxEvaluations?: number;
 }
