@@ -38,6 +38,7 @@ export {
   type SchemaLimits,
   type SchemaProblem,
   type SchemaProblemCode,
+  SchemaUnsupportedError,
   type SchemaValidator,
   type ValidationError,
   type ValidationErrorCode,

@@ -3,7 +3,7 @@ import { Validator } from "@cfworker/json-schema";
 import { canonicalize } from "../identity/canonicalize.ts";
 import { JsonValueError } from "../identity/errors.ts";
 import type { JsonValue } from "../identity/json.ts";
-import { SluiceError } from "../errors.ts";
+import { SchemaUnsupportedError } from "./errors.ts";
 import { checkSchema } from "./check.ts";
 import { keywordRule } from "./keywords.ts";
 import { DEFAULT_MAX_EVALUATIONS, DEFAULT_VALUE_LIMITS } from "./limits.ts";
@@ -113,7 +113,7 @@ function instancePointer(location: string): string {
 
 /**
  * Compiles a schema that fits `sluice.schema/v1` into a validator. Throws a
- * {@link SluiceError} with code `schema_unsupported` (naming the first problem) when the schema
+ * {@link SchemaUnsupportedError} (code `schema_unsupported`, every problem in `problems`) when the schema
  * does not fit.
  *
  * The validator first bounds the value (plain JSON within `valueLimits`; defaults in
@@ -145,12 +145,7 @@ export function compileSchema(
 ): SchemaValidator {
   const checked = checkSchema(schema, options);
   if (!checked.ok) {
-    const [first] = checked.problems;
-    throw new SluiceError(
-      "schema_unsupported",
-      `schema does not fit sluice.schema/v1: ${first.code} for "${first.keyword}" at "${first.path}"` +
-        (checked.problems.length > 1 ? ` (and ${checked.problems.length - 1} more)` : ""),
-    );
+    throw new SchemaUnsupportedError(checked.problems);
   }
   const valueLimits = resolveLimits(DEFAULT_VALUE_LIMITS, options.valueLimits);
   // A private deep copy: cfworker writes hidden properties into the schema it is given.
