@@ -462,6 +462,31 @@ Deno.test("read path memory-v2: abort stops waiting on a scope validator that ne
   });
 });
 
+Deno.test("read path memory-v2: the request deadline also bounds a scope validator that never answers", async () => {
+  await withSession("memory-v2", {}, async (session) => {
+    let validatorSignal: AbortSignal | undefined;
+    const found = await discover(session, {
+      echo: bind("echo_text", (_state, _args, signal) => {
+        validatorSignal = signal;
+        return new Promise<undefined>(() => {});
+      }),
+    }, { limits: { timeoutMs: 100 } });
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const settled = await Promise.race([
+      found.registrations[0].call({ message: "hi" }),
+      new Promise<"still waiting">((resolve) => {
+        timer = setTimeout(() => resolve("still waiting"), 2_000);
+      }),
+    ]);
+    clearTimeout(timer);
+    assert.notEqual(settled, "still waiting", "the deadline ended local waiting");
+    assertFailure(settled as ToolEnvelope, "mcp_timeout");
+    assert.equal(validatorSignal?.aborted, true, "the validator was told to stop");
+    assert.equal(await callsOf(session, "echo"), 0);
+    found.monitor.close();
+  });
+});
+
 Deno.test("read path memory-v2: the default limits are the issue's and hold against a real server", async () => {
   assert.deepEqual(DEFAULT_TOOL_LIMITS, {
     maxPages: 32,

@@ -149,9 +149,10 @@ async function admit(
   if (context.scope) {
     let verdict: unknown;
     try {
-      verdict = await untilAborted(
-        () => context.scope!(state, structuredClone(detached), signal ?? NEVER),
+      verdict = await withinDeadline(
+        (stop) => context.scope!(state, structuredClone(detached), stop),
         signal,
+        context.limits.timeoutMs,
       );
     } catch (error) {
       if (error === ABORTED) return { ok: false, errorCode: "mcp_timeout" };
@@ -165,27 +166,32 @@ async function admit(
   return { ok: true, args: detached };
 }
 
-const NEVER = new AbortController().signal;
-
-/** Rejection of {@link untilAborted} when the caller's signal aborts first. */
+/** Rejection of {@link withinDeadline} when the caller aborts or the deadline passes first. */
 const ABORTED = Symbol("aborted");
 
 /**
- * Runs `work` (the host's scope validator) and waits for it only until `signal` aborts: a
- * validator that ignores its signal must not keep the call waiting after the caller gave up.
+ * Runs `work` (the host's scope validator) and waits for it only until the caller's signal aborts
+ * or the request deadline passes: a validator that ignores its signal must not keep the call
+ * waiting. `work` gets a signal that fires at either.
  */
-function untilAborted<T>(
-  work: () => T | Promise<T>,
+function withinDeadline<T>(
+  work: (stop: AbortSignal) => T | Promise<T>,
   signal: AbortSignal | undefined,
+  timeoutMs: number,
 ): Promise<T> {
-  if (signal === undefined) return Promise.resolve().then(work);
+  const controller = new AbortController();
   return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(ABORTED);
-    if (signal.aborted) return onAbort();
-    signal.addEventListener("abort", onAbort, { once: true });
-    Promise.resolve().then(work).then(resolve, reject).finally(() =>
-      signal.removeEventListener("abort", onAbort)
-    );
+    const stop = () => {
+      controller.abort();
+      reject(ABORTED);
+    };
+    if (signal?.aborted) return stop();
+    const timer = setTimeout(stop, timeoutMs);
+    signal?.addEventListener("abort", stop, { once: true });
+    Promise.resolve().then(() => work(controller.signal)).then(resolve, reject).finally(() => {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", stop);
+    });
   });
 }
 
