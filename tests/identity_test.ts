@@ -3,11 +3,13 @@
  *
  * Expected outputs come from RFC 8785 (section 3.2.2 sample object, section 3.2.3 sorting
  * example, appendix B number table) or are written by hand; digests are checked against
- * `node:crypto`, an implementation independent of the `crypto.subtle` path under test.
+ * `node:crypto`, an implementation independent of both hash paths under test (JavaScript for
+ * small inputs, `crypto.subtle` for large ones).
  */
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import fc from "fast-check";
+import { digestText, SCRIPT_HASH_MAX_BYTES } from "../src/identity/digest.ts";
 import {
   canonicalize,
   DEFAULT_JSON_LIMITS,
@@ -165,6 +167,26 @@ Deno.test("digest is sha256 of the UTF-8 canonical text, checked with node:crypt
   assert.equal(
     await digest({}),
     "sha256:44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060f61caaff8a",
+  );
+});
+
+Deno.test("both hash paths agree with node:crypto on each side of the size threshold", async () => {
+  // Multi-byte text too: the threshold counts UTF-8 bytes, not UTF-16 code units.
+  const sizes = [0, 1, 55, 56, 63, 64, 65, 1000, SCRIPT_HASH_MAX_BYTES - 1, SCRIPT_HASH_MAX_BYTES];
+  const texts = [
+    ...sizes.map((size) => "a".repeat(size)),
+    ...[SCRIPT_HASH_MAX_BYTES + 1, SCRIPT_HASH_MAX_BYTES * 3].map((size) => "b".repeat(size)),
+    "\u00e9".repeat(SCRIPT_HASH_MAX_BYTES / 2),
+    "\u00e9".repeat(SCRIPT_HASH_MAX_BYTES / 2) + "x",
+    "\ud83d\ude00".repeat(SCRIPT_HASH_MAX_BYTES / 4 + 1),
+  ];
+  for (const text of texts) assert.equal(await digestText(text), independentDigest(text));
+  await fc.assert(
+    fc.asyncProperty(
+      fc.string({ unit: "binary", maxLength: SCRIPT_HASH_MAX_BYTES / 2 + 64 }),
+      async (text) => assert.equal(await digestText(text), independentDigest(text)),
+    ),
+    { numRuns: 300 },
   );
 });
 

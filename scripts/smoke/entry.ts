@@ -68,6 +68,8 @@ async function identityChecks(): Promise<Record<string, JsonValue>> {
     rfcSampleDigest: await digest(rfcSample),
     unicodeKeysCanonical: canonicalize({ "\u20ac": 1, "\r": 2, "\ufb33": 3, "\ud83d\ude00": 4 }),
     unicodeDigest: await digest({ "\u00f6": "\ud83d\ude00", n: [-0, 5e-324, 1e21] }),
+    // Over the script-hash threshold: the crypto.subtle path must agree everywhere too.
+    largeDigest: await digest({ text: "\u00e9x".repeat(20_000) }),
     refusals: [
       refusal({ a: undefined }),
       refusal([sparse]),
