@@ -8,6 +8,11 @@
  * the store is one write transaction that appends one event, so the events of one approval
  * count its transactions (checked again on the last timed cycle).
  *
+ * Two more loops split the target's budget: the floor (the bare transactions plus one raw SDK
+ * `callTool` per write to the same in-memory server: the parts the cycle must contain, with no
+ * sluice code) and the store on a file whose state-machine triggers were dropped (what the SQL
+ * enforcement costs, since `@libsql/client` compiles the triggers into every statement anew).
+ *
  * The machine may be shared, and fsync latency on it swings by 10x within seconds, so rounds of
  * gate cycles, bare transactions and store-only cycles alternate, and each ratio is the median
  * of the per-round ratios (with its quartiles as figures) rather than a ratio of medians.
@@ -41,6 +46,10 @@ export const writePathBenchmark: Benchmark = {
     // The same store and bare loops without a file: their CPU alone, no fsync.
     const memoryStore = await LibsqlApprovalStore.open(":memory:");
     const memoryBare = createClient({ url: ":memory:", intMode: "number", concurrency: 1 });
+    // The same store with its triggers dropped by another connection: not a sluice store any
+    // more, only a measurement of what the triggers cost.
+    const untriggered = await LibsqlApprovalStore.open(`${dir}/untriggered.db`);
+    await dropTriggers(`file:${dir}/untriggered.db`);
     try {
       const settings = await store.durability();
       if (settings.journalMode !== "wal" || settings.synchronous < 2) {
@@ -138,17 +147,39 @@ export const writePathBenchmark: Benchmark = {
           });
         }
       };
-      const [gateSamples, bareSamples, storeSamples, storeCpuSamples, bareCpuSamples] =
-        await sampleInterleaved(
-          [
-            cycles,
-            bareLoopOn(bare),
-            storeOnlyOn(store),
-            storeOnlyOn(memoryStore),
-            bareLoopOn(memoryBare),
-          ],
-          { rounds: ROUNDS, warmup: WARMUP },
-        );
+      const bareLoop = bareLoopOn(bare);
+      // The parts a write cycle cannot leave out, without sluice: the same durable transactions
+      // and one tools/call through the SDK client.
+      const floor = async () => {
+        await bareLoop();
+        for (let i = 0; i < CYCLES_PER_ROUND; i++) {
+          const result = await server.client.callTool({
+            name: "write_record",
+            arguments: { key: `f${sequence++}`, value: SYNTHETIC_VALUE },
+          });
+          if (result.isError) throw new Error("a floor call failed");
+        }
+      };
+      const [
+        gateSamples,
+        bareSamples,
+        storeSamples,
+        storeCpuSamples,
+        bareCpuSamples,
+        floorSamples,
+        untriggeredSamples,
+      ] = await sampleInterleaved(
+        [
+          cycles,
+          bareLoop,
+          storeOnlyOn(store),
+          storeOnlyOn(memoryStore),
+          bareLoopOn(memoryBare),
+          floor,
+          storeOnlyOn(untriggered),
+        ],
+        { rounds: ROUNDS, warmup: WARMUP },
+      );
       if ((await store.events(lastApprovalId)).length !== transactionsPerWrite) {
         throw new Error("a timed cycle made another number of transactions than the probe");
       }
@@ -162,6 +193,9 @@ export const writePathBenchmark: Benchmark = {
       const perTransactionUs = (ms: number) =>
         (ms * 1000) / (CYCLES_PER_ROUND * transactionsPerWrite);
       const perSecond = (CYCLES_PER_ROUND * 1000) / subjectMs;
+      const perWriteUs = (ms: number) => (ms * 1000) / CYCLES_PER_ROUND;
+      const floorMs = median(floorSamples);
+      const untriggeredMs = median(untriggeredSamples);
       const bareTx = (CYCLES_PER_ROUND * transactionsPerWrite * 1000) / baselineMs;
       return [{
         kind: "comparison",
@@ -192,6 +226,35 @@ export const writePathBenchmark: Benchmark = {
         baseline: `${CYCLES_PER_ROUND * transactionsPerWrite} bare transactions on :memory:`,
         baselineMs: median(bareCpuSamples),
         ratio: median(perRound(storeCpuSamples, bareCpuSamples)),
+      }, {
+        kind: "comparison",
+        subject: `floor: the same tx + ${CYCLES_PER_ROUND} raw SDK callTool, no sluice`,
+        subjectMs: floorMs,
+        baseline: `${CYCLES_PER_ROUND * transactionsPerWrite} bare libSQL transactions`,
+        baselineMs,
+        ratio: median(perRound(floorSamples, bareSamples)),
+      }, {
+        kind: "comparison",
+        subject: `${CYCLES_PER_ROUND} store-only cycles, triggers dropped`,
+        subjectMs: untriggeredMs,
+        baseline: `${CYCLES_PER_ROUND * transactionsPerWrite} bare libSQL transactions`,
+        baselineMs,
+        ratio: median(perRound(untriggeredSamples, bareSamples)),
+      }, {
+        kind: "figure",
+        name: "sluice's budget per write at 1.3x (1.3 x bare - floor)",
+        value: perWriteUs(1.3 * baselineMs - floorMs),
+        unit: "us",
+      }, {
+        kind: "figure",
+        name: "sluice's cost per write (gate cycle - floor)",
+        value: perWriteUs(subjectMs - floorMs),
+        unit: "us",
+      }, {
+        kind: "figure",
+        name: "SQL state-machine triggers per write (store - store without)",
+        value: perWriteUs(storeMs - untriggeredMs),
+        unit: "us",
       }, {
         kind: "figure",
         name: "store CPU per durable transaction (:memory:)",
@@ -236,6 +299,7 @@ export const writePathBenchmark: Benchmark = {
     } finally {
       bare.close();
       memoryBare.close();
+      await untriggered.close();
       await store.close();
       await memoryStore.close();
       await server.close();
@@ -243,3 +307,15 @@ export const writePathBenchmark: Benchmark = {
     }
   },
 };
+
+/** Drops every trigger of the database at `url`, through a connection of its own. */
+async function dropTriggers(url: string): Promise<void> {
+  const client = createClient({ url, intMode: "number" });
+  try {
+    const triggers = await client.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'");
+    if (triggers.rows.length === 0) throw new Error("the store schema has no triggers to drop");
+    for (const row of triggers.rows) await client.execute(`DROP TRIGGER "${String(row[0])}"`);
+  } finally {
+    client.close();
+  }
+}
