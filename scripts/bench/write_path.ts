@@ -12,6 +12,7 @@
  * `callTool` per write to the same in-memory server: the parts the cycle must contain, with no
  * sluice code) and the store on a file whose state-machine triggers were dropped (what the SQL
  * enforcement costs, since `@libsql/client` compiles the triggers into every statement anew).
+ * Gate cycles on the non-durable `MemoryApprovalStore` show what the gate costs with no SQL.
  *
  * The machine may be shared, and fsync latency on it swings by 10x within seconds, so rounds of
  * gate cycles, bare transactions and store-only cycles alternate, and each ratio is the median
@@ -20,7 +21,7 @@
  * @module
  */
 import { createClient } from "@libsql/client";
-import { digest, discoverWriteTools, Gate } from "../../mod.ts";
+import { digest, discoverWriteTools, Gate, MemoryApprovalStore } from "../../mod.ts";
 import { LibsqlApprovalStore } from "../../libsql.ts";
 import { SYNTHETIC_VALUE } from "../../fixtures/write_server.ts";
 import { startMemoryWriteServer } from "../../fixtures/write_server_memory.ts";
@@ -59,6 +60,12 @@ export const writePathBenchmark: Benchmark = {
         write_record: writeBinding(),
       }, { monitor: server.monitor });
       const gate = new Gate({ catalogs: [writes], store, approve: () => true });
+      const sqlFreeGate = new Gate({
+        catalogs: [writes],
+        store: new MemoryApprovalStore(),
+        approve: () => true,
+        allowNonDurableStoreForTests: true,
+      });
 
       // One cycle first, to count its durable transactions.
       const [probe] = await gate.run([
@@ -83,7 +90,7 @@ export const writePathBenchmark: Benchmark = {
       let sequence = 0;
       let lastApprovalId = "";
       const body = JSON.stringify({ key: "k", value: SYNTHETIC_VALUE }).repeat(4);
-      const cycles = async () => {
+      const cyclesOn = (gate: Gate) => async () => {
         for (let i = 0; i < CYCLES_PER_ROUND; i++) {
           const n = sequence++;
           const [envelope] = await gate.run([
@@ -97,6 +104,7 @@ export const writePathBenchmark: Benchmark = {
           lastApprovalId = envelope.approvalId!;
         }
       };
+      const cycles = cyclesOn(gate);
       const bareLoopOn = (client: typeof bare) => async () => {
         for (let i = 0; i < CYCLES_PER_ROUND * transactionsPerWrite; i++) {
           const n = sequence++;
@@ -168,6 +176,7 @@ export const writePathBenchmark: Benchmark = {
         bareCpuSamples,
         floorSamples,
         untriggeredSamples,
+        sqlFreeSamples,
       ] = await sampleInterleaved(
         [
           cycles,
@@ -177,9 +186,12 @@ export const writePathBenchmark: Benchmark = {
           bareLoopOn(memoryBare),
           floor,
           storeOnlyOn(untriggered),
+          cyclesOn(sqlFreeGate),
         ],
         { rounds: ROUNDS, warmup: WARMUP },
       );
+      // The last cycle ran on the SQL-free gate; one more on the libSQL store to check it.
+      await cycles();
       if ((await store.events(lastApprovalId)).length !== transactionsPerWrite) {
         throw new Error("a timed cycle made another number of transactions than the probe");
       }
@@ -249,6 +261,11 @@ export const writePathBenchmark: Benchmark = {
         kind: "figure",
         name: "sluice's cost per write (gate cycle - floor)",
         value: perWriteUs(subjectMs - floorMs),
+        unit: "us",
+      }, {
+        kind: "figure",
+        name: "gate with no SQL (MemoryApprovalStore) - raw callTool, per write",
+        value: perWriteUs(median(sqlFreeSamples)) - perWriteUs(floorMs - baselineMs),
         unit: "us",
       }, {
         kind: "figure",
