@@ -7,6 +7,10 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { createClient } from "@libsql/client";
 import { LibsqlApprovalStore, resolveStoreUrl } from "../libsql.ts";
+import { discoverWriteTools, Gate, SluiceError } from "../mod.ts";
+import { SYNTHETIC_VALUE, WRITE_TOOL } from "../fixtures/write_server.ts";
+import { startMemoryWriteServer } from "../fixtures/write_server_memory.ts";
+import { writeBinding } from "./support/write_bindings.ts";
 import { checkDurability, readDurability } from "../src/approvals/durability.ts";
 import { LATEST_SCHEMA_VERSION } from "../src/approvals/migrations.ts";
 import type { ApprovalRecord, ClaimResult } from "../src/approvals/mod.ts";
@@ -450,5 +454,106 @@ Deno.test("race: 8 processes claim the same approved call at once, 20 times; exa
     } finally {
       await after.close();
     }
+  });
+});
+
+/** Holds the write lock of the database at `path` from a connection of this test's own. */
+async function holdWriteLock(path: string) {
+  const other = createClient({ url: `file:${path}` });
+  const tx = await other.transaction("write");
+  return () => {
+    tx.close();
+    other.close();
+  };
+}
+
+Deno.test("a database locked past busyTimeoutMs: approval_store_busy, sluice's text, nothing lost", async () => {
+  await withDir(async (dir) => {
+    const path = join(dir, "approvals.db");
+    const store = await LibsqlApprovalStore.open(path, { busyTimeoutMs: 150 });
+    try {
+      const request = await makeRequest(Date.now());
+      const approval = await store.prepare({ ...request, runId: "run", callId: "first" });
+      const release = await holdWriteLock(path);
+      let failure: unknown;
+      try {
+        await store.approve(approval.id, { by: "alice" }).catch((error) => failure = error);
+        await rejectsWith(
+          store.prepare({ ...request, runId: "run", callId: "second" }),
+          "approval_store_busy",
+        );
+      } finally {
+        release();
+      }
+      assert.ok(failure instanceof SluiceError);
+      assert.equal(failure.code, "approval_store_busy");
+      assert.doesNotMatch(failure.message, /database is locked|SQLITE/i, "no driver text");
+      assert.ok((failure as Error).cause !== undefined, "the driver's error is kept as cause");
+      // Nothing half-done: still pending, no second approval; the same calls now succeed.
+      assert.equal((await store.get(approval.id))?.state, "pending");
+      assert.equal((await store.list()).length, 1);
+      assert.equal((await store.approve(approval.id, { by: "alice" })).state, "approved");
+      const claim = await store.claim(approval.id, expectationFor(request));
+      assert.equal(claim.ok, true);
+      assert.deepEqual(
+        (await store.events(approval.id)).map((event) => event.to),
+        ["pending", "approved", "claimed"],
+      );
+    } finally {
+      await store.close();
+    }
+  });
+});
+
+Deno.test("a gate on a locked store sends nothing and says approval_store_error", async () => {
+  await withDir(async (dir) => {
+    const path = join(dir, "approvals.db");
+    const server = await startMemoryWriteServer();
+    const store = await LibsqlApprovalStore.open(path, { busyTimeoutMs: 150 });
+    try {
+      const writes = await discoverWriteTools(server.client, "fixture", {
+        write_record: writeBinding(),
+      }, { monitor: server.monitor });
+      const gate = new Gate({ catalogs: [writes], store, approve: () => true });
+      const call = {
+        id: "c1",
+        name: "save_record",
+        arguments: { key: "k", value: SYNTHETIC_VALUE },
+      };
+      const release = await holdWriteLock(path);
+      let envelope;
+      try {
+        [envelope] = await gate.run([call], { runId: "run" });
+      } finally {
+        release();
+      }
+      assert.equal(envelope.errorCode, "approval_store_error");
+      assert.equal(envelope.effect, "not_started");
+      assert.equal(server.received.get(WRITE_TOOL) ?? 0, 0, "nothing was sent");
+      assert.equal((await store.list()).length, 0);
+      // Unlocked, the same run and call go through once.
+      const [retried] = await gate.run([call], { runId: "run" });
+      assert.equal(retried.effect, "committed");
+      assert.equal(server.received.get(WRITE_TOOL), 1);
+    } finally {
+      await store.close();
+      await server.close();
+    }
+  });
+});
+
+Deno.test("a store that cannot be opened: approval_store_error in sluice's words", async () => {
+  await withDir(async (dir) => {
+    await assert.rejects(
+      LibsqlApprovalStore.open(join(dir, "missing-directory", "approvals.db")),
+      (error: unknown) => {
+        assert.ok(error instanceof SluiceError);
+        assert.equal(error.code, "approval_store_error");
+        // At most the driver's code: never its text, which names the path.
+        assert.match(error.message, /^the approval database failed while opening it( \(\w+\))?$/);
+        assert.ok(error.cause !== undefined, "the driver's error is kept as cause");
+        return true;
+      },
+    );
   });
 });

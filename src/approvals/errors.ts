@@ -10,7 +10,9 @@ export type ApprovalErrorCode =
   | "approval_store_not_durable"
   | "approval_store_url_invalid"
   | "approval_store_schema_too_new"
-  | "approval_store_closed";
+  | "approval_store_closed"
+  | "approval_store_busy"
+  | "approval_store_error";
 
 /**
  * Thrown by approval stores: an illegal transition, a conflicting prepare, a store that cannot

@@ -148,6 +148,32 @@ const NO_FACTS: Readonly<Record<string, InValue>> = Object.fromEntries(
   APPROVAL_COLUMNS.filter((column) => !INSERT_COLUMNS.includes(column)).map((c) => [c, null]),
 );
 
+/**
+ * A driver failure as an {@link ApprovalError}: `approval_store_busy` when another connection
+ * kept the database locked past the busy timeout, `approval_store_error` otherwise. The message
+ * names only the driver's code (`SQLITE_IOERR`, ...), never its text; the original is `cause`.
+ */
+function storeFailure(error: unknown, doing: string): ApprovalError {
+  if (error instanceof ApprovalError) return error;
+  const driverCode = typeof (error as { code?: unknown })?.code === "string"
+    ? (error as { code: string }).code
+    : undefined;
+  const code = driverCode !== undefined && /^SQLITE_BUSY|^SQLITE_LOCKED/.test(driverCode)
+    ? "approval_store_busy"
+    : "approval_store_error";
+  const wrapped = new ApprovalError(
+    code,
+    code === "approval_store_busy"
+      ? `the approval database stayed locked by another connection while ${doing}`
+      : `the approval database failed while ${doing}` +
+        (driverCode !== undefined && /^[A-Z0-9_]{1,64}$/.test(driverCode)
+          ? ` (${driverCode})`
+          : ""),
+  );
+  Object.defineProperty(wrapped, "cause", { value: error, enumerable: false });
+  return wrapped;
+}
+
 /** How many rows a store remembers for its next transition (see `#move`). */
 const SEEN_LIMIT = 1024;
 
@@ -177,7 +203,11 @@ export class LibsqlApprovalStore implements ApprovalStore {
   readonly durable: boolean;
   /** Where the store lives. */
   readonly location: StoreLocation;
-  readonly #client: Client;
+  #client: Client;
+  /** Opens a fresh, configured connection (see {@link #serial}). */
+  readonly #connect: () => Promise<Client>;
+  /** The last call failed in the driver; the connection is replaced before the next one. */
+  #broken = false;
   readonly #now: () => number;
   // One connection per store (pragmas are per connection); calls are queued so a transaction
   // never meets another call of the same store mid-flight.
@@ -186,8 +216,14 @@ export class LibsqlApprovalStore implements ApprovalStore {
   /** Rows this store last wrote, by id; see {@link #move}. */
   readonly #seen = new Map<string, Fields>();
 
-  private constructor(client: Client, location: StoreLocation, now: () => number) {
+  private constructor(
+    client: Client,
+    connect: () => Promise<Client>,
+    location: StoreLocation,
+    now: () => number,
+  ) {
     this.#client = client;
+    this.#connect = connect;
     this.location = location;
     this.durable = location.kind !== "memory";
     this.#now = now;
@@ -196,7 +232,8 @@ export class LibsqlApprovalStore implements ApprovalStore {
   /**
    * Opens (and creates or migrates) a store. Throws `approval_store_not_durable` when a local
    * file does not keep WAL and `synchronous=FULL`, `approval_store_schema_too_new` when the
-   * database was written by a newer sluice.
+   * database was written by a newer sluice, `approval_store_error` when the driver cannot open
+   * it.
    *
    * @param url a path, `file:` URL, `:memory:`, or a `libsql:` / `https:` server URL
    * @param options `authToken`, `busyTimeoutMs`, and `now` (injectable clock)
@@ -207,21 +244,35 @@ export class LibsqlApprovalStore implements ApprovalStore {
   ): Promise<LibsqlApprovalStore> {
     const location = resolveStoreUrl(url);
     const busyTimeoutMs = options.busyTimeoutMs ?? 10_000;
-    const client = createClient({
-      url: location.url,
-      ...(options.authToken === undefined ? {} : { authToken: options.authToken }),
-      intMode: "number",
-      concurrency: 1,
-      timeout: busyTimeoutMs,
-    });
+    const connect = async () => {
+      let client: Client;
+      try {
+        client = createClient({
+          url: location.url,
+          ...(options.authToken === undefined ? {} : { authToken: options.authToken }),
+          intMode: "number",
+          concurrency: 1,
+          timeout: busyTimeoutMs,
+        });
+      } catch (error) {
+        throw storeFailure(error, "opening it");
+      }
+      try {
+        if (location.kind === "file") await configureDurability(client, busyTimeoutMs);
+        return client;
+      } catch (error) {
+        client.close();
+        throw storeFailure(error, "opening it");
+      }
+    };
+    const client = await connect();
     try {
-      if (location.kind === "file") await configureDurability(client, busyTimeoutMs);
       await migrate(client);
     } catch (error) {
       client.close();
-      throw error;
+      throw storeFailure(error, "opening it");
     }
-    return new LibsqlApprovalStore(client, location, options.now ?? Date.now);
+    return new LibsqlApprovalStore(client, connect, location, options.now ?? Date.now);
   }
 
   /** Records a new pending approval, or returns the existing one for the same run and call. */
@@ -549,6 +600,10 @@ export class LibsqlApprovalStore implements ApprovalStore {
         const value = await body(tx);
         await tx.commit();
         return value;
+      } catch (error) {
+        // Rows remembered inside a transaction that did not commit were never written.
+        this.#seen.clear();
+        throw error;
       } finally {
         tx.close();
       }
@@ -561,7 +616,25 @@ export class LibsqlApprovalStore implements ApprovalStore {
     if (this.#closed) {
       return Promise.reject(new ApprovalError("approval_store_closed", "the store is closed"));
     }
-    const run = this.#queue.then(step, step);
+    const guarded = async () => {
+      if (this.#broken) {
+        this.#client = await this.#connect();
+        this.#broken = false;
+      }
+      try {
+        return await step();
+      } catch (error) {
+        if (!(error instanceof ApprovalError) && this.location.kind !== "memory") {
+          // A statement the driver left unfinished (after SQLITE_BUSY, say) keeps every later
+          // COMMIT on this connection failing, so the connection is closed and replaced. An
+          // in-memory database lives only on its connection and is kept.
+          this.#broken = true;
+          this.#client.close();
+        }
+        throw storeFailure(error, "reading or writing an approval");
+      }
+    };
+    const run = this.#queue.then(guarded, guarded);
     this.#queue = run.catch(() => undefined);
     return run;
   }
