@@ -41,6 +41,7 @@ const TABLE_NAMES = [
   "unsupported_schema",
   "write_like",
   "throws",
+  "timeout_code",
   "fixture_change_tools",
 ];
 
@@ -140,6 +141,11 @@ for (const kind of SESSION_KINDS) {
         () => rawCallTool(session, "throws"),
         (error: Error) => error.message.includes(SECRET),
       );
+      // Both SDKs carry a thrown error's integer code into the JSON-RPC error response.
+      await assert.rejects(
+        () => rawCallTool(session, "timeout_code"),
+        (error: Error & { code?: unknown }) => error.code === -32001,
+      );
 
       const tools = (await rawListTools(session)).tools;
       const byName = new Map(tools.map((tool) => [tool.name, tool]));
@@ -179,6 +185,7 @@ for (const kind of SESSION_KINDS) {
         "many_blocks",
         "slow",
         "throws",
+        "timeout_code",
       ]);
     });
   });

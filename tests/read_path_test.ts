@@ -147,6 +147,8 @@ for (const kind of SESSION_KINDS) {
           ["oversized", {}, "mcp_result_too_large"],
           ["many_blocks", {}, "mcp_result_too_large"],
           ["throws", {}, "mcp_protocol_error"],
+          // A remote error with the v1 SDK's local-timeout code is still a remote error.
+          ["timeout_code", {}, "mcp_protocol_error"],
         ];
         for (const [local, args, code] of expect) {
           const envelope = await byLocal(registrations, local).call(args);

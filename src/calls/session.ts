@@ -91,8 +91,21 @@ function isClosed(client: SdkClientLike): boolean {
   return "transport" in client && client.transport === undefined;
 }
 
-/** Maps an SDK rejection to a code; remote messages are dropped here. */
-function classify(client: SdkClientLike, error: unknown): SessionErrorCode {
+/**
+ * How early a rejection may arrive and still be the SDK's own deadline: timers fire at or after
+ * their delay, but the clocks compared here round differently.
+ */
+const DEADLINE_SLACK_MS = 5;
+
+/**
+ * Maps an SDK rejection to a code; remote messages are dropped here. `pastDeadline` tells a
+ * v1 SDK local timeout (`McpError` -32001) from a remote error response that uses -32001.
+ */
+function classify(
+  client: SdkClientLike,
+  error: unknown,
+  pastDeadline: boolean,
+): SessionErrorCode {
   // Both SDKs clear `transport` before failing pending requests on close.
   if (isClosed(client)) return "mcp_connection_closed";
   const code = typeof error === "object" && error !== null
@@ -103,8 +116,9 @@ function classify(client: SdkClientLike, error: unknown): SessionErrorCode {
     case "NOT_CONNECTED":
       return "mcp_connection_closed";
     case "REQUEST_TIMEOUT":
-    case -32001:
       return "mcp_timeout";
+    case -32001:
+      return pastDeadline ? "mcp_timeout" : "mcp_protocol_error";
     case "INVALID_RESULT":
     case "UNSUPPORTED_RESULT_TYPE":
     case "METHOD_NOT_SUPPORTED_BY_PROTOCOL_VERSION":
@@ -119,7 +133,8 @@ function classify(client: SdkClientLike, error: unknown): SessionErrorCode {
 /**
  * Adapts a connected SDK client (v1 or v2) to {@link McpSession}. The SDK's result validation
  * is bypassed; errors are classified by code and class shape, never by message: timeout or
- * abort → `mcp_timeout`, closed → `mcp_connection_closed`, a JSON-RPC error response or an
+ * abort → `mcp_timeout` (a -32001 error response before the deadline is the server's, not a
+ * timeout), closed → `mcp_connection_closed`, a JSON-RPC error response or an
  * undecodable result → `mcp_protocol_error`, anything else → `mcp_transport_error`.
  *
  * @example
@@ -142,6 +157,7 @@ export function sessionFromClient(client: SdkClientLike): McpSession {
       // The SDK's own deadline and abort handling end local waiting: on either it rejects at
       // once, sends notifications/cancelled and drops a late response. One timer per request.
       let pending: Promise<unknown>;
+      const started = performance.now();
       try {
         pending = send({ method, params }, PASS_THROUGH, {
           ...(signal ? { signal } : {}),
@@ -149,10 +165,11 @@ export function sessionFromClient(client: SdkClientLike): McpSession {
         });
       } catch (error) {
         // A synchronous throw happens before anything reaches the transport.
-        return Promise.reject(new SessionRequestError(classify(client, error), false));
+        return Promise.reject(new SessionRequestError(classify(client, error, false), false));
       }
       return pending.catch((error: unknown) => {
-        const code = signal?.aborted ? "mcp_timeout" : classify(client, error);
+        const pastDeadline = performance.now() - started >= options.timeoutMs - DEADLINE_SLACK_MS;
+        const code = signal?.aborted ? "mcp_timeout" : classify(client, error, pastDeadline);
         throw new SessionRequestError(code, true);
       });
     },

@@ -46,6 +46,7 @@ export const CALL_TOOLS: Record<string, string> = {
   oversized: "oversized",
   many_blocks: "many_blocks",
   throws: "throws",
+  timeout_code: "timeout_code",
 };
 
 /** Bindings for {@link CALL_TOOLS}. */
