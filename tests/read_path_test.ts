@@ -193,6 +193,31 @@ for (const kind of SESSION_KINDS) {
         quick.monitor.close();
       });
 
+      await t.step("calls: a long-lived caller signal keeps no listener per call", async () => {
+        // Counts the abort listeners the signal holds: sluice and the SDK together.
+        const controller = new AbortController();
+        const signal = controller.signal;
+        let listeners = 0;
+        const add = signal.addEventListener.bind(signal);
+        const remove = signal.removeEventListener.bind(signal);
+        signal.addEventListener = (...args: Parameters<typeof add>) => {
+          if (args[0] === "abort") listeners++;
+          add(...args);
+        };
+        signal.removeEventListener = (...args: Parameters<typeof remove>) => {
+          if (args[0] === "abort") listeners--;
+          remove(...args);
+        };
+        const echo = byLocal(registrations, "echo_text");
+        for (let i = 0; i < 40; i++) {
+          assert.deepEqual(await echo.call({ message: `m${i}` }, { signal }), {
+            text: [`m${i}`],
+            structured: null,
+          });
+        }
+        assert.equal(listeners, 0, "every listener added for a call was removed");
+      });
+
       await t.step("list change: stale, nothing sent; rediscovery is explicit", async () => {
         let subscription: { close(): Promise<void> } | undefined;
         let current = registrations;

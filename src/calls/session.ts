@@ -87,6 +87,14 @@ const PASS_THROUGH = Object.freeze({
   }),
 });
 
+/** A fresh signal that aborts with `source`, and the way to stop following it. */
+function linkedSignal(source: AbortSignal): { signal: AbortSignal; unlink: () => void } {
+  const controller = new AbortController();
+  const follow = () => controller.abort(source.reason);
+  source.addEventListener("abort", follow, { once: true });
+  return { signal: controller.signal, unlink: () => source.removeEventListener("abort", follow) };
+}
+
 function isClosed(client: SdkClientLike): boolean {
   return "transport" in client && client.transport === undefined;
 }
@@ -154,20 +162,29 @@ export function sessionFromClient(client: SdkClientLike): McpSession {
         return Promise.reject(new SessionRequestError("mcp_timeout", false));
       }
       const signal = options.signal;
+      // The SDK gets a signal of its own per request: the v1 SDK never removes the listener it
+      // adds, so handing it a long-lived caller signal would grow that signal by one listener
+      // per request. Ours is linked to the caller's and unlinked when the request settles.
+      const link = signal ? linkedSignal(signal) : undefined;
       // The SDK's own deadline and abort handling end local waiting: on either it rejects at
       // once, sends notifications/cancelled and drops a late response. One timer per request.
       let pending: Promise<unknown>;
       const started = performance.now();
       try {
         pending = send({ method, params }, PASS_THROUGH, {
-          ...(signal ? { signal } : {}),
+          ...(link ? { signal: link.signal } : {}),
           timeout: options.timeoutMs,
         });
       } catch (error) {
+        link?.unlink();
         // A synchronous throw happens before anything reaches the transport.
         return Promise.reject(new SessionRequestError(classify(client, error, false), false));
       }
-      return pending.catch((error: unknown) => {
+      return pending.then((result) => {
+        link?.unlink();
+        return result;
+      }, (error: unknown) => {
+        link?.unlink();
         const pastDeadline = performance.now() - started >= options.timeoutMs - DEADLINE_SLACK_MS;
         const code = signal?.aborted ? "mcp_timeout" : classify(client, error, pastDeadline);
         throw new SessionRequestError(code, true);
