@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import { connect, type ConnectEvent, EraCache } from "../mod.ts";
 import { startHttpServer } from "../fixtures/read_server_http.ts";
 import { startLegacyHttpServer } from "../fixtures/legacy_server_http.ts";
+import { LibsqlApprovalStore } from "../libsql.ts";
 import { initializeResult, result, startScriptedServer } from "./support/connect_servers.ts";
 
 const LOOPBACK = { dangerouslyAllowLoopback: true, timeoutMs: 5_000 } as const;
@@ -140,6 +141,55 @@ Deno.test("expired legacy session: a 404 triggers one fresh initialize, then the
   } finally {
     await connection.close();
     await server.close();
+  }
+});
+
+Deno.test("expired legacy session under an approved write: sent again after the 404, run once", async () => {
+  const server = await startLegacyHttpServer();
+  const dir = await Deno.makeTempDir({ prefix: "sluice-expired-write-" });
+  const store = await LibsqlApprovalStore.open(`${dir}/approvals.db`);
+  const connection = await connect(server.url, {
+    id: "old",
+    allow: ["write_like"],
+    store,
+    transport: LOOPBACK,
+  });
+  try {
+    // Deferred: recorded pending, a person approves in the store, then resume dispatches.
+    const pending = await connection.toolkit.call("old__write_like", {});
+    assert.equal(pending.errorCode, "approval_pending");
+    await store.approve(pending.approvalId!, { by: "reviewer" });
+    await server.expireSessions();
+    const mark = server.log.length;
+    const envelope = await connection.toolkit.resume(pending.approvalId!);
+    assert.deepEqual([envelope.text, envelope.effect, envelope.errorCode], [
+      ["pretended to write"],
+      "committed",
+      undefined,
+    ]);
+    // The 404 says the server never ran the call on the expired session; the one 200 is the run.
+    assert.deepEqual(
+      server.log.slice(mark).map((entry) => [entry.method, entry.toolName, entry.status]),
+      [
+        ["tools/call", "write_like", 404],
+        ["initialize", undefined, 200],
+        ["notifications/initialized", undefined, 202],
+        ["tools/call", "write_like", 200],
+      ],
+    );
+    const record = await store.get(envelope.approvalId!);
+    assert.equal(record?.state, "committed");
+    assert.deepEqual((await store.events(record!.id)).map((event) => event.to), [
+      "pending",
+      "approved",
+      "claimed",
+      "committed",
+    ]);
+  } finally {
+    await connection.close();
+    await store.close();
+    await server.close();
+    await Deno.remove(dir, { recursive: true });
   }
 });
 
