@@ -40,8 +40,8 @@ export interface ToolRegistration {
 
 /** Outcome of the local checks of a call. */
 export type Admission =
-  /** Admitted: detached arguments, safe to digest and send. */
-  | { readonly ok: true; readonly args: JsonObject }
+  /** Admitted: detached arguments, safe to send, and their canonical text (for digests). */
+  | { readonly ok: true; readonly args: JsonObject; readonly canonical: string }
   /** Refused locally; nothing was sent. */
   | { readonly ok: false; readonly errorCode: CallErrorCode };
 
@@ -136,10 +136,12 @@ async function admit(
   if (typeof args !== "object" || args === null || Array.isArray(args)) {
     return { ok: false, errorCode: "mcp_invalid_arguments" };
   }
+  let canonical: string;
   let detached: JsonObject;
   try {
     // One pass bounds the size, refuses non-JSON and yields a copy the caller cannot mutate.
-    detached = JSON.parse(canonicalize(args, { maxBytes: context.limits.maxArgumentBytes }));
+    canonical = canonicalize(args, { maxBytes: context.limits.maxArgumentBytes });
+    detached = JSON.parse(canonical);
   } catch {
     return { ok: false, errorCode: "mcp_invalid_arguments" };
   }
@@ -150,7 +152,7 @@ async function admit(
     let verdict: unknown;
     try {
       verdict = await withinDeadline(
-        (stop) => context.scope!(state, structuredClone(detached), stop),
+        (stop) => context.scope!(state, JSON.parse(canonical), stop),
         signal,
         context.limits.timeoutMs,
       );
@@ -163,7 +165,7 @@ async function admit(
     const later = catalogProblem(context) ?? (signal?.aborted ? "mcp_timeout" : undefined);
     if (later) return { ok: false, errorCode: later };
   }
-  return { ok: true, args: detached };
+  return { ok: true, args: detached, canonical };
 }
 
 /** Rejection of {@link withinDeadline} when the caller aborts or the deadline passes first. */

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { digest, type JsonObject } from "../identity/mod.ts";
+import { digest, digestText, type JsonObject } from "../identity/mod.ts";
 import { SluiceError } from "../errors.ts";
 import { type CallInternals, callInternals, type ToolRegistration } from "../calls/registration.ts";
 import type { ToolEnvelope } from "../calls/envelope.ts";
@@ -64,7 +64,13 @@ type WriteTool = {
 };
 type Tool = ReadTool | WriteTool;
 
-type Admitted = { readonly call: GateCall; readonly tool: Tool; readonly args: JsonObject };
+type Admitted = {
+  readonly call: GateCall;
+  readonly tool: Tool;
+  readonly args: JsonObject;
+  /** The canonical text of `args`, from admission. */
+  readonly canonical: string;
+};
 
 function isWriteRegistration(
   registration: ToolRegistration | WriteToolRegistration,
@@ -356,7 +362,11 @@ export class Gate {
       } catch {
         admission = { ok: false as const, errorCode: "mcp_protocol_error" as const };
       }
-      results.push(admission.ok ? { call, tool, args: admission.args } : admission.errorCode);
+      results.push(
+        admission.ok
+          ? { call, tool, args: admission.args, canonical: admission.canonical }
+          : admission.errorCode,
+      );
     }
     if (results.every((result) => typeof result !== "string")) return results as Admitted[];
     return {
@@ -383,7 +393,7 @@ export class Gate {
       return failed(id, "approval_store_not_durable", { effect: "not_started" });
     }
     const registration = tool.registration;
-    const argumentsDigest = await digest(item.args);
+    const argumentsDigest = await digestText(item.canonical);
     let record: ApprovalRecord | undefined;
     let sameContent = true;
     try {
