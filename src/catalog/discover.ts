@@ -1,5 +1,5 @@
 import { canonicalize, type JsonObject, utf8Length } from "../identity/mod.ts";
-import { checkSchema, compileSchema } from "../schema/mod.ts";
+import { compileSchema, SchemaUnsupportedError } from "../schema/mod.ts";
 import type { SchemaValidator } from "../schema/types.ts";
 import {
   createRegistration,
@@ -153,27 +153,25 @@ function admitSchema(
       { tool: remoteName, schema: role },
     );
   }
-  const checked = checkSchema(schema as JsonObject, {
-    limits: { maxBytes: limits.maxSchemaBytes },
-  });
-  if (!checked.ok) {
-    const [first] = checked.problems;
-    throw new DiscoveryError(
-      "mcp_schema_unsupported",
-      // The keyword and its pointer are the server's text: they go in the fields, not here.
-      `${label} does not fit the schema profile (${first.code}); see the error's keyword and path`,
-      {
-        tool: remoteName,
-        schema: role,
-        keyword: first.keyword,
-        path: first.path,
-        problem: first.code,
-      },
-    );
-  }
   try {
+    // compileSchema checks the profile first; its problems say why a schema does not fit.
     return compileSchema(schema as JsonObject, { limits: { maxBytes: limits.maxSchemaBytes } });
-  } catch {
+  } catch (error) {
+    if (error instanceof SchemaUnsupportedError) {
+      const [first] = error.problems;
+      throw new DiscoveryError(
+        "mcp_schema_unsupported",
+        // The keyword and its pointer are the server's text: they go in the fields, not here.
+        `${label} does not fit the schema profile (${first.code}); see the error's keyword and path`,
+        {
+          tool: remoteName,
+          schema: role,
+          keyword: first.keyword,
+          path: first.path,
+          problem: first.code,
+        },
+      );
+    }
     // The profile admitted it, so this should not happen; fail closed without remote text.
     throw new DiscoveryError("mcp_schema_unsupported", `${label} could not be compiled`, {
       tool: remoteName,
