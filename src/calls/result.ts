@@ -1,11 +1,7 @@
-import { canonicalize, type JsonValue, utf8Length } from "../identity/mod.ts";
+import { canonicalize, isRecord, type JsonValue, utf8Length } from "../identity/mod.ts";
 import type { SchemaValidator } from "../schema/types.ts";
 import type { ToolLimits } from "../catalog/limits.ts";
 import { failure, type ToolEnvelope } from "./envelope.ts";
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 /**
  * Checks one raw `tools/call` result against the tool's entry and turns it into an envelope.

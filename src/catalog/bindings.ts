@@ -1,4 +1,4 @@
-import type { JsonObject } from "../identity/mod.ts";
+import { isRecord, type JsonObject } from "../identity/mod.ts";
 import { DiscoveryError } from "./errors.ts";
 
 /**
@@ -54,11 +54,6 @@ export interface ResolvedBinding {
 
 /** Local names every provider accepts (Anthropic, OpenAI and Gemini share this pattern). */
 const LOCAL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
-
-/** Whether `value` is a plain object (not null, not an array). */
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 /** Whether `policy` is an object of the given `mode` with a non-blank string `title`. */
 export function isTitledPolicy(

@@ -1,4 +1,4 @@
-import { canonicalize, type JsonObject, utf8Length } from "../identity/mod.ts";
+import { canonicalize, isRecord, type JsonObject, utf8Length } from "../identity/mod.ts";
 import { compileSchema, SchemaUnsupportedError } from "../schema/mod.ts";
 import type { SchemaValidator } from "../schema/types.ts";
 import {
@@ -41,10 +41,6 @@ export interface DiscoveryResult {
   readonly snapshot: ReadSnapshot;
   /** Callable tools, one per snapshot entry, sorted by local name. */
   readonly registrations: readonly ToolRegistration[];
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 function protocolError(message: string): DiscoveryError {

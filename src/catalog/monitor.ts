@@ -1,3 +1,5 @@
+import { isRecord } from "../identity/mod.ts";
+
 /** Protocol versions whose tool semantics sluice implements. */
 export const ACCEPTED_PROTOCOL_VERSIONS: readonly string[] = Object.freeze([
   "2025-06-18",
@@ -30,10 +32,6 @@ export interface ListenSubscription {
 
 /** Where a registration's catalog stands. */
 export type CatalogStatus = "current" | "stale" | "closed";
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 /**
  * Watches one MCP session for tool list changes and its end. Feed it the protocol version the

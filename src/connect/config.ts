@@ -1,4 +1,4 @@
-import type { JsonObject } from "../identity/mod.ts";
+import { isRecord, type JsonObject } from "../identity/mod.ts";
 import type { ApprovalStore } from "../approvals/types.ts";
 import type { ToolLimits } from "../catalog/limits.ts";
 import type { Resolver } from "../transport/resolver.ts";
@@ -136,10 +136,6 @@ const SERVER_ID = /^[A-Za-z_][A-Za-z0-9_-]{0,47}$/;
 
 function invalid(message: string): ConnectConfigError {
   return new ConnectConfigError("connect_config_invalid", message);
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 function stringList(value: unknown, field: string): readonly string[] {

@@ -1,6 +1,7 @@
 import { Client, SdkHttpError, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/client/validators/cf-worker";
 import { SluiceError } from "../errors.ts";
+import { isRecord } from "../identity/mod.ts";
 import { CatalogMonitor } from "../catalog/monitor.ts";
 import type { SdkClientLike } from "../calls/session.ts";
 import { type TransportErrorCode, transportErrorCode } from "../transport/errors.ts";
@@ -72,10 +73,6 @@ const PARSE_ERROR = -32700;
 function isUndecodable(error: unknown): boolean {
   return error instanceof SyntaxError ||
     (error instanceof Error && (error.name === "ZodError" || error.name === "$ZodError"));
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /** Whether an SDK rejection is the 404 a server sends for an unknown (expired) session. */

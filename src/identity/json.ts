@@ -38,3 +38,8 @@ export const DEFAULT_JSON_LIMITS: JsonLimits = Object.freeze({
   maxNodes: 1_000_000,
   maxBytes: 16 * 1024 * 1024,
 });
+
+/** Whether `value` is a plain object: not null, not an array. */
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}

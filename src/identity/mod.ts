@@ -8,6 +8,7 @@ export { digest, digestText } from "./digest.ts";
 export { type JsonErrorCode, JsonValueError } from "./errors.ts";
 export {
   DEFAULT_JSON_LIMITS,
+  isRecord,
   type JsonArray,
   type JsonLimits,
   type JsonObject,
