@@ -18,6 +18,7 @@ import { resolveToolLimits, type ToolLimits } from "./limits.ts";
 import { ACCEPTED_PROTOCOL_VERSIONS, type CatalogMonitor } from "./monitor.ts";
 import {
   buildSnapshot,
+  byLocalName,
   type CatalogHeader,
   deepFreeze,
   type ReadSnapshot,
@@ -350,7 +351,7 @@ export async function discoverTools(
   const found = await discoverSelection(client, serverId, () => resolveBindings(bindings), options);
   const entries = found.selected.map((item): SnapshotEntry => ({
     ...item.base,
-    policy: { mode: "read", title: item.binding.policy.title },
+    policy: item.binding.policy,
     concurrencySafe: item.binding.concurrencySafe,
   }));
   const snapshot = await buildSnapshot({ ...found.header, entries });
@@ -397,10 +398,6 @@ export function mapByLocalName<E extends { readonly localName: string }, T, R>(
 ): R[] {
   const byName = new Map(items.map((item) => [localNameOf(item), item]));
   return entries.map((entry) => map(entry, byName.get(entry.localName)!));
-}
-
-function byLocalName(a: SelectableBinding, b: SelectableBinding): number {
-  return a.localName < b.localName ? -1 : a.localName > b.localName ? 1 : 0;
 }
 
 function resolveLimitsForDiscovery(limits: Partial<ToolLimits> | undefined): ToolLimits {

@@ -115,6 +115,11 @@ export interface CatalogFields<E extends SnapshotEntryBase> {
 /** A catalog's fields other than its entries: the server id and the session it came from. */
 export type CatalogHeader = Omit<CatalogFields<SnapshotEntryBase>, "entries">;
 
+/** Orders anything named by local name, in UTF-16 code units (the snapshot's order). */
+export function byLocalName(a: { localName: string }, b: { localName: string }): number {
+  return a.localName < b.localName ? -1 : a.localName > b.localName ? 1 : 0;
+}
+
 /**
  * Builds a catalog of `schemaVersion`: sorts entries by local name (UTF-16 order, like the
  * digest), digests everything but the digest, and deep-freezes. Entries must be detached.
@@ -123,9 +128,7 @@ async function buildCatalog<V extends 1 | 2, E extends SnapshotEntryBase>(
   schemaVersion: V,
   fields: CatalogFields<E>,
 ) {
-  const entries = [...fields.entries].sort((a, b) =>
-    a.localName < b.localName ? -1 : a.localName > b.localName ? 1 : 0
-  );
+  const entries = [...fields.entries].sort(byLocalName);
   const body = {
     schemaVersion,
     serverId: fields.serverId,
