@@ -5,7 +5,7 @@ import type { JsonObject, JsonValue } from "../identity/json.ts";
 import { toPointer } from "../identity/pointer.ts";
 import { type Dialect, dialectOf, DRAFT07_REF_SIBLINGS } from "./dialect.ts";
 import { keywordRule } from "./keywords.ts";
-import { DEFAULT_SCHEMA_LIMITS } from "./limits.ts";
+import { budgetRefusal, DEFAULT_SCHEMA_LIMITS } from "./limits.ts";
 import { patternProblem } from "./pattern.ts";
 import type {
   CheckSchemaOptions,
@@ -275,10 +275,11 @@ function valueShapeOk(keyword: string, value: JsonValue): boolean {
   }
 }
 
-const BUDGETS = {
-  json_too_large: ["schema_too_large", "maxBytes"],
-  json_too_deep: ["schema_too_deep", "maxDepth"],
-  json_too_many_nodes: ["schema_too_many_nodes", "maxNodes"],
+/** The problem code of each exceeded schema budget. */
+const BUDGET_CODES = {
+  maxBytes: "schema_too_large",
+  maxDepth: "schema_too_deep",
+  maxNodes: "schema_too_many_nodes",
 } as const;
 
 /**
@@ -307,12 +308,11 @@ export function checkSchema(schema: unknown, options: CheckSchemaOptions = {}): 
     canonicalize(schema, limits);
   } catch (error) {
     if (!(error instanceof JsonValueError)) throw error;
-    const budget = Object.hasOwn(BUDGETS, error.code)
-      ? BUDGETS[error.code as keyof typeof BUDGETS]
-      : undefined;
+    const { budget, keyword, path } = budgetRefusal(error);
     // Not plain JSON at all (undefined, NaN, a cycle...): no keyword can hold such a value.
-    const [code, keyword] = budget ?? ["schema_keyword_invalid", error.code];
-    const path = code === "schema_too_deep" || code === "schema_keyword_invalid" ? error.path : "";
+    const code = budget
+      ? BUDGET_CODES[keyword as keyof typeof BUDGET_CODES]
+      : "schema_keyword_invalid";
     return { ok: false, problems: [{ code, keyword, path }] };
   }
   const checker = new SchemaChecker(schema, limits);

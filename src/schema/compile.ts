@@ -6,7 +6,7 @@ import type { JsonValue } from "../identity/json.ts";
 import { SchemaUnsupportedError } from "./errors.ts";
 import { checkSchema } from "./check.ts";
 import { keywordRule } from "./keywords.ts";
-import { DEFAULT_MAX_EVALUATIONS, DEFAULT_VALUE_LIMITS } from "./limits.ts";
+import { budgetRefusal, DEFAULT_MAX_EVALUATIONS, DEFAULT_VALUE_LIMITS } from "./limits.ts";
 import { isQuadratic } from "./pattern.ts";
 import type {
   CompileSchemaOptions,
@@ -14,12 +14,6 @@ import type {
   ValidationError,
   ValidationResult,
 } from "./types.ts";
-
-const BUDGET_KEYWORDS: Readonly<Record<string, string>> = {
-  json_too_large: "maxBytes",
-  json_too_deep: "maxDepth",
-  json_too_many_nodes: "maxNodes",
-};
 
 /**
  * Longest string, in code points, that a pattern which may backtrack quadratically is tested
@@ -168,10 +162,7 @@ export function compileSchema(
       canonicalize(value, valueLimits);
     } catch (error) {
       if (!(error instanceof JsonValueError)) throw error;
-      const keyword = BUDGET_KEYWORDS[error.code] ?? error.code;
-      // Byte and node budgets bound the whole value; depth and non-JSON members have a place.
-      const whole = keyword === "maxBytes" || keyword === "maxNodes";
-      const path = whole ? "" : error.path;
+      const { keyword, path } = budgetRefusal(error);
       return { valid: false, errors: [{ code: "value_over_budget", path, keyword }] };
     }
     let result: ReturnType<Validator["validate"]>;

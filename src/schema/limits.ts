@@ -1,3 +1,4 @@
+import type { JsonErrorCode } from "../identity/errors.ts";
 import type { JsonLimits } from "../identity/json.ts";
 import type { SchemaLimits } from "./types.ts";
 
@@ -31,3 +32,28 @@ export const DEFAULT_VALUE_LIMITS: JsonLimits = Object.freeze({
  * [`b`, `b`] → ...) would otherwise take time exponential in its length.
  */
 export const DEFAULT_MAX_EVALUATIONS = 100_000;
+
+/** The budget each `canonicalize` bound refusal stands for. */
+const BUDGET_KEYWORDS: Partial<Record<JsonErrorCode, "maxBytes" | "maxDepth" | "maxNodes">> = {
+  json_too_large: "maxBytes",
+  json_too_deep: "maxDepth",
+  json_too_many_nodes: "maxNodes",
+};
+
+/**
+ * What a `canonicalize` refusal of a schema or value says: the budget it exceeded (or, for a
+ * value that is not JSON at all, the refusal's own code as the keyword) and where. Byte and
+ * node budgets bound the whole value, so they point at the root; depth and non-JSON members
+ * have a place.
+ */
+export function budgetRefusal(
+  error: { readonly code: JsonErrorCode; readonly path: string },
+): { budget: boolean; keyword: string; path: string } {
+  const budget = BUDGET_KEYWORDS[error.code];
+  const whole = budget === "maxBytes" || budget === "maxNodes";
+  return {
+    budget: budget !== undefined,
+    keyword: budget ?? error.code,
+    path: whole ? "" : error.path,
+  };
+}
