@@ -164,6 +164,18 @@ export function sameCall(record: ApprovalRecord, request: ApprovalRequest): bool
     record.effect === request.effect && record.argumentsDigest === request.argumentsDigest;
 }
 
+/**
+ * Why an approval past its decision cannot be claimed: it was denied, it expired, or it was
+ * claimed before (any later state).
+ */
+export function settledRefusal(state: ApprovalState): ClaimRefusalCode {
+  return state === "denied"
+    ? "approval_denied"
+    : state === "expired"
+    ? "approval_expired"
+    : "approval_already_claimed";
+}
+
 /** What a claim does to the record. */
 export type ClaimPlan =
   | { readonly kind: "claim" }
@@ -191,12 +203,8 @@ export function planClaim(
       return record.expiresAt <= now
         ? { kind: "expire" }
         : { kind: "refuse", code: "approval_pending" };
-    case "denied":
-      return { kind: "refuse", code: "approval_denied" };
-    case "expired":
-      return { kind: "refuse", code: "approval_expired" };
     default:
-      return { kind: "refuse", code: "approval_already_claimed" };
+      return { kind: "refuse", code: settledRefusal(record.state) };
   }
   if (record.expiresAt <= now) return { kind: "expire" };
   const sameTool = record.serverId === expected.serverId &&

@@ -10,6 +10,7 @@ import { type CallInternals, callInternals, type ToolRegistration } from "../cal
 import type { ToolEnvelope } from "../calls/envelope.ts";
 import type { WriteToolRegistration } from "../catalog/discover_write.ts";
 import { assertDurableStore } from "../approvals/guard.ts";
+import { settledRefusal } from "../approvals/machine.ts";
 import type { ApprovalRecord, ApprovalStore, ClaimExpectation } from "../approvals/types.ts";
 import type {
   GateCall,
@@ -470,12 +471,10 @@ export class Gate {
     const store = this.#store!;
     const approvalId = record.id;
     if (record.state !== "approved") {
-      const code: GateErrorCode = record.state === "denied"
-        ? "approval_denied"
-        : record.state === "expired"
-        ? "approval_expired"
-        : "approval_already_claimed";
-      return failed(id, code, { effect: recordedEffect(record), approvalId });
+      return failed(id, settledRefusal(record.state), {
+        effect: recordedEffect(record),
+        approvalId,
+      });
     }
     const expected: ClaimExpectation = { ...tool.binding, argumentsDigest };
     let claim;
@@ -485,9 +484,8 @@ export class Gate {
       return failed(id, "approval_store_error", { effect: "not_started", approvalId });
     }
     if (!claim.ok) {
-      const effect = claim.code === "approval_already_claimed" && claim.approval
-        ? recordedEffect(claim.approval)
-        : "not_started";
+      // Every refusal but a claim made before leaves a state whose effect is `not_started`.
+      const effect = claim.approval ? recordedEffect(claim.approval) : "not_started";
       return failed(id, claim.code, { effect, approvalId });
     }
     await this.#point("claimed", approvalId);
