@@ -400,7 +400,6 @@ export class LibsqlApprovalStore implements ApprovalStore {
       const record = await this.#read(tx, id);
       if (record === undefined) return { ok: false, code: "approval_not_found" };
       const plan = planClaim(record, expected, at);
-      let code: ClaimRefusalCode;
       switch (plan.kind) {
         case "claim":
           // The conditional UPDATE and planClaim disagree: refuse rather than guess.
@@ -410,25 +409,27 @@ export class LibsqlApprovalStore implements ApprovalStore {
           );
         case "refuse":
           return { ok: false, code: plan.code, approval: record };
-        case "expire":
-          code = "approval_expired";
-          await this.#must(this.#move(tx, id, record.state, "expired", { expired_at: at }));
-          break;
-        case "consume":
-          code = plan.code;
+        case "expire": {
+          const approval = await this.#must(
+            this.#move(tx, id, record.state, "expired", { expired_at: at }),
+          );
+          return { ok: false, code: "approval_expired", approval };
+        }
+        case "consume": {
+          const code = plan.code;
           // The refusal is recorded with the claim, so the claim's event names it too.
           await this.#must(this.#move(tx, id, "approved", "claimed", {
             claimed_at: at,
             refusal_code: code,
             refused_at: at,
           }));
-          await this.#must(this.#move(tx, id, "claimed", "not_started", {
+          const approval = await this.#must(this.#move(tx, id, "claimed", "not_started", {
             outcome_reason: code,
             outcome_at: at,
           }));
-          break;
+          return { ok: false, code, approval };
+        }
       }
-      return { ok: false, code, approval: (await this.#read(tx, id))! };
     });
   }
 
