@@ -56,7 +56,8 @@ export class MemoryApprovalStore implements ApprovalStore {
   readonly #now: () => number;
   readonly #records = new Map<string, ApprovalRecord>();
   readonly #byCall = new Map<string, string>();
-  readonly #events: ApprovalEvent[] = [];
+  /** Each approval's history, oldest first. */
+  readonly #events = new Map<string, ApprovalEvent[]>();
   #closed = false;
 
   /**
@@ -162,19 +163,21 @@ export class MemoryApprovalStore implements ApprovalStore {
     const plan = planClaim(record, expected, at);
     switch (plan.kind) {
       case "claim":
-        this.#move(record, "claimed", at, { claimedAt: at });
-        return { ok: true, approval: structuredClone(this.#records.get(id)!) };
+        return {
+          ok: true,
+          approval: structuredClone(this.#move(record, "claimed", at, { claimedAt: at })),
+        };
       case "expire":
-        this.#move(record, "expired", at, {}, undefined, "approval_expired");
         return {
           ok: false,
           code: "approval_expired",
-          approval: structuredClone(this.#records.get(id)!),
+          approval: structuredClone(
+            this.#move(record, "expired", at, {}, undefined, "approval_expired"),
+          ),
         };
       case "consume": {
-        this.#move(record, "claimed", at, { claimedAt: at }, undefined, plan.code);
-        const claimed = this.#records.get(id)!;
-        this.#move(
+        const claimed = this.#move(record, "claimed", at, { claimedAt: at }, undefined, plan.code);
+        const consumed = this.#move(
           claimed,
           "not_started",
           at,
@@ -186,7 +189,7 @@ export class MemoryApprovalStore implements ApprovalStore {
           undefined,
           plan.code,
         );
-        return { ok: false, code: plan.code, approval: structuredClone(this.#records.get(id)!) };
+        return { ok: false, code: plan.code, approval: structuredClone(consumed) };
       }
       case "refuse":
         return { ok: false, code: plan.code, approval: structuredClone(record) };
@@ -202,8 +205,8 @@ export class MemoryApprovalStore implements ApprovalStore {
     validateOutcome(outcome);
     const record = this.#require(id);
     const at = this.#now();
-    if (outcome.outcome === "committed") {
-      this.#move(
+    const moved = outcome.outcome === "committed"
+      ? this.#move(
         record,
         "committed",
         at,
@@ -213,9 +216,8 @@ export class MemoryApprovalStore implements ApprovalStore {
         },
         undefined,
         outcome.receipt.resultDigest,
-      );
-    } else {
-      this.#move(
+      )
+      : this.#move(
         record,
         outcome.outcome,
         at,
@@ -226,8 +228,7 @@ export class MemoryApprovalStore implements ApprovalStore {
         undefined,
         outcome.reason,
       );
-    }
-    return structuredClone(this.#records.get(id)!);
+    return structuredClone(moved);
   }
 
   /** A person reconciles an `unknown` outcome with evidence. */
@@ -239,7 +240,7 @@ export class MemoryApprovalStore implements ApprovalStore {
     validateReconcile(input);
     const record = this.#require(id);
     const at = this.#now();
-    this.#move(
+    const moved = this.#move(
       record,
       "reconciled",
       at,
@@ -249,12 +250,12 @@ export class MemoryApprovalStore implements ApprovalStore {
       input.by,
       `${input.outcome}: ${input.evidence}`,
     );
-    return structuredClone(this.#records.get(id)!);
+    return structuredClone(moved);
   }
 
   /** The approval's history, oldest first. */
   events(id: string): Promise<ApprovalEvent[]> {
-    return this.#run(() => structuredClone(this.#events.filter((e) => e.approvalId === id)));
+    return this.#run(() => structuredClone(this.#events.get(id) ?? []));
   }
 
   /** Drops everything; later calls throw `approval_store_closed`. */
@@ -262,7 +263,7 @@ export class MemoryApprovalStore implements ApprovalStore {
     this.#closed = true;
     this.#records.clear();
     this.#byCall.clear();
-    this.#events.length = 0;
+    this.#events.clear();
     return Promise.resolve();
   }
 
@@ -285,8 +286,7 @@ export class MemoryApprovalStore implements ApprovalStore {
       at,
       ...(input.note === undefined ? {} : { note: input.note }),
     };
-    this.#move(record, to, at, { decision }, input.by, input.note);
-    return structuredClone(this.#records.get(id)!);
+    return structuredClone(this.#move(record, to, at, { decision }, input.by, input.note));
   }
 
   #move(
@@ -296,10 +296,12 @@ export class MemoryApprovalStore implements ApprovalStore {
     patch: Partial<Mutable<ApprovalRecord>>,
     by?: string,
     detail?: string,
-  ): void {
+  ): ApprovalRecord {
     assertTransition(record.id, record.state, to);
-    this.#records.set(record.id, { ...record, ...patch, state: to });
+    const moved = { ...record, ...patch, state: to };
+    this.#records.set(record.id, moved);
     this.#log(record.id, record.state, to, at, by, detail);
+    return moved;
   }
 
   #log(
@@ -310,8 +312,10 @@ export class MemoryApprovalStore implements ApprovalStore {
     by?: string,
     detail?: string,
   ): void {
-    this.#events.push({
-      seq: this.#events.filter((event) => event.approvalId === approvalId).length + 1,
+    let history = this.#events.get(approvalId);
+    if (history === undefined) this.#events.set(approvalId, history = []);
+    history.push({
+      seq: history.length + 1,
       approvalId,
       from,
       to,
