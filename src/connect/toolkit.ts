@@ -1,5 +1,5 @@
 import type { JsonObject, JsonValue } from "../identity/mod.ts";
-import { type CallErrorCode, failure } from "../calls/envelope.ts";
+import type { CallErrorCode } from "../calls/envelope.ts";
 import type { ApprovalStore } from "../approvals/types.ts";
 import type { Gate } from "../gate/gate.ts";
 import type { GateEnvelope, GateErrorCode, WriteOutcomeEffect } from "../gate/types.ts";
@@ -195,7 +195,7 @@ export class Toolkit {
         envelope = await this.#run(entry, args, options.signal, (decision) => approval = decision);
       }
     } catch {
-      envelope = failure("mcp_protocol_error");
+      envelope = fail("mcp_protocol_error");
     }
     return this.#emitCall(start, entry, envelope, approval);
   }
@@ -224,10 +224,7 @@ export class Toolkit {
         envelope = fail("approval_not_found");
       } else {
         // The server must be set up before the gate claims and dispatches.
-        const setup = await entry.server.session.ready(options.signal).then(
-          () => undefined,
-          (error) => error instanceof SessionSetupError ? error.code : "mcp_transport_error",
-        );
+        const setup = await setupFailure(entry, options.signal);
         if (setup !== undefined) {
           envelope = fail(setup);
         } else {
@@ -238,7 +235,7 @@ export class Toolkit {
         }
       }
     } catch {
-      envelope = failure("mcp_protocol_error");
+      envelope = fail("mcp_protocol_error");
     }
     return this.#emitCall(start, entry, envelope, approval);
   }
@@ -250,6 +247,8 @@ export class Toolkit {
     envelope: ConnectEnvelope,
     approval: ConnectApprovalDecision | undefined,
   ): ConnectEnvelope {
+    // Calls are the hot path: no event is built when nobody listens.
+    if (this.#context.onEvent === undefined) return envelope;
     emitEvent(this.#context.onEvent, {
       kind: "call",
       server: entry?.server.id ?? "",
@@ -269,7 +268,7 @@ export class Toolkit {
     options: ToolkitCallOptions,
   ): Promise<ConnectEnvelope> {
     const gate = this.#context.gate;
-    if (gate === undefined) return failure("mcp_protocol_error");
+    if (gate === undefined) return fail("mcp_protocol_error");
     const [outcome] = await gate.run([{
       id: options.callId ?? crypto.randomUUID(),
       name: entry.model.name,
@@ -289,24 +288,21 @@ export class Toolkit {
   ): Promise<ConnectEnvelope> {
     const layers = entry.connected.layers;
     const admission = await layers.admit(args, undefined, signal);
-    if (!admission.ok) return failure(admission.errorCode);
+    if (!admission.ok) return fail(admission.errorCode);
     if (!entry.model.requiresApproval) {
       recordApproval("not_required");
     } else {
       const outcome = await this.#approve(entry, admission.args, signal);
       recordApproval(outcome === "aborted" || outcome === "unavailable" ? "denied" : outcome);
-      if (outcome === "aborted") return failure("mcp_timeout");
+      if (outcome === "aborted") return fail("mcp_timeout");
       if (outcome === "unavailable") {
         return fixed("approval_unavailable", APPROVAL_TEXT.unavailable);
       }
       if (outcome === "denied") return fixed("approval_denied", APPROVAL_TEXT.denied);
       if (outcome === "pending") return fixed("approval_pending", APPROVAL_TEXT.pending);
     }
-    try {
-      await entry.server.session.ready(signal);
-    } catch (error) {
-      return fail(error instanceof SessionSetupError ? error.code : "mcp_transport_error");
-    }
+    const setup = await setupFailure(entry, signal);
+    if (setup !== undefined) return fail(setup);
     return (await layers.dispatch(admission.args, signal)).envelope;
   }
 
@@ -356,7 +352,18 @@ function fromGate(outcome: GateEnvelope): ConnectEnvelope {
   };
 }
 
-/** The failure envelope for any toolkit code (the read path's `failure` takes only its own). */
+/** Sets the server up if needed; the code of a setup that failed, else `undefined`. */
+function setupFailure(
+  entry: Entry,
+  signal: AbortSignal | undefined,
+): Promise<ConnectCallErrorCode | undefined> {
+  return entry.server.session.ready(signal).then(
+    () => undefined,
+    (error) => error instanceof SessionSetupError ? error.code : "mcp_transport_error",
+  );
+}
+
+/** The failure envelope for any toolkit code (the read path's `failure` takes only its own codes). */
 function fail(code: ConnectCallErrorCode): ConnectEnvelope {
   return { text: [], structured: null, errorCode: code };
 }
