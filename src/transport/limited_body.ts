@@ -12,13 +12,13 @@ export type ToTransportError = (error: unknown) => TransportError;
 
 /**
  * Wraps `body` so that more than `maxBytes` bytes, the deadline, or the caller's abort errors the
- * stream with a {@link TransportError}; `finish` runs exactly once when the body ends either way.
+ * stream with a {@link TransportError}; the deadline is disposed exactly once when the body ends
+ * either way.
  *
  * @param body the underlying response body
  * @param maxBytes the byte cap
  * @param deadline the request's deadline
  * @param toError maps a failure of the underlying stream to a transport error
- * @param finish releases the deadline
  * @returns the wrapped stream
  */
 export function limitBody(
@@ -26,7 +26,6 @@ export function limitBody(
   maxBytes: number,
   deadline: Deadline,
   toError: ToTransportError,
-  finish: () => void,
 ): ReadableStream<Uint8Array> {
   const reader = body.getReader();
   let total = 0;
@@ -34,7 +33,7 @@ export function limitBody(
   const end = (): void => {
     if (finished) return;
     finished = true;
-    finish();
+    deadline.dispose();
   };
   const abandon = (): void => {
     end();

@@ -320,7 +320,6 @@ export function secureFetch(options: SecureFetchOptions = {}): SecureFetch {
         resolved.maxResponseBytes,
         deadline,
         (error) => toTransportError(error, deadline),
-        () => deadline.dispose(),
       );
       if (body === null) discard(response);
       const result = new Response(body, {
