@@ -98,6 +98,8 @@ export async function connectAll(config: ConnectAllConfig): Promise<Connection> 
     });
     return { server, session, fetch };
   });
+  let toolkitServers: ToolkitServer[];
+  let gate: Gate | undefined;
   try {
     await Promise.all(prepared.map(async (item) => {
       const start = performance.now();
@@ -117,20 +119,14 @@ export async function connectAll(config: ConnectAllConfig): Promise<Connection> 
         catalogDigest: item.catalog.snapshot?.revisionDigest ?? null,
       });
     }));
-  } catch (error) {
-    await Promise.all(prepared.map((item) => item.session.close()));
-    throw error;
-  }
-  const toolkitServers: ToolkitServer[] = prepared.map((item) => ({
-    id: item.server.id,
-    session: item.session,
-    tools: item.catalog!.tools,
-  }));
-  const deferred = toolkitServers.flatMap((server) =>
-    server.tools.filter((tool) => tool.deferred).map((tool) => tool.registration)
-  );
-  let gate: Gate | undefined;
-  try {
+    toolkitServers = prepared.map((item) => ({
+      id: item.server.id,
+      session: item.session,
+      tools: item.catalog!.tools,
+    }));
+    const deferred = toolkitServers.flatMap((server) =>
+      server.tools.filter((tool) => tool.deferred).map((tool) => tool.registration)
+    );
     gate = deferFlagged && deferred.length > 0
       ? new Gate({
         catalogs: [{ registrations: deferred }],
