@@ -255,10 +255,7 @@ export function resolveConfig(config: ConnectAllConfig): ResolvedServer[] {
   if (config.onEvent !== undefined && typeof config.onEvent !== "function") {
     throw invalid("onEvent must be a function");
   }
-  const names = assignLocalNames([...allowed.values()]);
-  const localNameOf = new Map(
-    [...names].map(([name, pair]) => [`${pair.server}.${pair.tool}`, name]),
-  );
+  const localNames = assignLocalNames([...allowed.values()]);
   return config.servers.map((server) => {
     const tools: AllowedTool[] = [];
     for (const [key, pair] of allowed) {
@@ -267,7 +264,7 @@ export function resolveConfig(config: ConnectAllConfig): ResolvedServer[] {
       tools.push({
         server: pair.server,
         tool: pair.tool,
-        localName: localNameOf.get(key)!,
+        localName: localNames.get(pair)!,
         preApproved: preApproved.has(key),
         ...(spec ? { spec } : {}),
       });

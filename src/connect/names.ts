@@ -22,12 +22,13 @@ export function localToolName(server: string, tool: string): string | undefined 
  * name is an error, never a silent overwrite.
  *
  * @param pairs the allowed tools in allowlist order
- * @returns local name → pair
+ * @returns pair → local name
  */
 export function assignLocalNames<T extends { server: string; tool: string }>(
   pairs: readonly T[],
-): Map<string, T> {
+): Map<T, string> {
   const byName = new Map<string, T>();
+  const names = new Map<T, string>();
   for (const pair of pairs) {
     const name = localToolName(pair.server, pair.tool);
     if (name === undefined) {
@@ -46,6 +47,7 @@ export function assignLocalNames<T extends { server: string; tool: string }>(
       );
     }
     byName.set(name, pair);
+    names.set(pair, name);
   }
-  return byName;
+  return names;
 }
