@@ -7,6 +7,7 @@ import type { SnapshotEntry, SnapshotEntryBase } from "../catalog/snapshot.ts";
 import { type CallErrorCode, failure, type ToolEnvelope } from "./envelope.ts";
 import { checkCallResult } from "./result.ts";
 import { type McpSession, SessionRequestError } from "./session.ts";
+import { ABORTED, withinDeadline } from "./within_deadline.ts";
 
 /** Options of one call. */
 export interface CallOptions {
@@ -166,35 +167,6 @@ async function admit(
     if (later) return { ok: false, errorCode: later };
   }
   return { ok: true, args: detached, canonical };
-}
-
-/** Rejection of {@link withinDeadline} when the caller aborts or the deadline passes first. */
-const ABORTED = Symbol("aborted");
-
-/**
- * Runs `work` (the host's scope validator) and waits for it only until the caller's signal aborts
- * or the request deadline passes: a validator that ignores its signal must not keep the call
- * waiting. `work` gets a signal that fires at either.
- */
-function withinDeadline<T>(
-  work: (stop: AbortSignal) => T | Promise<T>,
-  signal: AbortSignal | undefined,
-  timeoutMs: number,
-): Promise<T> {
-  const controller = new AbortController();
-  return new Promise<T>((resolve, reject) => {
-    const stop = () => {
-      controller.abort();
-      reject(ABORTED);
-    };
-    if (signal?.aborted) return stop();
-    const timer = setTimeout(stop, timeoutMs);
-    signal?.addEventListener("abort", stop, { once: true });
-    Promise.resolve().then(() => work(controller.signal)).then(resolve, reject).finally(() => {
-      clearTimeout(timer);
-      signal?.removeEventListener("abort", stop);
-    });
-  });
 }
 
 async function dispatch(

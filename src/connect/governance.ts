@@ -1,5 +1,6 @@
 import type { JsonObject } from "../identity/mod.ts";
 import type { ApproveCallback } from "./config.ts";
+import { ABORTED, withinDeadline } from "../calls/within_deadline.ts";
 
 /** Why a tool does or does not require approval. */
 export type ApprovalReason =
@@ -61,24 +62,13 @@ export async function askApproval(
   args: JsonObject,
   signal: AbortSignal | undefined,
 ): Promise<"approved" | "denied" | "aborted"> {
-  if (signal?.aborted) return "aborted";
-  let verdict: unknown;
-  let onAbort: (() => void) | undefined;
   try {
-    const asked = Promise.resolve().then(() => approve(server, tool, structuredClone(args)));
-    const aborted = new Promise<typeof ABORTED>((resolve) => {
-      onAbort = () => resolve(ABORTED);
-      signal?.addEventListener("abort", onAbort, { once: true });
-    });
-    asked.catch(() => {});
-    verdict = await Promise.race([asked, aborted]);
-  } catch {
-    return "denied";
-  } finally {
-    if (onAbort) signal?.removeEventListener("abort", onAbort);
+    const verdict = await withinDeadline(
+      () => approve(server, tool, structuredClone(args)),
+      signal,
+    );
+    return verdict === true ? "approved" : "denied";
+  } catch (error) {
+    return error === ABORTED ? "aborted" : "denied";
   }
-  if (verdict === ABORTED) return "aborted";
-  return verdict === true ? "approved" : "denied";
 }
-
-const ABORTED: unique symbol = Symbol("aborted");
