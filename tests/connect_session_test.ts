@@ -98,6 +98,29 @@ Deno.test("legacy fallback: one session, one HTTP request per call after set-up,
   assert.equal(server.log.at(-1)?.httpMethod, "DELETE");
 });
 
+Deno.test("a signal aborted before connect: no handshake is sent, the server fails with mcp_timeout", async () => {
+  const server = await startHttpServer();
+  const aborted = new AbortController();
+  aborted.abort();
+  const connection = await connect(server.url, {
+    id: "docs",
+    allow: ["echo"],
+    preApproved: ["echo"],
+    transport: LOOPBACK,
+    signal: aborted.signal,
+  });
+  try {
+    const [report] = connection.report().servers;
+    assert.equal(report.status, "failed");
+    assert.equal(report.errorCode, "mcp_timeout");
+    assert.equal(report.handshakes, 0);
+    assert.equal(server.log.length, 0, "nothing reached the server");
+  } finally {
+    await connection.close();
+    await server.close();
+  }
+});
+
 Deno.test("expired legacy session: a 404 triggers one fresh initialize, then the call", async () => {
   const server = await startLegacyHttpServer();
   const connection = await connect(server.url, {

@@ -231,6 +231,8 @@ export class ServerSession implements SdkClientLike {
   }
 
   async #connect(signal: AbortSignal | undefined): Promise<Client> {
+    // An abort listener added below would never fire for a signal that has already aborted.
+    if (signal?.aborted) throw new SessionSetupError("mcp_timeout");
     const { url, timeoutMs, eraCache } = this.#options;
     const client = new Client(CLIENT_INFO, {
       jsonSchemaValidator: new CfWorkerJsonSchemaValidator(),
