@@ -45,6 +45,7 @@ export {
   type ValidationResult,
 } from "./src/schema/mod.ts";
 export {
+  type OwnerSpec,
   type ReadPolicy,
   type ReadToolBinding,
   type ReadToolBindings,
@@ -58,7 +59,6 @@ export {
 } from "./src/catalog/errors.ts";
 export { DEFAULT_TOOL_LIMITS, MAX_TIMEOUT_MS, type ToolLimits } from "./src/catalog/limits.ts";
 export {
-  ACCEPTED_PROTOCOL_VERSIONS,
   CatalogMonitor,
   type CatalogStatus,
   type ChangeDetection,
@@ -69,10 +69,31 @@ export {
   type DiscoverOptions,
   discoverTools,
   type DiscoveryResult,
-} from "./src/catalog/discover.ts";
-export type { CallErrorCode, ToolEnvelope } from "./src/calls/envelope.ts";
+  listTools,
+} from "./src/calls/discover.ts";
+export type { ToolListing } from "./src/catalog/listing.ts";
+export { NOT_NEGOTIATED, type UnfitTool } from "./src/catalog/selection.ts";
+export type {
+  ArgumentProblem,
+  CallErrorCode,
+  ToolEnvelope,
+  WriteOutcomeEffect,
+} from "./src/calls/envelope.ts";
 export type { CallOptions, ToolRegistration } from "./src/calls/registration.ts";
-export type { SdkClientLike } from "./src/calls/session.ts";
+export { type SdkClientLike, sessionFromClient } from "./src/session/from_client.ts";
+export {
+  isMcpSession,
+  type McpSession,
+  type SessionErrorCode,
+  SessionRequestError,
+  type SessionRequestOptions,
+} from "./src/session/session.ts";
+export {
+  ACCEPTED_PROTOCOL_VERSIONS,
+  LEGACY_PROTOCOL_VERSIONS,
+  MODERN_PROTOCOL_VERSION,
+} from "./src/session/protocol.ts";
+export { codeOf } from "./src/codes.ts";
 export {
   type ApprovalBinding,
   type ApprovalDecision,
@@ -123,6 +144,7 @@ export {
 } from "./src/transport/mod.ts";
 
 export type {
+  ApprovalDecider,
   WriteEffect,
   WritePolicy,
   WriteToolBinding,
@@ -138,8 +160,9 @@ export {
   type WriteApprovalBinding,
   type WriteDiscoveryResult,
   type WriteToolRegistration,
-} from "./src/catalog/discover_write.ts";
+} from "./src/calls/discover_write.ts";
 export {
+  APPROVAL_TEXT,
   DEFAULT_APPROVAL_TTL_MS,
   Gate,
   type GateCall,
@@ -158,10 +181,8 @@ export {
   type RecoverOptions,
   type ResumeOptions,
   type RunOptions,
-  type WriteOutcomeEffect,
 } from "./src/gate/mod.ts";
 export {
-  APPROVAL_TEXT,
   type ApprovalPolicy,
   approvalPolicy,
   type ApprovalReason,
@@ -170,11 +191,9 @@ export {
   connectAll,
   type ConnectAllConfig,
   type ConnectApprovalDecision,
-  type ConnectCallErrorCode,
   type ConnectCommonOptions,
   ConnectConfigError,
   type ConnectConfigErrorCode,
-  type ConnectEnvelope,
   type ConnectEvent,
   type Connection,
   type ConnectOptions,
@@ -183,17 +202,14 @@ export {
   type Era,
   EraCache,
   type EraVerdict,
-  LEGACY_PROTOCOL_VERSIONS,
   localToolName,
-  MODERN_PROTOCOL_VERSION,
   type ReadyTool,
   type ServerConfig,
   type ServerReport,
-  SessionSetupError,
-  type SessionSetupErrorCode,
   type SkippedTool,
   Toolkit,
   type ToolkitCallOptions,
+  type ToolkitEnvelope,
   type ToolkitResumeOptions,
   type ToolkitTool,
   type ToolSpec,

@@ -22,10 +22,10 @@ import {
   CatalogMonitor,
   checkSchema,
   connect,
-  type ConnectEnvelope,
   discoverWriteTools,
   Gate,
   type GateEnvelope,
+  type ToolkitEnvelope,
 } from "../mod.ts";
 import { LibsqlApprovalStore } from "../libsql.ts";
 import { SYNTHETIC_VALUE } from "../fixtures/write_server.ts";
@@ -82,7 +82,7 @@ const quote = (block: string) => {
   for (const line of block.trimEnd().split("\n")) say(`${INDENT}│ ${line}`);
 };
 
-function envelopeLine(envelope: ConnectEnvelope | GateEnvelope): string {
+function envelopeLine(envelope: ToolkitEnvelope | GateEnvelope): string {
   // With structured content the text blocks repeat it as JSON; count them instead.
   const parts = envelope.structured === null ? [`text ${JSON.stringify(envelope.text)}`] : [
     `text [${envelope.text.length} block${envelope.text.length === 1 ? "" : "s"}]`,

@@ -23,9 +23,10 @@ export class SluiceError<Code extends string = string> extends Error {
    *
    * @param code stable error code
    * @param message human-readable explanation written by sluice (never remote text)
+   * @param options the underlying error as `cause`, kept for the host's logs
    */
-  constructor(code: Code, message: string) {
-    super(message);
+  constructor(code: Code, message: string, options?: ErrorOptions) {
+    super(message, options);
     this.name = "SluiceError";
     this.code = code;
   }

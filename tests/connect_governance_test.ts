@@ -111,15 +111,23 @@ Deno.test("approve callback: only exactly true runs the call; anything else neve
         text: [APPROVAL_TEXT.denied],
         structured: null,
         errorCode: "approval_denied",
+        effect: "not_started",
+        approvalId: envelope.approvalId,
       }, label);
+      assert.equal(typeof envelope.approvalId, "string", label);
       assert.equal(events.at(-1)?.approval, "denied", label);
     }
     assert.ok(!server.log.some((entry) => entry.method === "tools/call"), "server not contacted");
     verdict = () => Promise.resolve(true);
-    assert.deepEqual(await connection.toolkit.call("docs__echo", { message: "go" }), {
+    const approved = await connection.toolkit.call("docs__echo", { message: "go" });
+    assert.deepEqual({ ...approved, approvalId: undefined, receipt: undefined }, {
       text: ["go"],
       structured: null,
+      effect: "committed",
+      approvalId: undefined,
+      receipt: undefined,
     });
+    assert.equal(typeof approved.receipt?.resultDigest, "string");
     assert.equal(events.at(-1)?.approval, "approved");
     assert.deepEqual(asked.at(-1), ["docs", "echo", { message: "go" }]);
     assert.equal(server.log.filter((entry) => entry.method === "tools/call").length, 1);
@@ -162,6 +170,7 @@ Deno.test("annotations only tighten; without a callback a flagged call is not ru
       text: [APPROVAL_TEXT.unavailable],
       structured: null,
       errorCode: "approval_unavailable",
+      effect: "not_started",
     });
     assert.deepEqual(await connection.toolkit.call("trusting__add", { a: 1, b: 2 }), {
       text: ['{"sum":3}'],

@@ -98,7 +98,7 @@ Deno.test("legacy fallback: one session, one HTTP request per call after set-up,
   assert.equal(server.log.at(-1)?.httpMethod, "DELETE");
 });
 
-Deno.test("a signal aborted before connect: no handshake is sent, the server fails with mcp_timeout", async () => {
+Deno.test("a signal aborted before connect: no handshake is sent, the server fails with mcp_aborted", async () => {
   const server = await startHttpServer();
   const aborted = new AbortController();
   aborted.abort();
@@ -112,7 +112,7 @@ Deno.test("a signal aborted before connect: no handshake is sent, the server fai
   try {
     const [report] = connection.report().servers;
     assert.equal(report.status, "failed");
-    assert.equal(report.errorCode, "mcp_timeout");
+    assert.equal(report.errorCode, "mcp_aborted");
     assert.equal(report.handshakes, 0);
     assert.equal(server.log.length, 0, "nothing reached the server");
   } finally {
@@ -154,7 +154,8 @@ Deno.test("expired legacy session: a 404 triggers one fresh initialize, then the
     server.setRejectSessions(true);
     const again = server.log.length;
     const envelope = await connection.toolkit.call("old__echo", { message: "lost" });
-    assert.equal(envelope.errorCode, "mcp_transport_error");
+    // The re-initialize itself failed: the set-up's own code, not a generic transport error.
+    assert.equal(envelope.errorCode, "mcp_handshake_failed");
     assert.deepEqual(server.log.slice(again).map((entry) => [entry.method, entry.status]), [
       ["tools/call", 404],
       ["initialize", 200],
@@ -338,7 +339,7 @@ Deno.test("owner specs: nothing fetched at setup; the first request is the call'
   }
 });
 
-Deno.test("call signal: aborting ends the call in mcp_timeout at once, and the session stays usable", async () => {
+Deno.test("call signal: aborting ends the call in mcp_aborted at once, and the session stays usable", async () => {
   const server = await startLegacyHttpServer();
   const events: ConnectEvent[] = [];
   const connection = await connect(server.url, {
@@ -356,14 +357,14 @@ Deno.test("call signal: aborting ends the call in mcp_timeout at once, and the s
     setTimeout(() => controller.abort(), 100);
     const start = performance.now();
     const envelope = await pending;
-    assert.equal(envelope.errorCode, "mcp_timeout");
+    assert.equal(envelope.errorCode, "mcp_aborted");
     assert.ok(performance.now() - start < 2_000);
     assert.deepEqual(events.at(-1), {
       kind: "call",
       server: "old",
       tool: "slow",
       ok: false,
-      errorCode: "mcp_timeout",
+      errorCode: "mcp_aborted",
       approval: "not_required",
       durationMs: events.at(-1)!.durationMs,
       catalogDigest: connection.report().servers[0].catalogDigest,

@@ -184,7 +184,7 @@ Deno.test("gate admission: any failure rejects the whole batch before anything i
     });
     const read = { id: "r1", name: "load_record", arguments: { key: "a" } };
     const cases: [object, string][] = [
-      [{ id: "w", name: "nope", arguments: {} }, "gate_unknown_tool"],
+      [{ id: "w", name: "nope", arguments: {} }, "unknown_tool"],
       [{ id: "w", name: "save_record", arguments: { key: "a" } }, "mcp_invalid_arguments"],
       [
         { id: "w", name: "save_record", arguments: { key: "k".repeat(70_000), value: "v" } },
@@ -263,6 +263,7 @@ Deno.test("gate inline callback: only exactly true runs the call; anything else 
     assert.deepEqual(seen, [{
       server: "records",
       tool: "save_record",
+      remoteName: "write_record",
       arguments: { key: "k-ok", value: SYNTHETIC_VALUE },
       effect: "write",
       approvalId: envelope.approvalId,

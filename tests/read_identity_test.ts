@@ -189,7 +189,37 @@ Deno.test("identity: the snapshot is detached from the server's objects and the 
   }
 });
 
-Deno.test("identity: a malformed or duplicated listing is a protocol error", async () => {
+Deno.test("identity: an unbound tool that breaks JSON or repeats fails nothing bound", async () => {
+  const session = await openSession("memory-v1");
+  try {
+    const hostile: ((tools: Record<string, unknown>[]) => void)[] = [
+      // A lone surrogate in the description, 1e400 (Infinity once parsed) in a schema, a
+      // repeated name and an entry with no name: all in tools the host did not bind.
+      (tools) => tools.push({ name: "lone", description: "bad \ud800", inputSchema: {} }),
+      (tools) => tools.push({ name: "huge", inputSchema: { type: "object", maximum: Infinity } }),
+      (tools) => tools.push({ ...tools.find((t) => t.name === "write_like")! }),
+      (tools) => tools.push({ description: "no name" }),
+    ];
+    for (const alter of hostile) {
+      const { client } = interceptingClient(session.client, (method, result) => {
+        if (method === "tools/list") alter((result as { tools: Record<string, unknown>[] }).tools);
+      });
+      const { monitor } = wireMonitor(session);
+      try {
+        const found = await discoverTools(client, "fixture", { echo: bind("echo_text") }, {
+          monitor,
+        });
+        assert.deepEqual(found.snapshot.entries.map((entry) => entry.localName), ["echo_text"]);
+      } finally {
+        monitor.close();
+      }
+    }
+  } finally {
+    await session.close();
+  }
+});
+
+Deno.test("identity: a malformed listing, or a bound tool listed twice, is a protocol error", async () => {
   const session = await openSession("memory-v1");
   const monitors: { close(): void }[] = [];
   try {
@@ -209,10 +239,10 @@ Deno.test("identity: a malformed or duplicated listing is a protocol error", asy
     };
     const duplicate = await attempt((result) => {
       const tools = result.tools as Record<string, unknown>[];
-      tools.push({ ...tools.find((t) => t.name === "write_like")! });
+      tools.push({ ...tools.find((t) => t.name === "echo")! });
     });
     assert.equal(duplicate.code, "mcp_protocol_error");
-    assert.ok(!duplicate.message.includes("write_like"), "unbound name stays out");
+    assert.ok(duplicate.message.includes("echo"), "the bound tool concerned is named");
     const noTools = await attempt((result) => {
       result.tools = "none";
     });

@@ -30,9 +30,11 @@ Deno.test("call layers: admit detaches arguments; dispatch reports whether it se
     args.message = "mutated";
     assert.deepEqual(admitted.args, { message: "original" });
     assert.deepEqual(scopes, [["state-1", "original"]]);
+    // The model learns where its arguments broke the schema: the failing leaf only.
     assert.deepEqual(await echo.admit({ message: 1 }, null, undefined), {
       ok: false,
       errorCode: "mcp_invalid_arguments",
+      problems: [{ path: "/message", keyword: "type" }],
     });
     assert.equal(await sentCalls(), 0, "admit never sends");
 
@@ -43,7 +45,7 @@ Deno.test("call layers: admit detaches arguments; dispatch reports whether it se
     const aborted = new AbortController();
     aborted.abort();
     assert.deepEqual(await echo.dispatch(admitted.args, aborted.signal), {
-      envelope: { text: [], structured: null, errorCode: "mcp_timeout" },
+      envelope: { text: [], structured: null, errorCode: "mcp_aborted" },
       sent: false,
     });
     assert.equal(await sentCalls(), 1);

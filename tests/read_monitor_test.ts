@@ -16,7 +16,7 @@ import { bind, interceptingClient } from "./support/read_host.ts";
 import { openSession, waitFor } from "./support/sessions.ts";
 
 Deno.test("monitor: accepted protocol versions and change detection per version", () => {
-  assert.deepEqual(ACCEPTED_PROTOCOL_VERSIONS, ["2025-06-18", "2025-11-25", "2026-07-28"]);
+  assert.deepEqual(ACCEPTED_PROTOCOL_VERSIONS, ["2026-07-28", "2025-11-25", "2025-06-18"]);
   for (const version of ACCEPTED_PROTOCOL_VERSIONS) {
     const monitor = new CatalogMonitor();
     assert.equal(monitor.acceptProtocolVersion(version), true);

@@ -32,7 +32,9 @@ function byLocal(registrations: readonly ToolRegistration[], localName: string):
 }
 
 function assertFailure(envelope: ToolEnvelope, code: string): void {
-  assert.deepEqual(envelope, { text: [], structured: null, errorCode: code });
+  // Schema refusals also say where the arguments broke the schema (checked on their own).
+  const { problems: _problems, ...rest } = envelope;
+  assert.deepEqual(rest, { text: [], structured: null, errorCode: code });
 }
 
 /** Runs `body` and asserts it rejects with a DiscoveryError of `code`; returns the error. */
@@ -113,8 +115,12 @@ for (const kind of SESSION_KINDS) {
       await t.step("calls: local refusals send nothing", async () => {
         const before = await callsOf(session, "add") + await callsOf(session, "echo");
         const add = byLocal(registrations, "add_numbers");
-        assertFailure(await add.call({ a: "2", b: 3 }), "mcp_invalid_arguments");
-        assertFailure(await add.call({ a: 1 }), "mcp_invalid_arguments");
+        const wrongType = await add.call({ a: "2", b: 3 });
+        assertFailure(wrongType, "mcp_invalid_arguments");
+        assert.deepEqual(wrongType.problems, [{ path: "/a", keyword: "type" }]);
+        const missing = await add.call({ a: 1 });
+        assertFailure(missing, "mcp_invalid_arguments");
+        assert.deepEqual(missing.problems, [{ path: "", keyword: "required" }]);
         assertFailure(await add.call([1, 2]), "mcp_invalid_arguments");
         assertFailure(await add.call({ a: 1, b: 2, c: undefined }), "mcp_invalid_arguments");
         assertFailure(await add.call({ a: 0, b: 1 }), "mcp_scope_denied"); // empty string denies
@@ -129,7 +135,7 @@ for (const kind of SESSION_KINDS) {
         aborted.abort();
         assertFailure(
           await echo.call({ message: "hi" }, { signal: aborted.signal }),
-          "mcp_timeout",
+          "mcp_aborted",
         );
         assert.equal(await callsOf(session, "add") + await callsOf(session, "echo"), before);
       });
@@ -179,7 +185,7 @@ for (const kind of SESSION_KINDS) {
           signal: controller.signal,
         });
         setTimeout(() => controller.abort(), 50);
-        assertFailure(await pending, "mcp_timeout");
+        assertFailure(await pending, "mcp_aborted");
         if (kind !== "http-2026") {
           // The SDK tells the server (2026-07-28 over HTTP instead aborts the request's stream).
           assert.ok(
@@ -359,7 +365,7 @@ for (const kind of SESSION_KINDS) {
         aborted.abort();
         await discoveryFails(
           () => discover(session, { echo: bind("e") }, { signal: aborted.signal }),
-          "mcp_timeout",
+          "mcp_aborted",
         );
         fresh.close();
       });
@@ -483,7 +489,7 @@ Deno.test("read path memory-v2: abort stops waiting on a scope validator that ne
     ]);
     clearTimeout(timer);
     assert.notEqual(settled, "still waiting", "the abort ended local waiting");
-    assertFailure(settled as ToolEnvelope, "mcp_timeout");
+    assertFailure(settled as ToolEnvelope, "mcp_aborted");
     assert.equal(await callsOf(session, "echo"), 0);
     found.monitor.close();
   });

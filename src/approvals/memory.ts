@@ -203,7 +203,7 @@ export class MemoryApprovalStore implements ApprovalStore {
 
   #recordOutcome(id: string, outcome: ApprovalOutcome): ApprovalRecord {
     validateOutcome(outcome);
-    const record = this.#require(id);
+    const record = this.#existing(id);
     const at = this.#now();
     const moved = outcome.outcome === "committed"
       ? this.#move(
@@ -238,7 +238,7 @@ export class MemoryApprovalStore implements ApprovalStore {
 
   #reconcile(id: string, input: ReconcileInput): ApprovalRecord {
     validateReconcile(input);
-    const record = this.#require(id);
+    const record = this.#existing(id);
     const at = this.#now();
     const moved = this.#move(
       record,
@@ -273,7 +273,7 @@ export class MemoryApprovalStore implements ApprovalStore {
 
   #decideNow(id: string, input: DecisionInput, to: "approved" | "denied"): ApprovalRecord {
     validateDecision(input);
-    const record = this.#require(id);
+    const record = this.#existing(id);
     const at = this.#now();
     assertTransition(id, record.state, to);
     if (record.expiresAt <= at) {
@@ -325,7 +325,7 @@ export class MemoryApprovalStore implements ApprovalStore {
     });
   }
 
-  #require(id: string): ApprovalRecord {
+  #existing(id: string): ApprovalRecord {
     const record = this.#records.get(id);
     if (record === undefined) {
       throw new ApprovalError("approval_not_found", `no approval ${id}`);

@@ -1,4 +1,12 @@
+/**
+ * The one envelope every call path returns: the registration's `call`, the gate and the
+ * toolkit. Reads fill the base fields; writes add the effect, the approval and the receipt.
+ *
+ * @module
+ */
 import type { JsonValue } from "../identity/mod.ts";
+import type { SessionErrorCode } from "../session/session.ts";
+import type { ApprovalReceipt } from "../approvals/types.ts";
 
 /** Why a call produced no result. A fixed string; remote error text never appears. */
 export type CallErrorCode =
@@ -8,14 +16,6 @@ export type CallErrorCode =
   | "mcp_scope_denied"
   /** The server's tool list changed since discovery; nothing was sent. */
   | "mcp_catalog_stale"
-  /** The session or the monitor is closed. */
-  | "mcp_connection_closed"
-  /** The deadline passed or the caller aborted; a late result is discarded. */
-  | "mcp_timeout"
-  /** The server answered with a JSON-RPC error or a malformed result. */
-  | "mcp_protocol_error"
-  /** The transport failed. */
-  | "mcp_transport_error"
   /** The tool reported an error (`isError`); its text is dropped. */
   | "mcp_tool_error"
   /** The result breaks the tool's output schema or the result format. */
@@ -23,22 +23,64 @@ export type CallErrorCode =
   /** The result carries content sluice does not pass on (image, audio, resources, tasks). */
   | "mcp_result_unsupported"
   /** The result exceeds the block or byte budget. */
-  | "mcp_result_too_large";
+  | "mcp_result_too_large"
+  /**
+   * The request failed: deadline (`mcp_timeout`), the caller's abort (`mcp_aborted`), closed
+   * session, protocol error, a failed set-up, or the hardened fetch's own code.
+   */
+  | SessionErrorCode;
 
 /**
- * What a model gets back from a tool call. On failure `text` is empty, `structured` is `null`
- * and `errorCode` says why.
+ * Where the model's arguments broke the input schema: a JSON Pointer into the arguments the
+ * model sent and the profile keyword that failed. Never a value from the server's schema.
  */
-export interface ToolEnvelope {
-  /** The text blocks of the result, in order. */
+export interface ArgumentProblem {
+  /** JSON Pointer (RFC 6901) into the model's arguments. */
+  readonly path: string;
+  /** The schema keyword that failed (`required`, `type`, `pattern`, ...) or the budget. */
+  readonly keyword: string;
+}
+
+/** Most argument problems an envelope carries. */
+export const MAX_ARGUMENT_PROBLEMS = 8;
+
+/** What a write did, as far as sluice can prove it. */
+export type WriteOutcomeEffect = "committed" | "not_started" | "unknown";
+
+/**
+ * What a model gets back from a tool call. On failure `structured` is `null`, `errorCode`
+ * says why and `text` is empty or sluice's own fixed sentence (approval outcomes). Calls that
+ * need an approval add `effect` and (once the approval exists) `approvalId`; a committed one
+ * adds `receipt`.
+ *
+ * @typeParam Code the codes this path can return
+ */
+export interface ToolEnvelope<Code extends string = CallErrorCode> {
+  /** The text blocks of the result, in order (or sluice's fixed approval sentence). */
   readonly text: readonly string[];
   /** The validated structured content, or `null`. */
   readonly structured: JsonValue | null;
-  /** Present exactly when the call failed. */
-  readonly errorCode?: CallErrorCode;
+  /** Present exactly when the call produced no fresh result. */
+  readonly errorCode?: Code;
+  /** With `mcp_invalid_arguments` from the schema: where the arguments broke it (at most 8). */
+  readonly problems?: readonly ArgumentProblem[];
+  /** Calls with an approval: what happened at the server as far as sluice can prove. */
+  readonly effect?: WriteOutcomeEffect;
+  /** Calls with an approval: the approval the call is bound to (pass it to `resume`). */
+  readonly approvalId?: string;
+  /** Committed calls with an approval: the digest of the result and when it was recorded. */
+  readonly receipt?: ApprovalReceipt;
 }
 
-/** The failure envelope for `code`. */
-export function failure(code: CallErrorCode): ToolEnvelope {
-  return { text: [], structured: null, errorCode: code };
+/**
+ * The failure envelope for `code`.
+ *
+ * @param code why the call produced no result
+ * @param extra problems or write fields
+ */
+export function failure<Code extends string>(
+  code: Code,
+  extra?: Omit<ToolEnvelope<Code>, "text" | "structured" | "errorCode">,
+): ToolEnvelope<Code> {
+  return { text: [], structured: null, errorCode: code, ...extra };
 }

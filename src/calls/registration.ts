@@ -1,17 +1,23 @@
 import { canonicalize, type JsonObject } from "../identity/mod.ts";
-import type { SchemaValidator } from "../schema/types.ts";
+import type { SchemaValidator, ValidationError } from "../schema/types.ts";
 import type { ReadPolicy, ScopeValidator } from "../catalog/bindings.ts";
 import type { ToolLimits } from "../catalog/limits.ts";
 import type { CatalogMonitor } from "../catalog/monitor.ts";
 import type { SnapshotEntry, SnapshotEntryBase } from "../catalog/snapshot.ts";
-import { type CallErrorCode, failure, type ToolEnvelope } from "./envelope.ts";
+import { type McpSession, SessionRequestError } from "../session/session.ts";
+import {
+  type ArgumentProblem,
+  type CallErrorCode,
+  failure,
+  MAX_ARGUMENT_PROBLEMS,
+  type ToolEnvelope,
+} from "./envelope.ts";
 import { checkCallResult } from "./result.ts";
-import { type McpSession, SessionRequestError } from "./session.ts";
-import { ABORTED, withinDeadline } from "./within_deadline.ts";
+import { DeadlineStopped, withinDeadline } from "./within_deadline.ts";
 
 /** Options of one call. */
 export interface CallOptions {
-  /** Stops local waiting; a late result is discarded and the call ends in `mcp_timeout`. */
+  /** Stops local waiting; a late result is discarded and the call ends in `mcp_aborted`. */
   readonly signal?: AbortSignal;
   /** Host state passed to the scope validator. */
   readonly state?: unknown;
@@ -43,8 +49,12 @@ export interface ToolRegistration {
 export type Admission =
   /** Admitted: detached arguments, safe to send, and their canonical text (for digests). */
   | { readonly ok: true; readonly args: JsonObject; readonly canonical: string }
-  /** Refused locally; nothing was sent. */
-  | { readonly ok: false; readonly errorCode: CallErrorCode };
+  /** Refused locally; nothing was sent. `problems` with a schema refusal of the arguments. */
+  | {
+    readonly ok: false;
+    readonly errorCode: CallErrorCode;
+    readonly problems?: readonly ArgumentProblem[];
+  };
 
 /** Outcome of sending a call: the envelope and whether the request may have left sluice. */
 export interface Dispatch {
@@ -126,13 +136,38 @@ function catalogProblem(context: RegistrationContext): CallErrorCode | undefined
   return undefined;
 }
 
+/** Keywords that only fail because a subschema below them failed. */
+const APPLICATORS: ReadonlySet<string> = new Set([
+  "properties",
+  "patternProperties",
+  "additionalProperties",
+  "items",
+  "prefixItems",
+  "allOf",
+  "$ref",
+  "dependentSchemas",
+]);
+
+/**
+ * What the model is told about arguments that broke the schema: pointers into its own
+ * arguments and profile keywords (nothing of the schema: no pattern text, no enum values),
+ * the failing leaves only, at most {@link MAX_ARGUMENT_PROBLEMS}.
+ */
+function argumentProblems(errors: readonly ValidationError[]): ArgumentProblem[] {
+  const leaves = errors.filter((error) =>
+    !APPLICATORS.has(error.keyword) ||
+    !errors.some((other) => other !== error && other.path.startsWith(`${error.path}/`))
+  );
+  return leaves.slice(0, MAX_ARGUMENT_PROBLEMS).map(({ path, keyword }) => ({ path, keyword }));
+}
+
 async function admit(
   context: RegistrationContext,
   args: unknown,
   state: unknown,
   signal: AbortSignal | undefined,
 ): Promise<Admission> {
-  const stopped = catalogProblem(context) ?? (signal?.aborted ? "mcp_timeout" : undefined);
+  const stopped = catalogProblem(context) ?? (signal?.aborted ? "mcp_aborted" : undefined);
   if (stopped) return { ok: false, errorCode: stopped };
   if (typeof args !== "object" || args === null || Array.isArray(args)) {
     return { ok: false, errorCode: "mcp_invalid_arguments" };
@@ -146,8 +181,13 @@ async function admit(
   } catch {
     return { ok: false, errorCode: "mcp_invalid_arguments" };
   }
-  if (!context.validateInput(detached).valid) {
-    return { ok: false, errorCode: "mcp_invalid_arguments" };
+  const validation = context.validateInput(detached);
+  if (!validation.valid) {
+    return {
+      ok: false,
+      errorCode: "mcp_invalid_arguments",
+      problems: argumentProblems(validation.errors),
+    };
   }
   if (context.scope) {
     let verdict: unknown;
@@ -158,12 +198,12 @@ async function admit(
         context.limits.timeoutMs,
       );
     } catch (error) {
-      if (error === ABORTED) return { ok: false, errorCode: "mcp_timeout" };
+      if (error instanceof DeadlineStopped) return { ok: false, errorCode: error.code };
       verdict = "scope validator threw";
     }
     // Only an explicit `undefined` allows; anything else (an empty string too) denies.
     if (verdict !== undefined) return { ok: false, errorCode: "mcp_scope_denied" };
-    const later = catalogProblem(context) ?? (signal?.aborted ? "mcp_timeout" : undefined);
+    const later = catalogProblem(context) ?? (signal?.aborted ? "mcp_aborted" : undefined);
     if (later) return { ok: false, errorCode: later };
   }
   return { ok: true, args: detached, canonical };
@@ -206,6 +246,18 @@ async function dispatch(
   }
 }
 
+/**
+ * The envelope of a refused admission (with its argument problems, when any).
+ *
+ * @param admission the refusal
+ */
+export function refusal(admission: Admission & { readonly ok: false }): ToolEnvelope {
+  return failure(
+    admission.errorCode,
+    admission.problems ? { problems: admission.problems } : undefined,
+  );
+}
+
 /** The call layers for one entry; validators are compiled once, by the caller. */
 export function createCallLayers(context: RegistrationContext): CallInternals {
   return {
@@ -233,7 +285,7 @@ export function createRegistration(
     async call(args: unknown, options: CallOptions = {}): Promise<ToolEnvelope> {
       try {
         const admission = await layers.admit(args, options.state, options.signal);
-        if (!admission.ok) return failure(admission.errorCode);
+        if (!admission.ok) return refusal(admission);
         return (await layers.dispatch(admission.args, options.signal)).envelope;
       } catch {
         return failure("mcp_protocol_error");

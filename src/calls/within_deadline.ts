@@ -1,35 +1,70 @@
 /**
  * Waiting on the host's own code (a scope validator, an approval callback) only as long as the
- * caller wants: such code may ignore its signal, and must not keep a call waiting.
+ * caller wants: such code may ignore its signal, and must not keep a call waiting. sluice's one
+ * deadline primitive, on `AbortSignal.any` and `AbortSignal.timeout`.
  *
  * @module
  */
+import { SluiceError } from "../errors.ts";
 
-/** Rejection of {@link withinDeadline} when the caller aborts or the deadline passes first. */
-export const ABORTED: unique symbol = Symbol("aborted");
+/** Why {@link withinDeadline} stopped waiting. */
+export type DeadlineStop = "mcp_aborted" | "mcp_timeout";
+
+/** The rejection of {@link withinDeadline} when it stops waiting. */
+export class DeadlineStopped extends SluiceError<DeadlineStop> {
+  /**
+   * Creates the rejection.
+   *
+   * @param code `mcp_aborted` (the caller's signal) or `mcp_timeout` (the deadline)
+   */
+  constructor(code: DeadlineStop) {
+    super(code, code === "mcp_aborted" ? "the caller aborted" : "the deadline passed");
+    this.name = "DeadlineStopped";
+  }
+}
+
+/**
+ * The signal that fires when `signal` aborts or, when `timeoutMs` is given, the deadline
+ * passes; `undefined` when there is neither.
+ *
+ * @param signal the caller's signal
+ * @param timeoutMs the deadline in milliseconds
+ */
+export function deadlineSignal(
+  signal: AbortSignal | undefined,
+  timeoutMs?: number,
+): AbortSignal | undefined {
+  if (timeoutMs === undefined) return signal;
+  const timeout = AbortSignal.timeout(timeoutMs);
+  return signal === undefined ? timeout : AbortSignal.any([signal, timeout]);
+}
+
+/** Why `stop` fired: the caller's abort, or the deadline. */
+function stopCode(signal: AbortSignal | undefined): DeadlineStop {
+  return signal?.aborted ? "mcp_aborted" : "mcp_timeout";
+}
 
 /**
  * Runs `work` and waits for it only until the caller's signal aborts or, when `timeoutMs` is
- * given, the deadline passes; then rejects with {@link ABORTED}. `work` gets a signal that fires
- * at either. A throw or rejection of `work` rejects with that error.
+ * given, the deadline passes; then rejects with {@link DeadlineStopped}. `work` gets a signal
+ * that fires at either. A throw or rejection of `work` rejects with that error.
+ *
+ * @param work the host's code
+ * @param signal the caller's signal
+ * @param timeoutMs the deadline in milliseconds
  */
 export function withinDeadline<T>(
   work: (stop: AbortSignal) => T | Promise<T>,
   signal: AbortSignal | undefined,
   timeoutMs?: number,
 ): Promise<T> {
-  const controller = new AbortController();
+  if (signal?.aborted) return Promise.reject(new DeadlineStopped("mcp_aborted"));
+  const stop = deadlineSignal(signal, timeoutMs) ?? new AbortController().signal;
   return new Promise<T>((resolve, reject) => {
-    const stop = () => {
-      controller.abort();
-      reject(ABORTED);
-    };
-    if (signal?.aborted) return stop();
-    const timer = timeoutMs === undefined ? undefined : setTimeout(stop, timeoutMs);
-    signal?.addEventListener("abort", stop, { once: true });
-    Promise.resolve().then(() => work(controller.signal)).then(resolve, reject).finally(() => {
-      clearTimeout(timer);
-      signal?.removeEventListener("abort", stop);
+    const onStop = () => reject(new DeadlineStopped(stopCode(signal)));
+    stop.addEventListener("abort", onStop, { once: true });
+    Promise.resolve().then(() => work(stop)).then(resolve, reject).finally(() => {
+      stop.removeEventListener("abort", onStop);
     });
   });
 }

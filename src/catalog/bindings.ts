@@ -35,6 +35,18 @@ export interface ReadToolBinding {
   readonly concurrencySafe: boolean;
 }
 
+/**
+ * The host's own description and input schema for a tool: discovery then never lists it, and
+ * the server's description and schema are never used. The schema goes through the same
+ * profile and budget checks as a listed one.
+ */
+export interface OwnerSpec {
+  /** Model-facing description. */
+  readonly description: string;
+  /** Input schema (must fit the schema profile). */
+  readonly inputSchema: Readonly<JsonObject>;
+}
+
 /** Bindings keyed by the remote tool name. */
 export type ReadToolBindings = Readonly<Record<string, ReadToolBinding>>;
 
@@ -50,6 +62,8 @@ export interface ResolvedBinding {
   readonly scope: ScopeValidator | null;
   /** The concurrency declaration. */
   readonly concurrencySafe: boolean;
+  /** A detached copy of the owner's spec, when given. */
+  readonly spec?: OwnerSpec;
 }
 
 /** Local names every provider accepts (Anthropic, OpenAI and Gemini share this pattern). */
@@ -68,6 +82,24 @@ export function isTitledPolicy(
 export interface BindingNames {
   readonly remoteName: string;
   readonly localName: string;
+  /** A detached copy of the owner's spec, when given. */
+  readonly spec?: OwnerSpec;
+}
+
+function resolveSpec(value: unknown, remoteName: string): OwnerSpec | undefined {
+  if (value === undefined) return undefined;
+  if (!isRecord(value) || typeof value.description !== "string" || !isRecord(value.inputSchema)) {
+    throw new DiscoveryError(
+      "binding_invalid",
+      `binding for "${remoteName}" has a spec without a description string and inputSchema`,
+      { tool: remoteName },
+    );
+  }
+  // Detached: the host mutating its object later changes nothing.
+  return structuredClone({
+    description: value.description,
+    inputSchema: value.inputSchema,
+  }) as OwnerSpec;
 }
 
 /**
@@ -113,7 +145,11 @@ export function resolveBindingsWith<T extends BindingNames>(
       );
     }
     localNames.add(localName);
-    resolved.set(remoteName, resolveOne(binding, { remoteName, localName }));
+    const spec = resolveSpec(binding.spec, remoteName);
+    resolved.set(
+      remoteName,
+      resolveOne(binding, { remoteName, localName, ...(spec ? { spec } : {}) }),
+    );
   }
   if (resolved.size === 0) throw new DiscoveryError("binding_invalid", "no tools are bound");
   return resolved;
@@ -124,7 +160,8 @@ export function resolveBindingsWith<T extends BindingNames>(
  * changes nothing. Throws a {@link DiscoveryError} with a `binding_*` code.
  */
 export function resolveBindings(bindings: unknown): Map<string, ResolvedBinding> {
-  return resolveBindingsWith(bindings, (binding, { remoteName, localName }) => {
+  return resolveBindingsWith(bindings, (binding, names) => {
+    const { remoteName, localName } = names;
     const tool = { tool: remoteName };
     const policy = binding.policy;
     if (!isTitledPolicy(policy, "read")) {
@@ -149,8 +186,7 @@ export function resolveBindings(bindings: unknown): Map<string, ResolvedBinding>
       );
     }
     return {
-      remoteName,
-      localName,
+      ...names,
       policy: Object.freeze({ mode: "read", title: policy.title }),
       scope: binding.scope as ScopeValidator | null,
       concurrencySafe: binding.concurrencySafe,

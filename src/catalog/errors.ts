@@ -1,4 +1,5 @@
 import { SluiceError } from "../errors.ts";
+import type { SessionErrorCode } from "../session/session.ts";
 
 /** Stable codes for why discovery failed. */
 export type DiscoveryErrorCode =
@@ -46,14 +47,18 @@ export type DiscoveryErrorCode =
   | "mcp_tool_missing"
   /** A bound tool requires task-augmented execution, which sluice does not do. */
   | "mcp_tool_task_required"
-  /** The server broke the protocol (malformed page, duplicate names, JSON-RPC error). */
+  /**
+   * A `listing` option that does not belong to the discovery's monitor, or another option
+   * discovery cannot use.
+   */
+  | "discovery_options_invalid"
+  /**
+   * The server broke the protocol (a malformed page, a bound tool listed twice or not plain
+   * JSON, a JSON-RPC error).
+   */
   | "mcp_protocol_error"
-  /** A `tools/list` request passed its deadline or was aborted. */
-  | "mcp_timeout"
-  /** The transport failed. */
-  | "mcp_transport_error"
-  /** The session or the monitor is closed. */
-  | "mcp_connection_closed";
+  /** A `tools/list` request failed: deadline, abort, closed session, transport (its code). */
+  | SessionErrorCode;
 
 /** Which schema of a tool a schema error concerns. */
 export type SchemaRole = "input" | "output";
@@ -95,9 +100,15 @@ export class DiscoveryError extends SluiceError<DiscoveryErrorCode> {
    * @param code stable code
    * @param message explanation written by sluice
    * @param details the tool, schema, keyword and path concerned, when any
+   * @param cause the underlying error (a failed request), kept for the host's logs
    */
-  constructor(code: DiscoveryErrorCode, message: string, details: DiscoveryErrorDetails = {}) {
-    super(code, message);
+  constructor(
+    code: DiscoveryErrorCode,
+    message: string,
+    details: DiscoveryErrorDetails = {},
+    cause?: unknown,
+  ) {
+    super(code, message, cause === undefined ? undefined : { cause });
     this.name = "DiscoveryError";
     if (details.tool !== undefined) this.tool = details.tool;
     if (details.schema !== undefined) this.schema = details.schema;

@@ -1,14 +1,8 @@
 import { isRecord } from "../identity/mod.ts";
-
-/** Protocol versions whose tool semantics sluice implements. */
-export const ACCEPTED_PROTOCOL_VERSIONS: readonly string[] = Object.freeze([
-  "2025-06-18",
-  "2025-11-25",
-  "2026-07-28",
-]);
+import { ACCEPTED_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSION } from "../session/protocol.ts";
 
 /** The protocol revision in which list changes arrive only through `subscriptions/listen`. */
-const LISTEN_ERA = "2026-07-28";
+const LISTEN_ERA = MODERN_PROTOCOL_VERSION;
 
 /**
  * How a catalog learns that the server's tool list changed:

@@ -151,3 +151,17 @@ export function buildWriteSnapshot(
 ): Promise<WriteSnapshot> {
   return buildCatalog(2, fields);
 }
+
+/**
+ * Maps each entry of a built snapshot together with the item it was built from, matched by
+ * local name (the snapshot orders its entries itself).
+ */
+export function mapByLocalName<E extends { readonly localName: string }, T, R>(
+  entries: readonly E[],
+  items: readonly T[],
+  localNameOf: (item: T) => string,
+  map: (entry: E, item: T) => R,
+): R[] {
+  const byName = new Map(items.map((item) => [localNameOf(item), item]));
+  return entries.map((entry) => map(entry, byName.get(entry.localName)!));
+}

@@ -1,8 +1,21 @@
 import { DiscoveryError } from "./errors.ts";
-import { isTitledPolicy, resolveBindingsWith, type ScopeValidator } from "./bindings.ts";
+import {
+  isTitledPolicy,
+  type OwnerSpec,
+  resolveBindingsWith,
+  type ScopeValidator,
+} from "./bindings.ts";
 
 /** What a write does: `write` changes data, `destructive` may remove or overwrite it. */
 export type WriteEffect = "write" | "destructive";
+
+/**
+ * Who decides a write's approval, as the snapshot records it: `"inline"`, the gate's inline
+ * approver (the `approve` callback); `"store"`, a person through the approval store (the call
+ * ends `approval_pending`, then `resume`); `"none"`, nobody is configured to decide, so every
+ * call ends `approval_unavailable` and is never sent.
+ */
+export type ApprovalDecider = "inline" | "store" | "none";
 
 /** The policy of a write tool: every call needs a person's approval. */
 export interface WritePolicy {
@@ -12,6 +25,11 @@ export interface WritePolicy {
   readonly title: string;
   /** The effect the host declares; must equal the binding's `effect`. */
   readonly effect: WriteEffect;
+  /**
+   * Who decides, when the host states it; the `Gate` refuses a catalog whose decider its own
+   * options cannot honour. Absent: whoever the gate is configured with.
+   */
+  readonly decidedBy?: ApprovalDecider;
 }
 
 /**
@@ -36,6 +54,8 @@ export interface WriteToolBinding {
   readonly scopeId: string;
   /** The scope's revision; a change revokes approvals made under the earlier one. */
   readonly scopeRevision: string;
+  /** The owner's spec: when present the tool is not listed (see `OwnerSpec`). */
+  readonly spec?: OwnerSpec;
 }
 
 /** Write bindings keyed by the remote tool name. */
@@ -51,7 +71,10 @@ export interface ResolvedWriteBinding {
   readonly bindingRevision: string;
   readonly scopeId: string;
   readonly scopeRevision: string;
+  readonly spec?: OwnerSpec;
 }
+
+const DECIDERS: readonly unknown[] = ["inline", "store", "none"];
 
 const IDENTITY_FIELDS = ["bindingId", "bindingRevision", "scopeId", "scopeRevision"] as const;
 
@@ -67,7 +90,8 @@ function isEffect(value: unknown): value is WriteEffect {
  * (an empty or absent bindingId, bindingRevision, scopeId or scopeRevision).
  */
 export function resolveWriteBindings(bindings: unknown): Map<string, ResolvedWriteBinding> {
-  return resolveBindingsWith(bindings, (binding, { remoteName, localName }) => {
+  return resolveBindingsWith(bindings, (binding, names) => {
+    const { remoteName, localName } = names;
     const tool = { tool: remoteName };
     const policy = binding.policy;
     if (!isTitledPolicy(policy, "confirm")) {
@@ -81,6 +105,13 @@ export function resolveWriteBindings(bindings: unknown): Map<string, ResolvedWri
       throw new DiscoveryError(
         "binding_effect_invalid",
         `binding "${localName}" needs effect "write" or "destructive" in the binding and policy`,
+        tool,
+      );
+    }
+    if (policy.decidedBy !== undefined && !DECIDERS.includes(policy.decidedBy)) {
+      throw new DiscoveryError(
+        "binding_policy_invalid",
+        `binding "${localName}" has a decidedBy other than "inline", "store" or "none"`,
         tool,
       );
     }
@@ -116,9 +147,15 @@ export function resolveWriteBindings(bindings: unknown): Map<string, ResolvedWri
       );
     }
     return {
-      remoteName,
-      localName,
-      policy: Object.freeze({ mode: "confirm", title: policy.title, effect: policy.effect }),
+      ...names,
+      policy: Object.freeze({
+        mode: "confirm",
+        title: policy.title,
+        effect: policy.effect,
+        ...(policy.decidedBy !== undefined
+          ? { decidedBy: policy.decidedBy as ApprovalDecider }
+          : {}),
+      }),
       scope: binding.scope as ScopeValidator,
       bindingId: binding.bindingId as string,
       bindingRevision: binding.bindingRevision as string,

@@ -7,13 +7,14 @@ import {
   type ResolvedServer,
   type ToolSpec,
 } from "./config.ts";
-import type { ServerCatalog } from "./discovery.ts";
-import { discoverServer } from "./discovery.ts";
+import type { ApprovalDecider } from "../catalog/write_bindings.ts";
+import { discoverServer, type ServerCatalog } from "./discovery.ts";
 import { elapsed, emitEvent } from "./events.ts";
 import type { ConnectReport, ServerReport } from "./report.ts";
 import { ServerSession } from "./session.ts";
 import { Toolkit, type ToolkitServer } from "./toolkit.ts";
 import { Gate } from "../gate/gate.ts";
+import type { InlineApprovalRequest } from "../gate/types.ts";
 
 /** A live set of governed tools: the toolkit, a report and `close()`. */
 export interface Connection {
@@ -52,7 +53,7 @@ interface Prepared {
  * Connects to several MCP servers over Streamable HTTP and returns governed tools for exactly
  * the allowlisted `"server.tool"` entries. Nothing is read from the environment. Each server
  * gets the official v2 client over `secureFetch` (2026-07-28 first, then the 2025 handshake
- * limited to 2025-11-25 and 2025-06-18). A tool that does not fit is skipped and reported; a
+ * limited to 2025-11-25 and 2025-06-18); every call runs through one `Gate`. A tool that does not fit is skipped and reported; a
  * server that fails fails only its own listed tools. Throws only for a refused configuration.
  *
  * @example
@@ -81,8 +82,13 @@ export async function connectAll(config: ConnectAllConfig): Promise<Connection> 
   const limits = resolveToolLimits(config.limits);
   const transport = config.transport ?? {};
   const timeoutMs = transport.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  // Flagged calls go to the gate's store only when no inline callback decides them.
-  const deferFlagged = config.approve === undefined && config.store !== undefined;
+  // Who decides the calls that need approval, as every write catalog records it.
+  const approve = config.approve;
+  const decidedBy: ApprovalDecider = approve !== undefined
+    ? "inline"
+    : config.store !== undefined
+    ? "store"
+    : "none";
   const prepared: Prepared[] = servers.map((server) => {
     const fetch = secureFetch({
       ...transport,
@@ -99,7 +105,7 @@ export async function connectAll(config: ConnectAllConfig): Promise<Connection> 
     return { server, session, fetch };
   });
   let toolkitServers: ToolkitServer[];
-  let gate: Gate | undefined;
+  let gate: Gate;
   try {
     await Promise.all(prepared.map(async (item) => {
       const start = performance.now();
@@ -108,7 +114,7 @@ export async function connectAll(config: ConnectAllConfig): Promise<Connection> 
         item.session,
         limits,
         config.signal,
-        deferFlagged,
+        decidedBy,
       );
       emitEvent(config.onEvent, {
         kind: "discovery",
@@ -124,19 +130,22 @@ export async function connectAll(config: ConnectAllConfig): Promise<Connection> 
       session: item.session,
       tools: item.catalog!.tools,
     }));
-    const deferred = toolkitServers.flatMap((server) =>
-      server.tools.filter((tool) => tool.deferred).map((tool) => tool.registration)
-    );
-    gate = deferFlagged && deferred.length > 0
-      ? new Gate({
-        catalogs: [{ registrations: deferred }],
-        store: config.store,
-        ...(config.approvalTtlMs !== undefined ? { approvalTtlMs: config.approvalTtlMs } : {}),
-        ...(config.allowNonDurableStoreForTests === true
-          ? { allowNonDurableStoreForTests: true }
-          : {}),
-      })
-      : undefined;
+    gate = new Gate({
+      catalogs: toolkitServers.map((server) => ({
+        registrations: server.tools.map((tool) => tool.registration),
+      })),
+      ...(config.store !== undefined ? { store: config.store } : {}),
+      ...(approve !== undefined
+        ? {
+          approve: (request: InlineApprovalRequest) =>
+            approve(request.server, request.remoteName, request.arguments),
+        }
+        : {}),
+      ...(config.approvalTtlMs !== undefined ? { approvalTtlMs: config.approvalTtlMs } : {}),
+      ...(config.allowNonDurableStoreForTests === true
+        ? { allowNonDurableStoreForTests: true }
+        : {}),
+    });
   } catch (error) {
     await Promise.all(prepared.map((item) => item.session.close()));
     throw error;
@@ -144,20 +153,20 @@ export async function connectAll(config: ConnectAllConfig): Promise<Connection> 
   const toolkit = new Toolkit({
     servers: toolkitServers,
     runId: crypto.randomUUID(),
-    ...(config.approve ? { approve: config.approve } : {}),
+    gate,
+    ...(config.store !== undefined ? { store: config.store } : {}),
     ...(config.onEvent ? { onEvent: config.onEvent } : {}),
-    ...(gate ? { gate, store: config.store } : {}),
   });
   let closing: Promise<void> | undefined;
   return Object.freeze({
     toolkit,
-    report: () => buildReport(prepared),
+    report: () => buildReport(prepared, decidedBy),
     close: () =>
       closing ??= Promise.all(prepared.map((item) => item.session.close())).then(() => {}),
   });
 }
 
-function buildReport(prepared: readonly Prepared[]): ConnectReport {
+function buildReport(prepared: readonly Prepared[], decidedBy: ApprovalDecider): ConnectReport {
   const ready = prepared.flatMap((item) =>
     item.catalog!.tools.map((tool) => ({
       name: tool.allowed.localName,
@@ -166,7 +175,8 @@ function buildReport(prepared: readonly Prepared[]): ConnectReport {
       requiresApproval: tool.policy.requiresApproval,
       approvalReason: tool.policy.reason,
       source: tool.source,
-      deferred: tool.deferred,
+      ...(tool.policy.requiresApproval ? { decidedBy } : {}),
+      deferred: tool.policy.requiresApproval && decidedBy === "store",
     }))
   );
   const skipped = prepared.flatMap((item) => item.catalog!.skipped);

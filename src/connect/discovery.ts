@@ -1,67 +1,43 @@
-import { canonicalize, utf8Length } from "../identity/mod.ts";
-import type { ScopeValidator } from "../catalog/bindings.ts";
-import {
-  listBoundTools,
-  mapByLocalName,
-  registrationContext,
-  type SelectableBinding,
-  type Selected,
-  selectTool,
-} from "../catalog/discover.ts";
-import { createWriteRegistration, type WriteToolRegistration } from "../catalog/discover_write.ts";
-import { DiscoveryError } from "../catalog/errors.ts";
+/**
+ * connect()'s discovery of one server: the allowlist and the owner's settings become read and
+ * write bindings, and the public `listTools`, `discoverTools` and `discoverWriteTools` do the
+ * rest, skipping what does not fit.
+ *
+ * @module
+ */
+import { canonicalize, type JsonObject, utf8Length } from "../identity/mod.ts";
+import { codeOf } from "../codes.ts";
+import type { ReadToolBinding, ScopeValidator } from "../catalog/bindings.ts";
+import type { DiscoveryError } from "../catalog/errors.ts";
 import type { ToolLimits } from "../catalog/limits.ts";
-import {
-  buildSnapshot,
-  buildWriteSnapshot,
-  type CatalogHeader,
-  type ReadSnapshot,
-  type SnapshotEntry,
-  type WriteSnapshot,
-  type WriteSnapshotEntry,
-} from "../catalog/snapshot.ts";
-import type { WriteEffect } from "../catalog/write_bindings.ts";
-import {
-  type CallInternals,
-  callInternals,
-  createCallLayers,
-  createRegistration,
-  type ToolRegistration,
-} from "../calls/registration.ts";
-import { type McpSession, sessionFromClient } from "../calls/session.ts";
-import type { CatalogMonitor } from "../catalog/monitor.ts";
+import type { ToolListing } from "../catalog/listing.ts";
+import type { UnfitTool } from "../catalog/selection.ts";
+import { byLocalName, type ReadSnapshot, type WriteSnapshot } from "../catalog/snapshot.ts";
+import type { ApprovalDecider, WriteEffect, WriteToolBinding } from "../catalog/write_bindings.ts";
+import { discoverTools, listTools } from "../calls/discover.ts";
+import { discoverWriteTools, type WriteToolRegistration } from "../calls/discover_write.ts";
+import type { ToolRegistration } from "../calls/registration.ts";
 import type { AllowedTool, ResolvedServer } from "./config.ts";
 import { type ApprovalPolicy, approvalPolicy } from "./governance.ts";
 import { serverSkipReason, type SkippedTool, toolSkipReason } from "./report.ts";
-import { type ServerSession, SessionSetupError } from "./session.ts";
+import type { ServerSession } from "./session.ts";
 
 /** One callable tool of a server catalog. */
 export interface ConnectedTool {
   readonly allowed: AllowedTool;
   readonly policy: ApprovalPolicy;
   readonly source: "server" | "owner_spec";
-  /** The model-facing description (the owner's for an owner spec). */
-  readonly description: string;
-  /** The input schema as discovered (or the owner's). */
-  readonly inputSchema: SnapshotEntry["inputSchema"];
-  /**
-   * A read registration (no approval, or approval by the inline callback), or a write
-   * registration run only through the gate (deferred approvals in the store).
-   */
+  /** A read registration (no approval) or a write registration (approval through the gate). */
   readonly registration: ToolRegistration | WriteToolRegistration;
-  /** Whether calls go through the gate's deferred approval. */
-  readonly deferred: boolean;
-  /** The admit/dispatch layers of the registration. */
-  readonly layers: CallInternals;
   /** `revisionDigest` of the catalog this tool belongs to. */
   readonly catalogDigest: string;
 }
 
 /** What discovering one server produced. */
 export interface ServerCatalog {
-  /** The read catalog (tools that need no approval, or approval by the callback). */
+  /** The read catalog (tools that need no approval), if any. */
   readonly snapshot: ReadSnapshot | null;
-  /** The write catalog of tools deferred to the gate (`schemaVersion: 2`), if any. */
+  /** The write catalog (tools that need an approval, `schemaVersion: 2`), if any. */
   readonly writeSnapshot: WriteSnapshot | null;
   readonly tools: readonly ConnectedTool[];
   readonly skipped: readonly SkippedTool[];
@@ -69,18 +45,11 @@ export interface ServerCatalog {
   readonly errorCode?: string;
 }
 
-/** The snapshot's protocol version for a server not contacted at setup (owner specs only). */
-export const NOT_NEGOTIATED = "not-negotiated";
-
 /** connect() has no host scope: the allowlist and the approval are the authorization. */
 const NO_SCOPE: ScopeValidator = () => undefined;
 
-/** The authorization identity connect() records for a deferred tool (owner config is it). */
+/** The authorization identity connect() records for a tool that needs approval. */
 const CONNECT_REVISION = "connect/v1";
-
-function bindingFor(tool: AllowedTool): SelectableBinding {
-  return { remoteName: tool.tool, localName: tool.localName, scope: null };
-}
 
 function measure(value: unknown): number | undefined {
   try {
@@ -90,189 +59,163 @@ function measure(value: unknown): number | undefined {
   }
 }
 
-function failureCode(error: unknown): string {
-  if (error instanceof SessionSetupError || error instanceof DiscoveryError) return error.code;
-  return "mcp_transport_error";
+/** The listed size of what a size refusal concerns, for the report's reason. */
+function measuredSize(error: DiscoveryError, raw: Record<string, unknown> | undefined) {
+  if (error.code === "mcp_description_too_large") return measure(raw?.description);
+  if (error.code === "mcp_schema_too_large") {
+    return measure(raw?.[`${error.schema ?? "input"}Schema`]);
+  }
+  return undefined;
+}
+
+function annotationsOf(raw: Readonly<Record<string, unknown>> | undefined): JsonObject | null {
+  const annotations = raw?.annotations;
+  return typeof annotations === "object" && annotations !== null && !Array.isArray(annotations)
+    ? annotations as JsonObject
+    : null;
+}
+
+function readBinding(tool: AllowedTool): ReadToolBinding {
+  return {
+    localName: tool.localName,
+    policy: { mode: "read", title: `${tool.server}.${tool.tool}` },
+    scope: null,
+    concurrencySafe: false,
+    ...(tool.spec ? { spec: tool.spec } : {}),
+  };
+}
+
+function writeBinding(
+  tool: AllowedTool,
+  policy: ApprovalPolicy,
+  decidedBy: ApprovalDecider,
+): WriteToolBinding {
+  const effect: WriteEffect = policy.reason === "destructive_hint" ? "destructive" : "write";
+  return {
+    localName: tool.localName,
+    policy: { mode: "confirm", title: `${tool.server}.${tool.tool}`, effect, decidedBy },
+    effect,
+    scope: NO_SCOPE,
+    bindingId: `${tool.server}.${tool.tool}`,
+    bindingRevision: CONNECT_REVISION,
+    scopeId: `connect:${tool.server}`,
+    scopeRevision: CONNECT_REVISION,
+    ...(tool.spec ? { spec: tool.spec } : {}),
+  };
 }
 
 /**
- * Discovers the allowed tools of one server: lists once (unless every allowed tool has an
- * owner spec), then checks each tool on its own with the read path's per-tool checks,
- * collecting failures as skipped tools instead of failing the others.
+ * Discovers the allowed tools of one server: one `tools/list` (unless every allowed tool has
+ * an owner spec), each tool's approval policy from the owner's settings and its annotations,
+ * then a read catalog of the tools that need no approval and a write catalog of those that do,
+ * recording who decides. A tool that does not fit is skipped with its reason; a failed list
+ * skips every listed tool with the server's code.
+ *
+ * @param server the resolved server
+ * @param session its session
+ * @param limits the limits in force
+ * @param signal aborts discovery
+ * @param decidedBy who decides approvals in this connection
  */
 export async function discoverServer(
   server: ResolvedServer,
   session: ServerSession,
   limits: ToolLimits,
   signal: AbortSignal | undefined,
-  deferFlagged: boolean,
+  decidedBy: ApprovalDecider,
 ): Promise<ServerCatalog> {
-  const generation = session.monitor.generation;
+  const monitor = session.monitor;
   const toList = server.tools.filter((tool) => tool.spec === undefined);
-  let listed = new Map<string, Record<string, unknown>>();
+  const skipped: SkippedTool[] = [];
+  const skip = (tool: AllowedTool, code: string, reason: string) =>
+    skipped.push({ name: tool.localName, server: tool.server, tool: tool.tool, code, reason });
+  let listing: ToolListing | undefined;
   let errorCode: string | undefined;
   if (toList.length > 0) {
     try {
-      await session.ready(signal);
-      session.takeTransportFailure();
-      const bindings = new Map(toList.map((tool) => [tool.tool, bindingFor(tool)]));
-      listed = await listBoundTools(sessionFromClient(session), bindings, limits, signal);
+      const names = toList.map((tool) => tool.tool);
+      listing = await listTools(session, names, { monitor, limits, ...(signal ? { signal } : {}) });
     } catch (error) {
-      errorCode = failureCode(error);
-      // Name the transport's own cause (byte cap, deadline, ...) instead of the generic code.
-      if (errorCode === "mcp_transport_error") {
-        errorCode = session.takeTransportFailure() ?? errorCode;
-      }
+      errorCode = codeOf(error) ?? "mcp_transport_error";
     }
   }
-  const selected: {
-    tool: AllowedTool;
-    item: Selected<SelectableBinding>;
-    policy: ApprovalPolicy;
-  }[] = [];
-  const skipped: SkippedTool[] = [];
+  const reads: Record<string, ReadToolBinding> = {};
+  const writes: Record<string, WriteToolBinding> = {};
+  const byRemote = new Map<string, { tool: AllowedTool; policy: ApprovalPolicy }>();
   for (const tool of server.tools) {
-    const skip = (code: string, reason: string) =>
-      skipped.push({ name: tool.localName, server: tool.server, tool: tool.tool, code, reason });
     if (tool.spec === undefined && errorCode !== undefined) {
-      skip(errorCode, serverSkipReason(errorCode));
+      skip(tool, errorCode, serverSkipReason(errorCode));
       continue;
     }
-    // An owner spec goes through exactly the same checks as a listed tool.
-    const raw = tool.spec === undefined
-      ? listed.get(tool.tool)
-      : { name: tool.tool, description: tool.spec.description, inputSchema: tool.spec.inputSchema };
-    try {
-      if (raw === undefined) {
-        throw new DiscoveryError("mcp_tool_missing", "not listed", { tool: tool.tool });
+    const annotations = tool.spec ? null : annotationsOf(listing?.tools.get(tool.tool));
+    const policy = approvalPolicy(tool.preApproved, server.trustReadOnlyHint, annotations);
+    byRemote.set(tool.tool, { tool, policy });
+    if (policy.requiresApproval) writes[tool.tool] = writeBinding(tool, policy, decidedBy);
+    else reads[tool.tool] = readBinding(tool);
+  }
+  const options = {
+    monitor,
+    limits,
+    onUnfit: "skip" as const,
+    ...(listing ? { listing } : {}),
+    ...(signal ? { signal } : {}),
+  };
+  const tools: ConnectedTool[] = [];
+  let snapshot: ReadSnapshot | null = null;
+  let writeSnapshot: WriteSnapshot | null = null;
+  const collect = (
+    found: {
+      snapshot: ReadSnapshot | WriteSnapshot;
+      registrations: readonly (ToolRegistration | WriteToolRegistration)[];
+      skipped: readonly UnfitTool[];
+    },
+  ) => {
+    for (const registration of found.registrations) {
+      const { tool, policy } = byRemote.get(registration.remoteName)!;
+      tools.push({
+        allowed: tool,
+        policy,
+        source: tool.spec === undefined ? "server" : "owner_spec",
+        registration,
+        catalogDigest: found.snapshot.revisionDigest,
+      });
+    }
+    for (const unfit of found.skipped) {
+      const { tool } = byRemote.get(unfit.remoteName)!;
+      const size = measuredSize(unfit.error, listing?.tools.get(unfit.remoteName));
+      skip(tool, unfit.error.code, toolSkipReason(unfit.error, limits, size));
+    }
+  };
+  try {
+    if (Object.keys(reads).length > 0) {
+      const found = await discoverTools(session, server.id, reads, options);
+      snapshot = found.snapshot;
+      collect(found);
+    }
+    if (Object.keys(writes).length > 0) {
+      const found = await discoverWriteTools(session, server.id, writes, options);
+      writeSnapshot = found.snapshot;
+      collect(found);
+    }
+  } catch (error) {
+    // A failure of the catalog as a whole (for example a version sluice does not accept).
+    errorCode = codeOf(error) ?? "mcp_protocol_error";
+    for (const { tool } of byRemote.values()) {
+      if (!tools.some((ready) => ready.allowed === tool)) {
+        skip(tool, errorCode, serverSkipReason(errorCode));
       }
-      const item = selectTool(bindingFor(tool), raw, limits);
-      const policy = approvalPolicy(
-        tool.preApproved,
-        server.trustReadOnlyHint,
-        item.base.annotations,
-      );
-      selected.push({ tool, item, policy });
-    } catch (error) {
-      if (!(error instanceof DiscoveryError)) throw error;
-      const size = error.code === "mcp_description_too_large"
-        ? measure(raw?.description)
-        : error.code === "mcp_schema_too_large"
-        ? measure(raw?.[`${error.schema ?? "input"}Schema`])
-        : undefined;
-      skip(error.code, toolSkipReason(error, limits, size));
     }
   }
-  const context: CatalogContext = {
-    server,
-    session: sessionFromClient(session),
-    monitor: session.monitor,
-    generation,
-    limits,
-    header: {
-      serverId: server.id,
-      protocolVersion: session.protocolVersion ?? NOT_NEGOTIATED,
-      changeDetection: session.monitor.changeDetection,
-    },
-  };
-  const toGate = (pair: (typeof selected)[number]) => deferFlagged && pair.policy.requiresApproval;
-  const read = await readCatalog(context, selected.filter((pair) => !toGate(pair)));
-  const write = await writeCatalog(context, selected.filter(toGate));
-  const tools = [...read.tools, ...write.tools];
-  return { snapshot: read.snapshot, writeSnapshot: write.snapshot, tools, skipped, errorCode };
-}
-
-interface CatalogContext {
-  readonly server: ResolvedServer;
-  readonly session: McpSession;
-  readonly monitor: CatalogMonitor;
-  readonly generation: number;
-  readonly limits: ToolLimits;
-  readonly header: CatalogHeader;
-}
-
-type Pair = { tool: AllowedTool; item: Selected<SelectableBinding>; policy: ApprovalPolicy };
-
-const localNameOf = (pair: Pair) => pair.tool.localName;
-
-async function readCatalog(context: CatalogContext, pairs: Pair[]) {
-  if (pairs.length === 0) return { snapshot: null, tools: [] as ConnectedTool[] };
-  const snapshot = await buildSnapshot({
-    ...context.header,
-    entries: pairs.map(({ tool, item }): SnapshotEntry => ({
-      ...item.base,
-      policy: Object.freeze({ mode: "read" as const, title: `${tool.server}.${tool.tool}` }),
-      concurrencySafe: false,
-    })),
-  });
-  const tools = mapByLocalName(snapshot.entries, pairs, localNameOf, (entry, pair) => {
-    const registration = createRegistration(registrationContext(context, entry, pair.item, null));
-    return connected(pair, entry, registration, false, snapshot.revisionDigest);
-  });
-  return { snapshot, tools };
-}
-
-function connected(
-  pair: Pair,
-  entry: SnapshotEntry | WriteSnapshotEntry,
-  registration: ToolRegistration | WriteToolRegistration,
-  deferred: boolean,
-  catalogDigest: string,
-  layers?: CallInternals,
-): ConnectedTool {
+  // Ready tools in local-name order (the catalogs' order); skipped ones in allowlist order.
+  tools.sort((a, b) => byLocalName(a.allowed, b.allowed));
+  const order = new Map(server.tools.map((tool, index) => [tool.localName, index]));
+  const unique = [...new Map(skipped.map((item) => [item.name, item])).values()];
+  unique.sort((a, b) => order.get(a.name)! - order.get(b.name)!);
   return {
-    allowed: pair.tool,
-    policy: pair.policy,
-    source: pair.tool.spec === undefined ? "server" : "owner_spec",
-    description: entry.description,
-    inputSchema: entry.inputSchema,
-    registration,
-    deferred,
-    layers: layers ?? callInternalsOf(registration),
-    catalogDigest,
+    snapshot,
+    writeSnapshot,
+    tools,
+    skipped: unique,
+    ...(errorCode !== undefined ? { errorCode } : {}),
   };
-}
-
-async function writeCatalog(context: CatalogContext, pairs: Pair[]) {
-  if (pairs.length === 0) return { snapshot: null, tools: [] as ConnectedTool[] };
-  const snapshot = await buildWriteSnapshot({
-    ...context.header,
-    entries: pairs.map(({ tool, item, policy }): WriteSnapshotEntry => {
-      const effect: WriteEffect = policy.reason === "destructive_hint" ? "destructive" : "write";
-      return {
-        ...item.base,
-        policy: Object.freeze({
-          mode: "confirm" as const,
-          title: `${tool.server}.${tool.tool}`,
-          effect,
-        }),
-        concurrencySafe: false,
-        authorization: {
-          bindingId: `${tool.server}.${tool.tool}`,
-          bindingRevision: CONNECT_REVISION,
-          scopeId: `connect:${tool.server}`,
-          scopeRevision: CONNECT_REVISION,
-          effect,
-        },
-      };
-    }),
-  });
-  const tools = mapByLocalName(snapshot.entries, pairs, localNameOf, (entry, pair) => {
-    // The same shape write discovery gives the gate: no `call`, only the gate runs it.
-    const layers = createCallLayers(registrationContext(context, entry, pair.item, NO_SCOPE));
-    const registration = createWriteRegistration(
-      context.server.id,
-      entry,
-      snapshot.revisionDigest,
-      layers,
-    );
-    return connected(pair, entry, registration, true, snapshot.revisionDigest, layers);
-  });
-  return { snapshot, tools };
-}
-
-function callInternalsOf(registration: object): CallInternals {
-  const layers = callInternals(registration);
-  if (layers === undefined) throw new Error("registration without call layers");
-  return layers;
 }

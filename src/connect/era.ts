@@ -1,12 +1,3 @@
-/** The protocol revision connect() tries first. */
-export const MODERN_PROTOCOL_VERSION = "2026-07-28";
-
-/** The 2025 revisions connect() accepts from an `initialize` answer, and nothing else. */
-export const LEGACY_PROTOCOL_VERSIONS: readonly string[] = Object.freeze([
-  "2025-11-25",
-  "2025-06-18",
-]);
-
 /** Which handshake a server answered: the 2026-07-28 discovery or the 2025 `initialize`. */
 export type Era = "2026-07-28" | "legacy";
 

@@ -1,6 +1,4 @@
 import type { JsonObject } from "../identity/mod.ts";
-import type { ApproveCallback } from "./config.ts";
-import { ABORTED, withinDeadline } from "../calls/within_deadline.ts";
 
 /** Why a tool does or does not require approval. */
 export type ApprovalReason =
@@ -47,28 +45,4 @@ export function approvalPolicy(
     return { requiresApproval: false, reason: "trusted_read_only_hint" };
   }
   return { requiresApproval: true, reason: "default" };
-}
-
-/**
- * Asks the owner's callback. Only exactly `true` approves; any other value, an exception, a
- * rejected promise or the caller aborting first denies.
- *
- * @returns `"approved"`, `"denied"` or `"aborted"` (the caller's signal fired first)
- */
-export async function askApproval(
-  approve: ApproveCallback,
-  server: string,
-  tool: string,
-  args: JsonObject,
-  signal: AbortSignal | undefined,
-): Promise<"approved" | "denied" | "aborted"> {
-  try {
-    const verdict = await withinDeadline(
-      () => approve(server, tool, structuredClone(args)),
-      signal,
-    );
-    return verdict === true ? "approved" : "denied";
-  } catch (error) {
-    return error === ABORTED ? "aborted" : "denied";
-  }
 }

@@ -13,25 +13,16 @@ export {
   type ToolSpec,
 } from "./config.ts";
 export { connect, connectAll, type Connection, type ConnectOptions } from "./connect.ts";
-export {
-  type Era,
-  EraCache,
-  type EraVerdict,
-  LEGACY_PROTOCOL_VERSIONS,
-  MODERN_PROTOCOL_VERSION,
-} from "./era.ts";
+export { type Era, EraCache, type EraVerdict } from "./era.ts";
 export { ConnectConfigError, type ConnectConfigErrorCode } from "./errors.ts";
 export type { ConnectApprovalDecision, ConnectEvent } from "./events.ts";
 export { type ApprovalPolicy, approvalPolicy, type ApprovalReason } from "./governance.ts";
 export { localToolName } from "./names.ts";
 export type { ConnectReport, ReadyTool, ServerReport, SkippedTool } from "./report.ts";
-export { SessionSetupError, type SessionSetupErrorCode } from "./session.ts";
 export {
-  APPROVAL_TEXT,
-  type ConnectCallErrorCode,
-  type ConnectEnvelope,
   Toolkit,
   type ToolkitCallOptions,
+  type ToolkitEnvelope,
   type ToolkitResumeOptions,
   type ToolkitTool,
 } from "./toolkit.ts";

@@ -1,5 +1,6 @@
 import { DEFAULT_TOOL_LIMITS, type ToolLimits } from "../catalog/limits.ts";
 import type { DiscoveryError } from "../catalog/errors.ts";
+import type { ApprovalDecider } from "../catalog/write_bindings.ts";
 import type { TransportReport } from "../transport/secure_fetch.ts";
 import type { Era } from "./era.ts";
 import type { ApprovalReason } from "./governance.ts";
@@ -18,7 +19,9 @@ export interface ReadyTool {
   readonly approvalReason: ApprovalReason;
   /** Where the model-facing description and schema come from. */
   readonly source: "server" | "owner_spec";
-  /** Whether flagged calls go to the approval store (`approval_pending`, then `resume`). */
+  /** Tools that need approval: who decides (as the write catalog records it). */
+  readonly decidedBy?: ApprovalDecider;
+  /** Whether calls go to the approval store (`approval_pending`, then `resume`). */
   readonly deferred: boolean;
 }
 
@@ -50,7 +53,7 @@ export interface ServerReport {
   readonly errorCode?: string;
   /** `revisionDigest` of its read catalog, or `null` when it has no such tool. */
   readonly catalogDigest: string | null;
-  /** `revisionDigest` of its write catalog (tools deferred to the store), or `null`. */
+  /** `revisionDigest` of its write catalog (tools that need approval), or `null`. */
   readonly writeCatalogDigest: string | null;
   /** What the hardened fetch enforces for this server (never the token). */
   readonly transport: TransportReport;

@@ -1,43 +1,19 @@
 import { Client, SdkHttpError, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/client/validators/cf-worker";
-import { SluiceError } from "../errors.ts";
-import { isRecord } from "../identity/mod.ts";
+import { isRecord, type JsonObject } from "../identity/mod.ts";
 import { CatalogMonitor } from "../catalog/monitor.ts";
-import type { SdkClientLike } from "../calls/session.ts";
-import { type TransportErrorCode, transportErrorCode } from "../transport/errors.ts";
-import type { FetchFunction } from "../transport/secure_fetch.ts";
+import { sessionFromClient } from "../session/from_client.ts";
+import { ACCEPTED_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSION } from "../session/protocol.ts";
 import {
-  type Era,
-  type EraCache,
-  type EraVerdict,
-  LEGACY_PROTOCOL_VERSIONS,
-  MODERN_PROTOCOL_VERSION,
-} from "./era.ts";
-
-/** Why a server session could not be set up. */
-export type SessionSetupErrorCode =
-  | TransportErrorCode
-  /** The handshake passed its deadline or was aborted. */
-  | "mcp_timeout"
-  /** The server answered a protocol version outside connect()'s allowlist. */
-  | "mcp_protocol_version_unsupported"
-  /** The handshake failed otherwise (unusable reply, HTTP error, broken JSON-RPC). */
-  | "mcp_handshake_failed"
-  /** The connection was closed. */
-  | "mcp_connection_closed";
-
-/** A session that could not be set up; the message is sluice's own text. */
-export class SessionSetupError extends SluiceError<SessionSetupErrorCode> {
-  /**
-   * Creates a setup failure.
-   *
-   * @param code stable code
-   */
-  constructor(code: SessionSetupErrorCode) {
-    super(code, `the MCP session could not be set up (${code})`);
-    this.name = "SessionSetupError";
-  }
-}
+  type McpSession,
+  type SessionErrorCode,
+  SessionRequestError,
+  type SessionRequestOptions,
+} from "../session/session.ts";
+import { deadlineSignal } from "../calls/within_deadline.ts";
+import { transportErrorCode } from "../transport/errors.ts";
+import type { FetchFunction } from "../transport/secure_fetch.ts";
+import type { Era, EraCache, EraVerdict } from "./era.ts";
 
 /** How one server session is built. */
 export interface ServerSessionOptions {
@@ -59,21 +35,10 @@ export interface SessionStats {
 
 const CLIENT_INFO = { name: "sluice-connect", version: "0.1.0" };
 
-const ACCEPTED = [MODERN_PROTOCOL_VERSION, ...LEGACY_PROTOCOL_VERSIONS];
+const ACCEPTED = ACCEPTED_PROTOCOL_VERSIONS;
 
 /** Extra time the SDK's own timers get, so sluice's deadline always fires first. */
 const SDK_TIMEOUT_MARGIN_MS = 1_000;
-
-const HANDSHAKE_STOPPED: unique symbol = Symbol("handshake stopped");
-
-/** JSON-RPC "parse error": how an undecodable reply reaches the read path's classifier. */
-const PARSE_ERROR = -32700;
-
-/** Whether an SDK rejection means the reply could not be decoded (bad JSON or shape). */
-function isUndecodable(error: unknown): boolean {
-  return error instanceof SyntaxError ||
-    (error instanceof Error && (error.name === "ZodError" || error.name === "$ZodError"));
-}
 
 /** Whether an SDK rejection is the 404 a server sends for an unknown (expired) session. */
 function isSessionExpired(error: unknown): boolean {
@@ -103,23 +68,26 @@ function withoutStandaloneStream(fetch: FetchFunction): FetchFunction {
 /**
  * One server's MCP session for connect(): the official v2 client over the hardened fetch,
  * 2026-07-28 first with the 2025 `initialize` as fallback restricted to an explicit version
- * allowlist. Connects lazily on first use, re-initializes ONCE when a legacy server answers
- * 404 for an expired session, and presents itself as an SDK client to the read path.
+ * allowlist. Implements the one session contract ({@link McpSession}): it connects on first
+ * use, re-initializes ONCE when a legacy server answers 404 for an expired session, and
+ * rejects only with a `SessionRequestError` whose code says why (a failed set-up with
+ * `sent: false`, a transport failure with the hardened fetch's own code).
  */
-export class ServerSession implements SdkClientLike {
+export class ServerSession implements McpSession {
+  /** Always `"mcp_session"`. */
+  readonly kind = "mcp_session" as const;
   /** Watches the session; discovery and registrations read it. */
   readonly monitor: CatalogMonitor = new CatalogMonitor();
   readonly #options: ServerSessionOptions;
   readonly #fetch: FetchFunction;
-  #client: Client | undefined;
-  #connecting: Promise<Client> | undefined;
+  #client: { sdk: Client; session: McpSession } | undefined;
+  #connecting: Promise<{ sdk: Client; session: McpSession }> | undefined;
   #closed = false;
   #era: Era | undefined;
   /** The verdict of this connection's first handshake: a re-initialize skips the probe. */
   #verdict: EraVerdict | undefined;
   #protocolVersion: string | undefined;
   #handshakes = 0;
-  #transportFailure: TransportErrorCode | undefined;
   #expiredRecoveries = 0;
 
   /**
@@ -147,57 +115,50 @@ export class ServerSession implements SdkClientLike {
     return { handshakes: this.#handshakes, expiredRecoveries: this.#expiredRecoveries };
   }
 
-  /** `undefined` once closed, like an SDK client (the read path reads it that way). */
-  get transport(): unknown {
-    return this.#closed ? undefined : this;
+  /** Whether the session is closed for good. */
+  get closed(): boolean {
+    return this.#closed;
   }
 
   /**
-   * Connects if not yet connected. Rejects with {@link SessionSetupError}.
+   * Sends one request, connecting first if needed; re-initializes once when a legacy server
+   * no longer knows the session (it did not run the request, so sending it again is safe).
    *
-   * @param signal aborts the handshake
+   * @param method the JSON-RPC method
+   * @param params its params
+   * @param options deadline and signal
    */
-  async ready(signal?: AbortSignal): Promise<void> {
-    await this.#ensure(signal);
-  }
-
-  /**
-   * The SDK client's `request`, with lazy connect and one re-initialize on an expired session.
-   *
-   * @param args the SDK's request arguments
-   */
-  async request(...args: never[]): Promise<unknown> {
-    const options = (args as unknown[])[2] as { signal?: AbortSignal } | undefined;
-    const client = await this.#ensure(options?.signal);
+  async request(
+    method: string,
+    params: JsonObject,
+    options: SessionRequestOptions,
+  ): Promise<unknown> {
+    const client = await this.#ensure(options.signal);
     try {
-      return await (client.request as (...a: unknown[]) => Promise<unknown>)(...args);
+      return await client.session.request(method, params, options);
     } catch (error) {
-      this.#transportFailure = transportErrorCode(error) ?? this.#transportFailure;
-      if (isUndecodable(error)) {
-        // A reply that is not JSON-RPC is the server breaking the protocol, not the network.
-        throw Object.assign(new Error("undecodable reply"), { code: PARSE_ERROR });
-      }
-      if (this.#era !== "legacy" || !isSessionExpired(error) || this.#closed) throw error;
+      const cause = error instanceof SessionRequestError ? error.cause : error;
+      if (this.#era !== "legacy" || !isSessionExpired(cause) || this.#closed) throw error;
       // The server no longer knows the session, so it did not run this request: start one
       // fresh session (shared by concurrent callers) and send the request once more.
       if (client === this.#client) {
         this.#expiredRecoveries++;
         this.#client = undefined;
-        client.close().catch(() => {});
+        client.sdk.close().catch(() => {});
       }
-      const fresh = await this.#ensure(options?.signal);
-      return await (fresh.request as (...a: unknown[]) => Promise<unknown>)(...args);
+      const fresh = await this.#ensure(options.signal);
+      return await fresh.session.request(method, params, options);
     }
   }
 
   /**
-   * Returns and clears the transport code of the latest failed request, if any: the read
-   * path reports every transport failure as `mcp_transport_error`, and setup wants the cause.
+   * Connects now if not yet connected (a call does this by itself). Rejects with the
+   * `SessionRequestError` of a failed set-up.
+   *
+   * @param signal aborts the handshake
    */
-  takeTransportFailure(): TransportErrorCode | undefined {
-    const code = this.#transportFailure;
-    this.#transportFailure = undefined;
-    return code;
+  async ready(signal?: AbortSignal): Promise<void> {
+    await this.#ensure(signal);
   }
 
   /** Closes the session (best-effort DELETE of a legacy session). Idempotent. */
@@ -208,15 +169,15 @@ export class ServerSession implements SdkClientLike {
     const client = this.#client ?? await this.#connecting?.catch(() => undefined);
     this.#client = undefined;
     if (client === undefined) return;
-    const transport = client.transport as StreamableHTTPClientTransport | undefined;
+    const transport = client.sdk.transport as StreamableHTTPClientTransport | undefined;
     if (this.#era === "legacy" && transport?.sessionId !== undefined) {
       await transport.terminateSession().catch(() => {});
     }
-    await client.close().catch(() => {});
+    await client.sdk.close().catch(() => {});
   }
 
-  #ensure(signal: AbortSignal | undefined): Promise<Client> {
-    if (this.#closed) return Promise.reject(new SessionSetupError("mcp_connection_closed"));
+  #ensure(signal: AbortSignal | undefined): Promise<{ sdk: Client; session: McpSession }> {
+    if (this.#closed) return Promise.reject(setupFailed("mcp_connection_closed"));
     if (this.#client !== undefined) return Promise.resolve(this.#client);
     if (this.#connecting === undefined) {
       const connecting = this.#connect(signal);
@@ -230,9 +191,8 @@ export class ServerSession implements SdkClientLike {
     return this.#connecting;
   }
 
-  async #connect(signal: AbortSignal | undefined): Promise<Client> {
-    // An abort listener added below would never fire for a signal that has already aborted.
-    if (signal?.aborted) throw new SessionSetupError("mcp_timeout");
+  async #connect(signal: AbortSignal | undefined): Promise<{ sdk: Client; session: McpSession }> {
+    if (signal?.aborted) throw setupFailed("mcp_aborted");
     const { url, timeoutMs, eraCache } = this.#options;
     const client = new Client(CLIENT_INFO, {
       jsonSchemaValidator: new CfWorkerJsonSchemaValidator(),
@@ -258,19 +218,16 @@ export class ServerSession implements SdkClientLike {
       }
     };
     const prior = this.#verdict ?? eraCache?.get(url);
-    // One deadline over the whole handshake (probe, initialize, initialized), started before
-    // any request so it fires before the per-request deadlines; the SDK's own timer gets a
-    // margin. The SDK's probe does not take a signal, so the race closes the client instead.
-    const stop = new AbortController();
-    const timer = setTimeout(() => stop.abort(), timeoutMs);
-    const onAbort = () => stop.abort();
-    signal?.addEventListener("abort", onAbort, { once: true });
+    // One deadline over the whole handshake (probe, initialize, initialized); the SDK's own
+    // timer gets a margin so this one fires first. The SDK's probe does not take a signal, so
+    // the race closes the client instead.
+    const stop = deadlineSignal(signal, timeoutMs)!;
     const stopped = new Promise<never>((_, reject) => {
-      stop.signal.addEventListener("abort", () => reject(HANDSHAKE_STOPPED), { once: true });
+      stop.addEventListener("abort", () => reject(stop), { once: true });
     });
     const connecting = client.connect(transport, {
       timeout: timeoutMs + SDK_TIMEOUT_MARGIN_MS,
-      signal: stop.signal,
+      signal: stop,
       ...(prior === undefined ? {} : {
         prior: prior.era === "legacy"
           ? { kind: "legacy" as const }
@@ -278,28 +235,25 @@ export class ServerSession implements SdkClientLike {
       }),
     });
     connecting.catch(() => {});
+    stopped.catch(() => {});
     try {
       await Promise.race([connecting, stopped]);
     } catch (error) {
       await client.close().catch(() => {});
       if (prior !== undefined) eraCache?.delete(url);
-      throw this.#setupError(
-        error === HANDSHAKE_STOPPED ? undefined : error,
-        answered,
-        stop.signal,
-      );
-    } finally {
-      clearTimeout(timer);
-      signal?.removeEventListener("abort", onAbort);
+      if (error === stop || stop.aborted) {
+        throw setupFailed(signal?.aborted ? "mcp_aborted" : "mcp_timeout");
+      }
+      throw setupError(error, answered);
     }
     const version = client.getNegotiatedProtocolVersion();
     if (typeof version !== "string" || !ACCEPTED.includes(version)) {
       await client.close().catch(() => {});
-      throw new SessionSetupError("mcp_protocol_version_unsupported");
+      throw setupFailed("mcp_protocol_version_unsupported");
     }
     if (this.#closed) {
       await client.close().catch(() => {});
-      throw new SessionSetupError("mcp_connection_closed");
+      throw setupFailed("mcp_connection_closed");
     }
     this.#era = version === MODERN_PROTOCOL_VERSION ? MODERN_PROTOCOL_VERSION : "legacy";
     this.#protocolVersion = version;
@@ -309,24 +263,26 @@ export class ServerSession implements SdkClientLike {
       ? { era: "legacy" }
       : { era: MODERN_PROTOCOL_VERSION, discover: client.getDiscoverResult() };
     eraCache?.set(url, this.#verdict);
-    return client;
+    return { sdk: client, session: sessionFromClient(client) };
   }
+}
 
-  #setupError(
-    error: unknown,
-    answered: unknown,
-    signal: AbortSignal | undefined,
-  ): SessionSetupError {
-    const transportCode = transportErrorCode(error);
-    if (transportCode !== undefined) return new SessionSetupError(transportCode);
-    if (typeof answered === "string" && !ACCEPTED.includes(answered)) {
-      return new SessionSetupError("mcp_protocol_version_unsupported");
-    }
-    const code = isRecord(error) ? error.code : undefined;
-    if (code === "REQUEST_TIMEOUT" || signal?.aborted) return new SessionSetupError("mcp_timeout");
-    if (code === "UNSUPPORTED_PROTOCOL_VERSION" || code === -32022) {
-      return new SessionSetupError("mcp_protocol_version_unsupported");
-    }
-    return new SessionSetupError("mcp_handshake_failed");
+/** A set-up failure: nothing of the caller's request was sent. */
+function setupFailed(code: SessionErrorCode, cause?: unknown): SessionRequestError {
+  return new SessionRequestError(code, false, cause);
+}
+
+/** The code of a handshake the SDK rejected. */
+function setupError(error: unknown, answered: unknown): SessionRequestError {
+  const transportCode = transportErrorCode(error);
+  if (transportCode !== undefined) return setupFailed(transportCode, error);
+  if (typeof answered === "string" && !ACCEPTED.includes(answered)) {
+    return setupFailed("mcp_protocol_version_unsupported", error);
   }
+  const code = isRecord(error) ? error.code : undefined;
+  if (code === "REQUEST_TIMEOUT") return setupFailed("mcp_timeout", error);
+  if (code === "UNSUPPORTED_PROTOCOL_VERSION" || code === -32022) {
+    return setupFailed("mcp_protocol_version_unsupported", error);
+  }
+  return setupFailed("mcp_handshake_failed", error);
 }

@@ -1,29 +1,23 @@
 /**
- * The gate: sluice's runner for a batch of model tool calls. Admission for the whole batch
+ * The gate: sluice's one runner for a batch of model tool calls. Admission for the whole batch
  * first; then reads dispatch and writes go through a durable, single-use approval.
  *
  * @module
  */
-import { digest, digestText, type JsonObject } from "../identity/mod.ts";
+import { digest } from "../identity/mod.ts";
 import { SluiceError } from "../errors.ts";
-import { type CallInternals, callInternals, type ToolRegistration } from "../calls/registration.ts";
-import type { ToolEnvelope } from "../calls/envelope.ts";
-import type { WriteToolRegistration } from "../catalog/discover_write.ts";
-import { assertDurableStore } from "../approvals/guard.ts";
-import { settledRefusal } from "../approvals/machine.ts";
-import type { ApprovalRecord, ApprovalStore, ClaimExpectation } from "../approvals/types.ts";
+import { MemoryApprovalStore } from "../approvals/memory.ts";
+import type { ApprovalRecord, ApprovalStore } from "../approvals/types.ts";
+import { admitBatch, type GateTool, toolMap } from "./admission.ts";
 import type {
   GateCall,
   GateEnvelope,
-  GateErrorCode,
   GateOptions,
-  InlineApprover,
-  PersistencePoint,
   RecoverOptions,
   ResumeOptions,
   RunOptions,
-  WriteOutcomeEffect,
 } from "./types.ts";
+import { writeFailure, WritePath } from "./write_path.ts";
 
 /** Stable codes of {@link GateError}. */
 export type GateErrorCodeThrown =
@@ -49,79 +43,24 @@ export class GateError extends SluiceError<GateErrorCodeThrown> {
 /** Default approval lifetime: 15 minutes. */
 export const DEFAULT_APPROVAL_TTL_MS = 15 * 60 * 1000;
 
-/** Who the gate records as the decider when the inline callback decides. */
-export const INLINE_DECIDER = "inline-callback";
-
 /** Why a recovered claim is `unknown`: the process stopped between claim and record. */
 export const RECOVERED_REASON = "interrupted_before_record";
 
-type ReadTool = { readonly kind: "read"; readonly layers: CallInternals };
-type WriteTool = {
-  readonly kind: "write";
-  readonly layers: CallInternals;
-  readonly registration: WriteToolRegistration;
-  /** The binding identity an approval records, built once (the registration is frozen). */
-  readonly binding: ApprovalBindingFields;
-};
-type Tool = ReadTool | WriteTool;
-
-type Admitted = {
-  readonly call: GateCall;
-  readonly tool: Tool;
-  readonly args: JsonObject;
-  /** The canonical text of `args`, from admission. */
-  readonly canonical: string;
-};
-
-function isWriteRegistration(
-  registration: ToolRegistration | WriteToolRegistration,
-): registration is WriteToolRegistration {
-  return "approvalBinding" in registration;
-}
-
-/** The binding identity of a write registration, as an approval records it. */
-function bindingOf(registration: WriteToolRegistration) {
-  const binding = registration.approvalBinding;
-  return {
-    serverId: registration.serverId,
-    toolName: registration.localName,
-    remoteToolName: registration.remoteName,
-    catalogDigest: binding.bindingRevision,
-    bindingId: binding.bindingId,
-    scopeId: binding.scopeId,
-    scopeRevision: binding.scopeRevision,
-    effect: binding.effect,
-  };
-}
-
-type ApprovalBindingFields = Readonly<ReturnType<typeof bindingOf>>;
-
-function failed(
-  id: string,
-  errorCode: GateErrorCode,
-  write?: { effect: WriteOutcomeEffect; approvalId?: string },
-): GateEnvelope {
-  return {
-    id,
-    text: [],
-    structured: null,
-    errorCode,
-    ...(write === undefined ? {} : write),
-  };
-}
-
-/** The effect a stored approval stands for, when a call meets it again. */
-function recordedEffect(record: ApprovalRecord): WriteOutcomeEffect {
-  switch (record.state) {
-    case "committed":
-      return "committed";
-    case "claimed":
-    case "unknown":
-      return "unknown";
-    case "reconciled":
-      return record.reconciliation?.outcome ?? "unknown";
-    default:
-      return "not_started";
+/** The decider each write tool's snapshot records must be one the options can honour. */
+function checkDeciders(tools: ReadonlyMap<string, GateTool>, options: GateOptions): void {
+  for (const [name, tool] of tools) {
+    if (tool.kind !== "write" || tool.decidedBy === undefined) continue;
+    const honoured = tool.decidedBy === "inline"
+      ? options.approve !== undefined
+      : tool.decidedBy === "store"
+      ? options.approve === undefined && options.store !== undefined
+      : options.approve === undefined;
+    if (!honoured) {
+      throw new GateError(
+        "gate_options_invalid",
+        `write tool "${name}" is decided by "${tool.decidedBy}", which these options do not do`,
+      );
+    }
   }
 }
 
@@ -158,19 +97,17 @@ function recordedEffect(record: ApprovalRecord): WriteOutcomeEffect {
  * ```
  */
 export class Gate {
-  readonly #tools = new Map<string, Tool>();
+  readonly #tools: ReadonlyMap<string, GateTool>;
   readonly #store: ApprovalStore | undefined;
-  readonly #approve: InlineApprover | undefined;
-  readonly #ttlMs: number;
+  readonly #writes: WritePath | undefined;
   readonly #now: () => number;
-  readonly #allowNonDurable: boolean;
-  readonly #hook: GateOptions["onPersistencePointForTests"];
 
   /**
    * Creates a gate over the given catalogs. Throws a {@link GateError}: `gate_duplicate_name`
    * when two catalogs share a local name, `gate_registration_invalid` for a registration not
-   * made by discovery, `gate_store_missing` when write tools have no store,
-   * `gate_options_invalid` for a bad TTL or callback.
+   * made by discovery, `gate_store_missing` when write tools have no store (and are not all
+   * decided inline or by nobody), `gate_options_invalid` for a bad TTL or callback, or a
+   * write tool whose recorded decider the options do not honour.
    *
    * @param options catalogs, store, inline approver, TTL, clock and the test-only options
    */
@@ -178,33 +115,16 @@ export class Gate {
     if (typeof options !== "object" || options === null || !Array.isArray(options.catalogs)) {
       throw new GateError("gate_options_invalid", "options.catalogs must be an array");
     }
-    for (const catalog of options.catalogs) {
-      for (const registration of catalog.registrations) {
-        const layers = callInternals(registration);
-        if (layers === undefined) {
-          throw new GateError(
-            "gate_registration_invalid",
-            "a registration was not created by discoverTools or discoverWriteTools",
-          );
-        }
-        if (this.#tools.has(registration.localName)) {
-          throw new GateError(
-            "gate_duplicate_name",
-            `local name "${registration.localName}" appears in two catalogs`,
-          );
-        }
-        this.#tools.set(
-          registration.localName,
-          isWriteRegistration(registration)
-            ? { kind: "write", layers, registration, binding: bindingOf(registration) }
-            : { kind: "read", layers },
-        );
-      }
+    const tools = toolMap(options.catalogs);
+    if (!(tools instanceof Map)) {
+      throw new GateError(
+        tools.problem,
+        tools.problem === "gate_duplicate_name"
+          ? `local name "${tools.name}" appears in two catalogs`
+          : "a registration was not created by discoverTools or discoverWriteTools",
+      );
     }
-    const hasWrites = [...this.#tools.values()].some((tool) => tool.kind === "write");
-    if (hasWrites && options.store === undefined) {
-      throw new GateError("gate_store_missing", "write tools need an approval store");
-    }
+    this.#tools = tools;
     const ttl = options.approvalTtlMs ?? DEFAULT_APPROVAL_TTL_MS;
     if (!Number.isSafeInteger(ttl) || ttl < 1) {
       throw new GateError("gate_options_invalid", "approvalTtlMs must be a positive integer");
@@ -212,12 +132,28 @@ export class Gate {
     if (options.approve !== undefined && typeof options.approve !== "function") {
       throw new GateError("gate_options_invalid", "approve must be a function");
     }
+    checkDeciders(tools, options);
+    const writes = [...tools.values()].filter((tool) => tool.kind === "write");
+    // Without a store, inline decisions live in memory for this gate's life only, and tools
+    // nobody decides need no record at all: both are stated in the snapshot.
+    const storeOptional = writes.every((tool) =>
+      tool.decidedBy === "none" || (tool.decidedBy === "inline" && options.approve !== undefined)
+    );
+    if (writes.length > 0 && options.store === undefined && !storeOptional) {
+      throw new GateError("gate_store_missing", "write tools need an approval store");
+    }
     this.#store = options.store;
-    this.#approve = options.approve;
-    this.#ttlMs = ttl;
     this.#now = options.now ?? Date.now;
-    this.#allowNonDurable = options.allowNonDurableStoreForTests === true;
-    this.#hook = options.onPersistencePointForTests;
+    const store = options.store ?? (writes.length > 0 ? new MemoryApprovalStore() : undefined);
+    this.#writes = store === undefined ? undefined : new WritePath({
+      store,
+      ephemeral: options.store === undefined,
+      approve: options.approve,
+      ttlMs: ttl,
+      now: this.#now,
+      allowNonDurable: options.allowNonDurableStoreForTests === true,
+      hook: options.onPersistencePointForTests,
+    });
   }
 
   /**
@@ -235,16 +171,17 @@ export class Gate {
     if (typeof options?.runId !== "string" || options.runId.length === 0) {
       throw new GateError("gate_options_invalid", "runId must be a non-empty string");
     }
-    const admitted = await this.#admitBatch(calls, options);
+    const admitted = await admitBatch(this.#tools, calls, options);
     if (!Array.isArray(admitted)) return admitted.envelopes;
     const envelopes: GateEnvelope[] = [];
     // One call after another: writes are never concurrency-safe, and order is the model's.
     for (const item of admitted) {
-      envelopes.push(
-        item.tool.kind === "read"
-          ? await this.#runRead(item, options.signal)
-          : await this.#runWrite(item, item.tool, options),
-      );
+      if (item.tool.kind === "write") {
+        envelopes.push(await this.#writes!.run(item, item.tool, options));
+      } else {
+        const { envelope } = await item.tool.layers.dispatch(item.args, options.signal);
+        envelopes.push({ id: item.call.id, ...envelope });
+      }
     }
     return envelopes;
   }
@@ -264,23 +201,23 @@ export class Gate {
     try {
       record = await store.get(approvalId);
     } catch {
-      return failed("", "approval_store_error", { effect: "not_started", approvalId });
+      return writeFailure("", "approval_store_error", "not_started", approvalId);
     }
     if (record === undefined) {
-      return failed("", "approval_not_found", { effect: "not_started", approvalId });
+      return writeFailure("", "approval_not_found", "not_started", approvalId);
     }
     const id = record.callId ?? "";
     const tool = this.#tools.get(record.toolName);
     if (tool === undefined || tool.kind !== "write") {
-      return failed(id, "gate_unknown_tool", { effect: "not_started", approvalId });
+      return writeFailure(id, "unknown_tool", "not_started", approvalId);
     }
-    if (!this.#durableOk(store)) {
-      return failed(id, "approval_store_not_durable", { effect: "not_started", approvalId });
+    if (!this.#writes!.durableOk()) {
+      return writeFailure(id, "approval_store_not_durable", "not_started", approvalId);
     }
     if (record.state === "pending") {
-      return failed(id, "approval_pending", { effect: "not_started", approvalId });
+      return writeFailure(id, "approval_pending", "not_started", approvalId);
     }
-    return await this.#settle(
+    return await this.#writes!.settle(
       id,
       record,
       tool,
@@ -318,231 +255,5 @@ export class Gate {
       throw new GateError("gate_store_missing", "this gate has no approval store");
     }
     return this.#store;
-  }
-
-  #durableOk(store: ApprovalStore): boolean {
-    try {
-      assertDurableStore(store, { allowNonDurableStoreForTests: this.#allowNonDurable });
-      return true;
-    } catch {
-      return false;
-    }
-  }
-
-  async #point(point: PersistencePoint, approvalId: string): Promise<void> {
-    if (this.#hook === undefined) return;
-    try {
-      await this.#hook(point, approvalId);
-    } catch {
-      // A test hook must not change what the gate records.
-    }
-  }
-
-  /** Admission for the whole batch; any failure rejects every call. */
-  async #admitBatch(
-    calls: readonly GateCall[],
-    options: RunOptions,
-  ): Promise<Admitted[] | { envelopes: GateEnvelope[] }> {
-    const seen = new Set<string>();
-    const results: (Admitted | GateErrorCode)[] = [];
-    for (const call of calls) {
-      const id = typeof call?.id === "string" ? call.id : "";
-      if (id.length === 0 || seen.has(id)) {
-        results.push("gate_invalid_call_id");
-        continue;
-      }
-      seen.add(id);
-      const tool = typeof call.name === "string" ? this.#tools.get(call.name) : undefined;
-      if (tool === undefined) {
-        results.push("gate_unknown_tool");
-        continue;
-      }
-      let admission;
-      try {
-        admission = await tool.layers.admit(call.arguments, options.state, options.signal);
-      } catch {
-        admission = { ok: false as const, errorCode: "mcp_protocol_error" as const };
-      }
-      results.push(
-        admission.ok
-          ? { call, tool, args: admission.args, canonical: admission.canonical }
-          : admission.errorCode,
-      );
-    }
-    if (results.every((result) => typeof result !== "string")) return results as Admitted[];
-    return {
-      envelopes: results.map((result, index) => {
-        const id = typeof calls[index]?.id === "string" ? calls[index].id : "";
-        const code = typeof result === "string" ? result : "batch_rejected";
-        const isWrite = typeof result !== "string"
-          ? result.tool.kind === "write"
-          : this.#tools.get(calls[index]?.name)?.kind === "write";
-        return failed(id, code, isWrite ? { effect: "not_started" } : undefined);
-      }),
-    };
-  }
-
-  async #runRead(item: Admitted, signal: AbortSignal | undefined): Promise<GateEnvelope> {
-    const { envelope } = await item.tool.layers.dispatch(item.args, signal);
-    return { id: item.call.id, ...envelope };
-  }
-
-  async #runWrite(item: Admitted, tool: WriteTool, options: RunOptions): Promise<GateEnvelope> {
-    const id = item.call.id;
-    const store = this.#store!;
-    if (!this.#durableOk(store)) {
-      return failed(id, "approval_store_not_durable", { effect: "not_started" });
-    }
-    const registration = tool.registration;
-    const argumentsDigest = await digestText(item.canonical);
-    let record: ApprovalRecord | undefined;
-    let sameContent = true;
-    try {
-      // prepare is idempotent per run and call id: it returns the existing approval when the
-      // content is the same, and refuses with approval_conflict when it is not.
-      record = await store.prepare({
-        ...tool.binding,
-        argumentsDigest,
-        arguments: item.args,
-        expiresAt: this.#now() + this.#ttlMs,
-        runId: options.runId,
-        callId: id,
-      });
-    } catch (error) {
-      if ((error as { code?: unknown }).code !== "approval_conflict") {
-        return failed(id, "approval_store_error", { effect: "not_started" });
-      }
-      sameContent = false;
-      record = await store.findCall(options.runId, id).catch(() => undefined);
-      if (record === undefined) {
-        return failed(id, "approval_store_error", { effect: "not_started" });
-      }
-    }
-    // An approved call met again with other content is claimed against what is current now,
-    // so the store refuses and records the reason (arguments changed, binding mismatch...).
-    if (record.state !== "pending") {
-      return await this.#settle(id, record, tool, item.args, argumentsDigest, options);
-    }
-    const approvalId = record.id;
-    if (!sameContent) return failed(id, "approval_conflict", { effect: "not_started", approvalId });
-    if (this.#approve === undefined) {
-      return failed(id, "approval_pending", { effect: "not_started", approvalId });
-    }
-    let verdict: unknown;
-    try {
-      verdict = await this.#approve({
-        server: registration.serverId,
-        tool: registration.localName,
-        arguments: structuredClone(item.args),
-        effect: registration.approvalBinding.effect,
-        approvalId,
-      });
-    } catch {
-      verdict = undefined;
-    }
-    try {
-      if (verdict !== true) {
-        await store.deny(approvalId, { by: INLINE_DECIDER });
-        return failed(id, "approval_denied", { effect: "not_started", approvalId });
-      }
-      record = await store.approve(approvalId, { by: INLINE_DECIDER });
-    } catch (error) {
-      const code = (error as { code?: unknown }).code === "approval_expired"
-        ? "approval_expired"
-        : "approval_store_error";
-      return failed(id, code, { effect: "not_started", approvalId });
-    }
-    await this.#point("approved", approvalId);
-    return await this.#settle(id, record, tool, item.args, argumentsDigest, options);
-  }
-
-  /**
-   * An approval that is no longer pending: claim it (if approved) against the current binding
-   * and `args`, then dispatch once and record the outcome; otherwise report what is recorded.
-   */
-  async #settle(
-    id: string,
-    record: ApprovalRecord,
-    tool: WriteTool,
-    args: JsonObject,
-    argumentsDigest: string,
-    options: ResumeOptions,
-  ): Promise<GateEnvelope> {
-    const store = this.#store!;
-    const approvalId = record.id;
-    if (record.state !== "approved") {
-      return failed(id, settledRefusal(record.state), {
-        effect: recordedEffect(record),
-        approvalId,
-      });
-    }
-    const expected: ClaimExpectation = { ...tool.binding, argumentsDigest };
-    let claim;
-    try {
-      claim = await store.claim(approvalId, expected, this.#now());
-    } catch {
-      return failed(id, "approval_store_error", { effect: "not_started", approvalId });
-    }
-    if (!claim.ok) {
-      // Every refusal but a claim made before leaves a state whose effect is `not_started`.
-      const effect = claim.approval ? recordedEffect(claim.approval) : "not_started";
-      return failed(id, claim.code, { effect, approvalId });
-    }
-    await this.#point("claimed", approvalId);
-    // Re-check locally at claim time: the catalog may be stale, the scope may now deny.
-    let admission;
-    try {
-      admission = await tool.layers.admit(args, options.state, options.signal);
-    } catch {
-      admission = { ok: false as const, errorCode: "mcp_protocol_error" as const };
-    }
-    if (!admission.ok) {
-      return await this.#record(id, approvalId, {
-        outcome: "not_started",
-        code: admission.errorCode,
-      });
-    }
-    const dispatch = await tool.layers.dispatch(admission.args, options.signal, {
-      onSent: () => this.#point("sent", approvalId),
-      failIfCatalogChanged: true,
-    });
-    await this.#point("replied", approvalId);
-    const { envelope } = dispatch;
-    if (envelope.errorCode !== undefined) {
-      return await this.#record(id, approvalId, {
-        outcome: dispatch.sent ? "unknown" : "not_started",
-        code: envelope.errorCode,
-      });
-    }
-    return await this.#record(id, approvalId, { outcome: "committed", envelope });
-  }
-
-  async #record(
-    id: string,
-    approvalId: string,
-    result:
-      | { outcome: "committed"; envelope: ToolEnvelope }
-      | { outcome: "not_started" | "unknown"; code: GateErrorCode },
-  ): Promise<GateEnvelope> {
-    const store = this.#store!;
-    try {
-      if (result.outcome === "committed") {
-        const { text, structured } = result.envelope;
-        const receipt = {
-          resultDigest: await digest({ text: [...text], structured }),
-          at: this.#now(),
-        };
-        await store.recordOutcome(approvalId, { outcome: "committed", receipt });
-        await this.#point("recorded", approvalId);
-        return { id, text, structured, effect: "committed", approvalId, receipt };
-      }
-      await store.recordOutcome(approvalId, { outcome: result.outcome, reason: result.code });
-      await this.#point("recorded", approvalId);
-      return failed(id, result.code, { effect: result.outcome, approvalId });
-    } catch {
-      // The claim stays recorded (recover() settles it as unknown); the envelope still says
-      // what this process saw happen.
-      return failed(id, "approval_store_error", { effect: result.outcome, approvalId });
-    }
   }
 }

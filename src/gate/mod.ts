@@ -8,9 +8,10 @@ export {
   Gate,
   GateError,
   type GateErrorCodeThrown,
-  INLINE_DECIDER,
   RECOVERED_REASON,
 } from "./gate.ts";
+export { INLINE_DECIDER } from "./write_path.ts";
+export { APPROVAL_TEXT } from "./approval_text.ts";
 export type {
   GateCall,
   GateCatalog,
@@ -24,5 +25,4 @@ export type {
   RecoverOptions,
   ResumeOptions,
   RunOptions,
-  WriteOutcomeEffect,
 } from "./types.ts";

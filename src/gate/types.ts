@@ -3,12 +3,12 @@
  *
  * @module
  */
-import type { JsonObject, JsonValue } from "../identity/mod.ts";
-import type { CallErrorCode } from "../calls/envelope.ts";
+import type { JsonObject } from "../identity/mod.ts";
+import type { CallErrorCode, ToolEnvelope } from "../calls/envelope.ts";
 import type { ToolRegistration } from "../calls/registration.ts";
-import type { WriteToolRegistration } from "../catalog/discover_write.ts";
+import type { WriteToolRegistration } from "../calls/discover_write.ts";
 import type { WriteEffect } from "../catalog/write_bindings.ts";
-import type { ApprovalReceipt, ApprovalStore, ClaimRefusalCode } from "../approvals/types.ts";
+import type { ApprovalStore, ClaimRefusalCode } from "../approvals/types.ts";
 
 /** One model tool call: the model's call id, the local tool name and its arguments. */
 export interface GateCall {
@@ -20,17 +20,20 @@ export interface GateCall {
   readonly arguments: unknown;
 }
 
-/** What a write did, as far as sluice can prove it. */
-export type WriteOutcomeEffect = "committed" | "not_started" | "unknown";
-
 /** Codes only the gate produces (besides the call codes and claim refusals). */
 export type GateOnlyErrorCode =
-  /** The model called a name no catalog of this gate has. */
-  | "gate_unknown_tool"
+  /** The model called a name no catalog of this gate (or toolkit) has. */
+  | "unknown_tool"
   /** The call has no non-empty string id, or its id repeats within the batch. */
   | "gate_invalid_call_id"
   /** Another call of the batch failed admission, so nothing of the batch ran. */
   | "batch_rejected"
+  /** The call waits for a person's decision in the approval store (then `resume`). */
+  | "approval_pending"
+  /** The inline approver did not return exactly `true` (or threw); nothing was sent. */
+  | "approval_denied"
+  /** The tool needs approval and nobody is configured to decide (`decidedBy: "none"`). */
+  | "approval_unavailable"
   /** The approval store is not durable and the host did not allow it for tests. */
   | "approval_store_not_durable"
   /** The approval store failed; with effect `unknown` the write may have been sent. */
@@ -42,25 +45,13 @@ export type GateOnlyErrorCode =
 export type GateErrorCode = CallErrorCode | ClaimRefusalCode | GateOnlyErrorCode;
 
 /**
- * The result of one call of a batch. On failure `text` is empty, `structured` is `null` and
- * `errorCode` says why. Write calls add `effect` and (once prepared) `approvalId`; a committed
- * write adds its `receipt`.
+ * The result of one call of a batch: the one {@link ToolEnvelope} with the model's call id.
+ * On failure `structured` is `null` and `errorCode` says why. Write calls add `effect` and
+ * (once prepared) `approvalId`; a committed write adds its `receipt`.
  */
-export interface GateEnvelope {
+export interface GateEnvelope extends ToolEnvelope<GateErrorCode> {
   /** The model's call id. */
   readonly id: string;
-  /** Text blocks of the result. */
-  readonly text: readonly string[];
-  /** Validated structured content, or `null`. */
-  readonly structured: JsonValue | null;
-  /** Present exactly when the call produced no fresh result. */
-  readonly errorCode?: GateErrorCode;
-  /** Writes only: what happened at the server as far as sluice can prove. */
-  readonly effect?: WriteOutcomeEffect;
-  /** Writes only: the approval the call is bound to. */
-  readonly approvalId?: string;
-  /** Committed writes only: the digest of the validated result and when it was recorded. */
-  readonly receipt?: ApprovalReceipt;
 }
 
 /** What an inline approver is shown: exactly the call it approves. */
@@ -69,6 +60,8 @@ export interface InlineApprovalRequest {
   readonly server: string;
   /** The local tool name. */
   readonly tool: string;
+  /** The tool's name on the server. */
+  readonly remoteName: string;
   /** A copy of the admitted arguments. */
   readonly arguments: JsonObject;
   /** The declared effect. */
@@ -96,9 +89,16 @@ export interface GateCatalog {
 export interface GateOptions {
   /** Catalogs whose tools this gate runs; local names must be unique across all of them. */
   readonly catalogs: readonly GateCatalog[];
-  /** The approval store; required when any catalog has write tools. */
+  /**
+   * The approval store; required when any catalog has write tools, except when every write
+   * tool is decided inline (`decidedBy: "inline"`, decisions then kept in memory only for
+   * this gate's life) or by nobody (`decidedBy: "none"`).
+   */
   readonly store?: ApprovalStore;
-  /** Inline decision; without it approvals are deferred (`approval_pending`, then `resume`). */
+  /**
+   * Inline decision; without it approvals are deferred (`approval_pending`, then `resume`).
+   * With a store, inline decisions are recorded in it (decided by `INLINE_DECIDER`).
+   */
   readonly approve?: InlineApprover;
   /** How long an approval stays usable, in milliseconds (default 15 minutes). */
   readonly approvalTtlMs?: number;
@@ -124,7 +124,10 @@ export interface GateOptions {
 export interface RunOptions {
   /** The agent run; with each call id it names the call's approval across restarts. */
   readonly runId: string;
-  /** Aborts waiting; a sent write then ends `unknown`. */
+  /**
+   * Aborts waiting (`mcp_aborted`); a sent write then ends `unknown`, an inline decision not
+   * yet made leaves its approval pending.
+   */
   readonly signal?: AbortSignal;
   /** Host state handed to scope validators. */
   readonly state?: unknown;

@@ -89,3 +89,26 @@ export function transportErrorCode(error: unknown): TransportErrorCode | undefin
   }
   return undefined;
 }
+
+/** Codes the hardened fetch gives only before any byte of the request left this process. */
+const BEFORE_SENDING: ReadonlySet<TransportErrorCode> = new Set<TransportErrorCode>([
+  "transport_config_invalid",
+  "transport_url_invalid",
+  "transport_scheme_refused",
+  "transport_userinfo_refused",
+  "transport_ip_literal_refused",
+  "transport_host_refused",
+  "transport_address_refused",
+  "transport_dns_failed",
+  "transport_tls_failed",
+]);
+
+/**
+ * Whether a transport code proves the request was never sent (refused destination, failed
+ * resolution or TLS handshake): a write that failed so is `not_started`, not `unknown`.
+ *
+ * @param code a transport code
+ */
+export function failedBeforeSending(code: TransportErrorCode): boolean {
+  return BEFORE_SENDING.has(code);
+}

@@ -1,28 +1,32 @@
-import type { SdkClientLike } from "../calls/session.ts";
-import {
-  attachCallInternals,
-  type CallInternals,
-  createCallLayers,
-  type ToolRegistration,
-} from "../calls/registration.ts";
-import {
-  type DiscoverOptions,
-  discoverSelection,
-  mapByLocalName,
-  registrationContext,
-} from "./discover.ts";
+/**
+ * Write discovery: the bound write tools of one server into a `schemaVersion: 2` catalog and
+ * write registrations that only a `Gate` runs.
+ *
+ * @module
+ */
+import type { SdkClientLike } from "../session/from_client.ts";
+import type { McpSession } from "../session/session.ts";
+import type { UnfitTool } from "../catalog/selection.ts";
 import {
   buildWriteSnapshot,
   deepFreeze,
+  mapByLocalName,
   type WriteSnapshot,
   type WriteSnapshotEntry,
-} from "./snapshot.ts";
+} from "../catalog/snapshot.ts";
 import {
   resolveWriteBindings,
   type WriteEffect,
   type WritePolicy,
   type WriteToolBindings,
-} from "./write_bindings.ts";
+} from "../catalog/write_bindings.ts";
+import {
+  attachCallInternals,
+  type CallInternals,
+  createCallLayers,
+  type ToolRegistration,
+} from "./registration.ts";
+import { type DiscoverOptions, findBound, registrationContext } from "./discover.ts";
 
 /**
  * The identity an approval of this tool is bound to. `bindingRevision` is the complete
@@ -66,6 +70,8 @@ export interface WriteDiscoveryResult {
   readonly snapshot: WriteSnapshot;
   /** Write tools, one per snapshot entry, sorted by local name. */
   readonly registrations: readonly WriteToolRegistration[];
+  /** Bound tools left out with `onUnfit: "skip"`, each with its error (empty otherwise). */
+  readonly skipped: readonly UnfitTool[];
 }
 
 /**
@@ -78,10 +84,10 @@ export interface WriteDiscoveryResult {
  *
  * Throws a `DiscoveryError` (codes `binding_*`, `limits_invalid`, `mcp_*`).
  *
- * @param client the host's connected SDK client (v1 or v2)
+ * @param source the host's connected SDK client (v1 or v2), or a session
  * @param serverId the host's id for this server
  * @param bindings the host's write bindings keyed by remote tool name
- * @param options the session's monitor, optional limits and abort signal
+ * @param options the session's monitor, optional limits, listing, skip rule and abort signal
  *
  * @example
  * ```ts ignore
@@ -100,17 +106,12 @@ export interface WriteDiscoveryResult {
  * ```
  */
 export async function discoverWriteTools(
-  client: SdkClientLike,
+  source: SdkClientLike | McpSession,
   serverId: string,
   bindings: WriteToolBindings,
   options: DiscoverOptions,
 ): Promise<WriteDiscoveryResult> {
-  const found = await discoverSelection(
-    client,
-    serverId,
-    () => resolveWriteBindings(bindings),
-    options,
-  );
+  const found = await findBound(source, serverId, () => resolveWriteBindings(bindings), options);
   const entries = found.selected.map((item): WriteSnapshotEntry => ({
     ...item.base,
     policy: item.binding.policy,
@@ -136,7 +137,7 @@ export async function discoverWriteTools(
         createCallLayers(registrationContext(found, entry, item)),
       ),
   );
-  return deepFreeze({ snapshot, registrations });
+  return deepFreeze({ snapshot, registrations, skipped: found.unfit });
 }
 
 /**

@@ -1,29 +1,16 @@
-import type { JsonObject } from "../identity/mod.ts";
-import { SluiceError } from "../errors.ts";
-
-/** Why a request to the server produced no result. */
-export type SessionErrorCode =
-  | "mcp_timeout"
-  | "mcp_connection_closed"
-  | "mcp_protocol_error"
-  | "mcp_transport_error";
-
-/** Options of one request. */
-export interface SessionRequestOptions {
-  /** Aborts local waiting (the SDK also sends `notifications/cancelled`). */
-  readonly signal?: AbortSignal;
-  /** Deadline in milliseconds. */
-  readonly timeoutMs: number;
-}
-
 /**
- * The one thing sluice needs from an MCP session: send a JSON-RPC request and get its raw,
- * unvalidated `result` back. Rejects only with a {@link SessionRequestError}.
+ * Host-owned SDK clients as sluice sessions.
+ *
+ * @module
  */
-export interface McpSession {
-  /** Sends `method` with `params` and resolves with the raw result object. */
-  request(method: string, params: JsonObject, options: SessionRequestOptions): Promise<unknown>;
-}
+import type { JsonObject } from "../identity/mod.ts";
+import { failedBeforeSending, transportErrorCode } from "../transport/errors.ts";
+import {
+  isMcpSession,
+  type McpSession,
+  type SessionErrorCode,
+  SessionRequestError,
+} from "./session.ts";
 
 /**
  * A connected official SDK client, v1 (`@modelcontextprotocol/sdk` `Client`) or v2
@@ -37,35 +24,6 @@ export interface SdkClientLike {
   /** The SDK's transport; `undefined` after close. */
   readonly transport?: unknown;
 }
-
-/**
- * A request that produced no result. `sent` is `false` only when sluice knows the request
- * never left (closed session, already aborted signal); otherwise the server may have received
- * and acted on it.
- */
-export class SessionRequestError extends SluiceError<SessionErrorCode> {
-  /** Whether the request may have reached the server. */
-  readonly sent: boolean;
-
-  /**
-   * Creates the error for one failed request.
-   *
-   * @param code classified cause
-   * @param sent whether the request may have reached the server
-   */
-  constructor(code: SessionErrorCode, sent: boolean) {
-    super(code, MESSAGES[code]);
-    this.name = "SessionRequestError";
-    this.sent = sent;
-  }
-}
-
-const MESSAGES: Record<SessionErrorCode, string> = {
-  mcp_timeout: "the request passed its deadline or was aborted",
-  mcp_connection_closed: "the MCP session is closed",
-  mcp_protocol_error: "the server answered with a protocol error",
-  mcp_transport_error: "the transport failed",
-};
 
 type RawRequest = (
   request: { method: string; params: JsonObject },
@@ -116,9 +74,19 @@ function classify(
 ): SessionErrorCode {
   // Both SDKs clear `transport` before failing pending requests on close.
   if (isClosed(client)) return "mcp_connection_closed";
+  // A host that gave its transport sluice's hardened fetch gets that fetch's own code.
+  const transportCode = transportErrorCode(error);
+  if (transportCode !== undefined) return transportCode;
   const code = typeof error === "object" && error !== null
     ? (error as { code?: unknown }).code
     : undefined;
+  // A reply that is not JSON-RPC is the server breaking the protocol, not the network.
+  if (
+    error instanceof SyntaxError ||
+    (error instanceof Error && (error.name === "ZodError" || error.name === "$ZodError"))
+  ) {
+    return "mcp_protocol_error";
+  }
   switch (code) {
     case "CONNECTION_CLOSED":
     case "NOT_CONNECTED":
@@ -140,9 +108,10 @@ function classify(
 
 /**
  * Adapts a connected SDK client (v1 or v2) to {@link McpSession}. The SDK's result validation
- * is bypassed; errors are classified by code and class shape, never by message: timeout or
- * abort → `mcp_timeout` (a -32001 error response before the deadline is the server's, not a
- * timeout), closed → `mcp_connection_closed`, a JSON-RPC error response or an
+ * is bypassed; errors are classified by code and class shape, never by message: the deadline
+ * → `mcp_timeout` (a -32001 error response before the deadline is the server's, not a
+ * timeout), the caller's abort → `mcp_aborted`, a sluice transport code found on the error's
+ * cause chain → that code, closed → `mcp_connection_closed`, a JSON-RPC error response or an
  * undecodable result → `mcp_protocol_error`, anything else → `mcp_transport_error`.
  *
  * @example
@@ -154,12 +123,16 @@ function classify(
 export function sessionFromClient(client: SdkClientLike): McpSession {
   const send = client.request.bind(client) as unknown as RawRequest;
   return {
+    kind: "mcp_session",
+    get closed() {
+      return isClosed(client);
+    },
     request(method, params, options) {
       if (isClosed(client)) {
         return Promise.reject(new SessionRequestError("mcp_connection_closed", false));
       }
       if (options.signal?.aborted) {
-        return Promise.reject(new SessionRequestError("mcp_timeout", false));
+        return Promise.reject(new SessionRequestError("mcp_aborted", false));
       }
       const signal = options.signal;
       // The SDK gets a signal of its own per request: the v1 SDK never removes the listener it
@@ -178,7 +151,9 @@ export function sessionFromClient(client: SdkClientLike): McpSession {
       } catch (error) {
         link?.unlink();
         // A synchronous throw happens before anything reaches the transport.
-        return Promise.reject(new SessionRequestError(classify(client, error, false), false));
+        return Promise.reject(
+          new SessionRequestError(classify(client, error, false), false, error),
+        );
       }
       return pending.then((result) => {
         link?.unlink();
@@ -186,9 +161,20 @@ export function sessionFromClient(client: SdkClientLike): McpSession {
       }, (error: unknown) => {
         link?.unlink();
         const pastDeadline = performance.now() - started >= options.timeoutMs - DEADLINE_SLACK_MS;
-        const code = signal?.aborted ? "mcp_timeout" : classify(client, error, pastDeadline);
-        throw new SessionRequestError(code, true);
+        const code = signal?.aborted ? "mcp_aborted" : classify(client, error, pastDeadline);
+        const transportCode = transportErrorCode(error);
+        const sent = transportCode === undefined || !failedBeforeSending(transportCode);
+        throw new SessionRequestError(code, sent, error);
       });
     },
   };
+}
+
+/**
+ * The session for `source`: a session as it is, an SDK client through {@link sessionFromClient}.
+ *
+ * @param source a session or a connected SDK client
+ */
+export function asSession(source: SdkClientLike | McpSession): McpSession {
+  return isMcpSession(source) ? source : sessionFromClient(source);
 }

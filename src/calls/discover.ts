@@ -1,0 +1,223 @@
+/**
+ * Read discovery: the bound tools of one server into a frozen, digest-pinned snapshot and
+ * callable registrations. Shares its listing and checks with write discovery.
+ *
+ * @module
+ */
+import {
+  type ReadToolBindings,
+  resolveBindings,
+  type ScopeValidator,
+} from "../catalog/bindings.ts";
+import type { ToolLimits } from "../catalog/limits.ts";
+import { listNamedTools, type ToolListing } from "../catalog/listing.ts";
+import type { CatalogMonitor } from "../catalog/monitor.ts";
+import {
+  discoveryLimits,
+  type SelectableBinding,
+  selectBound,
+  type Selected,
+  type Selection,
+  type UnfitTool,
+} from "../catalog/selection.ts";
+import {
+  buildSnapshot,
+  deepFreeze,
+  mapByLocalName,
+  type ReadSnapshot,
+  type SnapshotEntry,
+  type SnapshotEntryBase,
+} from "../catalog/snapshot.ts";
+import { DiscoveryError } from "../catalog/errors.ts";
+import { asSession, type SdkClientLike } from "../session/from_client.ts";
+import type { McpSession } from "../session/session.ts";
+import {
+  createRegistration,
+  type RegistrationContext,
+  type ToolRegistration,
+} from "./registration.ts";
+
+/** Options of {@link discoverTools} and `discoverWriteTools`. */
+export interface DiscoverOptions {
+  /** The session's monitor: protocol version, list changes, close. Required. */
+  readonly monitor: CatalogMonitor;
+  /** Lowered bounds (or a raised timeout); defaults in `DEFAULT_TOOL_LIMITS`. */
+  readonly limits?: Partial<ToolLimits>;
+  /** Aborts discovery (ends in `mcp_aborted`). */
+  readonly signal?: AbortSignal;
+  /**
+   * A listing from {@link listTools} under the same monitor, so a read and a write catalog of
+   * one server share one `tools/list`. Without it discovery lists by itself.
+   */
+  readonly listing?: ToolListing;
+  /**
+   * What a bound tool that does not fit does: `"fail"` (default) throws its
+   * `DiscoveryError`; `"skip"` leaves it out of the catalog and returns it in `skipped`, so
+   * the other tools stay usable. A failure of the whole list throws either way.
+   */
+  readonly onUnfit?: "fail" | "skip";
+}
+
+/** What discovery returns: the frozen snapshot and one registration per entry, same order. */
+export interface DiscoveryResult {
+  /** The detached, deeply frozen catalog. */
+  readonly snapshot: ReadSnapshot;
+  /** Callable tools, one per snapshot entry, sorted by local name. */
+  readonly registrations: readonly ToolRegistration[];
+  /** Bound tools left out with `onUnfit: "skip"`, each with its error (empty otherwise). */
+  readonly skipped: readonly UnfitTool[];
+}
+
+/**
+ * Lists a server's tools once, keeping detached copies of the named ones, for
+ * `discoverTools` and `discoverWriteTools` to share (`options.listing`). A tool that is not
+ * named fails nothing. Throws a `DiscoveryError` when the list as a whole breaks a budget or
+ * the protocol, or the request fails.
+ *
+ * @example
+ * ```ts ignore
+ * const listing = await listTools(client, ["search", "delete_page"], { monitor });
+ * const reads = await discoverTools(client, "docs", readBindings, { monitor, listing });
+ * const writes = await discoverWriteTools(client, "docs", writeBindings, { monitor, listing });
+ * ```
+ *
+ * @param source the host's connected SDK client (v1 or v2), or a session
+ * @param names the remote names to keep
+ * @param options the monitor, limits and signal
+ */
+export function listTools(
+  source: SdkClientLike | McpSession,
+  names: Iterable<string>,
+  options: Omit<DiscoverOptions, "listing" | "onUnfit">,
+): Promise<ToolListing> {
+  const limits = discoveryLimits(options.limits);
+  return listNamedTools(asSession(source), options.monitor, new Set(names), limits, options.signal);
+}
+
+/** A selection with the session and limits its registrations are built from. */
+export interface Found<B extends SelectableBinding> extends Selection<B> {
+  readonly session: McpSession;
+  readonly monitor: CatalogMonitor;
+  readonly limits: ToolLimits;
+}
+
+/**
+ * The discovery steps shared by read and write catalogs: limits, bindings, the listing (unless
+ * given or every binding has an owner spec), and each bound tool's checks.
+ */
+export async function findBound<B extends SelectableBinding>(
+  source: SdkClientLike | McpSession,
+  serverId: string,
+  resolve: () => Map<string, B>,
+  options: DiscoverOptions,
+): Promise<Found<B>> {
+  const limits = discoveryLimits(options.limits);
+  const bindings = resolve();
+  const session = asSession(source);
+  const { monitor } = options;
+  if (options.listing !== undefined && options.listing.monitor !== monitor) {
+    throw new DiscoveryError(
+      "discovery_options_invalid",
+      "the listing was made under another monitor",
+    );
+  }
+  const toList = [...bindings.values()].filter((binding) => binding.spec === undefined);
+  let listing = options.listing;
+  if (listing === undefined && toList.length > 0) {
+    // Checks the server id, monitor and version before the first request.
+    selectBound({ serverId, bindings: new Map(), monitor, limits, listing, onUnfit: "fail" });
+    const names = new Set(toList.map((binding) => binding.remoteName));
+    listing = await listNamedTools(session, monitor, names, limits, options.signal);
+  }
+  const selection = selectBound({
+    serverId,
+    bindings,
+    monitor,
+    limits,
+    listing: toList.length > 0 ? listing : undefined,
+    onUnfit: options.onUnfit ?? "fail",
+  });
+  return { ...selection, session, monitor, limits };
+}
+
+/**
+ * Discovers the bound tools of one server into a frozen, digest-pinned snapshot and callable
+ * registrations. Pages through `tools/list` under the limits (or uses `options.listing`),
+ * selects only bound tools, checks each selected schema against the profile and compiles its
+ * validator once. Unbound tools appear nowhere: not in the snapshot, the registrations or any
+ * error. A binding with an owner `spec` is not listed.
+ *
+ * Throws a {@link DiscoveryError} (codes `binding_*`, `limits_invalid`, `mcp_*`, transport
+ * codes).
+ *
+ * @param source the host's connected SDK client (v1 or v2), or a session
+ * @param serverId the host's id for this server, recorded in the snapshot
+ * @param bindings the host's bindings keyed by remote tool name
+ * @param options the session's monitor, optional limits, listing, skip rule and abort signal
+ *
+ * @example
+ * ```ts ignore
+ * import { CatalogMonitor, discoverTools } from "@sluice/mcp";
+ *
+ * const monitor = new CatalogMonitor();
+ * transport.onmessage = monitor.onMessage;
+ * await client.connect(transport);
+ * monitor.acceptProtocolVersion(client.getNegotiatedProtocolVersion());
+ * try {
+ *   const { snapshot, registrations } = await discoverTools(client, "docs", {
+ *     search: {
+ *       localName: "search_docs",
+ *       policy: { mode: "read", title: "Search documents" },
+ *       scope: null,
+ *       concurrencySafe: true,
+ *     },
+ *   }, { monitor });
+ *   const envelope = await registrations[0].call({ query: "sluice" });
+ * } finally {
+ *   monitor.close();
+ * }
+ * ```
+ */
+export async function discoverTools(
+  source: SdkClientLike | McpSession,
+  serverId: string,
+  bindings: ReadToolBindings,
+  options: DiscoverOptions,
+): Promise<DiscoveryResult> {
+  const found = await findBound(source, serverId, () => resolveBindings(bindings), options);
+  const entries = found.selected.map((item): SnapshotEntry => ({
+    ...item.base,
+    policy: item.binding.policy,
+    concurrencySafe: item.binding.concurrencySafe,
+  }));
+  const snapshot = await buildSnapshot({ ...found.header, entries });
+  const registrations = mapByLocalName(
+    snapshot.entries,
+    found.selected,
+    (item) => item.base.localName,
+    (entry, item) => createRegistration(registrationContext(found, entry, item)),
+  );
+  return deepFreeze({ snapshot, registrations, skipped: found.unfit });
+}
+
+/**
+ * What a registration of `entry` needs: the session side of a selection plus the selected
+ * tool's validators. The scope is the binding's unless the caller names one.
+ */
+export function registrationContext<E extends SnapshotEntryBase>(
+  source: Pick<Found<SelectableBinding>, "session" | "monitor" | "generation" | "limits">,
+  entry: E,
+  item: Selected<SelectableBinding>,
+  scope: ScopeValidator | null = item.binding.scope,
+): RegistrationContext & { readonly entry: E } {
+  return {
+    entry,
+    session: source.session,
+    monitor: source.monitor,
+    generation: source.generation,
+    limits: source.limits,
+    scope,
+    validateInput: item.validateInput,
+    validateOutput: item.validateOutput,
+  };
+}

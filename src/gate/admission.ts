@@ -1,0 +1,161 @@
+/**
+ * Batch admission: the gate's tools by local name, and the local checks of a whole batch
+ * before anything of it runs.
+ *
+ * @module
+ */
+import type { JsonObject } from "../identity/mod.ts";
+import { type CallInternals, callInternals, type ToolRegistration } from "../calls/registration.ts";
+import type { WriteToolRegistration } from "../calls/discover_write.ts";
+import type { ArgumentProblem } from "../calls/envelope.ts";
+import type { ApprovalDecider } from "../catalog/write_bindings.ts";
+import type { GateCall, GateCatalog, GateEnvelope, GateErrorCode, RunOptions } from "./types.ts";
+
+/** A read tool of the gate. */
+export type ReadTool = { readonly kind: "read"; readonly layers: CallInternals };
+
+/** A write tool of the gate, with the binding identity its approvals record. */
+export type WriteTool = {
+  readonly kind: "write";
+  readonly layers: CallInternals;
+  readonly registration: WriteToolRegistration;
+  /** The binding identity an approval records, built once (the registration is frozen). */
+  readonly binding: ApprovalBindingFields;
+  /** Who decides, as the snapshot records it (absent: the gate's configuration). */
+  readonly decidedBy: ApprovalDecider | undefined;
+};
+
+/** A tool of the gate. */
+export type GateTool = ReadTool | WriteTool;
+
+/** One admitted call of a batch. */
+export type Admitted = {
+  readonly call: GateCall;
+  readonly tool: GateTool;
+  readonly args: JsonObject;
+  /** The canonical text of `args`, from admission. */
+  readonly canonical: string;
+};
+
+function isWriteRegistration(
+  registration: ToolRegistration | WriteToolRegistration,
+): registration is WriteToolRegistration {
+  return "approvalBinding" in registration;
+}
+
+/** The binding identity of a write registration, as an approval records it. */
+function bindingOf(registration: WriteToolRegistration) {
+  const binding = registration.approvalBinding;
+  return {
+    serverId: registration.serverId,
+    toolName: registration.localName,
+    remoteToolName: registration.remoteName,
+    catalogDigest: binding.bindingRevision,
+    bindingId: binding.bindingId,
+    scopeId: binding.scopeId,
+    scopeRevision: binding.scopeRevision,
+    effect: binding.effect,
+  };
+}
+
+/** The fields of an approval that come from the binding. */
+export type ApprovalBindingFields = Readonly<ReturnType<typeof bindingOf>>;
+
+/** Why the catalogs cannot make a gate's tool map. */
+export type ToolMapProblem = "gate_registration_invalid" | "gate_duplicate_name";
+
+/**
+ * The gate's tools by local name, or the first problem with the catalogs (a registration not
+ * made by discovery, a local name in two catalogs) and the name concerned.
+ */
+export function toolMap(
+  catalogs: readonly GateCatalog[],
+): Map<string, GateTool> | { problem: ToolMapProblem; name: string } {
+  const tools = new Map<string, GateTool>();
+  for (const catalog of catalogs) {
+    for (const registration of catalog.registrations) {
+      const layers = callInternals(registration);
+      if (layers === undefined) {
+        return { problem: "gate_registration_invalid", name: registration.localName };
+      }
+      if (tools.has(registration.localName)) {
+        return { problem: "gate_duplicate_name", name: registration.localName };
+      }
+      tools.set(
+        registration.localName,
+        isWriteRegistration(registration)
+          ? {
+            kind: "write",
+            layers,
+            registration,
+            binding: bindingOf(registration),
+            decidedBy: registration.policy.decidedBy,
+          }
+          : { kind: "read", layers },
+      );
+    }
+  }
+  return tools;
+}
+
+function failed(
+  id: string,
+  errorCode: GateErrorCode,
+  isWrite: boolean,
+  problems?: readonly ArgumentProblem[],
+): GateEnvelope {
+  return {
+    id,
+    text: [],
+    structured: null,
+    errorCode,
+    ...(problems ? { problems } : {}),
+    ...(isWrite ? { effect: "not_started" as const } : {}),
+  };
+}
+
+type Refused = { readonly code: GateErrorCode; readonly problems?: readonly ArgumentProblem[] };
+
+/** Admission for the whole batch; any failure rejects every call. */
+export async function admitBatch(
+  tools: ReadonlyMap<string, GateTool>,
+  calls: readonly GateCall[],
+  options: RunOptions,
+): Promise<Admitted[] | { envelopes: GateEnvelope[] }> {
+  const seen = new Set<string>();
+  const results: (Admitted | Refused)[] = [];
+  for (const call of calls) {
+    const id = typeof call?.id === "string" ? call.id : "";
+    if (id.length === 0 || seen.has(id)) {
+      results.push({ code: "gate_invalid_call_id" });
+      continue;
+    }
+    seen.add(id);
+    const tool = typeof call.name === "string" ? tools.get(call.name) : undefined;
+    if (tool === undefined) {
+      results.push({ code: "unknown_tool" });
+      continue;
+    }
+    let admission;
+    try {
+      admission = await tool.layers.admit(call.arguments, options.state, options.signal);
+    } catch {
+      admission = { ok: false as const, errorCode: "mcp_protocol_error" as const };
+    }
+    results.push(
+      admission.ok ? { call, tool, args: admission.args, canonical: admission.canonical } : {
+        code: admission.errorCode,
+        ...(admission.problems ? { problems: admission.problems } : {}),
+      },
+    );
+  }
+  if (results.every((result) => "call" in result)) return results as Admitted[];
+  return {
+    envelopes: results.map((result, index) => {
+      const id = typeof calls[index]?.id === "string" ? calls[index].id : "";
+      if ("call" in result) return failed(id, "batch_rejected", result.tool.kind === "write");
+      const isWrite = tools.get(calls[index]?.name)?.kind === "write";
+      return failed(id, result.code, isWrite, result.problems);
+    }),
+  };
+}

@@ -1,0 +1,281 @@
+/**
+ * The write path: a durable, single-use approval per call (prepared, decided inline or by a
+ * person, claimed against the current binding), exactly one dispatch, and the outcome
+ * recorded before the envelope is returned.
+ *
+ * @module
+ */
+import { digest, digestText, type JsonObject } from "../identity/mod.ts";
+import { codeOf } from "../codes.ts";
+import type { ArgumentProblem, ToolEnvelope, WriteOutcomeEffect } from "../calls/envelope.ts";
+import { DeadlineStopped, withinDeadline } from "../calls/within_deadline.ts";
+import { assertDurableStore } from "../approvals/guard.ts";
+import { settledRefusal } from "../approvals/machine.ts";
+import type { ApprovalRecord, ApprovalStore, ClaimExpectation } from "../approvals/types.ts";
+import type { Admitted, WriteTool } from "./admission.ts";
+import { approvalText } from "./approval_text.ts";
+import type {
+  GateEnvelope,
+  GateErrorCode,
+  InlineApprover,
+  PersistencePoint,
+  ResumeOptions,
+  RunOptions,
+} from "./types.ts";
+
+/** Who the gate records as the decider when the inline callback decides. */
+export const INLINE_DECIDER = "inline-callback";
+
+/** What the write path needs from its gate. */
+export interface WritePathContext {
+  /** The store approvals are recorded in. */
+  readonly store: ApprovalStore;
+  /** Whether the store is the gate's own in-memory one (inline decisions only, no check). */
+  readonly ephemeral: boolean;
+  readonly approve: InlineApprover | undefined;
+  readonly ttlMs: number;
+  readonly now: () => number;
+  readonly allowNonDurable: boolean;
+  readonly hook:
+    | ((point: PersistencePoint, approvalId: string) => void | Promise<void>)
+    | undefined;
+}
+
+/**
+ * A write envelope for `code`: the fixed sentence of an approval outcome, the effect and the
+ * approval.
+ */
+export function writeFailure(
+  id: string,
+  code: GateErrorCode,
+  effect: WriteOutcomeEffect,
+  approvalId?: string,
+  problems?: readonly ArgumentProblem[],
+): GateEnvelope {
+  const text = approvalText(code);
+  return {
+    id,
+    text: text === undefined ? [] : [text],
+    structured: null,
+    errorCode: code,
+    ...(problems ? { problems } : {}),
+    effect,
+    ...(approvalId !== undefined ? { approvalId } : {}),
+  };
+}
+
+/** The effect a stored approval stands for, when a call meets it again. */
+function recordedEffect(record: ApprovalRecord): WriteOutcomeEffect {
+  switch (record.state) {
+    case "committed":
+      return "committed";
+    case "claimed":
+    case "unknown":
+      return "unknown";
+    case "reconciled":
+      return record.reconciliation?.outcome ?? "unknown";
+    default:
+      return "not_started";
+  }
+}
+
+/** The write path of one gate. */
+export class WritePath {
+  readonly #context: WritePathContext;
+
+  /**
+   * Creates the write path over the gate's store and approver.
+   *
+   * @param context the store, approver, TTL, clock and test hook
+   */
+  constructor(context: WritePathContext) {
+    this.#context = context;
+  }
+
+  /** Whether the store may hold write approvals. */
+  durableOk(): boolean {
+    if (this.#context.ephemeral) return true;
+    try {
+      assertDurableStore(this.#context.store, {
+        allowNonDurableStoreForTests: this.#context.allowNonDurable,
+      });
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  async #point(point: PersistencePoint, approvalId: string): Promise<void> {
+    if (this.#context.hook === undefined) return;
+    try {
+      await this.#context.hook(point, approvalId);
+    } catch {
+      // A test hook must not change what the gate records.
+    }
+  }
+
+  /**
+   * Runs one admitted write call: prepare its approval, decide it inline when the gate has an
+   * approver, then settle it.
+   */
+  async run(item: Admitted, tool: WriteTool, options: RunOptions): Promise<GateEnvelope> {
+    const id = item.call.id;
+    if (tool.decidedBy === "none") return writeFailure(id, "approval_unavailable", "not_started");
+    const { store } = this.#context;
+    if (!this.durableOk()) return writeFailure(id, "approval_store_not_durable", "not_started");
+    const argumentsDigest = await digestText(item.canonical);
+    let record: ApprovalRecord | undefined;
+    let sameContent = true;
+    try {
+      // prepare is idempotent per run and call id: it returns the existing approval when the
+      // content is the same, and refuses with approval_conflict when it is not.
+      record = await store.prepare({
+        ...tool.binding,
+        argumentsDigest,
+        arguments: item.args,
+        expiresAt: this.#context.now() + this.#context.ttlMs,
+        runId: options.runId,
+        callId: id,
+      });
+    } catch (error) {
+      if (codeOf(error) !== "approval_conflict") {
+        return writeFailure(id, "approval_store_error", "not_started");
+      }
+      sameContent = false;
+      record = await store.findCall(options.runId, id).catch(() => undefined);
+      if (record === undefined) return writeFailure(id, "approval_store_error", "not_started");
+    }
+    // An approved call met again with other content is claimed against what is current now,
+    // so the store refuses and records the reason (arguments changed, binding mismatch...).
+    if (record.state !== "pending") {
+      return await this.settle(id, record, tool, item.args, argumentsDigest, options);
+    }
+    const approvalId = record.id;
+    if (!sameContent) return writeFailure(id, "approval_conflict", "not_started", approvalId);
+    const approve = this.#context.approve;
+    if (approve === undefined) {
+      return writeFailure(id, "approval_pending", "not_started", approvalId);
+    }
+    let verdict: unknown;
+    try {
+      const registration = tool.registration;
+      verdict = await withinDeadline(() =>
+        approve({
+          server: registration.serverId,
+          tool: registration.localName,
+          remoteName: registration.remoteName,
+          arguments: structuredClone(item.args),
+          effect: registration.approvalBinding.effect,
+          approvalId,
+        }), options.signal);
+    } catch (error) {
+      // The caller stopped waiting before a decision: nothing is decided, the approval stays
+      // pending (the same run and call id asks again) and expires with its TTL.
+      if (error instanceof DeadlineStopped) {
+        return writeFailure(id, error.code, "not_started", approvalId);
+      }
+      verdict = undefined;
+    }
+    try {
+      if (verdict !== true) {
+        await store.deny(approvalId, { by: INLINE_DECIDER });
+        return writeFailure(id, "approval_denied", "not_started", approvalId);
+      }
+      record = await store.approve(approvalId, { by: INLINE_DECIDER });
+    } catch (error) {
+      const code = codeOf(error) === "approval_expired"
+        ? "approval_expired"
+        : "approval_store_error";
+      return writeFailure(id, code, "not_started", approvalId);
+    }
+    await this.#point("approved", approvalId);
+    return await this.settle(id, record, tool, item.args, argumentsDigest, options);
+  }
+
+  /**
+   * An approval that is no longer pending: claim it (if approved) against the current binding
+   * and `args`, then dispatch once and record the outcome; otherwise report what is recorded.
+   */
+  async settle(
+    id: string,
+    record: ApprovalRecord,
+    tool: WriteTool,
+    args: JsonObject,
+    argumentsDigest: string,
+    options: ResumeOptions,
+  ): Promise<GateEnvelope> {
+    const { store } = this.#context;
+    const approvalId = record.id;
+    if (record.state !== "approved") {
+      return writeFailure(id, settledRefusal(record.state), recordedEffect(record), approvalId);
+    }
+    const expected: ClaimExpectation = { ...tool.binding, argumentsDigest };
+    let claim;
+    try {
+      claim = await store.claim(approvalId, expected, this.#context.now());
+    } catch {
+      return writeFailure(id, "approval_store_error", "not_started", approvalId);
+    }
+    if (!claim.ok) {
+      // Every refusal but a claim made before leaves a state whose effect is `not_started`.
+      const effect = claim.approval ? recordedEffect(claim.approval) : "not_started";
+      return writeFailure(id, claim.code, effect, approvalId);
+    }
+    await this.#point("claimed", approvalId);
+    // Re-check locally at claim time: the catalog may be stale, the scope may now deny.
+    let admission;
+    try {
+      admission = await tool.layers.admit(args, options.state, options.signal);
+    } catch {
+      admission = { ok: false as const, errorCode: "mcp_protocol_error" as const };
+    }
+    if (!admission.ok) {
+      return await this.#record(id, approvalId, {
+        outcome: "not_started",
+        code: admission.errorCode,
+      });
+    }
+    const dispatch = await tool.layers.dispatch(admission.args, options.signal, {
+      onSent: () => this.#point("sent", approvalId),
+      failIfCatalogChanged: true,
+    });
+    await this.#point("replied", approvalId);
+    const { envelope } = dispatch;
+    if (envelope.errorCode !== undefined) {
+      return await this.#record(id, approvalId, {
+        outcome: dispatch.sent ? "unknown" : "not_started",
+        code: envelope.errorCode,
+      });
+    }
+    return await this.#record(id, approvalId, { outcome: "committed", envelope });
+  }
+
+  async #record(
+    id: string,
+    approvalId: string,
+    result:
+      | { outcome: "committed"; envelope: ToolEnvelope }
+      | { outcome: "not_started" | "unknown"; code: GateErrorCode },
+  ): Promise<GateEnvelope> {
+    const { store } = this.#context;
+    try {
+      if (result.outcome === "committed") {
+        const { text, structured } = result.envelope;
+        const receipt = {
+          resultDigest: await digest({ text: [...text], structured }),
+          at: this.#context.now(),
+        };
+        await store.recordOutcome(approvalId, { outcome: "committed", receipt });
+        await this.#point("recorded", approvalId);
+        return { id, text, structured, effect: "committed", approvalId, receipt };
+      }
+      await store.recordOutcome(approvalId, { outcome: result.outcome, reason: result.code });
+      await this.#point("recorded", approvalId);
+      return writeFailure(id, result.code, result.outcome, approvalId);
+    } catch {
+      // The claim stays recorded (recover() settles it as unknown); the envelope still says
+      // what this process saw happen.
+      return writeFailure(id, "approval_store_error", result.outcome, approvalId);
+    }
+  }
+}

@@ -1,0 +1,21 @@
+/**
+ * The protocol revisions sluice speaks: one list, read by the catalog monitor, discovery and
+ * connect()'s handshake alike.
+ *
+ * @module
+ */
+
+/** The protocol revision connect() tries first. */
+export const MODERN_PROTOCOL_VERSION = "2026-07-28";
+
+/** The 2025 revisions accepted from an `initialize` answer, newest first, and nothing else. */
+export const LEGACY_PROTOCOL_VERSIONS: readonly string[] = Object.freeze([
+  "2025-11-25",
+  "2025-06-18",
+]);
+
+/** Protocol versions whose tool semantics sluice implements. */
+export const ACCEPTED_PROTOCOL_VERSIONS: readonly string[] = Object.freeze([
+  MODERN_PROTOCOL_VERSION,
+  ...LEGACY_PROTOCOL_VERSIONS,
+]);

@@ -1,0 +1,96 @@
+/**
+ * The one session contract: what sluice needs from an MCP session, whoever owns it. Host-owned
+ * SDK clients get it from `sessionFromClient`; connect() builds its own.
+ *
+ * @module
+ */
+import type { JsonObject } from "../identity/mod.ts";
+import { SluiceError } from "../errors.ts";
+import type { TransportErrorCode } from "../transport/errors.ts";
+
+/** Why a request to the server produced no result. */
+export type SessionErrorCode =
+  /** The request's deadline passed; a late result is discarded. */
+  | "mcp_timeout"
+  /** The caller's signal aborted the request. */
+  | "mcp_aborted"
+  /** The session is closed. */
+  | "mcp_connection_closed"
+  /** The server answered with a JSON-RPC error or a reply that is not JSON-RPC. */
+  | "mcp_protocol_error"
+  /** The transport failed, and no sluice transport code says why. */
+  | "mcp_transport_error"
+  /** Setting the session up failed (unusable reply, HTTP error, broken JSON-RPC). */
+  | "mcp_handshake_failed"
+  /** The server answered a protocol version outside sluice's allowlist. */
+  | "mcp_protocol_version_unsupported"
+  /** sluice's hardened fetch refused or failed the request, with its own code. */
+  | TransportErrorCode;
+
+/** Options of one request. */
+export interface SessionRequestOptions {
+  /** Aborts local waiting (the SDK also sends `notifications/cancelled`). */
+  readonly signal?: AbortSignal;
+  /** Deadline in milliseconds. */
+  readonly timeoutMs: number;
+}
+
+/**
+ * The one thing sluice needs from an MCP session: send a JSON-RPC request and get its raw,
+ * unvalidated `result` back. Rejects only with a {@link SessionRequestError}.
+ */
+export interface McpSession {
+  /** Tells a session apart from an SDK client where either is accepted. */
+  readonly kind: "mcp_session";
+  /** Whether the session is closed for good. */
+  readonly closed: boolean;
+  /** Sends `method` with `params` and resolves with the raw result object. */
+  request(method: string, params: JsonObject, options: SessionRequestOptions): Promise<unknown>;
+}
+
+const MESSAGES: Partial<Record<SessionErrorCode, string>> = {
+  mcp_timeout: "the request passed its deadline",
+  mcp_aborted: "the caller aborted the request",
+  mcp_connection_closed: "the MCP session is closed",
+  mcp_protocol_error: "the server answered with a protocol error",
+  mcp_handshake_failed: "the MCP session could not be set up",
+  mcp_protocol_version_unsupported: "the server speaks no protocol version sluice accepts",
+};
+
+/**
+ * A request that produced no result. `sent` is `false` only when sluice knows the request
+ * never left (closed session, aborted signal, a refused destination, a failed handshake);
+ * otherwise the server may have received and acted on it. The underlying error, if any, is
+ * `cause` (for the host's logs; never shown to a model).
+ */
+export class SessionRequestError extends SluiceError<SessionErrorCode> {
+  /** Whether the request may have reached the server. */
+  readonly sent: boolean;
+
+  /**
+   * Creates the error for one failed request.
+   *
+   * @param code classified cause
+   * @param sent whether the request may have reached the server
+   * @param cause the underlying error
+   */
+  constructor(code: SessionErrorCode, sent: boolean, cause?: unknown) {
+    super(
+      code,
+      MESSAGES[code] ?? `the transport failed (${code})`,
+      cause === undefined ? undefined : { cause },
+    );
+    this.name = "SessionRequestError";
+    this.sent = sent;
+  }
+}
+
+/**
+ * Whether `value` is an {@link McpSession} (and not, for example, an SDK client).
+ *
+ * @param value a session or an SDK client
+ */
+export function isMcpSession(value: unknown): value is McpSession {
+  return typeof value === "object" && value !== null &&
+    (value as { kind?: unknown }).kind === "mcp_session";
+}
