@@ -8,7 +8,8 @@ import { Deadline } from "./deadline.ts";
 import { TransportError } from "./errors.ts";
 import { limitBody } from "./limited_body.ts";
 import { checkResolvedAddresses, checkUrl, type DestinationPolicy } from "./policy.ts";
-import { type Resolver, type ResolverSource, runtimeResolver } from "./resolver.ts";
+import type { Resolver, ResolverSource } from "./resolver.ts";
+import { runtimeResolver } from "./runtime/mod.ts";
 
 /** Default byte cap on every response body: 1 MiB. */
 export const DEFAULT_MAX_RESPONSE_BYTES = 1024 * 1024;
