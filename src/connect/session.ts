@@ -13,6 +13,7 @@ import {
   LEGACY_PROTOCOL_VERSIONS,
   MODERN_PROTOCOL_VERSION,
 } from "./era.ts";
+import { ReplyStreams, UnansweredReplyError } from "./stream_failure.ts";
 
 /** Why a server session could not be set up. */
 export type SessionSetupErrorCode =
@@ -173,7 +174,7 @@ export class ServerSession implements SdkClientLike {
       return await (client.request as (...a: unknown[]) => Promise<unknown>)(...args);
     } catch (error) {
       this.#transportFailure = transportErrorCode(error) ?? this.#transportFailure;
-      if (isUndecodable(error)) {
+      if (isUndecodable(error) || error instanceof UnansweredReplyError) {
         // A reply that is not JSON-RPC is the server breaking the protocol, not the network.
         throw Object.assign(new Error("undecodable reply"), { code: PARSE_ERROR });
       }
@@ -240,8 +241,10 @@ export class ServerSession implements SdkClientLike {
       // The legacy handshake offers the first 2025 entry and rejects any other answer.
       supportedProtocolVersions: [...ACCEPTED],
     });
+    // Fails a request as soon as its SSE reply does, instead of at the SDK's timer.
+    const replies = new ReplyStreams();
     const transport = new StreamableHTTPClientTransport(url, {
-      fetch: this.#fetch,
+      fetch: replies.fetch(this.#fetch),
       reconnectionOptions: {
         initialReconnectionDelay: 1000,
         maxReconnectionDelay: 1000,
@@ -257,6 +260,7 @@ export class ServerSession implements SdkClientLike {
         answered = message.result.protocolVersion;
       }
     };
+    replies.watch(transport);
     const prior = this.#verdict ?? eraCache?.get(url);
     // One deadline over the whole handshake (probe, initialize, initialized), started before
     // any request so it fires before the per-request deadlines; the SDK's own timer gets a
