@@ -60,9 +60,11 @@ export {
 export { DEFAULT_TOOL_LIMITS, MAX_TIMEOUT_MS, type ToolLimits } from "./src/catalog/limits.ts";
 export {
   CatalogMonitor,
+  type CatalogMonitorOptions,
   type CatalogStatus,
   type ChangeDetection,
   type ListenSubscription,
+  type StaleReason,
 } from "./src/catalog/monitor.ts";
 export type { ReadSnapshot, SnapshotEntry, SnapshotEntryBase } from "./src/catalog/snapshot.ts";
 export {
@@ -92,6 +94,7 @@ export {
   ACCEPTED_PROTOCOL_VERSIONS,
   LEGACY_PROTOCOL_VERSIONS,
   MODERN_PROTOCOL_VERSION,
+  OPT_IN_PROTOCOL_VERSIONS,
 } from "./src/session/protocol.ts";
 export { codeOf } from "./src/codes.ts";
 export {

@@ -250,6 +250,11 @@ export const CODES = Object.freeze(
       stage: "call",
       meaning: "The server's tool list changed since discovery; nothing was sent.",
     },
+    mcp_input_required_unsupported: {
+      stage: "session",
+      meaning:
+        "The server answered `input_required` (it needs elicitation, sampling or other input), which sluice cannot provide.",
+    },
     mcp_invalid_arguments: {
       stage: "call",
       meaning: "The arguments are not a JSON object within budget that fits the input schema.",

@@ -117,6 +117,9 @@ export async function connectAll(config: ConnectAllConfig): Promise<Connection> 
       fetch,
       timeoutMs,
       ...(config.eraCache ? { eraCache: config.eraCache } : {}),
+      ...(config.legacyProtocolVersions
+        ? { legacyProtocolVersions: [...config.legacyProtocolVersions] }
+        : {}),
     });
     return { server, session, fetch };
   });
@@ -214,6 +217,7 @@ function buildReport(prepared: readonly Prepared[], decidedBy: ApprovalDecider):
       writeCatalogDigest: catalog!.writeSnapshot?.revisionDigest ?? null,
       transport: item.fetch.describe(),
       handshakes: session.stats.handshakes,
+      ...(catalog!.staleReason !== undefined ? { stale: catalog!.staleReason } : {}),
     };
   });
   return structuredClone({ ready, skipped, servers });

@@ -1,5 +1,6 @@
 import { DEFAULT_TOOL_LIMITS, type ToolLimits } from "../catalog/limits.ts";
 import type { DiscoveryError } from "../catalog/errors.ts";
+import type { StaleReason } from "../catalog/monitor.ts";
 import type { ApprovalDecider } from "../catalog/write_bindings.ts";
 import type { TransportReport } from "../transport/secure_fetch.ts";
 import type { Era } from "./era.ts";
@@ -59,6 +60,11 @@ export interface ServerReport {
   readonly transport: TransportReport;
   /** Handshakes so far (a recovered expired session adds one). */
   readonly handshakes: number;
+  /**
+   * Set when the server announced a change while connect() was listing it: its catalogs are
+   * stale from the start (calls answer `mcp_catalog_stale`); connect again.
+   */
+  readonly stale?: StaleReason;
 }
 
 /** What `connection.report()` returns. */
@@ -133,7 +139,8 @@ const SERVER_HINTS: Record<string, string> = {
   mcp_too_many_tools: "raise limits.maxTools if lowered, or give every allowed tool an owner spec",
   mcp_too_many_pages: "raise limits.maxPages if lowered, or give every allowed tool an owner spec",
   mcp_protocol_version_unsupported:
-    "the server speaks no protocol version sluice accepts (2026-07-28, 2025-11-25, 2025-06-18)",
+    "the server speaks no protocol version this connection accepts (2026-07-28, 2025-11-25, " +
+    "2025-06-18; add 2025-03-26 with legacyProtocolVersions)",
   transport_scheme_refused:
     "use an https URL (plain http only to loopback with transport.dangerouslyAllowLoopback)",
   transport_address_refused: "the host name resolves to a non-public address: use a public host",

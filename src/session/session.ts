@@ -24,6 +24,8 @@ export type SessionErrorCode =
   | "mcp_handshake_failed"
   /** The server answered a protocol version outside sluice's allowlist. */
   | "mcp_protocol_version_unsupported"
+  /** The server needs input (elicitation, sampling) sluice cannot give. */
+  | "mcp_input_required_unsupported"
   /** sluice's hardened fetch refused or failed the request, with its own code. */
   | TransportErrorCode;
 
