@@ -1,0 +1,135 @@
+/**
+ * `deno task fidelity [dir] [--tools]`: how every tool of a folder of `tools/list` captures
+ * (`{ tools: [...] }` JSON files; default `../shared/corpus-sample/` beside the repository)
+ * fares in each provider export: unchanged, exported with a meaning-keeping transform, lossy
+ * (Gemini) or refused, with the keywords behind each. `--tools` adds one line per tool.
+ *
+ * @module
+ */
+import {
+  type ProviderExportReport,
+  type ProviderToolSource,
+  toAnthropicTools,
+  toGeminiTools,
+  type ToolFidelityStatus,
+  toOpenAITools,
+} from "../mod.ts";
+import type { JsonObject } from "../src/identity/mod.ts";
+
+/** The exports the report compares, by label. */
+export const MODES: Readonly<
+  Record<string, (tools: ProviderToolSource[]) => ProviderExportReport>
+> = {
+  "openai": (tools) => toOpenAITools(tools).report,
+  "openai strict": (tools) => toOpenAITools(tools, { strict: true }).report,
+  "anthropic": (tools) => toAnthropicTools(tools).report,
+  "anthropic strict": (tools) => toAnthropicTools(tools, { strict: true }).report,
+  "gemini": (tools) => toGeminiTools(tools).report,
+  "gemini exact": (tools) => toGeminiTools(tools, { exact: true }).report,
+};
+
+/** One mode's totals over a folder. */
+export interface ModeSummary {
+  /** Tools per status. */
+  readonly status: Record<ToolFidelityStatus, number>;
+  /** Refusals per keyword (a tool counts once per keyword). */
+  readonly refusedBy: Record<string, number>;
+  /** Lossy tools per ignored keyword. */
+  readonly lossyBy: Record<string, number>;
+  /** Transformed tools per transform kind. */
+  readonly transformedBy: Record<string, number>;
+}
+
+/** The tools of every capture in `dir`, in file-name order, named `file:tool`. */
+export function readCaptures(dir: string): { file: string; tools: ProviderToolSource[] }[] {
+  const files = [...Deno.readDirSync(dir)].filter((e) => e.isFile && e.name.endsWith(".json"))
+    .map((e) => e.name).sort();
+  return files.map((file) => {
+    const capture = JSON.parse(Deno.readTextFileSync(`${dir.replace(/\/?$/, "/")}${file}`)) as {
+      tools?: { name: string; description?: string; inputSchema: JsonObject }[];
+    };
+    return {
+      file,
+      tools: (capture.tools ?? []).map((tool) => ({
+        name: tool.name,
+        description: tool.description ?? "",
+        inputSchema: tool.inputSchema,
+      })),
+    };
+  });
+}
+
+const bump = (counts: Record<string, number>, key: string) => counts[key] = (counts[key] ?? 0) + 1;
+
+/** Totals per mode over the given tools (each capture exported as one request). */
+export function summarize(
+  captures: { tools: ProviderToolSource[] }[],
+): Record<string, ModeSummary> {
+  const out: Record<string, ModeSummary> = {};
+  for (const [label, run] of Object.entries(MODES)) {
+    const summary: ModeSummary = {
+      status: { unchanged: 0, transformed: 0, lossy: 0, refused: 0 },
+      refusedBy: {},
+      lossyBy: {},
+      transformedBy: {},
+    };
+    for (const capture of captures) {
+      for (const line of run(capture.tools).tools) {
+        summary.status[line.status]++;
+        for (const keyword of new Set(line.refusals.map((r) => r.keyword))) {
+          bump(summary.refusedBy, keyword);
+        }
+        for (const keyword of new Set(line.lossy.map((l) => l.keyword))) {
+          bump(summary.lossyBy, keyword);
+        }
+        for (const kind of new Set(line.transforms.map((t) => t.kind))) {
+          bump(summary.transformedBy, kind);
+        }
+      }
+    }
+    out[label] = summary;
+  }
+  return out;
+}
+
+const sorted = (counts: Record<string, number>) =>
+  Object.entries(counts).sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+    .map(([key, count]) => `${key} ${count}`).join(", ") || "-";
+
+if (import.meta.main) {
+  const args = Deno.args.filter((arg) => arg !== "--tools");
+  const dir = args[0] ?? new URL("../../shared/corpus-sample/", import.meta.url).pathname;
+  const captures = readCaptures(dir);
+  const total = captures.reduce((sum, capture) => sum + capture.tools.length, 0);
+  if (Deno.args.includes("--tools")) {
+    for (const capture of captures) {
+      const reports = Object.entries(MODES).map(([label, run]) =>
+        [label, run(capture.tools)] as const
+      );
+      capture.tools.forEach((tool, index) => {
+        const cells = reports.map(([label, report]) => {
+          const line = report.tools[index];
+          const why = line.refusals.map((r) => `${r.keyword}@${r.path || "/"}`)
+            .concat(line.lossy.map((l) => `${l.keyword}@${l.path || "/"}`));
+          return `${label}=${line.status}${why.length ? `(${[...new Set(why)].join(" ")})` : ""}`;
+        });
+        console.log(`${capture.file}:${tool.name}  ${cells.join("  ")}`);
+      });
+    }
+    console.log("");
+  }
+  console.log(`${total} tools in ${captures.length} files (${dir})\n`);
+  console.log("| export | unchanged | transformed | lossy | refused |");
+  console.log("| --- | --- | --- | --- | --- |");
+  const summaries = summarize(captures);
+  for (const [label, s] of Object.entries(summaries)) {
+    const { unchanged, transformed, lossy, refused } = s.status;
+    console.log(`| ${label} | ${unchanged} | ${transformed} | ${lossy} | ${refused} |`);
+  }
+  console.log("");
+  for (const [label, s] of Object.entries(summaries)) {
+    console.log(`${label}: refused by ${sorted(s.refusedBy)}`);
+    console.log(`${" ".repeat(label.length)}  lossy by ${sorted(s.lossyBy)}`);
+    console.log(`${" ".repeat(label.length)}  transformed by ${sorted(s.transformedBy)}`);
+  }
+}
