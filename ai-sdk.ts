@@ -7,6 +7,7 @@
 export {
   AI_SDK_ERROR_TEXT,
   type AISDKCallEnvelope,
+  type AISDKTool,
   type AISDKToolkit,
   type AISDKToolResult,
   type AISDKTools,

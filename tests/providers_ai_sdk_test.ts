@@ -4,7 +4,7 @@
 // that needs approval (the store holds it pending; the model reads the pending text), then a
 // tool that does not exist. A real MCP server on loopback logs every JSON-RPC request.
 import assert from "node:assert/strict";
-import { generateText, stepCountIs } from "ai";
+import { generateText, stepCountIs, type ToolSet } from "ai";
 import { MockLanguageModelV4 } from "ai/test";
 import { APPROVAL_TEXT, connect, MemoryApprovalStore } from "../mod.ts";
 import { type AISDKToolResult, toAISDKTools, toolResultOf } from "../ai-sdk.ts";
@@ -61,7 +61,7 @@ Deno.test("toAISDKTools: a scripted generateText loop runs reads, holds approval
     transport: { dangerouslyAllowLoopback: true, timeoutMs: 5_000 },
   });
   try {
-    const tools = toAISDKTools(connection.toolkit, { provider: "openai", strict: true });
+    const tools = toAISDKTools<ToolSet>(connection.toolkit, { provider: "openai", strict: true });
     assert.deepEqual(Object.keys(tools).sort(), ["docs__lookup", "docs__remove"]);
     assert.deepEqual(tools.report.refused, []);
     const model = new MockLanguageModelV4({
@@ -143,7 +143,7 @@ Deno.test("toAISDKTools: a toolkit that throws still yields an error result", as
     tools: [{ name: "t", description: "d", inputSchema: { type: "object" } }],
     call: () => Promise.reject(new Error("boom")),
   });
-  const out = await tools.t.execute!({}, { toolCallId: "x", messages: [], context: {} });
+  const out = await tools.t.execute!({}, { toolCallId: "x" });
   assert.deepEqual(out, {
     status: "error",
     errorCode: "mcp_protocol_error",

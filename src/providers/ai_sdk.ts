@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { jsonSchema, tool, type ToolSet } from "ai";
+import { jsonSchema, tool } from "ai";
 import type { JsonValue } from "../identity/mod.ts";
 import { toAnthropicTools } from "./anthropic.ts";
 import { toGeminiTools } from "./gemini.ts";
@@ -70,8 +70,26 @@ export type AISDKToolResult =
 /** Sluice's sentence for a failed call whose envelope carries no fixed text. */
 export const AI_SDK_ERROR_TEXT = "The tool call did not complete; the error code says why.";
 
-/** An AI SDK tool set with the export's report (non-enumerable `report`). */
-export type AISDKTools = ToolSet & { readonly report: ProviderExportReport };
+/** One tool of the set, as far as sluice describes it (the AI SDK's `Tool` at run time). */
+export interface AISDKTool {
+  /** The tool's description. */
+  readonly description?: string;
+  /** The schema the model is given (an AI SDK `jsonSchema(...)` of sluice's export). */
+  readonly inputSchema: unknown;
+  /** Runs `toolkit.call`; never throws. */
+  execute?(
+    input: unknown,
+    options: { readonly toolCallId: string; readonly abortSignal?: AbortSignal },
+  ): Promise<AISDKToolResult>;
+}
+
+/**
+ * The tool set with the export's report as a non-enumerable `report`. `T` is the tool set type
+ * of the AI SDK in use: pass `ToolSet` from `ai` to hand the set to `generateText` as it is.
+ */
+export type AISDKTools<T extends object = Record<string, AISDKTool>> = T & {
+  readonly report: ProviderExportReport;
+};
 
 function exportFor(tools: readonly ProviderToolSource[], options: AISDKToolsOptions) {
   const provider = options.provider ?? "openai";
@@ -125,19 +143,24 @@ export function toolResultOf(envelope: AISDKCallEnvelope): AISDKToolResult {
  *
  * @example
  * ```ts ignore
- * import { generateText, stepCountIs } from "ai";
+ * import { generateText, stepCountIs, type ToolSet } from "ai";
  * import { toAISDKTools } from "@sluice/mcp/ai-sdk";
- * const tools = toAISDKTools(connection.toolkit, { provider: "openai", strict: true });
+ * const tools = toAISDKTools<ToolSet>(connection.toolkit, { provider: "openai", strict: true });
  * await generateText({ model, tools, stopWhen: stepCountIs(5), prompt: "..." });
  * ```
  *
+ * @typeParam T the AI SDK's `ToolSet` type (sluice does not name it, so no AI SDK version is
+ *   pinned by the type)
  * @param toolkit the toolkit (anything with `tools` and `call`)
  * @param options the provider whose export rules apply, and its options
  */
-export function toAISDKTools(toolkit: AISDKToolkit, options: AISDKToolsOptions = {}): AISDKTools {
+export function toAISDKTools<T extends object = Record<string, AISDKTool>>(
+  toolkit: AISDKToolkit,
+  options: AISDKToolsOptions = {},
+): AISDKTools<T> {
   const { report, schemas } = exportFor(toolkit.tools, options);
   const descriptions = new Map(toolkit.tools.map((t) => [t.name, t.description]));
-  const set: ToolSet = {};
+  const set: Record<string, unknown> = {};
   for (const [name, schema] of schemas) {
     const record = report.nullable[name];
     set[name] = tool({
@@ -156,5 +179,5 @@ export function toAISDKTools(toolkit: AISDKToolkit, options: AISDKToolsOptions =
     });
   }
   Object.defineProperty(set, "report", { value: report, enumerable: false });
-  return set as AISDKTools;
+  return set as AISDKTools<T>;
 }

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { JsonObject, JsonValue } from "../identity/mod.ts";
+import type { JsonObject } from "../identity/mod.ts";
 import type { NullPlan, NullRecord } from "./types.ts";
 
 const isObject = (value: unknown): value is JsonObject =>
@@ -64,8 +64,6 @@ function apply(value: unknown, plan: NullPlan, record: NullRecord, depth: number
  * @param args the arguments the model sent for a strict export
  * @param record the export's record for that tool (`report.nullable[name]`)
  */
-export function stripExportNulls(args: JsonValue, record: NullRecord): JsonValue;
-export function stripExportNulls(args: unknown, record: NullRecord): unknown;
 export function stripExportNulls(args: unknown, record: NullRecord): unknown {
   return apply(args, record.root, record, 0);
 }
