@@ -34,91 +34,25 @@ const source = (inputSchema: JsonObject, name = "t"): ProviderToolSource => ({
 // The providers' documented rules, written down independently of src/providers/fidelity.ts.
 
 /** Keywords each strict mode's documentation lists as supported. */
-const OPENAI_STRICT = new Set([
-  "type",
-  "properties",
-  "required",
-  "additionalProperties",
-  "items",
-  "anyOf",
-  "enum",
-  "const",
-  "$ref",
-  "$defs",
-  "definitions",
-  "description",
-  "title",
-  "pattern",
-  "format",
-  "multipleOf",
-  "minimum",
-  "maximum",
-  "exclusiveMinimum",
-  "exclusiveMaximum",
-  "minItems",
-  "maxItems",
-]);
-const OPENAI_FORMATS = new Set([
-  "date-time",
-  "time",
-  "date",
-  "duration",
-  "email",
-  "hostname",
-  "ipv4",
-  "ipv6",
-  "uuid",
-]);
-const ANTHROPIC_STRICT = new Set([
-  "type",
-  "properties",
-  "required",
-  "additionalProperties",
-  "items",
-  "anyOf",
-  "allOf",
-  "enum",
-  "const",
-  "$ref",
-  "$defs",
-  "definitions",
-  "default",
-  "description",
-  "title",
-  "format",
-  "minItems",
-  "pattern",
-]);
+const OPENAI_STRICT = new Set(
+  ("type properties required additionalProperties items anyOf enum const $ref $defs " +
+    "definitions description title pattern format multipleOf minimum maximum " +
+    "exclusiveMinimum exclusiveMaximum minItems maxItems").split(" "),
+);
+const OPENAI_FORMATS = new Set(
+  ("date-time time date duration email hostname ipv4 ipv6 uuid").split(" "),
+);
+const ANTHROPIC_STRICT = new Set(
+  ("type properties required additionalProperties items anyOf allOf enum const $ref " +
+    "$defs definitions default description title format minItems pattern").split(" "),
+);
 /** What Gemini's `parametersJsonSchema` applies (everything else it ignores). */
-const GEMINI_APPLIED = new Set([
-  "type",
-  "properties",
-  "required",
-  "additionalProperties",
-  "items",
-  "prefixItems",
-  "minItems",
-  "maxItems",
-  "minimum",
-  "maximum",
-  "anyOf",
-  "enum",
-  "$ref",
-  "$defs",
-  "definitions",
-  "format",
-  "title",
-  "description",
-  "default",
-  "examples",
-  "$schema",
-  "$comment",
-  "deprecated",
-  "readOnly",
-  "writeOnly",
-  "contentEncoding",
-  "contentMediaType",
-]);
+const GEMINI_APPLIED = new Set(
+  ("type properties required additionalProperties items prefixItems minItems " +
+    "maxItems minimum maximum anyOf enum $ref $defs definitions format title " +
+    "description default examples $schema $comment deprecated readOnly writeOnly " +
+    "contentEncoding contentMediaType").split(" "),
+);
 
 /** Every subschema with its pointer and object nesting depth. */
 function* subschemas(

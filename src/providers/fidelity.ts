@@ -11,6 +11,7 @@
  *
  * @module
  */
+import { KEYWORDS } from "../schema/keywords.ts";
 
 /** The rule sets: a provider's plain mode or its strict mode. */
 export type FidelityMode =
@@ -79,59 +80,12 @@ export interface FidelityProfile {
   readonly maxStrictTools?: number;
 }
 
-const ANNOTATIONS = [
-  "$comment",
-  "title",
-  "description",
-  "default",
-  "examples",
-  "deprecated",
-  "readOnly",
-  "writeOnly",
-  "format",
-  "contentEncoding",
-  "contentMediaType",
-] as const;
-
-/** Every keyword the schema profile admits (`src/schema/keywords.ts`), by group. */
-const STRUCTURE = [
-  "$schema",
-  "$ref",
-  "$defs",
-  "definitions",
-  "properties",
-  "additionalProperties",
-  "required",
-  "items",
-  "prefixItems",
-  "anyOf",
-  "oneOf",
-  "allOf",
-  "not",
-  "propertyNames",
-  "type",
-  "enum",
-  "const",
-] as const;
-const BOUNDS = [
-  "minimum",
-  "maximum",
-  "exclusiveMinimum",
-  "exclusiveMaximum",
-  "multipleOf",
-  "minLength",
-  "maxLength",
-  "pattern",
-  "minItems",
-  "maxItems",
-] as const;
-
 /** Every profile keyword kept, then the listed overrides. */
 function table(
   overrides: Partial<Record<string, KeywordFidelity>>,
 ): Readonly<Record<string, KeywordFidelity>> {
   const out: Record<string, KeywordFidelity> = {};
-  for (const keyword of [...STRUCTURE, ...BOUNDS, ...ANNOTATIONS]) out[keyword] = "kept";
+  for (const [keyword, rule] of Object.entries(KEYWORDS)) if (rule.admitted) out[keyword] = "kept";
   for (const [keyword, rule] of Object.entries(overrides)) out[keyword] = rule!;
   return Object.freeze(out);
 }
@@ -154,6 +108,19 @@ const PLAIN_RULES: ModeRules = Object.freeze({
   arrayItems: false,
   dropUnusedDefinitions: false,
 });
+
+/** `format` values both strict modes document (Anthropic adds `uri`). */
+const FORMATS = [
+  "date-time",
+  "time",
+  "date",
+  "duration",
+  "email",
+  "hostname",
+  "ipv4",
+  "ipv6",
+  "uuid",
+];
 
 /** OpenAI and Anthropic function names. */
 const NAME_64 = /^[A-Za-z0-9_-]{1,64}$/;
@@ -186,17 +153,7 @@ export const FIDELITY: Readonly<Record<FidelityMode, FidelityProfile>> = Object.
       noRecursion: false,
       arrayItems: true,
       dropUnusedDefinitions: true,
-      formats: new Set([
-        "date-time",
-        "time",
-        "date",
-        "duration",
-        "email",
-        "hostname",
-        "ipv4",
-        "ipv6",
-        "uuid",
-      ]),
+      formats: new Set(FORMATS),
       maxObjectDepth: 10,
       maxProperties: 5000,
     }),
@@ -224,18 +181,7 @@ export const FIDELITY: Readonly<Record<FidelityMode, FidelityProfile>> = Object.
       noRecursion: true,
       arrayItems: false,
       dropUnusedDefinitions: true,
-      formats: new Set([
-        "date-time",
-        "time",
-        "date",
-        "duration",
-        "email",
-        "hostname",
-        "uri",
-        "ipv4",
-        "ipv6",
-        "uuid",
-      ]),
+      formats: new Set([...FORMATS, "uri"]),
       enumTypes: new Set(["string", "number", "boolean", "null"]),
       enumOther: "rejected",
       maxMinItems: 1,
