@@ -216,6 +216,8 @@ export {
   type ProviderLoss,
   type ProviderRefusal,
   type ProviderRefusalCode,
+  type ProviderReports,
+  providerReports,
   type ProviderTools,
   type ProviderToolSource,
   type ProviderTransform,

@@ -8,25 +8,32 @@
  */
 import {
   type ProviderExportReport,
+  type ProviderReports,
+  providerReports,
   type ProviderToolSource,
-  toAnthropicTools,
-  toGeminiTools,
   type ToolFidelityStatus,
-  toOpenAITools,
 } from "../mod.ts";
 import type { JsonObject } from "../src/identity/mod.ts";
 
-/** The exports the report compares, by label. */
-export const MODES: Readonly<
-  Record<string, (tools: ProviderToolSource[]) => ProviderExportReport>
-> = {
-  "openai": (tools) => toOpenAITools(tools).report,
-  "openai strict": (tools) => toOpenAITools(tools, { strict: true }).report,
-  "anthropic": (tools) => toAnthropicTools(tools).report,
-  "anthropic strict": (tools) => toAnthropicTools(tools, { strict: true }).report,
-  "gemini": (tools) => toGeminiTools(tools).report,
-  "gemini exact": (tools) => toGeminiTools(tools, { exact: true }).report,
+/** The report's label for each export mode. */
+export const MODES: Readonly<Record<string, keyof ProviderReports>> = {
+  "openai": "openai",
+  "openai strict": "openaiStrict",
+  "anthropic": "anthropic",
+  "anthropic strict": "anthropicStrict",
+  "gemini": "gemini",
+  "gemini exact": "geminiExact",
 };
+
+/** Each mode's report for `tools`, by label. */
+export function reportsByLabel(
+  tools: readonly ProviderToolSource[],
+): Record<string, ProviderExportReport> {
+  const reports = providerReports(tools);
+  return Object.fromEntries(
+    Object.entries(MODES).map(([label, key]) => [label, reports[key]]),
+  );
+}
 
 /** One mode's totals over a folder. */
 export interface ModeSummary {
@@ -66,15 +73,18 @@ export function summarize(
   captures: { tools: ProviderToolSource[] }[],
 ): Record<string, ModeSummary> {
   const out: Record<string, ModeSummary> = {};
-  for (const [label, run] of Object.entries(MODES)) {
-    const summary: ModeSummary = {
+  for (const label of Object.keys(MODES)) {
+    out[label] = {
       status: { unchanged: 0, transformed: 0, lossy: 0, refused: 0 },
       refusedBy: {},
       lossyBy: {},
       transformedBy: {},
     };
-    for (const capture of captures) {
-      for (const line of run(capture.tools).tools) {
+  }
+  for (const capture of captures) {
+    for (const [label, report] of Object.entries(reportsByLabel(capture.tools))) {
+      const summary = out[label];
+      for (const line of report.tools) {
         summary.status[line.status]++;
         for (const keyword of new Set(line.refusals.map((r) => r.keyword))) {
           bump(summary.refusedBy, keyword);
@@ -87,14 +97,26 @@ export function summarize(
         }
       }
     }
-    out[label] = summary;
   }
   return out;
 }
 
-const sorted = (counts: Record<string, number>) =>
+const ticked = (counts: Record<string, number>) =>
   Object.entries(counts).sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
-    .map(([key, count]) => `${key} ${count}`).join(", ") || "-";
+    .map(([key, count]) => `\`${key}\` ${count}`).join(", ");
+
+/** One Markdown bullet per mode: the keywords behind its refusals, losses and transforms. */
+export function keywordLines(summaries: Record<string, ModeSummary>): string[] {
+  return Object.entries(summaries).map(([label, s]) => {
+    const parts = [
+      ["refused by", s.refusedBy],
+      ["lossy by", s.lossyBy],
+      ["transformed by", s.transformedBy],
+    ].filter(([, counts]) => Object.keys(counts).length > 0)
+      .map(([what, counts]) => `${what} ${ticked(counts as Record<string, number>)}`);
+    return `- ${label}: ${parts.length > 0 ? parts.join("; ") : "every tool unchanged"}.`;
+  });
+}
 
 if (import.meta.main) {
   const args = Deno.args.filter((arg) => arg !== "--tools");
@@ -103,9 +125,7 @@ if (import.meta.main) {
   const total = captures.reduce((sum, capture) => sum + capture.tools.length, 0);
   if (Deno.args.includes("--tools")) {
     for (const capture of captures) {
-      const reports = Object.entries(MODES).map(([label, run]) =>
-        [label, run(capture.tools)] as const
-      );
+      const reports = Object.entries(reportsByLabel(capture.tools));
       capture.tools.forEach((tool, index) => {
         const cells = reports.map(([label, report]) => {
           const line = report.tools[index];
@@ -127,9 +147,5 @@ if (import.meta.main) {
     console.log(`| ${label} | ${unchanged} | ${transformed} | ${lossy} | ${refused} |`);
   }
   console.log("");
-  for (const [label, s] of Object.entries(summaries)) {
-    console.log(`${label}: refused by ${sorted(s.refusedBy)}`);
-    console.log(`${" ".repeat(label.length)}  lossy by ${sorted(s.lossyBy)}`);
-    console.log(`${" ".repeat(label.length)}  transformed by ${sorted(s.transformedBy)}`);
-  }
+  console.log(keywordLines(summaries).join("\n"));
 }

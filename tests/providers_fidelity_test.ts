@@ -18,7 +18,13 @@ import {
   toOpenAIResponsesTools,
   toOpenAITools,
 } from "../mod.ts";
-import { MODES, readCaptures, summarize } from "../scripts/fidelity.ts";
+import {
+  keywordLines,
+  MODES,
+  readCaptures,
+  reportsByLabel,
+  summarize,
+} from "../scripts/fidelity.ts";
 import { corpusDir } from "./support/corpus.ts";
 
 const isObject = (value: unknown): value is JsonObject =>
@@ -113,6 +119,10 @@ function documentedViolations(mode: string, schema: JsonObject): string[] {
         out.push(`${path}: no type`);
       }
       for (const name of props) if (!required.includes(name)) out.push(`${path}: ${name} optional`);
+      for (const name of required) {
+        if (!props.includes(String(name))) out.push(`${path}: ${name} unlisted`);
+      }
+      if ("$ref" in node && Object.keys(node).length > 1) out.push(`${path}: $ref with siblings`);
       if ("format" in node && !OPENAI_FORMATS.has(String(node.format))) out.push(`${path}: format`);
     }
     if (mode === "anthropic strict") {
@@ -249,6 +259,21 @@ Deno.test("strict OpenAI: optional → required + nullable, recorded; open objec
   })], { strict: true });
   assert.deepEqual(ambiguous.report.refused.map((r) => [r.keyword, r.path]), [
     ["required", "/properties/note"],
+  ]);
+  // `$ref` stands alone in strict mode: the description beside it is dropped, bounds refused.
+  const ref = toOpenAITools([source({
+    type: "object",
+    properties: {
+      a: { $ref: "#/$defs/id", description: "The id." },
+      b: { $ref: "#/$defs/id", minLength: 2 },
+    },
+    required: ["a", "b", "c"],
+    additionalProperties: false,
+    $defs: { id: { type: "string" } },
+  })], { strict: true });
+  assert.deepEqual(ref.report.refused.map((r) => [r.keyword, r.path]), [
+    ["minLength", "/properties/b"],
+    ["required", ""],
   ]);
   // Open objects: refused, or closed only when asked (and reported as narrowing).
   const open = source({ type: "object", properties: { a: { type: "string" } }, required: ["a"] });
@@ -435,7 +460,7 @@ Deno.test({
     for (const label of Object.keys(MODES)) {
       for (const capture of captures) {
         const byName = new Map(capture.tools.map((t) => [t.name, t.inputSchema]));
-        for (const refusal of MODES[label](capture.tools).refused) {
+        for (const refusal of reportsByLabel(capture.tools)[label].refused) {
           refusals++;
           assert.equal(refusal.code, "provider_schema_unsupported");
           assert.ok(["openai", "anthropic", "gemini"].includes(refusal.provider));
@@ -470,6 +495,10 @@ Deno.test({
       ) => [label, [s.status.unchanged, s.status.transformed, s.status.lossy, s.status.refused]]),
     );
     assert.deepEqual(rows, computed);
+    const prose = page.replace(/\s+/g, " ");
+    for (const line of keywordLines(summarize(captures))) {
+      assert.ok(prose.includes(line.replace(/\s+/g, " ")), line);
+    }
   },
 });
 
@@ -567,7 +596,7 @@ Deno.test({
     for (const label of labels) {
       for (const capture of captures) {
         const exported = exportedSchemas(label, capture.tools);
-        const report = MODES[label](capture.tools);
+        const report = reportsByLabel(capture.tools)[label];
         const kept = report.tools.filter((line) => line.status !== "refused").map((l) => l.tool);
         kept.forEach((name, index) => {
           const original = capture.tools.find((t) => t.name === name)!.inputSchema as JsonObject;

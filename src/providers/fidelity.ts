@@ -46,6 +46,13 @@ export interface ModeRules {
   readonly arrayItems: boolean;
   /** Definitions no `$ref` reaches are dropped before the rules are applied. */
   readonly dropUnusedDefinitions: boolean;
+  /**
+   * `$ref` takes no sibling keywords: annotations beside it are dropped, anything else is
+   * refused.
+   */
+  readonly refAlone?: boolean;
+  /** `required` may name only listed properties. */
+  readonly requiredListed?: boolean;
   /** `format` values the mode keeps; other values are dropped (annotations). All when absent. */
   readonly formats?: ReadonlySet<string>;
   /** `enum` members must be these JSON types; otherwise the keyword gets `enumOther`. */
@@ -153,6 +160,8 @@ export const FIDELITY: Readonly<Record<FidelityMode, FidelityProfile>> = Object.
       noRecursion: false,
       arrayItems: true,
       dropUnusedDefinitions: true,
+      refAlone: true,
+      requiredListed: true,
       formats: new Set(FORMATS),
       maxObjectDepth: 10,
       maxProperties: 5000,

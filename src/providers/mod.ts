@@ -30,6 +30,7 @@ export {
   toOpenAIResponsesTools,
   toOpenAITools,
 } from "./openai.ts";
+export { type ProviderReports, providerReports } from "./reports.ts";
 export { stripExportNulls } from "./strip_nulls.ts";
 export type {
   NullPlan,

@@ -178,6 +178,9 @@ class Translator {
     }
     const out: JsonObject = {};
     const plan: PlanDraft = {};
+    if (rules.refAlone && path.length > 0 && typeof schema.$ref === "string") {
+      return this.#refAlone(schema, path);
+    }
     const types = declaredTypes(schema);
     const isObjectSchema = path.length === 0 || types?.has("object") === true ||
       has(schema, "properties");
@@ -224,6 +227,18 @@ class Translator {
       this.#refuse("items", path);
     }
     return [out, isEmpty(plan) ? undefined : plan];
+  }
+
+  /** A `$ref` without siblings: annotations beside it dropped, anything else refused. */
+  #refAlone(schema: JsonObject, path: Token[]): [JsonValue, NullPlan | undefined] {
+    for (const keyword of Object.keys(schema)) {
+      if (keyword === "$ref") continue;
+      if (keywordRule(keyword)?.kind === "annotation") {
+        this.#transform("annotation_dropped", keyword, path);
+      } else this.#refuse(keyword, path);
+    }
+    const ref = schema.$ref as string;
+    return [{ $ref: ref }, this.#profile.rules.allRequired ? { ref } : undefined];
   }
 
   /** A kept keyword's value, its subschemas translated. */
@@ -335,6 +350,9 @@ class Translator {
     const properties = isObject(schema.properties) ? Object.keys(schema.properties) : [];
     const required = new Set(Array.isArray(schema.required) ? schema.required.map(String) : []);
     const optional = properties.filter((name) => !required.has(name));
+    if (rules.requiredListed && [...required].some((name) => !properties.includes(name))) {
+      this.#refuse("required", path);
+    }
     if (!rules.allRequired) {
       this.optional += optional.length;
       return;
