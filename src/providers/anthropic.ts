@@ -5,7 +5,6 @@
  */
 import type { JsonObject } from "../identity/mod.ts";
 import { exportTools } from "./export.ts";
-import { fidelityMode } from "./fidelity.ts";
 import type { ProviderExportOptions, ProviderTools, ProviderToolSource } from "./types.ts";
 
 /** Options of the Anthropic export. */
@@ -49,17 +48,10 @@ export function toAnthropicTools(
   tools: readonly ProviderToolSource[],
   options: AnthropicExportOptions = {},
 ): ProviderTools<AnthropicTool> {
-  const strict = options.strict === true;
-  return exportTools(tools, {
-    provider: "anthropic",
-    mode: fidelityMode("anthropic", strict),
-    strict,
-    options,
-    build: (tool, schema) => ({
-      name: tool.name,
-      description: tool.description,
-      input_schema: schema as AnthropicInputSchema,
-      ...(strict ? { strict: true } : {}),
-    }),
-  });
+  return exportTools(tools, "anthropic", options, (tool, schema, strict) => ({
+    name: tool.name,
+    description: tool.description,
+    input_schema: schema as AnthropicInputSchema,
+    ...(strict ? { strict: true } : {}),
+  }));
 }

@@ -5,7 +5,7 @@
  * @module
  */
 import type { JsonObject } from "../identity/mod.ts";
-import { FIDELITY, type FidelityMode } from "./fidelity.ts";
+import { FIDELITY, fidelityMode } from "./fidelity.ts";
 import { type TranslateOptions, translateSchema } from "./translate.ts";
 import type {
   NullRecord,
@@ -17,32 +17,31 @@ import type {
   ToolFidelity,
 } from "./types.ts";
 
-/** How one provider wraps a translated schema. */
-export interface ExportSpec<T> {
-  /** The API. */
-  readonly provider: Provider;
-  /** The fidelity mode. */
-  readonly mode: FidelityMode;
-  /** Whether the export is for a strict mode. */
-  readonly strict: boolean;
-  /** Translation options. */
-  readonly options: TranslateOptions;
-  /** The provider's definition for one tool. */
-  build(tool: ProviderToolSource, schema: JsonObject): T;
+/** What every export takes: the strict switch and the translation options. */
+export interface ExportOptions extends TranslateOptions {
+  /** The provider's strict mode (ignored where there is none). */
+  readonly strict?: boolean;
 }
 
 /**
- * Exports `tools` as `spec` says. Refused tools are left out and listed in the report; the
- * others keep their input order.
+ * Exports `tools` for `provider`; `build` wraps each translated schema in the provider's
+ * shape. Refused tools are left out and listed in the report; the others keep their input
+ * order.
  *
  * @param tools the model-facing tools
- * @param spec the provider's mode and wrapper
+ * @param provider the API
+ * @param options `strict`, `exact`, `closeOpenObjects`
+ * @param build the provider's definition for one tool
  */
 export function exportTools<T>(
   tools: readonly ProviderToolSource[],
-  spec: ExportSpec<T>,
+  provider: Provider,
+  options: ExportOptions,
+  build: (tool: ProviderToolSource, schema: JsonObject, strict: boolean) => T,
 ): ProviderTools<T> {
-  const profile = FIDELITY[spec.mode];
+  const mode = fidelityMode(provider, options.strict === true);
+  const strict = mode.endsWith("-strict");
+  const profile = FIDELITY[mode];
   const exported: T[] = [];
   const lines: ToolFidelity[] = [];
   const refused: ProviderRefusal[] = [];
@@ -51,8 +50,8 @@ export function exportTools<T>(
   let unions = 0;
   for (const tool of tools) {
     const refuse = (code: ProviderRefusal["code"], keyword: string, path: string) =>
-      Object.freeze({ code, provider: spec.provider, tool: tool.name, keyword, path });
-    const translation = translateSchema(tool.inputSchema, spec.mode, spec.options);
+      Object.freeze({ code, provider, tool: tool.name, keyword, path });
+    const translation = translateSchema(tool.inputSchema, mode, options);
     const refusals = translation.refusals.map(({ keyword, path }) =>
       refuse("provider_schema_unsupported", keyword, path)
     );
@@ -84,7 +83,7 @@ export function exportTools<T>(
       refused.push(...refusals);
       continue;
     }
-    exported.push(spec.build(tool, translation.schema!));
+    exported.push(build(tool, translation.schema!, strict));
     if (translation.nulls) nullable[tool.name] = translation.nulls;
     optional += translation.optional;
     unions += translation.unions;
@@ -94,15 +93,15 @@ export function exportTools<T>(
     if (max !== undefined && actual > max) limits.push({ limit, max, actual });
   };
   notice("tools", profile.maxTools, exported.length);
-  if (spec.strict) {
+  if (strict) {
     notice("strict_tools", profile.maxStrictTools, exported.length);
     notice("optional_parameters", profile.rules.maxOptional, optional);
     notice("union_parameters", profile.rules.maxUnions, unions);
   }
   Object.defineProperty(exported, "report", {
     value: Object.freeze({
-      provider: spec.provider,
-      strict: spec.strict,
+      provider,
+      strict,
       tools: lines,
       refused,
       limits,

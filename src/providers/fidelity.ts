@@ -12,6 +12,7 @@
  * @module
  */
 import { KEYWORDS } from "../schema/keywords.ts";
+import type { Provider } from "./types.ts";
 
 /** The rule sets: a provider's plain mode or its strict mode. */
 export type FidelityMode =
@@ -240,10 +241,9 @@ export const ROOT_REJECTED: ReadonlySet<string> = new Set([
   "not",
 ]);
 
-/** The mode of an export. */
-export function fidelityMode(
-  provider: "openai" | "anthropic" | "gemini",
-  strict: boolean,
-): FidelityMode {
-  return provider === "gemini" ? "gemini" : strict ? `${provider}-strict` : provider;
+/** The mode of an export: Gemini has one; OpenAI's two APIs share their rules. */
+export function fidelityMode(provider: Provider, strict: boolean): FidelityMode {
+  if (provider === "gemini") return "gemini";
+  const family = provider === "anthropic" ? "anthropic" : "openai";
+  return strict ? `${family}-strict` : family;
 }

@@ -48,15 +48,9 @@ export function toGeminiTools(
   tools: readonly ProviderToolSource[],
   options: GeminiExportOptions = {},
 ): ProviderTools<GeminiFunctionDeclaration> {
-  return exportTools(tools, {
-    provider: "gemini",
-    mode: "gemini",
-    strict: false,
-    options,
-    build: (tool, parametersJsonSchema) => ({
-      name: tool.name,
-      description: tool.description,
-      parametersJsonSchema,
-    }),
-  });
+  return exportTools(tools, "gemini", options, (tool, parametersJsonSchema) => ({
+    name: tool.name,
+    description: tool.description,
+    parametersJsonSchema,
+  }));
 }

@@ -6,7 +6,6 @@
  */
 import type { JsonObject } from "../identity/mod.ts";
 import { exportTools } from "./export.ts";
-import { fidelityMode } from "./fidelity.ts";
 import type { ProviderExportOptions, ProviderTools, ProviderToolSource } from "./types.ts";
 
 /** Options of the OpenAI exports. */
@@ -71,22 +70,15 @@ export function toOpenAITools(
   tools: readonly ProviderToolSource[],
   options: OpenAIExportOptions = {},
 ): ProviderTools<OpenAITool> {
-  const strict = options.strict === true;
-  return exportTools(tools, {
-    provider: "openai",
-    mode: fidelityMode("openai", strict),
-    strict,
-    options,
-    build: (tool, parameters) => ({
-      type: "function",
-      function: {
-        name: tool.name,
-        description: tool.description,
-        parameters,
-        ...(strict ? { strict: true } : {}),
-      },
-    }),
-  });
+  return exportTools(tools, "openai", options, (tool, parameters, strict) => ({
+    type: "function",
+    function: {
+      name: tool.name,
+      description: tool.description,
+      parameters,
+      ...(strict ? { strict: true } : {}),
+    },
+  }));
 }
 
 /**
@@ -109,18 +101,11 @@ export function toOpenAIResponsesTools(
   tools: readonly ProviderToolSource[],
   options: OpenAIExportOptions = {},
 ): ProviderTools<OpenAIResponsesTool> {
-  const strict = options.strict === true;
-  return exportTools(tools, {
-    provider: "openai-responses",
-    mode: fidelityMode("openai", strict),
+  return exportTools(tools, "openai-responses", options, (tool, parameters, strict) => ({
+    type: "function",
+    name: tool.name,
+    description: tool.description,
+    parameters,
     strict,
-    options,
-    build: (tool, parameters) => ({
-      type: "function",
-      name: tool.name,
-      description: tool.description,
-      parameters,
-      strict,
-    }),
-  });
+  }));
 }
