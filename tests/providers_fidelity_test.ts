@@ -98,6 +98,7 @@ function documentedViolations(mode: string, schema: JsonObject): string[] {
   }
   let optional = 0;
   let unions = 0;
+  let enumValues = 0;
   for (const [node, path, depth] of subschemas(schema)) {
     const types = typesOf(node);
     const isObjectNode = types.includes("object") || "properties" in node;
@@ -114,6 +115,7 @@ function documentedViolations(mode: string, schema: JsonObject): string[] {
       if (isObjectNode && node.additionalProperties !== false) out.push(`${path}: open object`);
     }
     if (mode === "openai strict") {
+      if (Array.isArray(node.enum)) enumValues += node.enum.length;
       if (depth > 10) out.push(`${path}: nested deeper than 10`);
       if (!["type", "anyOf", "$ref", "enum", "const"].some((k) => k in node)) {
         out.push(`${path}: no type`);
@@ -143,6 +145,7 @@ function documentedViolations(mode: string, schema: JsonObject): string[] {
       }
     }
   }
+  if (mode === "openai strict" && enumValues > 1000) out.push("more than 1000 enum values");
   if (mode === "anthropic strict" && optional > 24) out.push("more than 24 optional");
   if (mode === "anthropic strict" && unions > 16) out.push("more than 16 unions");
   return out;
@@ -275,6 +278,20 @@ Deno.test("strict OpenAI: optional → required + nullable, recorded; open objec
     ["minLength", "/properties/b"],
     ["required", ""],
   ]);
+  // Size: at most 1000 enum values in one strict schema.
+  const wide = source({
+    type: "object",
+    properties: {
+      a: { enum: Array.from({ length: 600 }, (_, i) => i) },
+      b: { enum: Array.from({ length: 600 }, (_, i) => i) },
+    },
+    required: ["a", "b"],
+    additionalProperties: false,
+  });
+  assert.deepEqual(toOpenAITools([wide], { strict: true }).report.refused.map((r) => r.keyword), [
+    "enum",
+  ]);
+  assert.equal(toOpenAITools([wide]).length, 1);
   // Open objects: refused, or closed only when asked (and reported as narrowing).
   const open = source({ type: "object", properties: { a: { type: "string" } }, required: ["a"] });
   assert.deepEqual(toOpenAITools([open], { strict: true }).report.refused.map((r) => r.keyword), [

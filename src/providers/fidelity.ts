@@ -68,6 +68,10 @@ export interface ModeRules {
   readonly maxObjectDepth?: number;
   /** Most object properties in one schema. */
   readonly maxProperties?: number;
+  /** Most `enum` values in one schema, all enums together. */
+  readonly maxEnumValues?: number;
+  /** Most characters of property names, definition names, `enum` and `const` strings. */
+  readonly maxSchemaText?: number;
   /** Most optional properties in one tool (and, summed, per request). */
   readonly maxOptional?: number;
   /** Most properties with a union type in one tool (and, summed, per request). */
@@ -166,6 +170,8 @@ export const FIDELITY: Readonly<Record<FidelityMode, FidelityProfile>> = Object.
       formats: new Set(FORMATS),
       maxObjectDepth: 10,
       maxProperties: 5000,
+      maxEnumValues: 1000,
+      maxSchemaText: 120_000,
     }),
     name: NAME_64,
     maxTools: 128,

@@ -419,6 +419,35 @@ function withoutUnusedDefinitions(root: JsonObject): [JsonObject, string[]] {
   return [out, dropped];
 }
 
+/**
+ * What a grammar compiler counts in a schema: `enum` values, and the characters of property
+ * names, definition names and `enum` / `const` strings.
+ */
+function sizeOf(schema: JsonValue): { enumValues: number; text: number } {
+  const size = { enumValues: 0, text: 0 };
+  const strings = (value: JsonValue) => {
+    if (typeof value === "string") size.text += value.length;
+  };
+  const visit = (node: JsonValue): void => {
+    if (Array.isArray(node)) return node.forEach(visit);
+    if (!isObject(node)) return;
+    for (const [keyword, value] of Object.entries(node)) {
+      if (keyword === "enum" && Array.isArray(value)) {
+        size.enumValues += value.length;
+        value.forEach(strings);
+      } else if (keyword === "const") strings(value);
+      else if (["properties", "$defs", "definitions"].includes(keyword) && isObject(value)) {
+        for (const [name, member] of Object.entries(value)) {
+          size.text += name.length;
+          visit(member);
+        }
+      } else if (isObject(value) || Array.isArray(value)) visit(value);
+    }
+  };
+  visit(schema);
+  return size;
+}
+
 /** The first `$ref` that closes a cycle among definitions, as a refusal. */
 function refCycle(root: JsonObject): SchemaRefusal | undefined {
   const edges = new Map<string, string[]>();
@@ -492,10 +521,14 @@ export function translateSchema(
     const cycle = refCycle(root);
     if (cycle) refusals.push(cycle);
   }
-  if (
-    profile.rules.maxProperties !== undefined && translator.properties > profile.rules.maxProperties
-  ) {
+  const { maxProperties, maxEnumValues, maxSchemaText } = profile.rules;
+  if (maxProperties !== undefined && translator.properties > maxProperties) {
     refusals.push({ keyword: "properties", path: "" });
+  }
+  if (maxEnumValues !== undefined || maxSchemaText !== undefined) {
+    const size = sizeOf(schema);
+    if (size.enumValues > (maxEnumValues ?? Infinity)) refusals.push({ keyword: "enum", path: "" });
+    if (size.text > (maxSchemaText ?? Infinity)) refusals.push({ keyword: "properties", path: "" });
   }
   const nullable = translator.transforms.some((t) => t.kind === "optional_made_nullable");
   return {
