@@ -387,6 +387,15 @@ export const CODES = Object.freeze(
       stage: "connect",
       meaning: "A `preApproved` or `specs` entry names a tool that is not in the allowlist.",
     },
+    provider_schema_unsupported: {
+      stage: "connect",
+      meaning:
+        "A provider export left a tool out: its schema uses a keyword (or value) the provider rejects or cannot keep.",
+    },
+    provider_name_unsupported: {
+      stage: "connect",
+      meaning: "A provider export left a tool out: its name breaks the provider's name rule.",
+    },
   } as const satisfies Readonly<Record<string, { stage: CodeStage; meaning: string }>>,
 );
 

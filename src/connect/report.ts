@@ -5,6 +5,7 @@ import type { ApprovalDecider } from "../catalog/write_bindings.ts";
 import type { TransportReport } from "../transport/secure_fetch.ts";
 import type { Era } from "./era.ts";
 import type { ApprovalReason } from "./governance.ts";
+import type { ProviderReports } from "../providers/mod.ts";
 
 /** A tool the model can call. */
 export interface ReadyTool {
@@ -75,6 +76,8 @@ export interface ConnectReport {
   readonly skipped: readonly SkippedTool[];
   /** One entry per server. */
   readonly servers: readonly ServerReport[];
+  /** Per provider export mode: which tools go as they are, transformed, lossy or refused. */
+  readonly providers: ProviderReports;
 }
 
 const number = (value: number) => value.toLocaleString("en-US");
