@@ -28,7 +28,12 @@ export interface SdkClientLike {
 type RawRequest = (
   request: { method: string; params: JsonObject },
   resultSchema: unknown,
-  options: { signal?: AbortSignal; timeout: number; allowInputRequired?: boolean },
+  options: {
+    signal?: AbortSignal;
+    timeout: number;
+    allowInputRequired?: boolean;
+    headers?: Record<string, string>;
+  },
 ) => Promise<unknown>;
 
 /**
@@ -158,6 +163,7 @@ export function sessionFromClient(client: SdkClientLike): McpSession {
           // v2: an input_required result comes back as it is (sluice reports it), instead of
           // the SDK trying to answer it; v1 ignores the option.
           allowInputRequired: true,
+          ...(options.headers ? { headers: { ...options.headers } } : {}),
         });
       } catch (error) {
         link?.unlink();

@@ -35,6 +35,8 @@ export interface SessionRequestOptions {
   readonly signal?: AbortSignal;
   /** Deadline in milliseconds. */
   readonly timeoutMs: number;
+  /** Extra HTTP headers of this request (2026-07-28 `Mcp-Param-*`), where the transport has any. */
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 /**
