@@ -51,18 +51,28 @@ function isSessionExpired(error: unknown): boolean {
   return false;
 }
 
+/** Most times one request's reply stream is resumed (2025 eras, `Last-Event-ID`). */
+export const MAX_STREAM_RESUMPTIONS = 3;
+
+/** Longest wait before resuming, whatever `retry` the server asked for. */
+const MAX_RESUME_DELAY_MS = 5_000;
+
 /**
- * The declined standalone GET stream. sluice never opens the server-to-client SSE stream: it
- * needs none for tool calls, and under one deadline per request such a stream could only be
- * cut and re-opened. Answered locally with 405, which the SDK treats as "no stream offered".
+ * GET requests: the standalone server-to-client SSE stream is declined (sluice needs none for
+ * tool calls, and under one deadline per request such a stream could only be cut and
+ * re-opened), answered locally with 405, which the SDK treats as "no stream offered". A GET
+ * that resumes a request's reply stream (`Last-Event-ID`, after the server closed it past a
+ * priming event: SEP-1699 polling) goes through on 2025 eras, where the server replays the
+ * rest of the same request's reply. On 2026-07-28 resumption does not exist: the local 405
+ * ends the call with its code (sluice never re-sends a request by itself).
  */
-function withoutStandaloneStream(fetch: FetchFunction): FetchFunction {
+function onlyResumptions(fetch: FetchFunction, resumes: () => boolean): FetchFunction {
   return (input, init) => {
     const method = init?.method ?? (input instanceof Request ? input.method : "GET");
-    if (method.toUpperCase() === "GET") {
-      return Promise.resolve(new Response(null, { status: 405, statusText: "Not Allowed" }));
-    }
-    return fetch(input, init);
+    if (method.toUpperCase() !== "GET") return fetch(input, init);
+    const headers = new Headers(init?.headers);
+    if (headers.has("last-event-id") && resumes()) return fetch(input, init);
+    return Promise.resolve(new Response(null, { status: 405, statusText: "Not Allowed" }));
   };
 }
 
@@ -104,7 +114,7 @@ export class ServerSession implements McpSession {
       ? ACCEPTED_PROTOCOL_VERSIONS
       : [MODERN_PROTOCOL_VERSION, ...options.legacyProtocolVersions];
     this.monitor = new CatalogMonitor({ protocolVersions: this.#accepted });
-    this.#fetch = withoutStandaloneStream(options.fetch);
+    this.#fetch = onlyResumptions(options.fetch, () => this.#era === "legacy");
   }
 
   /** The era found by the handshake, once connected. */
@@ -211,11 +221,22 @@ export class ServerSession implements McpSession {
     const replies = new ReplyStreams();
     const transport = new StreamableHTTPClientTransport(url, {
       fetch: replies.fetch(this.#fetch),
+      // Resuming a reply stream is the same request, not a retry: bounded attempts, each
+      // within the request's one deadline (the SDK's request timer keeps running).
       reconnectionOptions: {
-        initialReconnectionDelay: 1000,
-        maxReconnectionDelay: 1000,
-        reconnectionDelayGrowFactor: 1,
-        maxRetries: 0,
+        initialReconnectionDelay: 500,
+        maxReconnectionDelay: MAX_RESUME_DELAY_MS,
+        reconnectionDelayGrowFactor: 2,
+        maxRetries: MAX_STREAM_RESUMPTIONS,
+      },
+      reconnectionScheduler: (reconnect: () => void, delay: number) => {
+        // Where resumption is refused anyway, ask at once so the call ends at once.
+        if (this.#era !== "legacy") {
+          reconnect();
+          return undefined;
+        }
+        const timer = setTimeout(reconnect, Math.min(delay, MAX_RESUME_DELAY_MS));
+        return () => clearTimeout(timer);
       },
     });
     // Observe the initialize answer: the SDK reports a refused version only in its message.
