@@ -10,6 +10,7 @@ import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/client/valida
 import { connect, type FetchFunction } from "../mod.ts";
 import {
   MODERN_HANDLERS,
+  result,
   startScriptedServer,
   startSdkExample,
 } from "./support/connect_servers.ts";
@@ -97,4 +98,44 @@ Deno.test("2026-07-28: a reply stream closed after a priming event ends the call
     await connection.close();
     await server.close();
   }
+});
+
+Deno.test("2026-07-28: a read the host opted in is sent once more when its stream breaks; others are not", async () => {
+  let calls = 0;
+  const server = startScriptedServer({
+    ...MODERN_HANDLERS,
+    "tools/call": (request) => {
+      // The first answer breaks after a priming event; the second one is complete.
+      if (++calls === 1) {
+        return new Response("id: evt-1\ndata: \n\n", {
+          headers: { "content-type": "text/event-stream" },
+        });
+      }
+      return result(request, {
+        content: [{ type: "text", text: "again" }],
+        resultType: "complete",
+      });
+    },
+  });
+  const connection = await connect(server.url, {
+    id: "s",
+    allow: ["echo"],
+    preApproved: ["echo"],
+    resendOnBrokenStream: ["echo"],
+    transport: LOOPBACK,
+  });
+  try {
+    assert.deepEqual(await connection.toolkit.call("s__echo", {}), {
+      text: ["again"],
+      structured: null,
+    });
+    assert.equal(calls, 2, "sent once more, as a new request");
+  } finally {
+    await connection.close();
+    await server.close();
+  }
+  await assert.rejects(
+    () => connect(server.url, { allow: ["echo"], resendOnBrokenStream: ["echo"] }),
+    (error: Error & { code?: string }) => error.code === "connect_not_allowed",
+  );
 });

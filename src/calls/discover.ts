@@ -214,7 +214,11 @@ export async function discoverTools(
     snapshot.entries,
     found.selected,
     (item) => item.base.localName,
-    (entry, item) => createRegistration(registrationContext(found, entry, item)),
+    (entry, item) =>
+      createRegistration({
+        ...registrationContext(found, entry, item),
+        resendOnBrokenStream: item.binding.resendOnBrokenStream,
+      }),
   );
   return deepFreeze({ snapshot, registrations, skipped: found.unfit, ...staleness(found) });
 }

@@ -128,6 +128,8 @@ export interface RegistrationContext {
   readonly validateOutput: SchemaValidator | null;
   /** The input schema's `x-mcp-header` declarations (mirrored on 2026-07-28 only). */
   readonly paramHeaders?: readonly ParamHeaderDeclaration[];
+  /** Send once more when the reply stream broke (2026-07-28 reads the host opted in). */
+  readonly resendOnBrokenStream?: boolean;
 }
 
 function catalogProblem(context: RegistrationContext): CallErrorCode | undefined {
@@ -227,11 +229,25 @@ async function dispatch(
         context.monitor.protocolVersion === MODERN_PROTOCOL_VERSION
       ? paramHeaders(context.paramHeaders, args)
       : undefined;
-    const pending = context.session.request(
-      "tools/call",
-      { name: context.entry.remoteName, arguments: args },
-      { signal, timeoutMs: context.limits.timeoutMs, ...(headers ? { headers } : {}) },
-    );
+    const send = () =>
+      context.session.request(
+        "tools/call",
+        { name: context.entry.remoteName, arguments: args },
+        { signal, timeoutMs: context.limits.timeoutMs, ...(headers ? { headers } : {}) },
+      );
+    const pending = context.resendOnBrokenStream
+      ? send().catch((error) => {
+        // The host asked for the revision's rule for this read: a broken stream is sent again,
+        // once, as a new request.
+        if (
+          error instanceof SessionRequestError && error.replyStreamEnded &&
+          context.monitor.protocolVersion === MODERN_PROTOCOL_VERSION
+        ) {
+          return send();
+        }
+        throw error;
+      })
+      : send();
     if (hooks.onSent) {
       // Observed below; a rejection while the hook runs must not count as unhandled.
       pending.catch(() => undefined);

@@ -67,6 +67,13 @@ export interface ConnectTransportOptions {
 export interface ConnectCommonOptions {
   /** Exact `"server.tool"` entries that need no approval (each must also be allowed). */
   readonly preApproved?: readonly string[];
+  /**
+   * Exact `"server.tool"` entries (each also in `preApproved`) whose call is sent once more as
+   * a new request when its reply stream breaks on a 2026-07-28 server (the revision tells
+   * clients to; sluice re-sends nothing unless named here). A tool that still needs approval
+   * (the server marks it destructive) is never re-sent.
+   */
+  readonly resendOnBrokenStream?: readonly string[];
   /** Owner-supplied tool specs; a server whose allowed tools all have one is not listed. */
   readonly specs?: readonly ToolSpec[];
   /** Decides flagged calls inline; without it flagged calls are deferred to `store`. */
@@ -125,6 +132,8 @@ export interface AllowedTool {
   readonly tool: string;
   readonly localName: string;
   readonly preApproved: boolean;
+  /** Whether a call whose 2026-07-28 reply stream broke is sent once more (reads only). */
+  readonly resendOnBrokenStream: boolean;
   readonly spec?: ToolSpec;
 }
 
@@ -250,6 +259,17 @@ export function resolveConfig(config: ConnectAllConfig): ResolvedServer[] {
     }
     preApproved.add(entry);
   }
+  const resend = new Set<string>();
+  for (const entry of stringList(config.resendOnBrokenStream, "resendOnBrokenStream")) {
+    parseEntry(entry, ids, "resendOnBrokenStream");
+    if (!preApproved.has(entry)) {
+      throw new ConnectConfigError(
+        "connect_not_allowed",
+        `resendOnBrokenStream names "${entry}", which is not in preApproved`,
+      );
+    }
+    resend.add(entry);
+  }
   const specs = resolveSpecs(config.specs, ids);
   for (const key of specs.keys()) {
     if (!allowed.has(key)) {
@@ -281,6 +301,7 @@ export function resolveConfig(config: ConnectAllConfig): ResolvedServer[] {
         tool: pair.tool,
         localName: localNames.get(pair)!,
         preApproved: preApproved.has(key),
+        resendOnBrokenStream: resend.has(key),
         ...(spec ? { spec } : {}),
       });
     }

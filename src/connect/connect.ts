@@ -44,7 +44,8 @@ export interface ServerCatalogs {
 }
 
 /** Options of {@link connect}: one server, tools named by their plain remote names. */
-export interface ConnectOptions extends Omit<ConnectCommonOptions, "preApproved" | "specs"> {
+export interface ConnectOptions
+  extends Omit<ConnectCommonOptions, "preApproved" | "specs" | "resendOnBrokenStream"> {
   /** Server id, prefix of every local name (default `"mcp"`). */
   readonly id?: string;
   /** Bearer token, sent only to the URL's origin. */
@@ -55,6 +56,8 @@ export interface ConnectOptions extends Omit<ConnectCommonOptions, "preApproved"
   readonly allow: readonly string[];
   /** Remote tool names that need no approval (each must be allowed). */
   readonly preApproved?: readonly string[];
+  /** Pre-approved remote tool names re-sent once when a 2026-07-28 reply stream breaks. */
+  readonly resendOnBrokenStream?: readonly string[];
   /** Owner specs by remote tool name. */
   readonly specs?: readonly Omit<ToolSpec, "server">[];
 }
@@ -258,7 +261,8 @@ export function connect(url: string | URL, options: ConnectOptions): Promise<Con
     if (!Array.isArray(names)) return names; // resolveConfig reports the shape
     return names.map((name) => typeof name === "string" ? `${id}.${name}` : name);
   };
-  const { allow, preApproved, specs, token, trustReadOnlyHint, ...common } = options;
+  const { allow, preApproved, resendOnBrokenStream, specs, token, trustReadOnlyHint, ...common } =
+    options;
   return connectAll({
     ...common,
     servers: [{
@@ -269,6 +273,9 @@ export function connect(url: string | URL, options: ConnectOptions): Promise<Con
     }],
     allow: qualify(allow) ?? [],
     ...(preApproved !== undefined ? { preApproved: qualify(preApproved) } : {}),
+    ...(resendOnBrokenStream !== undefined
+      ? { resendOnBrokenStream: qualify(resendOnBrokenStream) }
+      : {}),
     ...(specs !== undefined
       ? {
         specs: Array.isArray(specs)

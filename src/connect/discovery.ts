@@ -84,6 +84,7 @@ function readBinding(tool: AllowedTool): ReadToolBinding {
     policy: { mode: "read", title: `${tool.server}.${tool.tool}` },
     scope: null,
     concurrencySafe: false,
+    ...(tool.resendOnBrokenStream ? { resendOnBrokenStream: true } : {}),
     ...(tool.spec ? { spec: tool.spec } : {}),
   };
 }

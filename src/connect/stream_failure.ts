@@ -39,6 +39,9 @@ const TAG = "x-sluice-reply";
  * the protocol (`mcp_protocol_error`; the request was sent).
  */
 export class UnansweredReplyError extends SessionRequestError {
+  /** Always `true`. */
+  override readonly replyStreamEnded = true;
+
   /** Creates the error; the message is fixed sluice text. */
   constructor() {
     super("mcp_protocol_error", true);

@@ -97,8 +97,6 @@ function classify(
     : undefined;
   // A reply that is not JSON-RPC is the server breaking the protocol, not the network.
   if (isUndecodable(error)) return "mcp_protocol_error";
-  // A session sluice built rejects with its own classified error.
-  if (error instanceof SessionRequestError) return error.code;
   switch (code) {
     case "CONNECTION_CLOSED":
     case "NOT_CONNECTED":
@@ -177,6 +175,8 @@ export function sessionFromClient(client: SdkClientLike): McpSession {
         return result;
       }, (error: unknown) => {
         link?.unlink();
+        // A session sluice built already classified its failure: keep it whole.
+        if (error instanceof SessionRequestError && !signal?.aborted) throw error;
         const pastDeadline = performance.now() - started >= options.timeoutMs - DEADLINE_SLACK_MS;
         const code = signal?.aborted ? "mcp_aborted" : classify(client, error, pastDeadline);
         const transportCode = transportErrorCode(error);

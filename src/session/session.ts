@@ -70,6 +70,8 @@ const MESSAGES: Partial<Record<SessionErrorCode, string>> = {
 export class SessionRequestError extends SluiceError<SessionErrorCode> {
   /** Whether the request may have reached the server. */
   readonly sent: boolean;
+  /** Set when the reply stream ended before the answer arrived (the request was sent). */
+  readonly replyStreamEnded: boolean = false;
 
   /**
    * Creates the error for one failed request.
