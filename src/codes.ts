@@ -124,6 +124,11 @@ export const CODES = Object.freeze(
       stage: "transport",
       meaning: "The host is an IP address (any spelling) that is not an allowed loopback address.",
     },
+    transport_permission_denied: {
+      stage: "transport",
+      meaning:
+        "The runtime refused network access (Deno without `--allow-net` for the host, or for the DNS server).",
+    },
     transport_redirect_refused: {
       stage: "transport",
       meaning: "The server answered with a redirect (any 3xx).",
@@ -144,7 +149,7 @@ export const CODES = Object.freeze(
     transport_tls_failed: {
       stage: "transport",
       meaning:
-        "TLS failed: certificate not trusted, not valid for the host name, or handshake error.",
+        "TLS failed: certificate not trusted or not valid for the host name, or no TLS handshake.",
     },
     transport_url_invalid: { stage: "transport", meaning: "The request URL does not parse." },
     transport_userinfo_refused: {

@@ -149,9 +149,9 @@ export class ReplyStreams {
       const headers = init?.headers;
       const tag = headers instanceof Headers ? headers.get(TAG) : null;
       if (tag === null) return fetch(input, init);
-      const clean = new Headers(headers);
-      clean.delete(TAG);
-      const response = await fetch(input, { ...init, headers: clean });
+      // The SDK builds these headers afresh for each request; the tag never goes on.
+      (headers as Headers).delete(TAG);
+      const response = await fetch(input, init);
       const reply = this.#byTag.get(tag);
       if (reply === undefined || reply.done) return response;
       if (!response.ok || response.body === null || !isEventStream(response)) {
