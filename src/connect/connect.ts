@@ -158,6 +158,7 @@ export async function connectAll(config: ConnectAllConfig): Promise<Connection> 
         }
         : {}),
       ...(config.approvalTtlMs !== undefined ? { approvalTtlMs: config.approvalTtlMs } : {}),
+      ...(config.onPending !== undefined ? { onPending: config.onPending } : {}),
       ...(config.allowNonDurableStoreForTests === true
         ? { allowNonDurableStoreForTests: true }
         : {}),
