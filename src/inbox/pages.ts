@@ -88,7 +88,7 @@ export function page(
       <head>
         <meta charset="utf-8">
         <meta name="viewport" content="width=device-width,initial-scale=1">
-        <meta name="referrer" content="no-referrer">
+        <meta name="referrer" content="same-origin">
         <title>${title} · sluice inbox</title>
         <style nonce="${nonce}">${constantMarkup(STYLE)}</style>
       </head>
