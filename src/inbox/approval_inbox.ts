@@ -10,7 +10,8 @@
 import { ApprovalError } from "../approvals/errors.ts";
 import type { ApprovalRecord, ApprovalStore } from "../approvals/types.ts";
 import { InboxError, type InboxErrorCode } from "./errors.ts";
-import { FormTokens, randomToken } from "./form_token.ts";
+import { FormTokens } from "./form_token.ts";
+import { randomToken } from "./secrets.ts";
 import { type Html, html } from "./html.ts";
 import {
   type DetailForms,

@@ -23,13 +23,9 @@ export interface FormBinding {
 /** Why a token was refused: `invalid` (missing, forged, other binding) or `stale`. */
 export type FormTokenCheck = "ok" | "invalid" | "stale" | "expired";
 
-const encoder = new TextEncoder();
+import { base64url } from "./secrets.ts";
 
-function base64url(bytes: Uint8Array): string {
-  let binary = "";
-  for (const byte of bytes) binary += String.fromCharCode(byte);
-  return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
-}
+const encoder = new TextEncoder();
 
 function fromBase64url(value: string): Uint8Array<ArrayBuffer> | undefined {
   if (!/^[A-Za-z0-9_-]+$/.test(value)) return undefined;
@@ -39,11 +35,6 @@ function fromBase64url(value: string): Uint8Array<ArrayBuffer> | undefined {
   } catch {
     return undefined;
   }
-}
-
-/** `bytes` random bytes, base64url. */
-export function randomToken(bytes = 32): string {
-  return base64url(crypto.getRandomValues(new Uint8Array(bytes)));
 }
 
 function message(binding: Omit<FormBinding, "version">, version: string, issuedAt: number) {

@@ -6,7 +6,7 @@
  * @module
  */
 import { InboxError } from "./errors.ts";
-import { randomToken } from "./form_token.ts";
+import { equalSecrets, randomToken } from "./secrets.ts";
 import type { InboxAuthorize } from "./approval_inbox.ts";
 
 /** Options of {@link oneTimeLogin}. */
@@ -87,7 +87,7 @@ export function oneTimeLogin(options: OneTimeLoginOptions): OneTimeLogin {
         if (request.method !== "GET" || offered === null || token === undefined) {
           return refusal("inbox_login_invalid: this login link was already used or is wrong.");
         }
-        if (!(await sameText(offered, token))) {
+        if (!(await equalSecrets(offered, token))) {
           return refusal("inbox_login_invalid: this login link was already used or is wrong.");
         }
         // Spent on first use, even when it has expired.
@@ -124,17 +124,4 @@ export function oneTimeLogin(options: OneTimeLoginOptions): OneTimeLogin {
       return undefined;
     },
   };
-}
-
-/** Compares two strings through their digests, so timing does not reveal a prefix. */
-async function sameText(a: string, b: string): Promise<boolean> {
-  const encoder = new TextEncoder();
-  const [x, y] = await Promise.all(
-    [a, b].map((value) => crypto.subtle.digest("SHA-256", encoder.encode(value))),
-  );
-  const left = new Uint8Array(x);
-  const right = new Uint8Array(y);
-  let diff = 0;
-  for (let i = 0; i < left.length; i++) diff |= left[i] ^ right[i];
-  return diff === 0;
 }

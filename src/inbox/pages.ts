@@ -122,6 +122,15 @@ function remaining(ms: number): string {
   return `${h ? `${h}h ` : ""}${h || m ? `${m}m ` : ""}${s % 60}s`;
 }
 
+/** A table's header row. */
+function tableHead(...columns: string[]): Html {
+  return html`
+    <thead>
+      <tr>${columns.map((column) => html`<th>${column}</th>`)}</tr>
+    </thead>
+  `;
+}
+
 function state(record: ApprovalRecord): Html {
   return html`<span class="state state-${attr(record.state)}">${record.state}</span>`;
 }
@@ -181,29 +190,13 @@ export function listPage(
     html`
       <h1>Waiting for a decision</h1>
       <table>
-        <thead>
-          <tr>
-            <th>Approval</th>
-            <th>Server</th>
-            <th>Tool</th>
-            <th>Effect</th>
-            <th>Expires in</th>
-            <th>Run</th>
-          </tr>
-        </thead>
+        ${tableHead("Approval", "Server", "Tool", "Effect", "Expires in", "Run")}
         <tbody id="pending-rows">${rows}</tbody>
       </table>
       ${unknown.length === 0 ? "" : html`
         <h2>Outcome unknown: reconcile with evidence</h2>
         <table>
-          <thead>
-            <tr>
-              <th>Approval</th>
-              <th>Server</th>
-              <th>Tool</th>
-              <th>Reason</th>
-            </tr>
-          </thead>
+          ${tableHead("Approval", "Server", "Tool", "Reason")}
           <tbody id="unknown-rows">${unknownRows}</tbody>
         </table>
       `}
@@ -299,15 +292,7 @@ found.</p>
 </form>`}
     <h2>History</h2>
     <table id="history">
-      <thead>
-        <tr>
-          <th>When</th>
-          <th>From</th>
-          <th>To</th>
-          <th>By</th>
-          <th>Detail</th>
-        </tr>
-      </thead>
+      ${tableHead("When", "From", "To", "By", "Detail")}
       <tbody>${events.map((event) =>
         html`
           <tr>

@@ -11,6 +11,7 @@ import type { JsonObject } from "../identity/mod.ts";
 import type { ApprovalRecord } from "../approvals/types.ts";
 import { secureFetch, type SecureFetchOptions } from "../transport/secure_fetch.ts";
 import { InboxError } from "./errors.ts";
+import { equalSecrets } from "./secrets.ts";
 
 /** The header carrying the signature: `t=<unix seconds>,v1=<hex HMAC-SHA256>`. */
 export const WEBHOOK_SIGNATURE_HEADER = "sluice-signature";
@@ -177,10 +178,5 @@ export async function verifyWebhookSignature(
   const t = Number(match[1]);
   const age = (options.now ?? Date.now)() - t * 1000;
   if (Math.abs(age) > (options.toleranceMs ?? 5 * 60 * 1000)) return false;
-  const expected = await hmacHex(secret, `${t}.${body}`);
-  let diff = 0;
-  for (let i = 0; i < expected.length; i++) {
-    diff |= expected.charCodeAt(i) ^ match[2].charCodeAt(i);
-  }
-  return diff === 0;
+  return await equalSecrets(await hmacHex(secret, `${t}.${body}`), match[2]);
 }
