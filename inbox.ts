@@ -2,7 +2,7 @@
  * The approval inbox: a Web-standard handler where people see the writes waiting for them and
  * approve, deny or reconcile them; a one-time login for a single operator; and a signed webhook
  * notifier for the gate's and `connect()`'s `onPending`. Web APIs only: it mounts in
- * `Deno.serve`, `Bun.serve`, a Worker's `fetch` or Hono.
+ * `Deno.serve`, `Bun.serve`, a Worker's `fetch` or Hono, and in Node through `toNodeListener`.
  *
  * @example
  * ```ts
@@ -24,6 +24,11 @@ export {
   type InboxHandler,
 } from "./src/inbox/approval_inbox.ts";
 export { InboxError, type InboxErrorCode } from "./src/inbox/errors.ts";
+export {
+  type NodeRequestLike,
+  type NodeResponseLike,
+  toNodeListener,
+} from "./src/inbox/node_adapter.ts";
 export {
   type OneTimeLogin,
   oneTimeLogin,

@@ -1,8 +1,11 @@
 /**
  * `sluice inbox` in process (`runInboxCli`): usage errors, and a served inbox whose printed
- * one-time link signs in once over real loopback HTTP.
+ * one-time link signs in once over real loopback HTTP; and the inbox behind `node:http`.
  */
 import assert from "node:assert/strict";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { approvalInbox, oneTimeLogin, toNodeListener } from "../inbox.ts";
 import { runInboxCli } from "../src/cli/inbox.ts";
 import { MemoryApprovalStore } from "../src/approvals/memory.ts";
 import { makeRequest } from "./support/approval_requests.ts";
@@ -72,4 +75,35 @@ Deno.test("runInboxCli: serves on loopback and prints a link that signs in once"
     await stop?.();
   }
   assert.equal(await running, 0);
+});
+
+Deno.test("toNodeListener: the inbox behind node:http signs in, shows and decides", async () => {
+  const store = new MemoryApprovalStore();
+  const record = await store.prepare(await makeRequest(Date.now()));
+  const login = oneTimeLogin({ person: "dana" });
+  const inbox = approvalInbox({ store, authorize: login.authorize });
+  const server = createServer(toNodeListener((r) => login.handle(r) ?? inbox(r)));
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  try {
+    const exchange = await fetch(`${origin}${login.loginPath}`, { redirect: "manual" });
+    await exchange.body?.cancel();
+    assert.equal(exchange.status, 303);
+    const cookie = exchange.headers.get("set-cookie")!.split(";")[0];
+    const page = await (await fetch(`${origin}/approvals/${record.id}`, { headers: { cookie } }))
+      .text();
+    const token = /name="token" value="([^"]+)"/.exec(page)![1];
+    const version = /name="version" value="([^"]+)"/.exec(page)![1];
+    const decided = await fetch(`${origin}/approvals/${record.id}/decide`, {
+      method: "POST",
+      headers: { cookie, origin, "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ token, version, decision: "approve" }),
+    });
+    await decided.body?.cancel();
+    assert.equal(decided.status, 200);
+    assert.match(decided.headers.get("content-security-policy") ?? "", /frame-ancestors 'none'/);
+    assert.equal((await store.get(record.id))?.decision?.by, "dana");
+  } finally {
+    await new Promise((resolve) => server.close(resolve));
+  }
 });
