@@ -29,9 +29,6 @@ export interface NodeResponseLike {
   end(body?: Uint8Array): unknown;
 }
 
-/** The largest request body the adapter reads (the inbox's forms are far smaller). */
-const MAX_BODY_BYTES = 64 * 1024;
-
 /**
  * Wraps `handler` as a Node request listener. The request's origin is taken from its `Host`
  * header and whether the socket is TLS.
@@ -58,27 +55,11 @@ export function toNodeListener(
     const scheme = tls ? "https" : "http";
     const url = new URL(request.url ?? "/", `${scheme}://${headers.get("host") ?? "localhost"}`);
     const method = request.method ?? "GET";
-    let body: Uint8Array<ArrayBuffer> | undefined;
-    if (method !== "GET" && method !== "HEAD") {
-      const chunks: Uint8Array[] = [];
-      let size = 0;
-      for await (const chunk of request) {
-        size += chunk.byteLength;
-        if (size > MAX_BODY_BYTES) {
-          response.statusCode = 413;
-          response.end();
-          return;
-        }
-        chunks.push(chunk);
-      }
-      body = new Uint8Array(size);
-      let offset = 0;
-      for (const chunk of chunks) {
-        body.set(chunk, offset);
-        offset += chunk.byteLength;
-      }
-    }
-    const answer = await handler(new Request(url, { method, headers, body }));
+    // The body streams through; the handler bounds what it reads.
+    const body = method === "GET" || method === "HEAD" ? undefined : ReadableStream.from(request);
+    const answer = await handler(
+      new Request(url, { method, headers, body, ...(body ? { duplex: "half" } : {}) }),
+    );
     response.statusCode = answer.status;
     for (const [name, value] of answer.headers) {
       if (name !== "set-cookie") response.setHeader(name, value);
