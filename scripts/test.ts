@@ -10,6 +10,13 @@
 
 const deno = Deno.execPath();
 
+/** Every published entry point but mod.ts, read from deno.json `exports`. */
+const ENTRIES: string[] = Object.values(
+  (JSON.parse(Deno.readTextFileSync(new URL("../deno.json", import.meta.url))) as {
+    exports: Record<string, string>;
+  }).exports,
+).filter((entry) => entry !== "./mod.ts");
+
 interface Step {
   name: string;
   args: string[];
@@ -22,9 +29,9 @@ const steps: Step[] = [
   { name: "lint", args: ["lint"] },
   {
     name: "check",
-    args: ["check", "mod.ts", "ai-sdk.ts", "src/", "tests/", "scripts/", "fixtures/"],
+    args: ["check", "mod.ts", ...ENTRIES, "src/", "tests/", "scripts/", "fixtures/"],
   },
-  { name: "doc lint", args: ["doc", "--lint", "mod.ts", "libsql.ts", "ai-sdk.ts"] },
+  { name: "doc lint", args: ["doc", "--lint", "mod.ts", ...ENTRIES] },
   { name: "test", args: ["test", "-A", "--parallel", "tests/"], summary: true },
   { name: "smoke", args: ["run", "-A", "scripts/smoke/run.ts"] },
   { name: "publish dry run", args: ["publish", "--dry-run", "--allow-dirty"] },

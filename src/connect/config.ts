@@ -1,5 +1,5 @@
 import { isRecord, type JsonObject } from "../identity/mod.ts";
-import type { ApprovalStore } from "../approvals/types.ts";
+import type { ApprovalRecord, ApprovalStore } from "../approvals/types.ts";
 import type { ToolLimits } from "../catalog/limits.ts";
 import type { Resolver } from "../transport/resolver.ts";
 import type { FetchFunction } from "../transport/secure_fetch.ts";
@@ -90,6 +90,12 @@ export interface ConnectCommonOptions {
   readonly allowNonDurableStoreForTests?: boolean;
   /** Receives one audit event per discovery and per call. Exceptions are swallowed. */
   readonly onEvent?: (event: ConnectEvent) => void;
+  /**
+   * Told of each deferred call that ends `approval_pending`, with a copy of the pending record
+   * (for example `webhookNotifier` from `@sluice/mcp/inbox`). Never awaited; its failures and
+   * slowness have no effect on the call.
+   */
+  readonly onPending?: (approval: ApprovalRecord) => void | Promise<void>;
   /** Lowered bounds for discovery and calls (see `DEFAULT_TOOL_LIMITS`). */
   readonly limits?: Partial<ToolLimits>;
   /** The hardened fetch's options. */
@@ -289,6 +295,9 @@ export function resolveConfig(config: ConnectAllConfig): ResolvedServer[] {
     (legacy.length === 0 || legacy.some((version) => !allowedLegacy.includes(version)))
   ) {
     throw invalid(`legacyProtocolVersions may list only ${allowedLegacy.join(", ")}`);
+  }
+  if (config.onPending !== undefined && typeof config.onPending !== "function") {
+    throw invalid("onPending must be a function");
   }
   const localNames = assignLocalNames([...allowed.values()]);
   return config.servers.map((server) => {

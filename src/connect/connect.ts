@@ -165,6 +165,7 @@ export async function connectAll(config: ConnectAllConfig): Promise<Connection> 
         }
         : {}),
       ...(config.approvalTtlMs !== undefined ? { approvalTtlMs: config.approvalTtlMs } : {}),
+      ...(config.onPending !== undefined ? { onPending: config.onPending } : {}),
       ...(config.allowNonDurableStoreForTests === true
         ? { allowNonDurableStoreForTests: true }
         : {}),
