@@ -174,7 +174,7 @@ export function compileSchema(
     let result: ReturnType<Validator["validate"]>;
     meter.count = 0;
     try {
-      result = withLinearRegExp(matchers, () => validator.validate(value));
+      result = withLinearRegExp(matchers, meter.tick, () => validator.validate(value));
     } catch (error) {
       // Out of evaluations, or a stack overflow from cfworker collecting that many errors.
       if (error === OUT_OF_EVALUATIONS || error instanceof RangeError) return overBudget;

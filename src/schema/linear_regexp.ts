@@ -21,20 +21,27 @@ export class UnadmittedPattern extends Error {
   }
 }
 
-/** The matchers of the validation in progress, by pattern source. */
-let active: ReadonlyMap<string, RE2JS> | undefined;
+/** The validation in progress: its matchers by pattern source, and its evaluation counter. */
+let active:
+  | { readonly matchers: ReadonlyMap<string, RE2JS>; readonly count: () => void }
+  | undefined;
 
 /** The stand-in `RegExp`: only what cfworker calls (`new RegExp(source, "u").test(text)`). */
 class LinearRegExp {
   readonly #matcher: RE2JS;
+  readonly #count: () => void;
 
   constructor(source: unknown, flags?: unknown) {
-    const matcher = typeof source === "string" && flags === "u" ? active?.get(source) : undefined;
+    const matcher = typeof source === "string" && flags === "u"
+      ? active?.matchers.get(source)
+      : undefined;
     if (matcher === undefined) throw new UnadmittedPattern();
     this.#matcher = matcher;
+    this.#count = active!.count;
   }
 
   test(text: unknown): boolean {
+    this.#count();
     return this.#matcher.test(String(text));
   }
 }
@@ -42,15 +49,22 @@ class LinearRegExp {
 /**
  * Calls `run` with `globalThis.RegExp` answering for exactly the sources in `matchers`, each by
  * its RE2 matcher, and restores the original afterwards. Without matchers it simply calls `run`.
+ * Every match calls `count` first, so a validation's regular expression tests are bounded by its
+ * evaluation budget like its subschema evaluations (`patternProperties` tests every name of an
+ * object against every pattern, evaluated or not).
  * Throws {@link UnadmittedPattern} from inside `run` if any other source is constructed, and
  * when the global cannot be replaced (a frozen realm), so no ECMA-262 expression ever runs on
  * an admitted pattern.
  */
-export function withLinearRegExp<T>(matchers: ReadonlyMap<string, RE2JS>, run: () => T): T {
+export function withLinearRegExp<T>(
+  matchers: ReadonlyMap<string, RE2JS>,
+  count: () => void,
+  run: () => T,
+): T {
   if (matchers.size === 0) return run();
   const original = globalThis.RegExp;
   const previous = active;
-  active = matchers;
+  active = { matchers, count };
   try {
     globalThis.RegExp = LinearRegExp as unknown as RegExpConstructor;
     if (globalThis.RegExp !== (LinearRegExp as unknown)) throw new UnadmittedPattern();
