@@ -12,6 +12,7 @@ import { identityBenchmark } from "./bench/identity.ts";
 import { benchApprovals } from "./bench/approvals.ts";
 import { writePathBenchmark } from "./bench/write_path.ts";
 import { readPathBenchmark } from "./bench/read_path.ts";
+import { patternsBenchmark } from "./bench/patterns.ts";
 
 /** The approval store's figures (libSQL file, WAL, synchronous=FULL), as a registered bench. */
 const approvalsBenchmark: Benchmark = {
@@ -26,6 +27,7 @@ export const benchmarks: readonly Benchmark[] = [
   approvalsBenchmark,
   readPathBenchmark,
   writePathBenchmark,
+  patternsBenchmark,
 ];
 
 function printTable(header: readonly string[], lines: readonly string[][]): void {

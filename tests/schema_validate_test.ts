@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import {
+  checkSchema,
   compileSchema,
   SchemaUnsupportedError,
   type SchemaValidator,
@@ -247,4 +248,64 @@ Deno.test("a property named __proto__ is data in schemas and values", () => {
   assert.deepEqual(errorsOf(validate({})), [
     { code: "value_invalid", path: "", keyword: "required" },
   ]);
+});
+
+Deno.test("the conditional and dependent applicators are bounded by the same budget", () => {
+  // Each level references the next three times, through if, then and dependentSchemas:
+  // 3^30 evaluations without the bound.
+  const $defs: Record<string, unknown> = { d30: { type: "string" } };
+  for (let index = 0; index < 30; index++) {
+    const next = { $ref: `#/$defs/d${index + 1}` };
+    $defs[`d${index}`] = { if: next, then: next, else: next, dependentSchemas: { a: next } };
+  }
+  const validate = compileSchema({ $defs, $ref: "#/$defs/d0" });
+  assert.deepEqual(errorsOf(validate({ a: 1 })), [
+    { code: "value_over_budget", path: "", keyword: "maxEvaluations" },
+  ]);
+  // An in-place loop through if/then is refused before it could run.
+  assert.equal(checkSchema({ $defs: { a: { if: { $ref: "#/$defs/a" } } } }).ok, false);
+  assert.equal(
+    checkSchema({ $defs: { a: { dependentSchemas: { x: { $ref: "#/$defs/a" } } } } }).ok,
+    false,
+  );
+});
+
+Deno.test("pattern tests count against the evaluation budget", () => {
+  // 200 patterns tried on each of 5,000 names is a million RE2 tests for one validation.
+  const patternProperties = Object.fromEntries(
+    Array.from({ length: 200 }, (_, index) => [`^p${index}-`, { type: "string" }]),
+  );
+  const names = Object.fromEntries(Array.from({ length: 5_000 }, (_, index) => [`n${index}`, 0]));
+  const validate = compileSchema({ type: "object", patternProperties });
+  assert.deepEqual(errorsOf(validate(names)), [
+    { code: "value_over_budget", path: "", keyword: "maxEvaluations" },
+  ]);
+  assert.deepEqual(validate({ "p1-x": "s", other: 1 }), { valid: true });
+});
+
+Deno.test("errors of the new keywords carry the instance pointer and the keyword, no value", () => {
+  const validate = compileSchema({
+    type: "object",
+    properties: {
+      kind: { enum: ["a", "b"] },
+      list: { contains: { const: "needle" }, minContains: 2 },
+    },
+    if: { properties: { kind: { const: "a" } } },
+    then: { required: ["list"] },
+    dependentRequired: { kind: ["list"] },
+    unevaluatedProperties: false,
+  });
+  assert.deepEqual(validate({ kind: "b", list: ["needle", "needle"] }), { valid: true });
+  const result = validate({ kind: "a", list: ["needle"], secret: "s3cr3t" });
+  assert.deepEqual(errorsOf(result), [
+    { code: "value_invalid", path: "", keyword: "properties" },
+    { code: "value_invalid", path: "", keyword: "unevaluatedProperties" },
+    // A property whose subschema failed produced no annotation, so it is unevaluated too.
+    { code: "value_invalid", path: "/list", keyword: "false" },
+    { code: "value_invalid", path: "/list", keyword: "minContains" },
+    { code: "value_invalid", path: "/secret", keyword: "false" },
+  ]);
+  assert.ok(
+    !JSON.stringify(result).includes("needle") && !JSON.stringify(result).includes("s3cr3t"),
+  );
 });
