@@ -257,3 +257,19 @@ Deno.test("property: an admitted pattern matches exactly what ECMA-262 with u ma
     { numRuns: 2_000 },
   );
 });
+
+Deno.test("where RegExp cannot be replaced, patterns fail closed instead of backtracking", () => {
+  const validate = compileSchema({ type: "string", pattern: "^(a|aa)+$" });
+  const descriptor = Object.getOwnPropertyDescriptor(globalThis, "RegExp")!;
+  Object.defineProperty(globalThis, "RegExp", { ...descriptor, writable: false });
+  try {
+    assert.deepEqual(validate("a".repeat(100) + "!"), {
+      valid: false,
+      errors: [{ code: "value_invalid", path: "", keyword: "pattern" }],
+    });
+    assert.deepEqual(validate("aaa").valid, false);
+  } finally {
+    Object.defineProperty(globalThis, "RegExp", descriptor);
+  }
+  assert.deepEqual(validate("aaa"), { valid: true });
+});

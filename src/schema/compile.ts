@@ -8,7 +8,7 @@ import { SchemaUnsupportedError } from "./errors.ts";
 import { checkSchema } from "./check.ts";
 import { keywordRule } from "./keywords.ts";
 import { budgetRefusal, DEFAULT_MAX_EVALUATIONS, DEFAULT_VALUE_LIMITS } from "./limits.ts";
-import { withLinearRegExp } from "./linear_regexp.ts";
+import { UnadmittedPattern, withLinearRegExp } from "./linear_regexp.ts";
 import { compilePattern } from "./pattern.ts";
 import type {
   CompileSchemaOptions,
@@ -163,6 +163,10 @@ export function compileSchema(
     valid: false,
     errors: [{ code: "value_over_budget", path: "", keyword: "maxEvaluations" }],
   };
+  const patternRefused: ValidationResult = {
+    valid: false,
+    errors: [{ code: "value_invalid", path: "", keyword: "pattern" }],
+  };
   return (value: unknown): ValidationResult => {
     try {
       canonicalize(value, valueLimits);
@@ -178,6 +182,8 @@ export function compileSchema(
     } catch (error) {
       // Out of evaluations, or a stack overflow from cfworker collecting that many errors.
       if (error === OUT_OF_EVALUATIONS || error instanceof RangeError) return overBudget;
+      // The global RegExp could not be replaced (a frozen realm): no pattern runs, none passes.
+      if (error instanceof UnadmittedPattern) return patternRefused;
       throw error;
     }
     if (result.valid) return { valid: true };

@@ -63,11 +63,15 @@ export function withLinearRegExp<T>(
 ): T {
   if (matchers.size === 0) return run();
   const original = globalThis.RegExp;
+  try {
+    globalThis.RegExp = LinearRegExp as unknown as RegExpConstructor;
+  } catch {
+    // A non-writable global (strict code throws): nothing was replaced.
+  }
+  if (globalThis.RegExp !== (LinearRegExp as unknown)) throw new UnadmittedPattern();
   const previous = active;
   active = { matchers, count };
   try {
-    globalThis.RegExp = LinearRegExp as unknown as RegExpConstructor;
-    if (globalThis.RegExp !== (LinearRegExp as unknown)) throw new UnadmittedPattern();
     return run();
   } finally {
     globalThis.RegExp = original;
