@@ -438,7 +438,8 @@ Deno.test("budgets: node count, enum length and pattern length", () => {
     { code: "schema_enum_too_long", keyword: "enum", path: "/enum" },
   ]);
   rejects({ pattern: "a".repeat(257) }, "schema_pattern_too_long", "pattern", "/pattern");
-  assert.deepEqual(problems({ pattern: "a".repeat(256) }), []);
+  // 256 units (a literal that long is over the program budget instead: see the pattern tests).
+  assert.deepEqual(problems({ pattern: "[ab]".repeat(64) }), []);
   assert.deepEqual(problems({ pattern: "a".repeat(10) }, { limits: { maxPatternLength: 9 } }), [
     { code: "schema_pattern_too_long", keyword: "pattern", path: "/pattern" },
   ]);

@@ -37,6 +37,7 @@ const PATTERN_CODES: Readonly<Record<PatternProblem, SchemaProblemCode>> = {
   too_long: "schema_pattern_too_long",
   invalid: "schema_pattern_invalid",
   unsupported: "schema_pattern_unsupported",
+  too_complex: "schema_pattern_too_complex",
 };
 
 /** Walks one schema already bounded in bytes, depth and nodes, collecting every problem. */

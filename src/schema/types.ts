@@ -34,6 +34,11 @@ export type SchemaProblemCode =
    */
   | "schema_pattern_unsupported"
   /**
+   * A pattern whose RE2 program is over 256 instructions (large counted repetitions such as
+   * `\w{1000}`): linear, but too slow per character to run on model-supplied strings.
+   */
+  | "schema_pattern_too_complex"
+  /**
    * An `x-mcp-header` declaration that breaks MCP 2026-07-28's rules (placement, name syntax,
    * property type, case-insensitive uniqueness); only with `mcpHeaders`.
    */
