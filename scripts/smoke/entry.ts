@@ -133,12 +133,12 @@ async function schemaChecks(): Promise<Record<string, JsonValue>> {
   const redos = compileSchema({
     type: "object",
     properties: { a: { type: "string", pattern: "^(a|aa)+$" } },
-    patternProperties: { "^\\d{1,200}\\d{1,200}\\d{1,200}x": { type: "null" } },
+    patternProperties: { "^(\\w+\\s?)+!$": { type: "null" } },
   });
   const globalBefore = globalThis.RegExp;
   const linear = [
     redos({ a: "a".repeat(20_000) + "!" }).valid,
-    redos({ ["1".repeat(20_000)]: 0 }).valid,
+    redos({ ["a".repeat(20_000) + "!"]: 0 }).valid,
     redos({ a: "a".repeat(20_000) }).valid,
     globalThis.RegExp === globalBefore,
   ];
