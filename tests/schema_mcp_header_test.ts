@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { checkSchema, compileSchema } from "../mod.ts";
+import { checkSchema, compileSchema, type JsonObject } from "../mod.ts";
 import { headerDeclarations } from "../src/schema/mod.ts";
 
 const HEADERS = { mcpHeaders: true };
@@ -113,8 +113,9 @@ Deno.test("each broken rule refuses the declaration with its own code, keyword a
       "/properties/a/x-mcp-header",
     ],
     [{ properties: { a: { type: "string", "x-mcp-header": 7 } } }, "/properties/a/x-mcp-header"],
-    // Not a permitted primitive type.
-    [{ properties: { a: { type: "number", "x-mcp-header": "A" } } }, "/properties/a/x-mcp-header"],
+    // Not one primitive type.
+    [{ properties: { a: { type: "null", "x-mcp-header": "A" } } }, "/properties/a/x-mcp-header"],
+    [{ properties: { a: { type: "array", "x-mcp-header": "A" } } }, "/properties/a/x-mcp-header"],
     [{ properties: { a: { type: "object", "x-mcp-header": "A" } } }, "/properties/a/x-mcp-header"],
     [
       { properties: { a: { type: ["string", "null"], "x-mcp-header": "A" } } },
@@ -143,7 +144,7 @@ Deno.test("each broken rule refuses the declaration with its own code, keyword a
 
 Deno.test("a refusal never carries the declared name or any schema value", () => {
   const schema = {
-    properties: { secret: { type: "number", "x-mcp-header": "Sekrit-Name", enum: [42] } },
+    properties: { secret: { type: "object", "x-mcp-header": "Sekrit-Name", enum: [42] } },
   };
   const problems = JSON.stringify(headerProblems(schema));
   assert.ok(!problems.includes("Sekrit"));
@@ -153,4 +154,43 @@ Deno.test("a refusal never carries the declared name or any schema value", () =>
     (error: Error) =>
       !error.message.includes("Sekrit") && error.message.includes("schema_mcp_header_invalid"),
   );
+});
+
+Deno.test("the conformance suite's header tools: the valid ones admitted, each invalid one refused", () => {
+  // The shapes of `http-custom-headers` and `http-invalid-tool-headers` (conformance 0.2.0).
+  const property = (type: string, header: string) => ({ type, "x-mcp-header": header });
+  const tool = (properties: JsonObject): JsonObject => ({ type: "object", properties });
+  const mirrored = tool({
+    region: property("string", "Region"),
+    priority: property("number", "Priority"), // `number`: the suite expects it mirrored
+    verbose: property("boolean", "Verbose"),
+    method_val: property("string", "Method"),
+    float_val: property("number", "FloatVal"),
+    query: { type: "string" },
+  });
+  assert.deepEqual(headerProblems(mirrored), []);
+  assert.deepEqual(headerDeclarations(mirrored).map(({ header, type }) => [header, type]), [
+    ["Mcp-Param-Region", "string"],
+    ["Mcp-Param-Priority", "number"],
+    ["Mcp-Param-Verbose", "boolean"],
+    ["Mcp-Param-Method", "string"],
+    ["Mcp-Param-FloatVal", "number"],
+  ]);
+  const invalid = [
+    tool({ value: property("string", "") }),
+    tool({ data: property("object", "Data") }),
+    tool({ items: { ...property("array", "Items"), items: { type: "string" } } }),
+    tool({ nil: property("null", "Nil") }),
+    tool({ a: property("string", "Region"), b: property("string", "Region") }),
+    tool({ a: property("string", "MyField"), b: property("string", "myfield") }),
+    tool({ value: property("string", "My Region") }),
+    tool({ value: property("string", "Region:Primary") }),
+    tool({ value: property("string", "Région") }),
+    tool({ value: property("string", "Region\t1") }),
+  ];
+  for (const schema of invalid) {
+    const codes = headerProblems(schema).map((problem) => problem.code);
+    assert.deepEqual(codes, ["schema_mcp_header_invalid"], JSON.stringify(schema));
+  }
+  assert.deepEqual(headerProblems(tool({ region: property("string", "Region") })), []);
 });

@@ -309,3 +309,41 @@ Deno.test("errors of the new keywords carry the instance pointer and the keyword
     !JSON.stringify(result).includes("needle") && !JSON.stringify(result).includes("s3cr3t"),
   );
 });
+
+Deno.test("the conformance suite's 2020-12 preservation schema is admitted and applied", () => {
+  // The shape of `json-schema-2020-12-preservation` (conformance 0.2.0): $anchor in $defs,
+  // allOf/anyOf, if/then/else beside additionalProperties: false.
+  const schema = {
+    $schema: "https://json-schema.org/draft/2020-12/schema",
+    type: "object",
+    $defs: {
+      address: {
+        $anchor: "addressDef",
+        type: "object",
+        properties: { street: { type: "string" }, city: { type: "string" } },
+      },
+    },
+    properties: {
+      name: { type: "string" },
+      address: { $ref: "#/$defs/address" },
+      contactMethod: { type: "string", enum: ["phone", "email"] },
+      phone: { type: "string" },
+      email: { type: "string" },
+    },
+    allOf: [{ anyOf: [{ required: ["phone"] }, { required: ["email"] }] }],
+    if: { properties: { contactMethod: { const: "phone" } }, required: ["contactMethod"] },
+    then: { required: ["phone"] },
+    else: { required: ["email"] },
+    additionalProperties: false,
+  };
+  const validate = compileSchema(schema);
+  assert.deepEqual(validate({ contactMethod: "phone", phone: "1" }), { valid: true });
+  assert.deepEqual(validate({ email: "a@b", address: { city: "x" } }), { valid: true });
+  // cfworker names the conditional by `if`, and the `then` branch's failing `required`.
+  assert.deepEqual(errorsOf(validate({ contactMethod: "phone", email: "a@b" })), [
+    { code: "value_invalid", path: "", keyword: "if" },
+    { code: "value_invalid", path: "", keyword: "required" },
+  ]);
+  assert.equal(validate({ phone: "1", extra: true }).valid, false);
+  assert.equal(validate({ email: "a@b", address: { city: 1 } }).valid, false);
+});

@@ -15,11 +15,17 @@ export const X_MCP_HEADER = "x-mcp-header";
 
 /** RFC 9110 `token` (`1*tchar`): no spaces, control characters or delimiters. */
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
-/** The primitive types a header may carry (`number` is excluded by the specification). */
-const HEADER_TYPES = new Set(["string", "integer", "boolean"]);
+/**
+ * The primitive types a header may carry. The specification's text names `string`, `integer` and
+ * `boolean` and excludes `number`; `number` is admitted all the same, as both official SDKs
+ * (TypeScript v2, Ruby) do, because the official conformance suite's `http-custom-headers` tool
+ * declares `number` parameters and expects them mirrored. Objects, arrays, `null`, type arrays
+ * and an absent `type` are refused.
+ */
+const HEADER_TYPES = new Set(["string", "integer", "number", "boolean"]);
 
 /** The type a declared header's property has. */
-export type McpHeaderType = "string" | "integer" | "boolean";
+export type McpHeaderType = "string" | "integer" | "number" | "boolean";
 
 /** One `x-mcp-header` declaration of an admitted input schema. */
 export interface McpHeaderDeclaration {
@@ -82,7 +88,7 @@ function visitDeclarations(
 /**
  * The JSON Pointers (to the keyword) of every `x-mcp-header` declaration in `schema` that
  * breaks the 2026-07-28 rules: not statically reachable, not a non-empty RFC 9110 token, on a
- * property whose `type` is not exactly `string`, `integer` or `boolean`, or a name another
+ * property whose `type` is not exactly one primitive type (see `HEADER_TYPES`), or a name another
  * declaration already uses (compared case-insensitively). The names are never returned.
  */
 export function invalidHeaderDeclarations(schema: JsonObject): string[] {

@@ -75,7 +75,8 @@ export interface CheckSchemaOptions {
   /**
    * Admit `x-mcp-header` declarations, as MCP 2026-07-28 defines them for a tool's
    * `inputSchema`: on properties reached from the root through `properties` only, a non-empty
-   * RFC 9110 token, on a `string`, `integer` or `boolean` property, unique ignoring case. A
+   * RFC 9110 token, on a `string`, `integer`, `boolean` (or, as the conformance suite and the
+   * official SDKs have it, `number`) property, unique ignoring case. A
    * declaration that breaks a rule is `schema_mcp_header_invalid`. Default `false`: the keyword
    * is unknown, like every `x-*` (output schemas have no such extension).
    */
