@@ -13,6 +13,7 @@ import { benchApprovals } from "./bench/approvals.ts";
 import { writePathBenchmark } from "./bench/write_path.ts";
 import { readPathBenchmark } from "./bench/read_path.ts";
 import { bodyChunksBenchmark } from "./bench/body_chunks.ts";
+import { patternsBenchmark } from "./bench/patterns.ts";
 
 /** The approval store's figures (libSQL file, WAL, synchronous=FULL), as a registered bench. */
 const approvalsBenchmark: Benchmark = {
@@ -28,6 +29,7 @@ export const benchmarks: readonly Benchmark[] = [
   readPathBenchmark,
   writePathBenchmark,
   bodyChunksBenchmark,
+  patternsBenchmark,
 ];
 
 function printTable(header: readonly string[], lines: readonly string[][]): void {

@@ -67,9 +67,23 @@ export const CODES = Object.freeze(
       stage: "schema",
       meaning: "A `pattern` longer than `maxPatternLength`.",
     },
-    schema_pattern_unsafe: {
+    schema_pattern_invalid: {
       stage: "schema",
-      meaning: "A `pattern` that does not compile, or whose matching cost cannot be bounded.",
+      meaning: "A `pattern` (or `patternProperties` name) that is not ECMA-262 with the `u` flag.",
+    },
+    schema_pattern_unsupported: {
+      stage: "schema",
+      meaning:
+        "A valid pattern the linear-time engine (RE2) cannot run: backreferences, lookaround, modifier groups.",
+    },
+    schema_pattern_too_complex: {
+      stage: "schema",
+      meaning: "A pattern whose RE2 program is over 256 instructions (large counted repetitions).",
+    },
+    schema_mcp_header_invalid: {
+      stage: "schema",
+      meaning:
+        "An `x-mcp-header` declaration that breaks 2026-07-28's rules: that tool only is refused.",
     },
     schema_ref_unsupported: {
       stage: "schema",

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import {
+  checkSchema,
   compileSchema,
   SchemaUnsupportedError,
   type SchemaValidator,
@@ -173,13 +174,13 @@ Deno.test("2020-12 semantics apply beside $ref", () => {
 
 Deno.test("a schema outside the profile is refused with schema_unsupported", () => {
   assert.throws(
-    () => compileSchema({ type: "object", "x-internal": true, if: {} }),
+    () => compileSchema({ type: "object", "x-internal": true, uniqueItems: true }),
     (error: unknown) =>
       error instanceof SchemaUnsupportedError && error instanceof SluiceError &&
       error.code === "schema_unsupported" &&
       // The schema's own text stays out of the message; the problems carry it.
       !error.message.includes("x-internal") &&
-      error.problems.map((problem) => problem.keyword).join() === "x-internal,if",
+      error.problems.map((problem) => problem.keyword).join() === "x-internal,uniqueItems",
   );
 });
 
@@ -247,4 +248,102 @@ Deno.test("a property named __proto__ is data in schemas and values", () => {
   assert.deepEqual(errorsOf(validate({})), [
     { code: "value_invalid", path: "", keyword: "required" },
   ]);
+});
+
+Deno.test("the conditional and dependent applicators are bounded by the same budget", () => {
+  // Each level references the next three times, through if, then and dependentSchemas:
+  // 3^30 evaluations without the bound.
+  const $defs: Record<string, unknown> = { d30: { type: "string" } };
+  for (let index = 0; index < 30; index++) {
+    const next = { $ref: `#/$defs/d${index + 1}` };
+    $defs[`d${index}`] = { if: next, then: next, else: next, dependentSchemas: { a: next } };
+  }
+  const validate = compileSchema({ $defs, $ref: "#/$defs/d0" });
+  assert.deepEqual(errorsOf(validate({ a: 1 })), [
+    { code: "value_over_budget", path: "", keyword: "maxEvaluations" },
+  ]);
+  // An in-place loop through if/then is refused before it could run.
+  assert.equal(checkSchema({ $defs: { a: { if: { $ref: "#/$defs/a" } } } }).ok, false);
+  assert.equal(
+    checkSchema({ $defs: { a: { dependentSchemas: { x: { $ref: "#/$defs/a" } } } } }).ok,
+    false,
+  );
+});
+
+Deno.test("pattern tests count against the evaluation budget", () => {
+  // 200 patterns tried on each of 5,000 names is a million RE2 tests for one validation.
+  const patternProperties = Object.fromEntries(
+    Array.from({ length: 200 }, (_, index) => [`^p${index}-`, { type: "string" }]),
+  );
+  const names = Object.fromEntries(Array.from({ length: 5_000 }, (_, index) => [`n${index}`, 0]));
+  const validate = compileSchema({ type: "object", patternProperties });
+  assert.deepEqual(errorsOf(validate(names)), [
+    { code: "value_over_budget", path: "", keyword: "maxEvaluations" },
+  ]);
+  assert.deepEqual(validate({ "p1-x": "s", other: 1 }), { valid: true });
+});
+
+Deno.test("errors of the new keywords carry the instance pointer and the keyword, no value", () => {
+  const validate = compileSchema({
+    type: "object",
+    properties: {
+      kind: { enum: ["a", "b"] },
+      list: { contains: { const: "needle" }, minContains: 2 },
+    },
+    if: { properties: { kind: { const: "a" } } },
+    then: { required: ["list"] },
+    dependentRequired: { kind: ["list"] },
+    unevaluatedProperties: false,
+  });
+  assert.deepEqual(validate({ kind: "b", list: ["needle", "needle"] }), { valid: true });
+  const result = validate({ kind: "a", list: ["needle"], secret: "s3cr3t" });
+  assert.deepEqual(errorsOf(result), [
+    { code: "value_invalid", path: "", keyword: "properties" },
+    { code: "value_invalid", path: "", keyword: "unevaluatedProperties" },
+    // A property whose subschema failed produced no annotation, so it is unevaluated too.
+    { code: "value_invalid", path: "/list", keyword: "false" },
+    { code: "value_invalid", path: "/list", keyword: "minContains" },
+    { code: "value_invalid", path: "/secret", keyword: "false" },
+  ]);
+  assert.ok(
+    !JSON.stringify(result).includes("needle") && !JSON.stringify(result).includes("s3cr3t"),
+  );
+});
+
+Deno.test("the conformance suite's 2020-12 preservation schema is admitted and applied", () => {
+  // The shape of `json-schema-2020-12-preservation` (conformance 0.2.0): $anchor in $defs,
+  // allOf/anyOf, if/then/else beside additionalProperties: false.
+  const schema = {
+    $schema: "https://json-schema.org/draft/2020-12/schema",
+    type: "object",
+    $defs: {
+      address: {
+        $anchor: "addressDef",
+        type: "object",
+        properties: { street: { type: "string" }, city: { type: "string" } },
+      },
+    },
+    properties: {
+      name: { type: "string" },
+      address: { $ref: "#/$defs/address" },
+      contactMethod: { type: "string", enum: ["phone", "email"] },
+      phone: { type: "string" },
+      email: { type: "string" },
+    },
+    allOf: [{ anyOf: [{ required: ["phone"] }, { required: ["email"] }] }],
+    if: { properties: { contactMethod: { const: "phone" } }, required: ["contactMethod"] },
+    then: { required: ["phone"] },
+    else: { required: ["email"] },
+    additionalProperties: false,
+  };
+  const validate = compileSchema(schema);
+  assert.deepEqual(validate({ contactMethod: "phone", phone: "1" }), { valid: true });
+  assert.deepEqual(validate({ email: "a@b", address: { city: "x" } }), { valid: true });
+  // cfworker names the conditional by `if`, and the `then` branch's failing `required`.
+  assert.deepEqual(errorsOf(validate({ contactMethod: "phone", email: "a@b" })), [
+    { code: "value_invalid", path: "", keyword: "if" },
+    { code: "value_invalid", path: "", keyword: "required" },
+  ]);
+  assert.equal(validate({ phone: "1", extra: true }).valid, false);
+  assert.equal(validate({ email: "a@b", address: { city: 1 } }).valid, false);
 });

@@ -128,12 +128,27 @@ async function schemaChecks(): Promise<Record<string, JsonValue>> {
       .toSorted();
   };
   const rejected = checkSchema({ type: "object", "x-extension": true });
+  // Patterns run on RE2 through the validator's stand-in `RegExp` on every runtime: a
+  // backtracking engine would not finish these; the global is the runtime's own afterwards.
+  const redos = compileSchema({
+    type: "object",
+    properties: { a: { type: "string", pattern: "^(a|aa)+$" } },
+    patternProperties: { "^(\\w+\\s?)+!$": { type: "null" } },
+  });
+  const globalBefore = globalThis.RegExp;
+  const linear = [
+    redos({ a: "a".repeat(20_000) + "!" }).valid,
+    redos({ ["a".repeat(20_000) + "!"]: 0 }).valid,
+    redos({ a: "a".repeat(20_000) }).valid,
+    globalThis.RegExp === globalBefore,
+  ];
   return {
     checked: checked.ok ? "ok" : checked.problems.map((problem) => problem.code),
     schemaDigest: await digest(sampleSchema),
     good: outcome(good),
     bad: outcome(bad),
     missingRequired: outcome({ owner: "x" }),
+    linearPatterns: linear,
     rejectedSchema: rejected.ok
       ? "ok"
       : rejected.problems.map((problem) => `${problem.code} ${problem.keyword} ${problem.path}`),

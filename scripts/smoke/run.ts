@@ -24,7 +24,7 @@ const runnerPath = `${outDir}/main.mjs`;
 const BUN_VERSION = "1.4.5";
 const MINIFLARE_VERSION = "4.20260426.0";
 /** Packages the bundle imports by bare specifier; versions come from deno.json `imports`. */
-const BUNDLED_PACKAGES = ["@cfworker/json-schema", "@noble/hashes"];
+const BUNDLED_PACKAGES = ["@cfworker/json-schema", "@noble/hashes", "re2js"];
 const RUN_TIMEOUT_MS = 60_000;
 
 interface Outcome {

@@ -242,5 +242,6 @@ export function registrationContext<E extends SnapshotEntryBase>(
     scope,
     validateInput: item.validateInput,
     validateOutput: item.validateOutput,
+    ...(item.headers.length > 0 ? { paramHeaders: item.headers } : {}),
   };
 }

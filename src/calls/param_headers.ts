@@ -23,8 +23,11 @@ const BASE64_SUFFIX = "?=";
 function headerText(value: JsonValue): string | undefined {
   if (typeof value === "string") return value;
   if (typeof value === "boolean") return value ? "true" : "false";
-  // Declared properties are strings, integers or booleans; anything else sends no header.
-  if (typeof value === "number" && Number.isSafeInteger(value)) return String(value);
+  // Declared properties are strings, numbers or booleans; an integer outside JavaScript's safe
+  // range, or a number JSON cannot hold, sends no header (the specification's rule).
+  if (typeof value === "number" && Number.isFinite(value)) {
+    return Number.isInteger(value) && !Number.isSafeInteger(value) ? undefined : String(value);
+  }
   return undefined;
 }
 

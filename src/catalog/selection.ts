@@ -5,7 +5,12 @@
  * @module
  */
 import { canonicalize, isRecord, type JsonObject, utf8Length } from "../identity/mod.ts";
-import { compileSchema, SchemaUnsupportedError } from "../schema/mod.ts";
+import {
+  compileSchema,
+  headerDeclarations,
+  type McpHeaderDeclaration,
+  SchemaUnsupportedError,
+} from "../schema/mod.ts";
 import type { SchemaValidator } from "../schema/types.ts";
 import type { OwnerSpec, ScopeValidator } from "./bindings.ts";
 import { DiscoveryError, type SchemaRole } from "./errors.ts";
@@ -44,7 +49,11 @@ function admitSchema(
   }
   try {
     // compileSchema checks the profile first; its problems say why a schema does not fit.
-    return compileSchema(schema as JsonObject, { limits: { maxBytes: limits.maxSchemaBytes } });
+    // x-mcp-header is a 2026-07-28 extension of input schemas only.
+    return compileSchema(schema as JsonObject, {
+      limits: { maxBytes: limits.maxSchemaBytes },
+      mcpHeaders: role === "input",
+    });
   } catch (error) {
     if (error instanceof SchemaUnsupportedError) {
       const [first] = error.problems;
@@ -86,6 +95,8 @@ export interface Selected<B extends SelectableBinding> {
   readonly binding: B;
   readonly validateInput: SchemaValidator;
   readonly validateOutput: SchemaValidator | null;
+  /** The input schema's `x-mcp-header` declarations (empty for most tools). */
+  readonly headers: readonly McpHeaderDeclaration[];
 }
 
 /** Validates one bound tool (listed, or the owner's spec) and builds the server's part of its entry. */
@@ -137,7 +148,8 @@ export function selectTool<B extends SelectableBinding>(
     annotations: isRecord(tool.annotations) ? tool.annotations as JsonObject : null,
     ...(isRecord(tool.execution) ? { execution: tool.execution as JsonObject } : {}),
   };
-  return { base, binding, validateInput, validateOutput };
+  const headers = headerDeclarations(tool.inputSchema as JsonObject);
+  return { base, binding, validateInput, validateOutput, headers };
 }
 
 /** A bound tool that does not fit, when discovery skips instead of failing. */

@@ -112,6 +112,27 @@ const STRICT_DROPPED = every(
   "dropped",
 );
 
+/**
+ * 2020-12 keywords the profile admits (proven by the JSON-Schema-Test-Suite) that neither
+ * strict grammar documents: refused there, and reported as ignored by Gemini.
+ */
+const APPLICATORS_2020_12 = [
+  "$anchor",
+  "if",
+  "then",
+  "else",
+  "dependentRequired",
+  "dependentSchemas",
+  "contains",
+  "minContains",
+  "maxContains",
+  "unevaluatedItems",
+  "unevaluatedProperties",
+  "patternProperties",
+  "minProperties",
+  "maxProperties",
+];
+
 const PLAIN_RULES: ModeRules = Object.freeze({
   closedObjects: false,
   allRequired: false,
@@ -149,6 +170,7 @@ export const FIDELITY: Readonly<Record<FidelityMode, FidelityProfile>> = Object.
   "openai-strict": {
     keywords: table({
       ...STRICT_DROPPED,
+      ...every(APPLICATORS_2020_12, "rejected"),
       default: "dropped",
       oneOf: "rejected",
       allOf: "rejected",
@@ -180,6 +202,7 @@ export const FIDELITY: Readonly<Record<FidelityMode, FidelityProfile>> = Object.
   "anthropic-strict": {
     keywords: table({
       ...STRICT_DROPPED,
+      ...every(APPLICATORS_2020_12, "rejected"),
       oneOf: "rejected",
       not: "rejected",
       propertyNames: "rejected",
@@ -224,6 +247,7 @@ export const FIDELITY: Readonly<Record<FidelityMode, FidelityProfile>> = Object.
           "allOf",
           "not",
           "propertyNames",
+          ...APPLICATORS_2020_12,
         ],
         "ignored",
       ),

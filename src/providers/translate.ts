@@ -11,6 +11,7 @@ import type { JsonObject, JsonValue } from "../identity/mod.ts";
 import { toPointer } from "../identity/mod.ts";
 import { checkSchema, compileSchema } from "../schema/mod.ts";
 import { keywordRule } from "../schema/keywords.ts";
+import { X_MCP_HEADER } from "../schema/mcp_header.ts";
 import { declaredTypes, provablyDisjoint, resolveRef, typesOfValue } from "./disjoint.ts";
 import {
   FIDELITY,
@@ -146,6 +147,9 @@ class Translator {
 
   /** The rule for `keyword` with value `value`, after the mode's value rules. */
   #rule(keyword: string, value: JsonValue): KeywordFidelity {
+    // A transport instruction (mirror the value into a header), no constraint on values:
+    // no provider needs it, and dropping it changes nothing the model may send.
+    if (keyword === X_MCP_HEADER) return "dropped";
     const rules = this.#profile.rules;
     const base = this.#profile.keywords[keyword] ?? "rejected";
     if (base !== "kept") return base;

@@ -6,7 +6,8 @@ import { toPointer } from "../identity/pointer.ts";
 import { type Dialect, dialectOf, DRAFT07_REF_SIBLINGS } from "./dialect.ts";
 import { keywordRule } from "./keywords.ts";
 import { budgetRefusal, DEFAULT_SCHEMA_LIMITS } from "./limits.ts";
-import { patternProblem } from "./pattern.ts";
+import { invalidHeaderDeclarations, X_MCP_HEADER } from "./mcp_header.ts";
+import { compilePattern, type PatternProblem } from "./pattern.ts";
 import type {
   CheckSchemaOptions,
   SchemaCheckResult,
@@ -21,6 +22,9 @@ const TYPES = new Set(["array", "boolean", "integer", "null", "number", "object"
 /** Definition names a `$ref` may name: no characters that URI or pointer encoding would alter. */
 const DEFINITION_NAME = /^[A-Za-z0-9_.-]+$/;
 const REF = /^#\/(\$defs|definitions)\/([^/]*)$/;
+/** 2020-12's anchor syntax (a plain-name fragment). */
+const ANCHOR = /^[A-Za-z_][-A-Za-z0-9._]*$/;
+const CONTAINERS = ["$defs", "definitions"] as const;
 
 const isObject = (value: unknown): value is JsonObject =>
   typeof value === "object" && value !== null && !Array.isArray(value);
@@ -29,18 +33,31 @@ const isUniqueStrings = (value: unknown): boolean =>
   Array.isArray(value) && value.every((item) => typeof item === "string") &&
   new Set(value).size === value.length;
 
+const PATTERN_CODES: Readonly<Record<PatternProblem, SchemaProblemCode>> = {
+  too_long: "schema_pattern_too_long",
+  invalid: "schema_pattern_invalid",
+  unsupported: "schema_pattern_unsupported",
+  too_complex: "schema_pattern_too_complex",
+};
+
 /** Walks one schema already bounded in bytes, depth and nodes, collecting every problem. */
 class SchemaChecker {
   readonly problems: SchemaProblem[] = [];
   readonly #limits: SchemaLimits;
   readonly #root: JsonObject;
+  readonly #mcpHeaders: boolean;
   #dialect: Dialect = "2020-12";
   /** Definition name → definitions it references at the same instance location. */
   readonly #inPlaceRefs = new Map<string, Set<string>>();
+  /** Anchor → the definition (`$defs/name`) whose root declares it. */
+  readonly #definitionAnchors = new Map<string, string>();
+  /** Every anchor declared, to refuse a second declaration of one name. */
+  readonly #anchors = new Set<string>();
 
-  constructor(root: JsonObject, limits: SchemaLimits) {
+  constructor(root: JsonObject, limits: SchemaLimits, mcpHeaders: boolean) {
     this.#root = root;
     this.#limits = limits;
+    this.#mcpHeaders = mcpHeaders;
   }
 
   #report(code: SchemaProblemCode, keyword: string, path: readonly Token[]): void {
@@ -61,8 +78,22 @@ class SchemaChecker {
       }
       this.#dialect = dialect;
     }
+    // Anchors on definitions are the targets a `$ref: "#name"` may name.
+    for (const container of CONTAINERS) {
+      const definitions = this.#root[container];
+      if (!isObject(definitions)) continue;
+      for (const [name, definition] of Object.entries(definitions)) {
+        const anchor = isObject(definition) ? definition.$anchor : undefined;
+        if (typeof anchor === "string") this.#definitionAnchors.set(anchor, `${container}/${name}`);
+      }
+    }
     this.#schema(this.#root, [], undefined);
     this.#refCycles();
+    if (this.#mcpHeaders) {
+      for (const path of invalidHeaderDeclarations(this.#root)) {
+        this.problems.push({ code: "schema_mcp_header_invalid", keyword: X_MCP_HEADER, path });
+      }
+    }
   }
 
   /**
@@ -77,6 +108,8 @@ class SchemaChecker {
     }
     const hasRef = Object.hasOwn(schema, "$ref");
     for (const keyword of Object.keys(schema)) {
+      // Declarations are checked as a whole in `run`, once the walk is done.
+      if (keyword === X_MCP_HEADER && this.#mcpHeaders) continue;
       path.push(keyword);
       this.#keyword(keyword, schema[keyword], path, path.length === 1, owner);
       if (
@@ -103,6 +136,11 @@ class SchemaChecker {
       const code = rule.kind === "core" ? "schema_ref_unsupported" : "schema_keyword_unsupported";
       return this.#report(code, keyword, path);
     }
+    if (rule.newInDraft2019 && this.#dialect === "draft-07") {
+      // Draft-07 does not know the keyword and ignores it; 2020-12 applies it.
+      return this.#report("schema_dialect_unsupported", keyword, path);
+    }
+    const inPlace = rule.inPlace ? owner : undefined;
     switch (keyword) {
       case "$schema":
         // The root's `$schema` was read in `run`; anywhere else it changes dialect mid-schema.
@@ -110,6 +148,12 @@ class SchemaChecker {
         return;
       case "$ref":
         return this.#ref(value, path, owner);
+      case "$anchor":
+        if (typeof value !== "string" || !ANCHOR.test(value) || this.#anchors.has(value)) {
+          return this.#report("schema_keyword_invalid", keyword, path);
+        }
+        this.#anchors.add(value);
+        return;
       case "$defs":
       case "definitions":
         if (!atRoot) return this.#report("schema_keyword_unsupported", keyword, path);
@@ -128,39 +172,20 @@ class SchemaChecker {
             : "schema_keyword_invalid";
           return this.#report(code, keyword, path);
         }
-        return this.#subschema(keyword, value, path, undefined);
-      case "not":
-        return this.#subschema(keyword, value, path, owner);
-      case "additionalProperties":
-      case "propertyNames":
-        return this.#subschema(keyword, value, path, undefined);
-      case "properties":
+        break;
+      case "patternProperties":
         if (!isObject(value)) return this.#report("schema_keyword_invalid", keyword, path);
         for (const name of Object.keys(value)) {
           path.push(name);
-          this.#schema(value[name], path, undefined);
+          const compiled = compilePattern(name, this.#limits.maxPatternLength);
+          if (!compiled.ok) this.#report(PATTERN_CODES[compiled.problem], keyword, path);
           path.pop();
         }
-        return;
-      case "prefixItems":
-        // Draft-07 does not know `prefixItems` and ignores it; 2020-12 applies it.
-        if (this.#dialect === "draft-07") {
-          return this.#report("schema_dialect_unsupported", keyword, path);
-        }
-      // falls through
-      case "anyOf":
-      case "oneOf":
-      case "allOf": {
-        if (!Array.isArray(value) || value.length === 0) {
-          return this.#report("schema_keyword_invalid", keyword, path);
-        }
-        // `prefixItems` descends into the array's members; the others stay in place.
-        const inPlace = keyword === "prefixItems" ? undefined : owner;
-        for (let index = 0; index < value.length; index++) {
-          path.push(index);
-          this.#schema(value[index], path, inPlace);
-          path.pop();
-        }
+        break;
+      case "pattern": {
+        if (typeof value !== "string") return this.#report("schema_keyword_invalid", keyword, path);
+        const compiled = compilePattern(value, this.#limits.maxPatternLength);
+        if (!compiled.ok) this.#report(PATTERN_CODES[compiled.problem], keyword, path);
         return;
       }
       case "enum":
@@ -169,40 +194,54 @@ class SchemaChecker {
           this.#report("schema_enum_too_long", keyword, path);
         }
         return;
-      case "pattern":
-        if (typeof value !== "string") return this.#report("schema_keyword_invalid", keyword, path);
-        switch (patternProblem(value, this.#limits.maxPatternLength)) {
-          case undefined:
-            return;
-          case "too_long":
-            return this.#report("schema_pattern_too_long", keyword, path);
-          default:
-            return this.#report("schema_pattern_unsafe", keyword, path);
+    }
+    switch (rule.kind) {
+      case "schema":
+        if (typeof value !== "boolean" && !isObject(value)) {
+          return this.#report("schema_keyword_invalid", keyword, path);
         }
+        return this.#schema(value, path, inPlace);
+      case "schemaArray":
+        if (!Array.isArray(value) || value.length === 0) {
+          return this.#report("schema_keyword_invalid", keyword, path);
+        }
+        for (let index = 0; index < value.length; index++) {
+          path.push(index);
+          this.#schema(value[index], path, inPlace);
+          path.pop();
+        }
+        return;
+      case "schemaMap":
+        if (!isObject(value)) return this.#report("schema_keyword_invalid", keyword, path);
+        for (const name of Object.keys(value)) {
+          path.push(name);
+          this.#schema(value[name], path, inPlace);
+          path.pop();
+        }
+        return;
     }
     if (!valueShapeOk(keyword, value)) this.#report("schema_keyword_invalid", keyword, path);
   }
 
-  #subschema(keyword: string, value: JsonValue, path: Token[], owner: string | undefined): void {
-    if (typeof value !== "boolean" && !isObject(value)) {
-      return this.#report("schema_keyword_invalid", keyword, path);
-    }
-    this.#schema(value, path, owner);
-  }
-
   #ref(value: JsonValue, path: Token[], owner: string | undefined): void {
     if (typeof value !== "string") return this.#report("schema_keyword_invalid", "$ref", path);
+    let target: string | undefined;
     const match = REF.exec(value);
-    const container = match && this.#root[match[1]];
-    if (
-      !match || !DEFINITION_NAME.test(match[2]) || !isObject(container) ||
-      !Object.hasOwn(container, match[2])
-    ) {
-      return this.#report("schema_ref_unsupported", "$ref", path);
+    if (match !== null) {
+      const container = this.#root[match[1]];
+      if (
+        DEFINITION_NAME.test(match[2]) && isObject(container) && Object.hasOwn(container, match[2])
+      ) {
+        target = `${match[1]}/${match[2]}`;
+      }
+    } else if (value.startsWith("#") && ANCHOR.test(value.slice(1))) {
+      // A plain-name fragment: only an anchor on a definition's root is a target.
+      target = this.#definitionAnchors.get(value.slice(1));
     }
+    if (target === undefined) return this.#report("schema_ref_unsupported", "$ref", path);
     if (owner !== undefined) {
       const targets = this.#inPlaceRefs.get(owner) ?? new Set();
-      targets.add(`${match[1]}/${match[2]}`);
+      targets.add(target);
       this.#inPlaceRefs.set(owner, targets);
     }
   }
@@ -256,7 +295,13 @@ function valueShapeOk(keyword: string, value: JsonValue): boolean {
     case "maxLength":
     case "minItems":
     case "maxItems":
+    case "minProperties":
+    case "maxProperties":
+    case "minContains":
+    case "maxContains":
       return isCount(value);
+    case "dependentRequired":
+      return isObject(value) && Object.values(value).every(isUniqueStrings);
     case "deprecated":
     case "readOnly":
     case "writeOnly":
@@ -315,7 +360,7 @@ export function checkSchema(schema: unknown, options: CheckSchemaOptions = {}): 
       : "schema_keyword_invalid";
     return { ok: false, problems: [{ code, keyword, path }] };
   }
-  const checker = new SchemaChecker(schema, limits);
+  const checker = new SchemaChecker(schema, limits, options.mcpHeaders === true);
   checker.run();
   return checker.problems.length === 0
     ? { ok: true, schema }

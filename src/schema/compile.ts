@@ -2,12 +2,14 @@ import { resolveLimits } from "../identity/limits.ts";
 import { Validator } from "@cfworker/json-schema";
 import { canonicalize } from "../identity/canonicalize.ts";
 import { JsonValueError } from "../identity/errors.ts";
-import type { JsonValue } from "../identity/json.ts";
+import type { JsonObject, JsonValue } from "../identity/json.ts";
+import type { RE2JS } from "re2js";
 import { SchemaUnsupportedError } from "./errors.ts";
 import { checkSchema } from "./check.ts";
 import { keywordRule } from "./keywords.ts";
 import { budgetRefusal, DEFAULT_MAX_EVALUATIONS, DEFAULT_VALUE_LIMITS } from "./limits.ts";
-import { isQuadratic } from "./pattern.ts";
+import { UnadmittedPattern, withLinearRegExp } from "./linear_regexp.ts";
+import { compilePattern } from "./pattern.ts";
 import type {
   CompileSchemaOptions,
   SchemaValidator,
@@ -16,33 +18,18 @@ import type {
 } from "./types.ts";
 
 /**
- * Longest string, in code points, that a pattern which may backtrack quadratically is tested
- * against; a longer string does not match. This caps one test near 1,024² steps. Patterns that
- * run in linear time (anchored, no two unbounded repetitions that can trade characters, such as
- * zod's base64) are tested on the whole string.
- */
-export const PATTERN_INPUT_LIMIT = 1_024;
-
-/**
- * `pattern` as the validator runs it: for a quadratic pattern, same matches on strings up to
- * {@link PATTERN_INPUT_LIMIT} code points and no match beyond. The leading `^` makes the engine
- * try one start position; the lazy `[\s\S]*?` then searches for a start exactly as an
- * unanchored pattern would, and the lookahead refuses a long string after reading at most the
- * limit. Admitted patterns have no backreferences, so the added groups change no numbering.
- */
-function boundedPattern(pattern: string): string {
-  if (!isQuadratic(pattern)) return pattern;
-  return `^(?=[\\s\\S]{0,${PATTERN_INPUT_LIMIT}}$)[\\s\\S]*?(?:${pattern})`;
-}
-
-/**
  * The copy the validator runs on. `format` is removed wherever it is a keyword: it is an
  * annotation in the profile (as in 2020-12's default vocabulary), but `@cfworker/json-schema`
- * asserts the formats it knows (and its `url` expression backtracks exponentially). A
- * quadratic `pattern` gets its input bound. The checked schema itself is never changed. Recursion is bounded: the
- * schema passed its depth budget.
+ * asserts the formats it knows (and its `url` expression backtracks exponentially). Every
+ * `pattern` and `patternProperties` name is compiled for RE2 into `matchers`, which the
+ * validation runs them on (see `linear_regexp.ts`). The checked schema itself is never changed.
+ * Recursion is bounded: the schema passed its depth budget.
  */
-function validationCopy(schema: JsonValue, meter: Meter): JsonValue {
+function validationCopy(
+  schema: JsonValue,
+  meter: Meter,
+  matchers: Map<string, RE2JS>,
+): JsonValue {
   if (typeof schema !== "object" || schema === null || Array.isArray(schema)) return schema;
   const copy: Record<string, JsonValue> = {};
   // cfworker reads this property (absent in every admitted schema: it is derived from
@@ -51,22 +38,22 @@ function validationCopy(schema: JsonValue, meter: Meter): JsonValue {
   Object.defineProperty(copy, EVALUATION_PROBE, { get: meter.tick, enumerable: false });
   for (const [keyword, value] of Object.entries(schema)) {
     if (keyword === "format") continue;
-    if (keyword === "pattern") {
-      copy[keyword] = boundedPattern(value as string);
-      continue;
+    if (keyword === "pattern") addMatcher(matchers, value as string);
+    if (keyword === "patternProperties") {
+      for (const name of Object.keys(value as JsonObject)) addMatcher(matchers, name);
     }
     switch (keywordRule(keyword)?.kind) {
       case "schema":
-        copy[keyword] = validationCopy(value, meter);
+        copy[keyword] = validationCopy(value, meter, matchers);
         break;
       case "schemaArray":
-        copy[keyword] = (value as JsonValue[]).map((item) => validationCopy(item, meter));
+        copy[keyword] = (value as JsonValue[]).map((item) => validationCopy(item, meter, matchers));
         break;
       case "schemaMap":
         copy[keyword] = Object.fromEntries(
           Object.entries(value as Record<string, JsonValue>).map(([name, sub]) => [
             name,
-            validationCopy(sub, meter),
+            validationCopy(sub, meter, matchers),
           ]),
         );
         break;
@@ -75,6 +62,15 @@ function validationCopy(schema: JsonValue, meter: Meter): JsonValue {
     }
   }
   return copy;
+}
+
+/** Compiles one admitted pattern for RE2 into `matchers`, once per source. */
+function addMatcher(matchers: Map<string, RE2JS>, source: string): void {
+  if (matchers.has(source)) return;
+  const compiled = compilePattern(source, Infinity);
+  // checkSchema admitted the pattern, so it compiles; fail closed if it ever did not.
+  if (!compiled.ok) throw new SchemaUnsupportedError([]);
+  matchers.set(source, compiled.matcher);
 }
 
 /** The property cfworker reads once per subschema evaluation (see {@link validationCopy}). */
@@ -148,14 +144,22 @@ export function compileSchema(
     { maxEvaluations: options.maxEvaluations },
   );
   const meter = new Meter(maxEvaluations);
+  const matchers = new Map<string, RE2JS>();
   const validator = new Validator(
-    validationCopy(JSON.parse(canonicalize(checked.schema)), meter) as Record<string, unknown>,
+    validationCopy(JSON.parse(canonicalize(checked.schema)), meter, matchers) as Record<
+      string,
+      unknown
+    >,
     "2020-12",
     false,
   );
   const overBudget: ValidationResult = {
     valid: false,
     errors: [{ code: "value_over_budget", path: "", keyword: "maxEvaluations" }],
+  };
+  const patternRefused: ValidationResult = {
+    valid: false,
+    errors: [{ code: "value_invalid", path: "", keyword: "pattern" }],
   };
   return (value: unknown): ValidationResult => {
     try {
@@ -168,10 +172,12 @@ export function compileSchema(
     let result: ReturnType<Validator["validate"]>;
     meter.count = 0;
     try {
-      result = validator.validate(value);
+      result = withLinearRegExp(matchers, meter.tick, () => validator.validate(value));
     } catch (error) {
       // Out of evaluations, or a stack overflow from cfworker collecting that many errors.
       if (error === OUT_OF_EVALUATIONS || error instanceof RangeError) return overBudget;
+      // The global RegExp could not be replaced (a frozen realm): no pattern runs, none passes.
+      if (error instanceof UnadmittedPattern) return patternRefused;
       throw error;
     }
     if (result.valid) return { valid: true };

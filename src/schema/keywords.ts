@@ -21,61 +21,84 @@ export type KeywordKind =
   | "core";
 
 /** What the profile does with one keyword. */
-export interface KeywordRule {
-  /** How its value is read, and which subschemas it holds. */
-  readonly kind: KeywordKind;
-  /** Whether the profile admits it. */
-  readonly admitted: boolean;
-}
+export type KeywordRule =
+  | {
+    /** How its value is read, and which subschemas it holds. */
+    readonly kind: KeywordKind;
+    /** The profile admits it. */
+    readonly admitted: true;
+    /**
+     * Its subschemas apply to the same instance as the schema holding it (`allOf`, `if`,
+     * `dependentSchemas`), rather than to a member of it.
+     */
+    readonly inPlace: boolean;
+    /** New in 2019-09 or 2020-12: a draft-07 validator does not know it and ignores it. */
+    readonly newInDraft2019: boolean;
+  }
+  | {
+    /** How its value is read. */
+    readonly kind: KeywordKind;
+    /** The profile refuses it. */
+    readonly admitted: false;
+    /** Why, in sluice's words. */
+    readonly reason: string;
+  };
 
-const admitted = (kind: KeywordKind): KeywordRule => ({ kind, admitted: true });
-const rejected = (kind: KeywordKind): KeywordRule => ({ kind, admitted: false });
+const admitted = (
+  kind: KeywordKind,
+  { inPlace = false, newInDraft2019 = false } = {},
+): KeywordRule => ({ kind, admitted: true, inPlace, newInDraft2019 });
+const rejected = (kind: KeywordKind, reason: string): KeywordRule => ({
+  kind,
+  admitted: false,
+  reason,
+});
+const NEW = { newInDraft2019: true };
+const IN_PLACE = { inPlace: true };
 
 /**
- * Every keyword the profile knows. Keywords that validate (applicators and assertions) are
- * admitted on evidence: found in a captured real server's schemas, emitted by zod 4's
- * `toJSONSchema` (the generator behind the TypeScript MCP SDK and fastmcp), or the mirror of an
- * admitted bound (`exclusiveMaximum` beside `exclusiveMinimum`). Annotations of the 2020-12
- * meta-data and content vocabularies are admitted as a group: they are kept and never applied.
- * Everything else is rejected: identifiers and dynamic references, conditionals, keywords that
- * depend on other keywords' evaluation (`unevaluated*`, `contains` counts), and keywords no
- * captured server or zod emits.
+ * Every keyword the profile knows. An applicator or assertion is admitted when
+ * `@cfworker/json-schema` passes every case of the official JSON-Schema-Test-Suite (draft
+ * 2020-12) for it that the profile admits, run through `compileSchema`
+ * (`tests/schema_suite_test.ts`, counts in `docs/schema-profile.md`), and its cost is bounded
+ * by the value and evaluation budgets. Annotations of the 2020-12 meta-data and content
+ * vocabularies are kept and never applied. The refused ones carry their reason.
  */
 export const KEYWORDS: Readonly<Record<string, KeywordRule>> = Object.freeze({
   // Core.
   $schema: admitted("core"),
-  $ref: admitted("core"),
+  $ref: admitted("core", IN_PLACE),
   $defs: admitted("schemaMap"),
   definitions: admitted("schemaMap"),
+  $anchor: admitted("core", NEW),
   $comment: admitted("annotation"),
-  $id: rejected("core"),
-  $anchor: rejected("core"),
-  $dynamicRef: rejected("core"),
-  $dynamicAnchor: rejected("core"),
-  $recursiveRef: rejected("core"),
-  $recursiveAnchor: rejected("core"),
-  $vocabulary: rejected("core"),
-  id: rejected("core"),
+  $id: rejected("core", "changes the base URI every reference below it resolves against"),
+  $dynamicRef: rejected("core", "resolved through the dynamic scope, not where it stands"),
+  $dynamicAnchor: rejected("core", "only meaningful with $dynamicRef"),
+  $recursiveRef: rejected("core", "2019-09's dynamic reference, not a 2020-12 keyword"),
+  $recursiveAnchor: rejected("core", "2019-09's dynamic reference, not a 2020-12 keyword"),
+  $vocabulary: rejected("core", "declares a meta-schema's vocabularies; tools send none"),
+  id: rejected("core", "draft-04's $id"),
   // Applicators.
   properties: admitted("schemaMap"),
+  patternProperties: admitted("schemaMap"),
   additionalProperties: admitted("schema"),
   propertyNames: admitted("schema"),
   items: admitted("schema"),
-  anyOf: admitted("schemaArray"),
-  oneOf: admitted("schemaArray"),
-  allOf: admitted("schemaArray"),
-  not: admitted("schema"),
-  patternProperties: rejected("schemaMap"),
-  prefixItems: admitted("schemaArray"),
-  additionalItems: rejected("schema"),
-  contains: rejected("schema"),
-  if: rejected("schema"),
-  then: rejected("schema"),
-  else: rejected("schema"),
-  dependentSchemas: rejected("schemaMap"),
-  dependencies: rejected("schemaMap"),
-  unevaluatedProperties: rejected("schema"),
-  unevaluatedItems: rejected("schema"),
+  prefixItems: admitted("schemaArray", NEW),
+  contains: admitted("schema"),
+  anyOf: admitted("schemaArray", IN_PLACE),
+  oneOf: admitted("schemaArray", IN_PLACE),
+  allOf: admitted("schemaArray", IN_PLACE),
+  not: admitted("schema", IN_PLACE),
+  if: admitted("schema", IN_PLACE),
+  then: admitted("schema", IN_PLACE),
+  else: admitted("schema", IN_PLACE),
+  dependentSchemas: admitted("schemaMap", { inPlace: true, newInDraft2019: true }),
+  unevaluatedProperties: admitted("schema", NEW),
+  unevaluatedItems: admitted("schema", NEW),
+  additionalItems: rejected("schema", "draft-07's tuple keyword, not a 2020-12 keyword"),
+  dependencies: rejected("schemaMap", "draft-07's combined form, not a 2020-12 keyword"),
   // Validation.
   type: admitted("value"),
   enum: admitted("value"),
@@ -91,12 +114,16 @@ export const KEYWORDS: Readonly<Record<string, KeywordRule>> = Object.freeze({
   pattern: admitted("value"),
   minItems: admitted("value"),
   maxItems: admitted("value"),
-  uniqueItems: rejected("value"),
-  minProperties: rejected("value"),
-  maxProperties: rejected("value"),
-  minContains: rejected("value"),
-  maxContains: rejected("value"),
-  dependentRequired: rejected("value"),
+  minProperties: admitted("value"),
+  maxProperties: admitted("value"),
+  minContains: admitted("value", NEW),
+  maxContains: admitted("value", NEW),
+  dependentRequired: admitted("value", NEW),
+  uniqueItems: rejected(
+    "value",
+    "the validator compares every pair of items and records every duplicate pair: quadratic " +
+      "time and memory in the array's length, outside the evaluation budget",
+  ),
   // Annotations (never applied). `format` is an annotation, as in 2020-12's default vocabulary.
   title: admitted("annotation"),
   description: admitted("annotation"),
@@ -108,7 +135,10 @@ export const KEYWORDS: Readonly<Record<string, KeywordRule>> = Object.freeze({
   format: admitted("annotation"),
   contentEncoding: admitted("annotation"),
   contentMediaType: admitted("annotation"),
-  contentSchema: rejected("schema"),
+  contentSchema: rejected(
+    "schema",
+    "an annotation holding a schema that no validator applies or resolves references in",
+  ),
 });
 
 /** The rule for `keyword`, or `undefined` when the profile does not know it. */

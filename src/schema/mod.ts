@@ -5,8 +5,14 @@
  * @module
  */
 export { checkSchema } from "./check.ts";
-export { compileSchema, PATTERN_INPUT_LIMIT } from "./compile.ts";
+export { compileSchema } from "./compile.ts";
 export { SchemaUnsupportedError } from "./errors.ts";
+export {
+  headerDeclarations,
+  type McpHeaderDeclaration,
+  type McpHeaderType,
+  X_MCP_HEADER,
+} from "./mcp_header.ts";
 export { DEFAULT_MAX_EVALUATIONS, DEFAULT_SCHEMA_LIMITS, DEFAULT_VALUE_LIMITS } from "./limits.ts";
 export {
   type CheckSchemaOptions,

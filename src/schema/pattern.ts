@@ -1,51 +1,59 @@
 /**
- * Decides whether a `pattern` may run against model-supplied strings. The validator compiles
- * it as `new RegExp(pattern, "u")` on a backtracking engine, so a pattern is admitted only when
- * no repetition in it can split the same text in more than one way, the cause of exponential
- * backtracking (`^(a+)+$`, `(a|a)*`).
+ * Compiles a JSON Schema `pattern` (an ECMA-262 regular expression, read with the `u` flag as
+ * the 2020-12 specification says) for RE2, a linear-time engine: the pattern is translated
+ * token by token into RE2 syntax that means exactly what the ECMA-262 pattern means, or it is
+ * refused. Nothing is approximated: `\s`, `.` and the classes are spelt out as code point sets,
+ * so RE2's own (narrower) readings of them never apply.
  *
  * @module
  */
+import { RE2JS } from "re2js";
 
-/** Why a pattern was refused; `undefined` from {@link patternProblem} means it is admitted. */
+/** Why a pattern was refused; see {@link compilePattern}. */
 export type PatternProblem =
+  /** Longer than the schema's `maxPatternLength`. */
   | "too_long"
+  /** Not a valid ECMA-262 regular expression with the `u` flag. */
   | "invalid"
-  | "backreference"
-  | "lookaround"
-  | "modifier"
-  | "nested"
-  | "polynomial";
+  /**
+   * Valid ECMA-262 that a linear-time engine cannot run: backreferences, lookaround, modifier
+   * groups, lone surrogates, Unicode properties RE2 does not know, repetition counts over 1,000.
+   */
+  | "unsupported"
+  /**
+   * Its RE2 program is over {@link MAX_PROGRAM_SIZE} instructions (large counted repetitions
+   * such as `\w{1000}`): matching stays linear, but with a constant that grows with the program.
+   */
+  | "too_complex";
 
-/** Highest estimated polynomial degree of matching time admitted (quadratic). */
-const MAX_DEGREE = 2;
+/**
+ * Most RE2 instructions one admitted pattern compiles to. Matching time is linear in the input
+ * times a factor that grows with the program: on 100 KiB a first match takes about 10 ms at 200
+ * instructions, 40 ms at 300 and 350 ms at 1,000 (`\w{1000}$`). The largest real pattern seen,
+ * zod's uuid, is 114 instructions; a hostname pattern with `{0,61}` is 255.
+ */
+export const MAX_PROGRAM_SIZE = 256;
 
-/** Deepest group nesting read; deeper patterns are refused before the recursive reader runs. */
-const MAX_GROUP_DEPTH = 32;
+/** A pattern compiled for RE2, or why it was refused. */
+export type CompiledPattern =
+  | { readonly ok: true; readonly matcher: RE2JS }
+  | { readonly ok: false; readonly problem: PatternProblem };
 
-/** A set of code points as sorted, non-overlapping inclusive ranges. */
-type CharSet = readonly (readonly [number, number])[];
+/** Raised while translating a construct RE2 cannot express. */
+class Unsupported extends Error {}
 
-/** One element of a sequence with its repetition bounds. */
-interface Term {
-  readonly atom: Atom;
-  readonly min: number;
-  readonly max: number;
-}
-
-type Atom =
-  /** Matches one code point from `set`. */
-  | { readonly kind: "char"; readonly set: CharSet }
-  /** A group: one sequence per alternative. */
-  | { readonly kind: "group"; readonly alternatives: readonly (readonly Term[])[] }
-  /** Matches no text: `^`, `$`, `\b`, `\B`. */
-  | { readonly kind: "assertion"; readonly start: boolean };
+/** Raised when a pattern's expansion is far over {@link MAX_PROGRAM_SIZE}. */
+class TooComplex extends Error {}
 
 const MAX_CODE_POINT = 0x10ffff;
-const ANY: CharSet = [[0, MAX_CODE_POINT]];
-const DIGIT: CharSet = [[0x30, 0x39]];
-const WORD: CharSet = [[0x30, 0x39], [0x41, 0x5a], [0x5f, 0x5f], [0x61, 0x7a]];
-const SPACE: CharSet = [
+
+/** A set of code points as sorted, non-overlapping inclusive ranges. */
+type Ranges = readonly (readonly [number, number])[];
+
+const DIGIT: Ranges = [[0x30, 0x39]];
+const WORD: Ranges = [[0x30, 0x39], [0x41, 0x5a], [0x5f, 0x5f], [0x61, 0x7a]];
+/** ECMA-262 WhiteSpace and LineTerminator: what `\s` matches (RE2's `\s` is ASCII only). */
+const SPACE: Ranges = [
   [0x09, 0x0d],
   [0x20, 0x20],
   [0xa0, 0xa0],
@@ -57,27 +65,68 @@ const SPACE: CharSet = [
   [0x3000, 0x3000],
   [0xfeff, 0xfeff],
 ];
+/** What `.` matches without the `s` flag: anything but a line terminator. */
+const NOT_LINE_TERMINATOR: Ranges = complement([[0x0a, 0x0a], [0x0d, 0x0d], [0x2028, 0x2029]]);
 const CONTROL_ESCAPES: Readonly<Record<string, number>> = {
   t: 0x09,
   n: 0x0a,
   v: 0x0b,
   f: 0x0c,
   r: 0x0d,
-  0: 0x00,
 };
+const SYNTAX_CHARACTERS = new Set("^$\\.*+?()[]{}|/");
 
-function normalize(ranges: (readonly [number, number])[]): CharSet {
-  const sorted = [...ranges].sort((a, b) => a[0] - b[0]);
-  const out: [number, number][] = [];
-  for (const [low, high] of sorted) {
-    const last = out.at(-1);
-    if (last && low <= last[1] + 1) last[1] = Math.max(last[1], high);
-    else out.push([low, high]);
-  }
-  return out;
-}
+/** ECMA-262 long General_Category names RE2 knows by their short name. */
+const CATEGORY_ALIASES: Readonly<Record<string, string>> = {
+  Letter: "L",
+  Uppercase_Letter: "Lu",
+  Lowercase_Letter: "Ll",
+  Titlecase_Letter: "Lt",
+  Modifier_Letter: "Lm",
+  Other_Letter: "Lo",
+  Mark: "M",
+  Combining_Mark: "M",
+  Nonspacing_Mark: "Mn",
+  Spacing_Mark: "Mc",
+  Enclosing_Mark: "Me",
+  Number: "N",
+  Decimal_Number: "Nd",
+  digit: "Nd",
+  Letter_Number: "Nl",
+  Other_Number: "No",
+  Punctuation: "P",
+  punct: "P",
+  Connector_Punctuation: "Pc",
+  Dash_Punctuation: "Pd",
+  Open_Punctuation: "Ps",
+  Close_Punctuation: "Pe",
+  Initial_Punctuation: "Pi",
+  Final_Punctuation: "Pf",
+  Other_Punctuation: "Po",
+  Symbol: "S",
+  Math_Symbol: "Sm",
+  Currency_Symbol: "Sc",
+  Modifier_Symbol: "Sk",
+  Other_Symbol: "So",
+  Separator: "Z",
+  Space_Separator: "Zs",
+  Line_Separator: "Zl",
+  Paragraph_Separator: "Zp",
+  Other: "C",
+  Control: "Cc",
+  cntrl: "Cc",
+  Format: "Cf",
+  Surrogate: "Cs",
+  Private_Use: "Co",
+  Unassigned: "Cn",
+};
+/** General_Category values RE2 has under the same short name. */
+const CATEGORIES = new Set(
+  "L Lu Ll Lt Lm Lo M Mn Mc Me N Nd Nl No P Pc Pd Ps Pe Pi Pf Po S Sm Sc Sk So Z Zs Zl Zp C Cc Cf Co Cs"
+    .split(" "),
+);
 
-function complement(set: CharSet): CharSet {
+function complement(set: Ranges): Ranges {
   const out: [number, number][] = [];
   let next = 0;
   for (const [low, high] of set) {
@@ -88,373 +137,328 @@ function complement(set: CharSet): CharSet {
   return out;
 }
 
-function disjoint(a: CharSet, b: CharSet): boolean {
-  for (const [lowA, highA] of a) {
-    for (const [lowB, highB] of b) if (lowA <= highB && lowB <= highA) return false;
-  }
-  return true;
-}
+const hex = (codePoint: number): string => `\\x{${codePoint.toString(16)}}`;
+const isSurrogate = (codePoint: number): boolean => codePoint >= 0xd800 && codePoint <= 0xdfff;
 
-/** A recursive-descent reader for the source of a pattern known to compile with `u`. */
-class PatternReader {
+/** One item of a character class: a code point range, or a Unicode property as RE2 spells it. */
+type ClassItem = readonly [number, number] | string;
+
+/**
+ * Reads one pattern already known to be valid ECMA-262 with the `u` flag and writes the RE2
+ * pattern with the same matches. Throws {@link Unsupported} on a construct RE2 cannot express.
+ */
+class Translator {
   readonly #source: string;
   #index = 0;
+  /**
+   * The estimated program size of what was read last (an atom, a term, an alternative): counted
+   * repetitions multiply it, so a pattern whose expansion is far over the budget is refused
+   * before RE2 spends seconds compiling it.
+   */
+  #size = 0;
 
   constructor(source: string) {
     this.#source = source;
   }
 
-  /** Reads the whole pattern, or throws the reason it is refused. */
-  read(): readonly (readonly Term[])[] {
-    return this.#alternatives();
+  translate(): string {
+    const out = this.#disjunction();
+    if (this.#index !== this.#source.length) throw new Unsupported();
+    if (this.#size > 2 * MAX_PROGRAM_SIZE) throw new TooComplex();
+    return out;
   }
 
   #peek(offset = 0): string {
     return this.#source[this.#index + offset] ?? "";
   }
 
-  #alternatives(): (readonly Term[])[] {
-    const alternatives: Term[][] = [this.#sequence()];
+  #disjunction(): string {
+    let out = this.#alternative();
+    let size = this.#size;
     while (this.#peek() === "|") {
       this.#index++;
-      alternatives.push(this.#sequence());
+      out += "|" + this.#alternative();
+      size += this.#size + 1;
     }
-    return alternatives;
+    this.#size = size;
+    return out;
   }
 
-  #sequence(): Term[] {
-    const terms: Term[] = [];
+  #alternative(): string {
+    let out = "";
+    let size = 0;
     while (this.#index < this.#source.length && this.#peek() !== "|" && this.#peek() !== ")") {
-      const atom = this.#atom();
-      const [min, max] = this.#quantifier();
-      terms.push({ atom, min, max });
+      out += this.#term();
+      size += this.#size;
     }
-    return terms;
+    this.#size = size;
+    return out;
   }
 
-  #atom(): Atom {
+  #term(): string {
     const char = this.#peek();
     if (char === "^" || char === "$") {
+      // Without the `m` flag both engines read these as the ends of the whole input.
       this.#index++;
-      return { kind: "assertion", start: char === "^" };
+      this.#size = 1;
+      return char;
     }
-    if (char === "(") {
+    if (char === "\\" && (this.#peek(1) === "b" || this.#peek(1) === "B")) {
+      // ASCII word boundaries in both engines (ECMA-262 without the `i` flag).
+      this.#index += 2;
+      this.#size = 1;
+      return `\\${this.#peek(-1)}`;
+    }
+    this.#size = 1;
+    const atom = this.#atom();
+    const atomSize = this.#size;
+    const [quantifier, copies] = this.#quantifier();
+    this.#size = atomSize * copies + 1;
+    return atom + quantifier;
+  }
+
+  /** The quantifier after an atom, and how many copies of the atom it expands to. */
+  #quantifier(): [string, number] {
+    const char = this.#peek();
+    let out: string;
+    let copies: number;
+    if (char === "*" || char === "+" || char === "?") {
       this.#index++;
-      if (this.#peek() === "?") {
-        const kind = this.#source.slice(this.#index + 1, this.#index + 3);
-        if (kind[0] === "=" || kind[0] === "!" || kind === "<=" || kind === "<!") {
-          throw "lookaround" satisfies PatternProblem;
-        }
-        if (kind[0] === "<") {
-          this.#index = this.#source.indexOf(">", this.#index) + 1; // named group
-        } else if (kind[0] === ":") {
-          this.#index += 2;
-        } else {
-          // `(?i:...)` would change which characters the sets below match.
-          throw "modifier" satisfies PatternProblem;
-        }
-      }
-      const alternatives = this.#alternatives();
-      this.#index++; // `)`
-      return { kind: "group", alternatives };
+      out = char;
+      copies = 2;
+    } else if (char === "{") {
+      const match = /^\{(\d+)(,(\d*))?\}/.exec(this.#source.slice(this.#index));
+      if (match === null) return ["", 1];
+      this.#index += match[0].length;
+      out = match[0];
+      const [, min, comma, max] = match;
+      copies = comma === undefined ? Number(min) : max === "" ? Number(min) + 1 : Number(max);
+    } else {
+      return ["", 1];
     }
-    if (char === "[") return { kind: "char", set: this.#class() };
-    if (char === ".") {
+    if (this.#peek() === "?") {
       this.#index++;
-      return { kind: "char", set: ANY };
+      out += "?";
     }
-    if (char === "\\") {
+    return [out, Math.max(copies, 1)];
+  }
+
+  #atom(): string {
+    const char = this.#peek();
+    switch (char) {
+      case ".":
+        this.#index++;
+        return `[${classItemsText(NOT_LINE_TERMINATOR)}]`;
+      case "(":
+        return this.#group();
+      case "[":
+        return this.#class();
+      case "\\":
+        return this.#atomEscape();
+      default:
+        return hex(this.#literal());
+    }
+  }
+
+  #group(): string {
+    this.#index++;
+    if (this.#peek() === "?") {
       const next = this.#peek(1);
-      if (next === "b" || next === "B") {
+      if (next === ":") {
         this.#index += 2;
-        return { kind: "assertion", start: false };
+      } else if (next === "<" && this.#peek(2) !== "=" && this.#peek(2) !== "!") {
+        // A named group: captures do not change whether a string matches.
+        this.#index = this.#source.indexOf(">", this.#index) + 1;
+      } else {
+        // Lookaround (`(?=`, `(?!`, `(?<=`, `(?<!`) and modifier groups (`(?i:`).
+        throw new Unsupported();
       }
-      return { kind: "char", set: this.#escape() };
     }
-    const codePoint = this.#source.codePointAt(this.#index)!;
-    this.#index += codePoint > 0xffff ? 2 : 1;
-    return { kind: "char", set: [[codePoint, codePoint]] };
+    const body = this.#disjunction();
+    this.#index++; // `)`
+    return `(?:${body})`;
   }
 
-  /** Reads an escape at `\`; classes such as `\p{...}` count as any character. */
-  #escape(): CharSet {
+  #atomEscape(): string {
     const next = this.#peek(1);
-    this.#index += 2;
-    if (/[1-9]/.test(next) || next === "k") throw "backreference" satisfies PatternProblem;
-    switch (next) {
-      case "d":
-        return DIGIT;
-      case "D":
-        return complement(DIGIT);
-      case "w":
-        return WORD;
-      case "W":
-        return complement(WORD);
-      case "s":
-        return SPACE;
-      case "S":
-        return complement(SPACE);
-      case "p":
-      case "P":
-        this.#index = this.#source.indexOf("}", this.#index) + 1;
-        return ANY;
-      case "c": {
-        const code = this.#source.charCodeAt(this.#index++) % 32;
-        return [[code, code]];
-      }
-      case "x": {
-        const code = parseInt(this.#source.slice(this.#index, this.#index + 2), 16);
-        this.#index += 2;
-        return [[code, code]];
-      }
-      case "u": {
-        let code: number;
-        if (this.#peek() === "{") {
-          const close = this.#source.indexOf("}", this.#index);
-          code = parseInt(this.#source.slice(this.#index + 1, close), 16);
-          this.#index = close + 1;
-        } else {
-          code = parseInt(this.#source.slice(this.#index, this.#index + 4), 16);
-          this.#index += 4;
-          // A surrogate pair written as two escapes is one code point.
-          if (code >= 0xd800 && code <= 0xdbff && this.#source.startsWith("\\u", this.#index)) {
-            const low = parseInt(this.#source.slice(this.#index + 2, this.#index + 6), 16);
-            if (low >= 0xdc00 && low <= 0xdfff) {
-              code = 0x10000 + ((code - 0xd800) << 10) + (low - 0xdc00);
-              this.#index += 6;
-            }
-          }
-        }
-        return [[code, code]];
-      }
-    }
-    if (Object.hasOwn(CONTROL_ESCAPES, next)) {
-      const code = CONTROL_ESCAPES[next];
-      return [[code, code]];
-    }
-    // With `u` the only identity escapes are syntax characters and `/`: one code point each.
-    const code = next.codePointAt(0)!;
-    return [[code, code]];
+    if (/[1-9]/.test(next) || next === "k") throw new Unsupported(); // backreferences
+    const set = this.#setEscape();
+    if (set !== undefined) return `[${classItemsText(set)}]`;
+    return hex(this.#characterEscape());
   }
 
-  #class(): CharSet {
+  /** `\d \D \w \W \s \S \p{..} \P{..}` as class items, or `undefined` for any other escape. */
+  #setEscape(): ClassItem[] | undefined {
+    const next = this.#peek(1);
+    const sets: Record<string, Ranges> = { d: DIGIT, w: WORD, s: SPACE };
+    const lower = next.toLowerCase();
+    if (lower in sets && "dwsDWS".includes(next)) {
+      this.#index += 2;
+      return [...(next === lower ? sets[lower] : complement(sets[lower]))];
+    }
+    if (next === "p" || next === "P") {
+      const end = this.#source.indexOf("}", this.#index);
+      const name = this.#source.slice(this.#index + 3, end);
+      this.#index = end + 1;
+      return propertyItems(name, next === "P");
+    }
+    return undefined;
+  }
+
+  /** A CharacterEscape (or, in a class, `\b` and `\-`) as the code point it stands for. */
+  #characterEscape(inClass = false): number {
+    this.#index++; // `\`
+    const char = this.#peek();
+    this.#index++;
+    if (Object.hasOwn(CONTROL_ESCAPES, char)) return CONTROL_ESCAPES[char];
+    if (inClass && char === "b") return 0x08;
+    if (inClass && char === "-") return 0x2d;
+    if (char === "0") return 0;
+    if (char === "c") {
+      this.#index++;
+      return this.#source.charCodeAt(this.#index - 1) % 32;
+    }
+    if (char === "x") {
+      this.#index += 2;
+      return parseInt(this.#source.slice(this.#index - 2, this.#index), 16);
+    }
+    if (char === "u") {
+      const codeUnit = this.#unicodeEscape();
+      if (codeUnit >= 0xd800 && codeUnit <= 0xdbff && this.#source.startsWith("\\u", this.#index)) {
+        const mark = this.#index;
+        this.#index += 2;
+        const low = this.#unicodeEscape();
+        if (low >= 0xdc00 && low <= 0xdfff) {
+          return 0x10000 + ((codeUnit - 0xd800) << 10) + (low - 0xdc00);
+        }
+        this.#index = mark;
+      }
+      if (isSurrogate(codeUnit)) throw new Unsupported(); // a lone surrogate
+      return codeUnit;
+    }
+    if (SYNTAX_CHARACTERS.has(char)) return char.codePointAt(0)!;
+    throw new Unsupported();
+  }
+
+  /** The digits after `\u`: `XXXX` or `{X...}`. */
+  #unicodeEscape(): number {
+    if (this.#peek() === "{") {
+      const end = this.#source.indexOf("}", this.#index);
+      const value = parseInt(this.#source.slice(this.#index + 1, end), 16);
+      this.#index = end + 1;
+      return value;
+    }
+    this.#index += 4;
+    return parseInt(this.#source.slice(this.#index - 4, this.#index), 16);
+  }
+
+  /** One literal code point of the source. */
+  #literal(): number {
+    const codePoint = this.#source.codePointAt(this.#index)!;
+    if (isSurrogate(codePoint)) throw new Unsupported();
+    this.#index += codePoint > 0xffff ? 2 : 1;
+    return codePoint;
+  }
+
+  #class(): string {
     this.#index++; // `[`
     const negated = this.#peek() === "^";
     if (negated) this.#index++;
-    const ranges: (readonly [number, number])[] = [];
+    const items: ClassItem[] = [];
     while (this.#peek() !== "]") {
-      const low = this.#classAtom();
-      if (this.#peek() === "-" && this.#peek(1) !== "]" && low.length === 1) {
+      const first = this.#classAtom();
+      if (this.#peek() === "-" && this.#peek(1) !== "]" && typeof first === "number") {
         this.#index++;
-        const high = this.#classAtom();
-        ranges.push([low[0][0], high[0][1]]);
+        const last = this.#classAtom() as number;
+        items.push([first, last]);
+      } else if (typeof first === "number") {
+        items.push([first, first]);
       } else {
-        ranges.push(...low);
+        items.push(...first);
       }
     }
     this.#index++; // `]`
-    const set = normalize(ranges);
-    return negated ? complement(set) : set;
+    if (items.length === 0) {
+      // `[]` matches nothing and `[^]` anything; RE2 has no empty class.
+      return negated ? `[${hex(0)}-${hex(MAX_CODE_POINT)}]` : `[^${hex(0)}-${hex(MAX_CODE_POINT)}]`;
+    }
+    return `[${negated ? "^" : ""}${classItemsText(items)}]`;
   }
 
-  #classAtom(): CharSet {
-    if (this.#peek() === "\\") {
-      // Inside a class `\b` is a backspace and `\-` an escaped hyphen.
-      if (this.#peek(1) === "b") {
-        this.#index += 2;
-        return [[0x08, 0x08]];
-      }
-      if (this.#peek(1) === "-") {
-        this.#index += 2;
-        return [[0x2d, 0x2d]];
-      }
-      return this.#escape();
-    }
-    const codePoint = this.#source.codePointAt(this.#index)!;
-    this.#index += codePoint > 0xffff ? 2 : 1;
-    return [[codePoint, codePoint]];
+  /** A code point, or the items of a set escape (which cannot bound a range). */
+  #classAtom(): number | ClassItem[] {
+    if (this.#peek() !== "\\") return this.#literal();
+    return this.#setEscape() ?? this.#characterEscape(true);
   }
+}
 
-  /** Reads a quantifier (and its lazy `?`), returning `[min, max]`; `[1, 1]` when none. */
-  #quantifier(): [number, number] {
-    const char = this.#peek();
-    let bounds: [number, number];
-    if (char === "*") bounds = [0, Infinity];
-    else if (char === "+") bounds = [1, Infinity];
-    else if (char === "?") bounds = [0, 1];
-    else if (char === "{") {
-      // With `u` a `{` after an atom is always a quantifier: `{n}`, `{n,}` or `{n,m}`.
-      const match = /\{(\d+)(,(\d*))?\}/y;
-      match.lastIndex = this.#index;
-      const [text, min, comma, max] = match.exec(this.#source)!;
-      bounds = [
-        Number(min),
-        comma === undefined ? Number(min) : max === "" ? Infinity : Number(max),
-      ];
-      this.#index += text.length - 1;
-    } else {
-      return [1, 1];
-    }
-    this.#index++;
-    if (this.#peek() === "?") this.#index++;
-    return bounds;
-  }
+function classItemsText(items: readonly ClassItem[]): string {
+  return items.map((item) =>
+    typeof item === "string"
+      ? item
+      : item[0] === item[1]
+      ? hex(item[0])
+      : `${hex(item[0])}-${hex(item[1])}`
+  ).join("");
 }
 
 /**
- * Whether a group body repeated more than once splits any text into iterations in one way
- * only. Two shapes qualify: every term has a fixed count (each iteration has one length), or
- * the body is single characters led or closed by a mandatory separator whose characters no
- * other term matches, the rest having at most one variable term and at least one character,
- * so iterations begin (or end) exactly at separator runs (`([=!,]{1,2}[a-z]+)+`,
- * `(?:[a-z0-9]+\.)*`).
+ * `\p{name}` (or `\P{name}`) as RE2 spells it: General_Category values by their short name,
+ * scripts by their long name (`Script=Greek`), `Any` and `ASCII` as ranges. `Script_Extensions`,
+ * short script codes and the other binary properties have no RE2 equivalent.
  */
-function unambiguousBody(alternatives: readonly (readonly Term[])[]): boolean {
-  if (alternatives.length !== 1) return false;
-  const [terms] = alternatives;
-  if (terms.some((term) => term.atom.kind === "group")) return false;
-  const chars = terms.filter((term) => term.atom.kind === "char");
-  if (chars.every((term) => term.min === term.max)) return true;
-  for (const separator of [chars[0], chars.at(-1)]) {
-    if (separator === undefined || separator.min < 1 || separator.atom.kind !== "char") continue;
-    const separatorSet = separator.atom.set;
-    const rest = chars.filter((term) => term !== separator);
-    const separated = rest.every((term) =>
-      term.atom.kind === "char" && disjoint(term.atom.set, separatorSet)
-    );
-    const variable = rest.filter((term) => term.min !== term.max).length;
-    const minLength = rest.reduce((sum, term) => sum + term.min, 0);
-    if (separated && variable <= 1 && minLength >= 1) return true;
+function propertyItems(name: string, negated: boolean): ClassItem[] {
+  const [key, value] = name.includes("=") ? name.split("=") : [undefined, name];
+  const letter = negated ? "P" : "p";
+  if (key === undefined && (value === "Any" || value === "ASCII")) {
+    const ranges: Ranges = value === "Any" ? [[0, MAX_CODE_POINT]] : [[0, 0x7f]];
+    const items = negated ? complement(ranges) : ranges;
+    if (items.length === 0) throw new Unsupported(); // `\P{Any}`: RE2 has no empty class
+    return [...items];
   }
-  return false;
-}
-
-/** Deepest nesting of groups, counting unescaped `(` outside classes. */
-function groupDepth(pattern: string): number {
-  let depth = 0;
-  let deepest = 0;
-  let inClass = false;
-  for (let index = 0; index < pattern.length; index++) {
-    const char = pattern[index];
-    if (char === "\\") index++;
-    else if (inClass) inClass = char !== "]";
-    else if (char === "[") inClass = true;
-    else if (char === "(") deepest = Math.max(deepest, ++depth);
-    else if (char === ")") depth--;
+  if (key === undefined || key === "General_Category" || key === "gc") {
+    const category = Object.hasOwn(CATEGORY_ALIASES, value) ? CATEGORY_ALIASES[value] : value;
+    if (CATEGORIES.has(category)) return [`\\${letter}{${category}}`];
+    throw new Unsupported();
   }
-  return deepest;
-}
-
-function checkTerms(alternatives: readonly (readonly Term[])[]): PatternProblem | undefined {
-  for (const terms of alternatives) {
-    for (const term of terms) {
-      if (term.atom.kind !== "group") continue;
-      if (term.max > 1 && !unambiguousBody(term.atom.alternatives)) return "nested";
-      const inner = checkTerms(term.atom.alternatives);
-      if (inner !== undefined) return inner;
-    }
+  if ((key === "Script" || key === "sc") && /^[A-Z][a-z]+(?:_[A-Z][a-z]+)*$/.test(value)) {
+    return [`\\${letter}{${value}}`];
   }
-  return undefined;
-}
-
-/** Every character a term can match. */
-function termSet(term: Term): CharSet {
-  const atom = term.atom;
-  if (atom.kind === "char") return atom.set;
-  if (atom.kind === "assertion") return [];
-  return normalize(atom.alternatives.flatMap((terms) => terms.flatMap((t) => [...termSet(t)])));
-}
-
-/** Fewest characters a term consumes. */
-function minWidth(term: Term): number {
-  const atom = term.atom;
-  if (atom.kind === "assertion") return 0;
-  const one = atom.kind === "char" ? 1 : Math.min(
-    ...atom.alternatives.map((terms) => terms.reduce((sum, t) => sum + minWidth(t), 0)),
-  );
-  return term.min * one;
-}
-
-/** Estimated degree of a term alone: 1 when it repeats without bound, else its inner degree. */
-function termDegree(term: Term): number {
-  const atom = term.atom;
-  if (atom.kind === "assertion") return 0;
-  const inner = atom.kind === "group" ? alternativesDegree(atom.alternatives, true) : 0;
-  return term.max === Infinity ? Math.max(inner, 1) : inner;
-}
-
-function alternativesDegree(
-  alternatives: readonly (readonly Term[])[],
-  anchored: boolean,
-): number {
-  return Math.max(0, ...alternatives.map((terms) => sequenceDegree(terms, anchored)));
+  throw new Unsupported();
 }
 
 /**
- * Estimates the polynomial degree of backtracking in one sequence: unbounded terms whose
- * character sets overlap can trade characters, and each such term in a chain multiplies the
- * ways to split a failing text by its length (`a*a*a*` is cubic). A mandatory term whose
- * characters none of the chain can match ends the chain. An unanchored pattern starts with an
- * implicit unbounded term over every character (the search for a start position).
+ * Compiles `source` as a JSON Schema pattern for RE2, or says why it is refused. The ECMA-262
+ * grammar is checked by constructing (never running) `new RegExp(source, "u")`; the pattern is
+ * then translated and compiled by RE2, whose matching time is linear in the input.
  */
-function sequenceDegree(terms: readonly Term[], anchored: boolean): number {
-  const starts = terms[0]?.atom.kind === "assertion" && terms[0].atom.start;
-  let chain: { set: CharSet; degree: number }[] = anchored || starts
-    ? []
-    : [{ set: ANY, degree: 1 }];
-  let worst = 0;
-  for (const term of terms) {
-    if (term.atom.kind === "assertion") continue;
-    const set = termSet(term);
-    // A term that must consume a character none of the chain can match ends the chain; one
-    // that may match nothing (`(?:)`, `a?`) does not.
-    if (minWidth(term) >= 1 && chain.every((link) => disjoint(link.set, set))) chain = [];
-    const own = termDegree(term);
-    if (own === 0) continue;
-    const before = chain.filter((link) => !disjoint(link.set, set)).map((link) => link.degree);
-    const degree = own + Math.max(0, ...before);
-    worst = Math.max(worst, degree);
-    chain.push({ set, degree });
-  }
-  return worst;
-}
-
-/**
- * Returns why `pattern` is unsafe, or `undefined` when it is admitted. Rules, in order: at most
- * `maxLength` UTF-16 units; compiles with the `u` flag; no backreferences (`\1`, `\k<name>`);
- * no lookaround; no modifier groups (`(?i:...)`); groups nested at most 32 deep; every group
- * repeated more than once (`*`, `+`, `{n,}`, `{n,m}` with m > 1) has a body that splits text
- * into iterations in one way only (no exponential backtracking); and at most two unbounded
- * repetitions that can trade characters in a row (at worst quadratic; `^a*a*a*$` is refused).
- */
-export function patternProblem(pattern: string, maxLength: number): PatternProblem | undefined {
-  if (pattern.length > maxLength) return "too_long";
+export function compilePattern(source: string, maxLength: number): CompiledPattern {
+  if (source.length > maxLength) return { ok: false, problem: "too_long" };
   try {
-    new RegExp(pattern, "u");
+    new RegExp(source, "u");
   } catch {
-    return "invalid";
+    return { ok: false, problem: "invalid" };
   }
-  // The source compiled with `u`, so its syntax is strict (no lone `{`, `}` or `]`, every
-  // escape well formed, no octal), which keeps the reader small; its depth is bounded by
-  // `MAX_GROUP_DEPTH`.
-  if (groupDepth(pattern) > MAX_GROUP_DEPTH) return "nested";
+  let matcher: RE2JS;
   try {
-    const alternatives = new PatternReader(pattern).read();
-    return checkTerms(alternatives) ??
-      (alternativesDegree(alternatives, false) > MAX_DEGREE ? "polynomial" : undefined);
-  } catch (reason) {
-    if (reason === "backreference" || reason === "lookaround" || reason === "modifier") {
-      return reason;
-    }
-    throw reason;
+    matcher = RE2JS.compile(new Translator(source).translate());
+  } catch (error) {
+    if (error instanceof TooComplex) return { ok: false, problem: "too_complex" };
+    // Unsupported, or RE2's own refusal of what the translation needs (a repeat over 1,000).
+    return { ok: false, problem: "unsupported" };
   }
+  return programSize(matcher) <= MAX_PROGRAM_SIZE
+    ? { ok: true, matcher }
+    : { ok: false, problem: "too_complex" };
 }
 
 /**
- * Whether an admitted pattern may backtrack quadratically (estimated degree 2): two unbounded
- * repetitions that can trade characters, counting an unanchored start as one. Such a pattern
- * is tested on a bounded prefix only; the others run in linear time.
+ * The number of instructions of a compiled RE2 program. re2js 2.10.0 (pinned) keeps it at
+ * `re2Input.prog.inst`; were that ever absent, every pattern would count as too complex, so a
+ * change of the dependency fails closed (and the tests say so).
  */
-export function isQuadratic(pattern: string): boolean {
-  return alternativesDegree(new PatternReader(pattern).read(), false) >= 2;
+function programSize(matcher: RE2JS): number {
+  const program = (matcher as unknown as { re2Input?: { prog?: { inst?: unknown } } }).re2Input
+    ?.prog?.inst;
+  return Array.isArray(program) ? program.length : Infinity;
 }

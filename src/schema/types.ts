@@ -23,10 +23,26 @@ export type SchemaProblemCode =
   | "schema_too_many_nodes"
   /** An `enum` with more members than `maxEnumLength`. */
   | "schema_enum_too_long"
-  /** A `pattern` longer than `maxPatternLength`. */
+  /** A `pattern` (or `patternProperties` name) longer than `maxPatternLength`. */
   | "schema_pattern_too_long"
-  /** A `pattern` that does not compile, or whose matching cost cannot be bounded. */
-  | "schema_pattern_unsafe";
+  /** A `pattern` (or `patternProperties` name) that is not ECMA-262 with the `u` flag. */
+  | "schema_pattern_invalid"
+  /**
+   * A valid ECMA-262 pattern that the linear-time engine cannot run: backreferences,
+   * lookaround, modifier groups, lone surrogates, Unicode properties RE2 does not know,
+   * repetition counts over 1,000.
+   */
+  | "schema_pattern_unsupported"
+  /**
+   * A pattern whose RE2 program is over 256 instructions (large counted repetitions such as
+   * `\w{1000}`): linear, but too slow per character to run on model-supplied strings.
+   */
+  | "schema_pattern_too_complex"
+  /**
+   * An `x-mcp-header` declaration that breaks MCP 2026-07-28's rules (placement, name syntax,
+   * property type, case-insensitive uniqueness); only with `mcpHeaders`.
+   */
+  | "schema_mcp_header_invalid";
 
 /** One reason a schema does not fit the profile. Never carries the offending value. */
 export interface SchemaProblem {
@@ -56,6 +72,15 @@ export interface SchemaLimits {
 export interface CheckSchemaOptions {
   /** Lower or raise the budgets; unspecified ones keep their defaults. */
   readonly limits?: Partial<SchemaLimits>;
+  /**
+   * Admit `x-mcp-header` declarations, as MCP 2026-07-28 defines them for a tool's
+   * `inputSchema`: on properties reached from the root through `properties` only, a non-empty
+   * RFC 9110 token, on a `string`, `integer`, `boolean` (or, as the conformance suite and the
+   * official SDKs have it, `number`) property, unique ignoring case. A
+   * declaration that breaks a rule is `schema_mcp_header_invalid`. Default `false`: the keyword
+   * is unknown, like every `x-*` (output schemas have no such extension).
+   */
+  readonly mcpHeaders?: boolean;
 }
 
 /** Result of {@link checkSchema}: the schema as given, or every problem found. */
