@@ -21,6 +21,8 @@ import {
   sameCall,
   TERMINAL_STATES,
   validateDecision,
+  validateExpectation,
+  validateInstant,
   validateOutcome,
   validateReconcile,
   validateRequest,
@@ -376,8 +378,10 @@ export class LibsqlApprovalStore implements ApprovalStore {
    * inside a write transaction; zero affected rows means someone else got it or a check failed,
    * and the reason is then read and recorded in the same transaction.
    */
-  claim(id: string, expected: ClaimExpectation, now?: number): Promise<ClaimResult> {
-    return this.#write(async (tx): Promise<ClaimResult> => {
+  async claim(id: string, expected: ClaimExpectation, now?: number): Promise<ClaimResult> {
+    validateExpectation(expected);
+    validateInstant(now);
+    return await this.#write(async (tx): Promise<ClaimResult> => {
       const at = now ?? this.#now();
       const claimed = await this.#move(tx, id, "approved", "claimed", { claimed_at: at }, {
         sql: `expires_at > ? AND server_id = ? AND tool_name = ? AND remote_tool_name = ?
