@@ -11,8 +11,8 @@ import { discoverWriteTools, Gate, SluiceError } from "../mod.ts";
 import { SYNTHETIC_VALUE, WRITE_TOOL } from "../fixtures/write_server.ts";
 import { startMemoryWriteServer } from "../fixtures/write_server_memory.ts";
 import { writeBinding } from "./support/write_bindings.ts";
-import { checkDurability, readDurability } from "../src/approvals/durability.ts";
-import { LATEST_SCHEMA_VERSION } from "../src/approvals/migrations.ts";
+import { checkDurability, readDurability } from "../src/approvals/libsql/durability.ts";
+import { LATEST_SCHEMA_VERSION } from "../src/approvals/sqlite/migrations.ts";
 import type { ApprovalRecord, ClaimResult } from "../src/approvals/mod.ts";
 import { expectationFor, makeRequest } from "./support/approval_requests.ts";
 import { rejectsWith } from "./support/approval_store_suite.ts";
@@ -59,10 +59,11 @@ Deno.test("a file store runs WAL with synchronous=FULL and a busy timeout, read 
     // WAL is a property of the file: a fresh, unconfigured connection sees it too.
     const raw = createClient({ url: `file:${path}` });
     try {
-      assert.equal((await readDurability(raw)).journalMode, "wal");
+      const pragma = async (name: string) => (await raw.execute(`PRAGMA ${name}`)).rows[0]?.[0];
+      assert.equal((await readDurability(pragma)).journalMode, "wal");
       // A connection that lowered synchronous is refused by the same check open() uses.
       await raw.execute("PRAGMA synchronous = NORMAL");
-      const lowered = await readDurability(raw);
+      const lowered = await readDurability(pragma);
       assert.equal(lowered.synchronous, 1);
       assert.throws(() => checkDurability(lowered), { name: "ApprovalError" });
     } finally {
@@ -556,4 +557,53 @@ Deno.test("a store that cannot be opened: approval_store_error in sluice's words
       },
     );
   });
+});
+
+Deno.test("a tampered database is refused at open: approval_store_schema_invalid", async () => {
+  const tamperings: [string, string[]][] = [
+    ["a trigger dropped", ["DROP TRIGGER approvals_transition"]],
+    ["a trigger replaced by a weaker one", [
+      "DROP TRIGGER approvals_terminal",
+      `CREATE TRIGGER approvals_terminal BEFORE UPDATE ON approvals
+        WHEN 0 BEGIN SELECT RAISE(ABORT, 'never'); END`,
+    ]],
+    ["a foreign trigger added", [
+      `CREATE TRIGGER sneaky AFTER UPDATE ON approvals
+        BEGIN UPDATE approval_events SET detail = NULL WHERE 0; END`,
+    ]],
+    ["the event log rebuilt without its checks", [
+      "DROP TRIGGER approval_events_no_update",
+      "DROP TRIGGER approval_events_no_delete",
+    ]],
+  ];
+  for (const [label, statements] of tamperings) {
+    await withDir(async (dir) => {
+      const path = join(dir, "approvals.db");
+      const store = await LibsqlApprovalStore.open(path);
+      const { id } = await store.prepare(await makeRequest(Date.now()));
+      await store.close();
+      const raw = createClient({ url: `file:${path}` });
+      try {
+        for (const sql of statements) await raw.execute(sql);
+      } finally {
+        raw.close();
+      }
+      await assert.rejects(LibsqlApprovalStore.open(path), (error: unknown) => {
+        assert.ok(error instanceof SluiceError, label);
+        assert.equal(error.code, "approval_store_schema_invalid", label);
+        return true;
+      });
+      // The data is untouched; an intact database with the same rows opens.
+      const check = createClient({ url: `file:${path}` });
+      try {
+        const rows = await check.execute({
+          sql: "SELECT state FROM approvals WHERE id = ?",
+          args: [id],
+        });
+        assert.equal(rows.rows[0]?.state, "pending", label);
+      } finally {
+        check.close();
+      }
+    });
+  }
 });

@@ -1,73 +1,26 @@
 /**
- * Versioned schema of the libSQL approval store. The state machine is enforced here as well as
- * in code: triggers abort any illegal or backward transition, any change to a terminal row,
+ * Versioned SQLite schema of the approval store, shared by libSQL and D1. The state machine is
+ * enforced here as well as in code: triggers abort any illegal or backward transition, any change to a terminal row,
  * any change to the bound identity of a row, any deletion, and any edit of the event log.
  *
  * @module
  */
+import {
+  IDENTITY_COLUMNS,
+  STATES_SQL as STATES,
+  TERMINAL_SQL as TERMINAL,
+  WRITE_ONCE_COLUMNS,
+} from "../sql/columns.ts";
+import { latestVersion, type Migration } from "../sql/migrate.ts";
 
-/** One schema version: statements applied together in one write transaction. */
-export interface Migration {
-  /** The version this migration brings the database to. */
-  readonly version: number;
-  /** SQL statements, applied in order. */
-  readonly statements: readonly string[];
-}
-
-const STATES = "'pending','approved','denied','expired','claimed','committed','not_started'," +
-  "'unknown','reconciled'";
-const TERMINAL = "'denied','expired','committed','not_started','reconciled'";
-
-/** Columns that bind an approval to one call; they never change after insertion. */
-export const IDENTITY_COLUMNS: readonly string[] = Object.freeze([
-  "id",
-  "server_id",
-  "tool_name",
-  "remote_tool_name",
-  "catalog_digest",
-  "binding_id",
-  "scope_id",
-  "scope_revision",
-  "effect",
-  "arguments_digest",
-  "arguments_json",
-  "expires_at",
-  "run_id",
-  "call_id",
-  "created_at",
-]);
-
-/** Columns that record a fact; once set they never change. */
-const WRITE_ONCE_COLUMNS = [
-  "decided_by",
-  "decided_at",
-  "decision_note",
-  "claimed_at",
-  "refusal_code",
-  "refused_at",
-  "result_digest",
-  "receipt_at",
-  "outcome_reason",
-  "outcome_at",
-  "reconciled_outcome",
-  "reconciled_evidence",
-  "reconciled_by",
-  "reconciled_at",
-  "expired_at",
-];
-
-/** Every column of `approvals` in schema version 1, in table order. */
-export const APPROVAL_COLUMNS: readonly string[] = Object.freeze([
-  "id",
-  "state",
-  ...IDENTITY_COLUMNS.slice(1),
-  ...WRITE_ONCE_COLUMNS,
-]);
+/** The table of applied versions (its text is part of every existing database). */
+export const SQLITE_VERSION_TABLE = `CREATE TABLE IF NOT EXISTS schema_version (
+        version INTEGER PRIMARY KEY NOT NULL, applied_at INTEGER NOT NULL) STRICT`;
 
 const changed = (column: string) => `NEW.${column} IS NOT OLD.${column}`;
 
 /** Every migration, oldest first. */
-export const MIGRATIONS: readonly Migration[] = Object.freeze([
+export const SQLITE_MIGRATIONS: readonly Migration[] = Object.freeze([
   {
     version: 1,
     statements: [
@@ -198,4 +151,4 @@ export const MIGRATIONS: readonly Migration[] = Object.freeze([
 ]);
 
 /** The newest schema version this code knows. */
-export const LATEST_SCHEMA_VERSION: number = MIGRATIONS[MIGRATIONS.length - 1].version;
+export const LATEST_SCHEMA_VERSION: number = latestVersion(SQLITE_MIGRATIONS);
