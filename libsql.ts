@@ -16,14 +16,4 @@ export {
 } from "./src/approvals/libsql/store.ts";
 export { resolveStoreUrl, type StoreLocation } from "./src/approvals/libsql/url.ts";
 export type { DurabilitySettings } from "./src/approvals/libsql/durability.ts";
-export { SqlApprovalStore, type SqlApprovalStoreParts } from "./src/approvals/sql/store.ts";
-export type {
-  DriverFailure,
-  SqlConnection,
-  SqlDialect,
-  SqlStatement,
-} from "./src/approvals/sql/connection.ts";
-export type { Fields, SqlValue } from "./src/approvals/sql/rows.ts";
-// The store's record and input types, so this entry documents itself completely.
-export type * from "./src/approvals/types.ts";
-export type { JsonArray, JsonObject, JsonPrimitive, JsonValue } from "./src/identity/mod.ts";
+export * from "./src/approvals/sql/mod.ts";

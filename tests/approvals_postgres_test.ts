@@ -1,0 +1,210 @@
+/**
+ * The PostgreSQL store against a real PostgreSQL server started for this file: the shared store
+ * suite unchanged, the state machine enforced by triggers against raw SQL, versioned migrations,
+ * the open check refusing a tampered database, and connection strings.
+ */
+import assert from "node:assert/strict";
+import postgres from "postgres";
+import { PostgresApprovalStore } from "../postgres.ts";
+import { SluiceError } from "../mod.ts";
+import { approvalStoreSuite, rejectsWith } from "./support/approval_store_suite.ts";
+import { expectationFor, makeRequest } from "./support/approval_requests.ts";
+import {
+  postgresAvailable,
+  type PostgresServer,
+  startPostgres,
+} from "./support/postgres_server.ts";
+
+const available = postgresAvailable();
+let server: PostgresServer | undefined;
+const theServer = async () => server ??= await startPostgres();
+
+/** A raw connection of the test's own to `url`. */
+function raw(url: string) {
+  return postgres(url, { max: 1, onnotice: () => {} });
+}
+
+if (available) {
+  approvalStoreSuite("postgres", async (clock) => {
+    const url = await (await theServer()).createDatabase();
+    const store = await PostgresApprovalStore.open(url, { now: clock.now });
+    return { store, cleanup: () => Promise.resolve() };
+  });
+
+  Deno.test("postgres: migrations are versioned, idempotent on reopen; a newer database is refused", async () => {
+    const url = await (await theServer()).createDatabase();
+    const first = await PostgresApprovalStore.open(url);
+    const { id } = await first.prepare(await makeRequest(Date.now()));
+    await first.close();
+    const second = await PostgresApprovalStore.open(url);
+    assert.equal((await second.get(id))?.state, "pending");
+    await second.close();
+    const sql = raw(url);
+    try {
+      const versions = await sql`SELECT version FROM schema_version ORDER BY version`;
+      assert.deepEqual(versions.map((row) => row.version), [1]);
+      await sql`INSERT INTO schema_version (version, applied_at) VALUES (2, 0)`;
+    } finally {
+      await sql.end();
+    }
+    await rejectsWith(PostgresApprovalStore.open(url), "approval_store_schema_too_new");
+  });
+
+  Deno.test("postgres: triggers abort illegal transitions and edits made with raw SQL", async () => {
+    const url = await (await theServer()).createDatabase();
+    const store = await PostgresApprovalStore.open(url);
+    const request = await makeRequest(Date.now());
+    const ids: Record<string, string> = {};
+    try {
+      const make = async (name: string) => (ids[name] = (await store.prepare(request)).id);
+      await make("pending");
+      await make("pending2");
+      await store.approve(await make("approved"), { by: "alice" });
+      await store.approve(await make("claimed"), { by: "alice" });
+      await store.claim(ids.claimed, expectationFor(request));
+      await store.approve(await make("committed"), { by: "alice" });
+      await store.claim(ids.committed, expectationFor(request));
+      await store.recordOutcome(ids.committed, {
+        outcome: "committed",
+        receipt: { resultDigest: "sha256:r", at: 1 },
+      });
+      await store.deny(await make("denied"), { by: "bob" });
+    } finally {
+      await store.close();
+    }
+    const sql = raw(url);
+    try {
+      const snapshot = async () =>
+        JSON.stringify([
+          await sql`SELECT * FROM approvals ORDER BY id`,
+          await sql`SELECT * FROM approval_events ORDER BY approval_id, seq`,
+        ]);
+      const before = await snapshot();
+      const attempts: [string, string, string[], RegExp][] = [
+        ["terminal row back", "UPDATE approvals SET state = 'claimed' WHERE id = $1", [
+          ids.committed,
+        ], /terminal approval is immutable/],
+        ["backward claimed→approved", "UPDATE approvals SET state = 'approved' WHERE id = $1", [
+          ids.claimed,
+        ], /illegal approval transition/],
+        [
+          "skip pending→claimed",
+          "UPDATE approvals SET state = 'claimed', claimed_at = 1 WHERE id = $1",
+          [ids.pending],
+          /illegal approval transition/,
+        ],
+        ["denied approved", "UPDATE approvals SET state = 'approved' WHERE id = $1", [
+          ids.denied,
+        ], /terminal approval is immutable/],
+        [
+          "catalog digest swapped",
+          "UPDATE approvals SET catalog_digest = 'sha256:evil' WHERE id = $1",
+          [ids.approved],
+          /bound identity of an approval is immutable/,
+        ],
+        [
+          "decision rewritten",
+          "UPDATE approvals SET state = 'claimed', claimed_at = 1, decided_by = 'mallory' WHERE id = $1",
+          [ids.approved],
+          /recorded approval fact is immutable/,
+        ],
+        ["same-state edit", "UPDATE approvals SET decision_note = 'x' WHERE id = $1", [
+          ids.pending,
+        ], /illegal approval transition/],
+        ["row deleted", "DELETE FROM approvals WHERE id = $1", [ids.pending], /never deleted/],
+        [
+          "inserted as approved",
+          `INSERT INTO approvals (id, state, server_id, tool_name, remote_tool_name,
+            catalog_digest, binding_id, scope_id, scope_revision, effect, arguments_digest,
+            arguments_json, expires_at, created_at, decided_by)
+            VALUES ('forged', 'approved', 's', 't', 'r', 'c', 'b', 'sc', 'sr', 'write', 'a', '{}',
+              9000000000000000, 0, 'x')`,
+          [],
+          /starts pending/,
+        ],
+        ["event edited", "UPDATE approval_events SET by = 'mallory' WHERE approval_id = $1", [
+          ids.approved,
+        ], /append-only/],
+        ["event deleted", "DELETE FROM approval_events WHERE approval_id = $1", [
+          ids.approved,
+        ], /append-only/],
+        ["approvals truncated", "TRUNCATE approvals CASCADE", [], /append-only/],
+        ["events truncated", "TRUNCATE approval_events", [], /append-only/],
+      ];
+      for (const [label, text, args, message] of attempts) {
+        await assert.rejects(sql.unsafe(text, args), message, label);
+      }
+      assert.equal(await snapshot(), before, "no row and no event changed");
+      // Not a blanket refusal: a legal transition written by hand goes through, with its event.
+      const legal = await sql.unsafe(
+        "UPDATE approvals SET state = 'approved', decided_by = 'carol', decided_at = 1 WHERE id = $1 RETURNING id",
+        [ids.pending2],
+      );
+      assert.equal(legal.length, 1);
+      const events = await sql`SELECT to_state FROM approval_events
+        WHERE approval_id = ${ids.pending2} ORDER BY seq`;
+      assert.deepEqual(events.map((row) => row.to_state), ["pending", "approved"]);
+    } finally {
+      await sql.end();
+    }
+  });
+
+  Deno.test("postgres: a tampered database is refused at open: approval_store_schema_invalid", async () => {
+    const tamperings: [string, string[]][] = [
+      ["a trigger dropped", ["DROP TRIGGER approvals_guard ON approvals"]],
+      ["a trigger disabled", ["ALTER TABLE approvals DISABLE TRIGGER approvals_event"]],
+      ["a trigger function weakened", [
+        `CREATE OR REPLACE FUNCTION sluice_approvals_guard() RETURNS trigger
+          LANGUAGE plpgsql AS $$ BEGIN RETURN NEW; END $$`,
+      ]],
+      ["a foreign trigger added", [
+        `CREATE FUNCTION sneaky() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN NEW; END $$`,
+        `CREATE TRIGGER sneaky BEFORE UPDATE ON approvals FOR EACH ROW EXECUTE FUNCTION sneaky()`,
+      ]],
+      ["a constraint dropped", ["ALTER TABLE approvals DROP CONSTRAINT approvals_claimed"]],
+      ["a NOT NULL dropped", ["ALTER TABLE approvals ALTER COLUMN scope_id DROP NOT NULL"]],
+    ];
+    for (const [label, statements] of tamperings) {
+      const url = await (await theServer()).createDatabase();
+      const store = await PostgresApprovalStore.open(url);
+      await store.prepare(await makeRequest(Date.now()));
+      await store.close();
+      const sql = raw(url);
+      try {
+        for (const statement of statements) await sql.unsafe(statement);
+      } finally {
+        await sql.end();
+      }
+      await assert.rejects(PostgresApprovalStore.open(url), (error: unknown) => {
+        assert.ok(error instanceof SluiceError, label);
+        assert.equal(error.code, "approval_store_schema_invalid", label);
+        return true;
+      });
+    }
+  });
+
+  Deno.test("postgres: connection strings: postgres: only, no password inside; an unreachable server is approval_store_error", async () => {
+    for (const bad of ["", "mysql://db/a", "postgres://u:secret@127.0.0.1/a", "not a url"]) {
+      await rejectsWith(PostgresApprovalStore.open(bad), "approval_store_url_invalid");
+    }
+    const port = (await theServer()).url("x").match(/:(\d+)\//)![1];
+    // A port nothing listens on (the server's port plus one is free while the test runs here).
+    await assert.rejects(
+      PostgresApprovalStore.open(`postgres://postgres@127.0.0.1:${Number(port) + 1}/x`),
+      (error: unknown) => {
+        assert.ok(error instanceof SluiceError);
+        assert.equal(error.code, "approval_store_error");
+        // At most the driver's code (ECONNREFUSED): never its text, which names the host.
+        assert.match(error.message, /^the approval database failed while opening it( \(\w+\))?$/);
+        return true;
+      },
+    );
+  });
+
+  Deno.test("postgres: the test server stops by its PID", async () => {
+    if (server === undefined) return;
+    const pid = server.pid;
+    await server.stop();
+    assert.throws(() => Deno.kill(pid, "SIGCONT"), "the postmaster is gone");
+  });
+}
