@@ -8,16 +8,30 @@
  *
  * @module
  */
-import type { DriverFailure, SqlConnection, SqlStatement } from "../sql/connection.ts";
+import type {
+  DriverFailure,
+  SqlConnection,
+  SqlDialect,
+  SqlResult,
+  SqlStatement,
+} from "../sql/connection.ts";
 import type { Fields } from "../sql/rows.ts";
 import { describeSqliteFailure, SQLITE_DIALECT } from "../sqlite/dialect.ts";
+
+/** The part of a D1 result the store reads. */
+export interface D1ResultLike {
+  /** The rows returned. */
+  readonly results?: readonly unknown[];
+  /** `changes`: rows inserted, updated or deleted. */
+  readonly meta?: { readonly changes?: number };
+}
 
 /** The part of D1's prepared statement the store uses. */
 export interface D1PreparedStatementLike {
   /** Binds the parameters, in order. */
   bind(...values: unknown[]): D1PreparedStatementLike;
-  /** Runs the statement and returns its rows. */
-  all(): Promise<{ readonly results?: readonly unknown[] }>;
+  /** Runs the statement and returns its rows and how many rows it changed. */
+  all(): Promise<D1ResultLike>;
 }
 
 /** The part of a D1 binding (`env.DB`) the store uses. */
@@ -27,13 +41,18 @@ export interface D1DatabaseLike {
   /** Runs statements as one transaction and returns each one's rows. */
   batch(
     statements: D1PreparedStatementLike[],
-  ): Promise<readonly { readonly results?: readonly unknown[] }[]>;
+  ): Promise<readonly D1ResultLike[]>;
 }
+
+const toResult = (result: D1ResultLike): SqlResult => ({
+  rows: (result.results ?? []) as Fields[],
+  changes: result.meta?.changes ?? 0,
+});
 
 /** A D1 binding as a {@link SqlConnection}. */
 export class D1Connection implements SqlConnection {
-  /** SQLite's dialect. */
-  readonly dialect = SQLITE_DIALECT;
+  /** SQLite's dialect; D1's `meta.changes` also counts the rows triggers wrote. */
+  readonly dialect: SqlDialect = Object.freeze({ ...SQLITE_DIALECT, exactChanges: false });
   readonly #db: D1DatabaseLike;
 
   /** Wraps the binding. */
@@ -42,15 +61,16 @@ export class D1Connection implements SqlConnection {
   }
 
   /** Runs one statement on its own, several as one D1 batch. */
-  async batch(statements: readonly SqlStatement[]): Promise<Fields[][]> {
-    if (statements.length === 1) return [await this.query(statements[0])];
-    const results = await this.#db.batch(statements.map((statement) => this.#bind(statement)));
-    return results.map((result) => (result.results ?? []) as Fields[]);
+  async batch(statements: readonly SqlStatement[]): Promise<SqlResult[]> {
+    const results = statements.length === 1
+      ? [await this.#bind(statements[0]).all()]
+      : await this.#db.batch(statements.map((statement) => this.#bind(statement)));
+    return results.map(toResult);
   }
 
   /** Runs one statement. */
   async query(statement: SqlStatement): Promise<Fields[]> {
-    return ((await this.#bind(statement).all()).results ?? []) as Fields[];
+    return toResult(await this.#bind(statement).all()).rows;
   }
 
   /** SQLite's busy and locked codes mean busy; D1 serializes writes itself. */

@@ -10,7 +10,7 @@
  * @module
  */
 import Database from "libsql";
-import type { DriverFailure, SqlConnection, SqlStatement } from "../sql/connection.ts";
+import type { DriverFailure, SqlConnection, SqlResult, SqlStatement } from "../sql/connection.ts";
 import { retryWhileBusy } from "../sql/retry.ts";
 import type { Fields } from "../sql/rows.ts";
 import { describeSqliteFailure, SQLITE_DIALECT } from "../sqlite/dialect.ts";
@@ -19,9 +19,10 @@ import { checkDurability, type DurabilitySettings, readDurability } from "./dura
 type Connection = InstanceType<typeof Database>;
 /** The part of the driver's prepared statement the connection uses. */
 interface Statement {
+  readonly reader: boolean;
   all(...args: unknown[]): unknown[];
   get(...args: unknown[]): unknown;
-  run(...args: unknown[]): unknown;
+  run(...args: unknown[]): { readonly changes: number };
   raw(on: boolean): Statement;
 }
 
@@ -82,13 +83,13 @@ export class NativeConnection implements SqlConnection {
   }
 
   /** Runs the statements in one `BEGIN IMMEDIATE` transaction (one statement on its own). */
-  batch(statements: readonly SqlStatement[]): Promise<Fields[][]> {
+  batch(statements: readonly SqlStatement[]): Promise<SqlResult[]> {
     return retryWhileBusy(() => this.#batchNow(statements), isBusy, this.#timeoutMs);
   }
 
   /** Runs one read. */
   query(statement: SqlStatement): Promise<Fields[]> {
-    return retryWhileBusy(() => this.#all(statement), isBusy, this.#timeoutMs);
+    return retryWhileBusy(() => this.#execute(statement).rows, isBusy, this.#timeoutMs);
   }
 
   /** SQLite's busy and locked codes mean busy. */
@@ -103,12 +104,12 @@ export class NativeConnection implements SqlConnection {
     return Promise.resolve();
   }
 
-  #batchNow(statements: readonly SqlStatement[]): Fields[][] {
+  #batchNow(statements: readonly SqlStatement[]): SqlResult[] {
     // One statement is atomic on its own (its triggers included): no BEGIN/COMMIT round.
-    if (statements.length === 1) return [this.#all(statements[0])];
+    if (statements.length === 1) return [this.#execute(statements[0])];
     this.#statement("BEGIN IMMEDIATE").run();
     try {
-      const results = statements.map((statement) => this.#all(statement));
+      const results = statements.map((statement) => this.#execute(statement));
       this.#statement("COMMIT").run();
       return results;
     } catch (error) {
@@ -117,8 +118,13 @@ export class NativeConnection implements SqlConnection {
     }
   }
 
-  #all(statement: SqlStatement): Fields[] {
-    return this.#statement(statement.sql).all(...statement.args) as Fields[];
+  #execute(statement: SqlStatement): SqlResult {
+    const prepared = this.#statement(statement.sql);
+    if (prepared.reader) {
+      const rows = prepared.all(...statement.args) as Fields[];
+      return { rows, changes: rows.length };
+    }
+    return { rows: [], changes: prepared.run(...statement.args).changes };
   }
 
   #statement(sql: string): Statement {

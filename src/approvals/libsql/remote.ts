@@ -5,7 +5,7 @@
  * @module
  */
 import { type Client, createClient, type InValue } from "@libsql/client";
-import type { DriverFailure, SqlConnection, SqlStatement } from "../sql/connection.ts";
+import type { DriverFailure, SqlConnection, SqlResult, SqlStatement } from "../sql/connection.ts";
 import type { Fields } from "../sql/rows.ts";
 import { describeSqliteFailure, SQLITE_DIALECT } from "../sqlite/dialect.ts";
 
@@ -35,9 +35,12 @@ export class RemoteConnection implements SqlConnection {
   }
 
   /** Runs the statements as one write batch. */
-  async batch(statements: readonly SqlStatement[]): Promise<Fields[][]> {
+  async batch(statements: readonly SqlStatement[]): Promise<SqlResult[]> {
     const results = await this.#client.batch(statements.map(toClient), "write");
-    return results.map((result) => result.rows as unknown as Fields[]);
+    return results.map((result) => ({
+      rows: result.rows as unknown as Fields[],
+      changes: result.rowsAffected,
+    }));
   }
 
   /** Runs one read. */

@@ -7,7 +7,7 @@
  * @module
  */
 import postgres from "postgres";
-import type { DriverFailure, SqlConnection, SqlStatement } from "../sql/connection.ts";
+import type { DriverFailure, SqlConnection, SqlResult, SqlStatement } from "../sql/connection.ts";
 import { driverCode } from "../sql/failure.ts";
 import type { Fields } from "../sql/rows.ts";
 import { POSTGRES_DIALECT } from "./dialect.ts";
@@ -53,18 +53,18 @@ export class PostgresConnection implements SqlConnection {
   }
 
   /** Runs one statement on its own (atomic), several in one transaction. */
-  async batch(statements: readonly SqlStatement[]): Promise<Fields[][]> {
-    if (statements.length === 1) return [await this.query(statements[0])];
+  async batch(statements: readonly SqlStatement[]): Promise<SqlResult[]> {
+    if (statements.length === 1) return [await this.#run(this.#sql, statements[0])];
     return await this.#sql.begin(async (tx) => {
-      const results: Fields[][] = [];
+      const results: SqlResult[] = [];
       for (const statement of statements) results.push(await this.#run(tx, statement));
       return results;
-    }) as Fields[][];
+    }) as SqlResult[];
   }
 
   /** Runs one statement. */
-  query(statement: SqlStatement): Promise<Fields[]> {
-    return this.#run(this.#sql, statement);
+  async query(statement: SqlStatement): Promise<Fields[]> {
+    return (await this.#run(this.#sql, statement)).rows;
   }
 
   /** Lock timeouts, serialization failures and deadlocks are busy. */
@@ -81,12 +81,12 @@ export class PostgresConnection implements SqlConnection {
     await this.#sql.end({ timeout: 5 });
   }
 
-  async #run(sql: Sql | postgres.TransactionSql, statement: SqlStatement): Promise<Fields[]> {
+  async #run(sql: Sql | postgres.TransactionSql, statement: SqlStatement): Promise<SqlResult> {
     const rows = await sql.unsafe(
       this.#text(statement.sql),
       statement.args as postgres.ParameterOrJSON<never>[],
     );
-    return rows as unknown as Fields[];
+    return { rows: [...rows] as unknown as Fields[], changes: rows.count };
   }
 
   /** The statement with `$1`, `$2`, ... for its `?` (the store's SQL has no `?` in literals). */

@@ -13,4 +13,5 @@ export const POSTGRES_DIALECT: SqlDialect = Object.freeze({
   record: APPROVAL_COLUMNS.join(", "),
   decode: (row: Fields): Fields => row,
   insertionOrder: "position",
+  exactChanges: true,
 });

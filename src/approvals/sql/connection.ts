@@ -16,6 +16,14 @@ export interface SqlStatement {
   readonly args: readonly SqlValue[];
 }
 
+/** What one statement of a batch did. */
+export interface SqlResult {
+  /** The rows it returned (a `SELECT`, or `RETURNING`). */
+  readonly rows: Fields[];
+  /** How many rows it inserted, updated or deleted. */
+  readonly changes: number;
+}
+
 /** What a driver failure means for the caller. */
 export interface DriverFailure {
   /** Another connection held a lock the operation needed for longer than the store waits. */
@@ -32,6 +40,11 @@ export interface SqlDialect {
   decode(row: Fields): Fields;
   /** The `ORDER BY` expression listing approvals in insertion order. */
   readonly insertionOrder: string;
+  /**
+   * Whether {@link SqlResult.changes} counts exactly the rows a statement changed, not those its
+   * triggers changed too. When not, the store has every write return its rows and counts those.
+   */
+  readonly exactChanges: boolean;
 }
 
 /** A database the store runs on. */
@@ -39,10 +52,10 @@ export interface SqlConnection {
   /** The dialect of its SQL. */
   readonly dialect: SqlDialect;
   /**
-   * Runs the statements in order as one atomic transaction and returns the rows each returned.
-   * Nothing of a batch that throws is kept.
+   * Runs the statements in order as one atomic transaction and returns what each did. Nothing
+   * of a batch that throws is kept.
    */
-  batch(statements: readonly SqlStatement[]): Promise<Fields[][]>;
+  batch(statements: readonly SqlStatement[]): Promise<SqlResult[]>;
   /** Runs one read. */
   query(statement: SqlStatement): Promise<Fields[]>;
   /** Says what a failure thrown by {@link batch} or {@link query} means. */

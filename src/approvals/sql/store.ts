@@ -13,6 +13,7 @@ import {
   assertTransition,
   planClaim,
   sameCall,
+  TERMINAL_STATES,
   validateDecision,
   validateExpectation,
   validateInstant,
@@ -33,13 +34,28 @@ import type {
   ListFilter,
   ReconcileInput,
 } from "../types.ts";
-import { EVENT_COLUMNS, INSERT_COLUMNS } from "./columns.ts";
-import type { SqlConnection, SqlStatement } from "./connection.ts";
+import { EVENT_COLUMNS, INSERT_COLUMNS, WRITE_ONCE_COLUMNS } from "./columns.ts";
+import type { SqlConnection, SqlResult, SqlStatement } from "./connection.ts";
 import { storeFailure } from "./failure.ts";
 import { type Fields, requestFields, type SqlValue, toEvent, toRecord } from "./rows.ts";
 
 /** How often a transition is tried again when the row moved between a miss and its reason. */
 const ATTEMPTS = 4;
+
+/** How many rows a store remembers for its next transition (see `#move`). */
+const SEEN_LIMIT = 1024;
+
+/** Every recorded-fact column, empty: what a freshly inserted row holds beside its identity. */
+const NO_FACTS: Readonly<Record<string, null>> = Object.fromEntries(
+  WRITE_ONCE_COLUMNS.map((column) => [column, null]),
+);
+
+/**
+ * Whether a statement changed exactly one row: counted by its returned rows when it has
+ * `RETURNING` (exact on every database), else by the driver's count.
+ */
+const applied = (result: SqlResult, returning: boolean) =>
+  returning ? result.rows.length === 1 : result.changes === 1;
 
 /** Options of the {@link SqlApprovalStore} constructor. */
 export interface SqlApprovalStoreParts {
@@ -69,6 +85,8 @@ export class SqlApprovalStore implements ApprovalStore {
   readonly #now: () => number;
   readonly #record: string;
   readonly #inFlight = new Set<Promise<unknown>>();
+  /** Rows this store last wrote, by id; see {@link #move}. */
+  readonly #seen = new Map<string, Fields>();
   #closed = false;
 
   /**
@@ -89,14 +107,17 @@ export class SqlApprovalStore implements ApprovalStore {
     return await this.#run(async () => {
       const fields = requestFields(request, argumentsJson, crypto.randomUUID(), this.#now());
       // One statement inserts, or finds that the run and call already have an approval.
-      const [[inserted]] = await this.#db.batch([{
+      const returning = !this.#db.dialect.exactChanges;
+      const [inserted] = await this.#db.batch([{
         sql: `INSERT INTO approvals (${INSERT_COLUMNS.join(", ")})
           VALUES (${INSERT_COLUMNS.map(() => "?").join(", ")})
-          ON CONFLICT (run_id, call_id) WHERE run_id IS NOT NULL DO NOTHING
-          RETURNING ${this.#record}`,
+          ON CONFLICT (run_id, call_id) WHERE run_id IS NOT NULL DO NOTHING` +
+          (returning ? " RETURNING id" : ""),
         args: INSERT_COLUMNS.map((column) => fields[column]),
       }]);
-      if (inserted !== undefined) return this.#decode(inserted);
+      // The row is exactly what was inserted (triggers only refuse), so the record is built
+      // from the same values instead of being read back.
+      if (applied(inserted, returning)) return this.#remember({ ...NO_FACTS, ...fields });
       const existing = await this.#findCall(request.runId ?? null, request.callId ?? null);
       if (existing === undefined) {
         throw new ApprovalError("approval_invalid_transition", "the approval was not inserted");
@@ -196,19 +217,33 @@ export class SqlApprovalStore implements ApprovalStore {
             // The refusal is recorded with the claim, so the claim's event names it too; both
             // statements in one batch, so nobody sees the refused claim half done.
             const code = plan.code;
-            const [, [consumed]] = await this.#db.batch([
-              this.#update(id, "approved", "claimed", {
-                claimed_at: at,
-                refusal_code: code,
-                refused_at: at,
-              }),
-              this.#update(id, "claimed", "not_started", {
-                outcome_reason: code,
-                outcome_at: at,
-              }, { sql: "refusal_code = ?", args: [code] }),
+            const [, consumed] = await this.#db.batch([
+              this.#update(
+                id,
+                "approved",
+                "claimed",
+                {
+                  claimed_at: at,
+                  refusal_code: code,
+                  refused_at: at,
+                },
+                { sql: "expires_at > ?", args: [at] },
+                false,
+              ),
+              this.#update(
+                id,
+                "claimed",
+                "not_started",
+                {
+                  outcome_reason: code,
+                  outcome_at: at,
+                },
+                { sql: "refusal_code = ?", args: [code] },
+                true,
+              ),
             ]);
-            if (consumed !== undefined) {
-              return { ok: false, code, approval: this.#decode(consumed) };
+            if (applied(consumed, true)) {
+              return { ok: false, code, approval: this.#remember(this.#fields(consumed.rows[0])) };
             }
             continue;
           }
@@ -297,20 +332,21 @@ export class SqlApprovalStore implements ApprovalStore {
     });
   }
 
-  /** The guarded `UPDATE` of one transition, returning the new row. */
+  /** The guarded `UPDATE` of one transition, returning the new row when `returning`. */
   #update(
     id: string,
     from: ApprovalState,
     to: ApprovalState,
     changes: Readonly<Record<string, SqlValue>>,
-    guard?: Guard,
+    guard: Guard | undefined,
+    returning: boolean,
   ): SqlStatement {
     assertTransition(id, from, to);
     const columns = Object.keys(changes);
     return {
       sql: `UPDATE approvals SET state = ?${columns.map((column) => `, ${column} = ?`).join("")}
-        WHERE id = ? AND state = ?${guard === undefined ? "" : ` AND ${guard.sql}`}
-        RETURNING ${this.#record}`,
+        WHERE id = ? AND state = ?${guard === undefined ? "" : ` AND ${guard.sql}`}` +
+        (returning ? ` RETURNING ${this.#record}` : ""),
       args: [to, ...Object.values(changes), id, from, ...(guard?.args ?? [])],
     };
   }
@@ -319,6 +355,12 @@ export class SqlApprovalStore implements ApprovalStore {
    * One checked transition: the pair is checked in code, then one `UPDATE` guarded by the state
    * it leaves (and `guard`); the schema's trigger appends the event. Returns the new record, or
    * `undefined` when the row was not in `from` (or `guard` did not hold) and nothing changed.
+   *
+   * The new record is the remembered one plus `changes` when this store last saw the row in
+   * `from`; otherwise the `UPDATE` returns the row. That is exact, not a guess: the triggers
+   * (checked intact at open) make every applied `UPDATE` move the state forward to a state never
+   * held before and forbid changing identity columns or recorded facts, so a row still in `from`
+   * (which the `UPDATE` just checked) is unchanged since it was seen in `from`.
    */
   async #move(
     id: string,
@@ -327,8 +369,30 @@ export class SqlApprovalStore implements ApprovalStore {
     changes: Readonly<Record<string, SqlValue>>,
     guard?: Guard,
   ): Promise<ApprovalRecord | undefined> {
-    const [[row]] = await this.#db.batch([this.#update(id, from, to, changes, guard)]);
-    return row === undefined ? undefined : this.#decode(row);
+    const seen = this.#seen.get(id);
+    const known = seen !== undefined && seen.state === from;
+    const returning = !known || !this.#db.dialect.exactChanges;
+    const [result] = await this.#db.batch([
+      this.#update(id, from, to, changes, guard, returning),
+    ]);
+    if (!applied(result, returning)) return undefined;
+    return this.#remember(
+      known ? { ...seen, ...changes, state: to } : this.#fields(result.rows[0]),
+    );
+  }
+
+  /**
+   * Keeps the fields of a row this store wrote, for the next transition of the same approval
+   * (see {@link #move}); forgets terminal rows and, past a bound, the oldest entries.
+   */
+  #remember(fields: Fields): ApprovalRecord {
+    const id = String(fields.id);
+    this.#seen.delete(id);
+    if (!TERMINAL_STATES.includes(fields.state as ApprovalState)) {
+      this.#seen.set(id, fields);
+      if (this.#seen.size > SEEN_LIMIT) this.#seen.delete(this.#seen.keys().next().value!);
+    }
+    return toRecord(fields);
   }
 
   /**
@@ -357,6 +421,13 @@ export class SqlApprovalStore implements ApprovalStore {
       args: [runId, callId],
     });
     return row === undefined ? undefined : this.#decode(row);
+  }
+
+  #fields(row: Fields | undefined): Fields {
+    if (row === undefined) {
+      throw new ApprovalError("approval_invalid_transition", "no row returned");
+    }
+    return this.#db.dialect.decode(row);
   }
 
   #decode(row: Fields): ApprovalRecord {

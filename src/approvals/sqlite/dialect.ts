@@ -25,6 +25,7 @@ export const SQLITE_DIALECT: SqlDialect = Object.freeze({
     return fields;
   },
   insertionOrder: "rowid",
+  exactChanges: true,
 });
 
 /** What an SQLite driver's failure means: `SQLITE_BUSY` and `SQLITE_LOCKED` codes are busy. */
