@@ -11,5 +11,9 @@
  * @module
  */
 export { D1ApprovalStore } from "./src/approvals/d1/store.ts";
-export type { D1DatabaseLike, D1PreparedStatementLike } from "./src/approvals/d1/connection.ts";
+export type {
+  D1DatabaseLike,
+  D1PreparedStatementLike,
+  D1ResultLike,
+} from "./src/approvals/d1/connection.ts";
 export * from "./src/approvals/sql/mod.ts";

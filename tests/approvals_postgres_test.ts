@@ -201,6 +201,64 @@ if (available) {
     );
   });
 
+  Deno.test("postgres: the sluice CLI in another process approves; this process sees it", async () => {
+    const url = await (await theServer()).createDatabase();
+    const store = await PostgresApprovalStore.open(url);
+    try {
+      const request = await makeRequest(Date.now());
+      const { id } = await store.prepare(request);
+      const output = await new Deno.Command(Deno.execPath(), {
+        args: [
+          "run",
+          "-A",
+          new URL("../scripts/sluice.ts", import.meta.url).pathname,
+          "approvals",
+          "approve",
+          id,
+          "--by",
+          "carol",
+          "--db",
+          url,
+        ],
+        stdout: "piped",
+        stderr: "piped",
+      }).output();
+      assert.equal(output.code, 0, new TextDecoder().decode(output.stderr));
+      const seen = await store.get(id);
+      assert.equal(seen?.state, "approved");
+      assert.equal(seen?.decision?.by, "carol");
+      assert.equal((await store.claim(id, expectationFor(request))).ok, true);
+    } finally {
+      await store.close();
+    }
+  });
+
+  Deno.test("postgres: a role with only the grants docs/stores.md lists runs the store", async () => {
+    const url = await (await theServer()).createDatabase();
+    await (await PostgresApprovalStore.open(url)).close();
+    const sql = raw(url);
+    const role = `agent_${Deno.pid}_${Math.floor(Math.random() * 1e6)}`;
+    try {
+      await sql.unsafe(`CREATE ROLE ${role} LOGIN`);
+      await sql.unsafe("REVOKE CREATE ON SCHEMA public FROM PUBLIC");
+      await sql.unsafe(`GRANT SELECT, INSERT, UPDATE ON approvals TO ${role}`);
+      await sql.unsafe(`GRANT SELECT, INSERT ON approval_events TO ${role}`);
+      await sql.unsafe(`GRANT SELECT ON schema_version TO ${role}`);
+    } finally {
+      await sql.end();
+    }
+    const store = await PostgresApprovalStore.open(url.replace("postgres@", `${role}@`));
+    try {
+      const request = await makeRequest(Date.now());
+      const { id } = await store.prepare(request);
+      await store.approve(id, { by: "alice" });
+      assert.equal((await store.claim(id, expectationFor(request))).ok, true);
+      assert.equal((await store.events(id)).length, 3);
+    } finally {
+      await store.close();
+    }
+  });
+
   Deno.test("postgres: the test server stops by its PID", async () => {
     if (server === undefined) return;
     const pid = server.pid;

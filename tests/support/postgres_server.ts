@@ -134,9 +134,15 @@ export async function startPostgres(): Promise<PostgresServer> {
     if (alive(pid)) Deno.kill(pid, "SIGKILL");
     await Deno.remove(dir, { recursive: true });
   };
-  // A test run that ends early still stops the server.
+  // A run that skipped the test stopping it (a --filter, say) still stops the server and removes
+  // its directory, synchronously, as the process unloads.
   globalThis.addEventListener("unload", () => {
-    if (!stopped && alive(pid)) Deno.kill(pid, "SIGINT");
+    if (stopped) return;
+    stopped = true;
+    if (alive(pid)) Deno.kill(pid, "SIGINT");
+    const pause = new Int32Array(new SharedArrayBuffer(4));
+    for (let i = 0; i < 100 && alive(pid); i++) Atomics.wait(pause, 0, 0, 50);
+    if (!alive(pid)) Deno.removeSync(dir, { recursive: true });
   });
   return {
     pid,

@@ -5,8 +5,7 @@
  */
 import { openSchema } from "../sql/migrate.ts";
 import { SqlApprovalStore } from "../sql/store.ts";
-import { SQLITE_MIGRATIONS, SQLITE_VERSION_TABLE } from "../sqlite/migrations.ts";
-import { checkSqliteSchema } from "../sqlite/schema_check.ts";
+import { SQLITE_SCHEMA } from "../sqlite/schema_check.ts";
 import type { ApprovalStoreOptions } from "../types.ts";
 import { D1Connection, type D1DatabaseLike } from "./connection.ts";
 
@@ -48,7 +47,7 @@ export class D1ApprovalStore extends SqlApprovalStore {
     options: ApprovalStoreOptions = {},
   ): Promise<D1ApprovalStore> {
     const connection = new D1Connection(db);
-    await openSchema(connection, SQLITE_VERSION_TABLE, SQLITE_MIGRATIONS, checkSqliteSchema);
+    await openSchema(connection, SQLITE_SCHEMA);
     return new D1ApprovalStore(connection, options.now ?? Date.now);
   }
 }

@@ -9,8 +9,7 @@ import { storeFailure } from "../sql/failure.ts";
 import { openSchema } from "../sql/migrate.ts";
 import { SqlApprovalStore } from "../sql/store.ts";
 import { describeSqliteFailure } from "../sqlite/dialect.ts";
-import { SQLITE_MIGRATIONS, SQLITE_VERSION_TABLE } from "../sqlite/migrations.ts";
-import { checkSqliteSchema } from "../sqlite/schema_check.ts";
+import { SQLITE_SCHEMA } from "../sqlite/schema_check.ts";
 import type { ApprovalStoreOptions } from "../types.ts";
 import { type DurabilitySettings, readDurability } from "./durability.ts";
 import { NativeConnection } from "./native.ts";
@@ -85,7 +84,7 @@ export class LibsqlApprovalStore extends SqlApprovalStore {
     } catch (error) {
       throw storeFailure(error, describeSqliteFailure(error), "opening it");
     }
-    await openSchema(connection, SQLITE_VERSION_TABLE, SQLITE_MIGRATIONS, checkSqliteSchema);
+    await openSchema(connection, SQLITE_SCHEMA);
     return new LibsqlApprovalStore(connection, location, options.now ?? Date.now);
   }
 

@@ -10,8 +10,11 @@
  */
 import {
   IDENTITY_COLUMNS,
+  LEGAL_TRANSITION_SQL,
+  PENDING_EVENT_SQL,
   STATES_SQL as STATES,
   TERMINAL_SQL as TERMINAL,
+  TRANSITION_EVENT_SQL,
   WRITE_ONCE_COLUMNS,
 } from "../sql/columns.ts";
 import { latestVersion, type Migration } from "../sql/migrate.ts";
@@ -49,10 +52,7 @@ BEGIN
       USING ERRCODE = 'check_violation';
   END IF;
   IF NOT (
-    (OLD.state = 'pending' AND NEW.state IN ('approved', 'denied', 'expired'))
-    OR (OLD.state = 'approved' AND NEW.state IN ('claimed', 'expired'))
-    OR (OLD.state = 'claimed' AND NEW.state IN ('committed', 'not_started', 'unknown'))
-    OR (OLD.state = 'unknown' AND NEW.state = 'reconciled')) THEN
+    ${LEGAL_TRANSITION_SQL}) THEN
     RAISE EXCEPTION 'sluice: illegal approval transition' USING ERRCODE = 'check_violation';
   END IF;
   RETURN NEW;
@@ -62,27 +62,10 @@ END`;
 export const EVENT_FUNCTION_BODY = `
 BEGIN
   IF TG_OP = 'INSERT' THEN
-    INSERT INTO approval_events (approval_id, seq, from_state, to_state, at)
-      VALUES (NEW.id, 1, NULL, NEW.state, NEW.created_at);
+    ${PENDING_EVENT_SQL};
     RETURN NULL;
   END IF;
-  INSERT INTO approval_events (approval_id, seq, from_state, to_state, at, by, detail)
-    VALUES (NEW.id,
-      (SELECT max(seq) + 1 FROM approval_events WHERE approval_id = NEW.id),
-      OLD.state, NEW.state,
-      CASE NEW.state
-        WHEN 'approved' THEN NEW.decided_at WHEN 'denied' THEN NEW.decided_at
-        WHEN 'expired' THEN NEW.expired_at WHEN 'claimed' THEN NEW.claimed_at
-        WHEN 'reconciled' THEN NEW.reconciled_at ELSE NEW.outcome_at END,
-      CASE NEW.state
-        WHEN 'approved' THEN NEW.decided_by WHEN 'denied' THEN NEW.decided_by
-        WHEN 'reconciled' THEN NEW.reconciled_by END,
-      CASE NEW.state
-        WHEN 'approved' THEN NEW.decision_note WHEN 'denied' THEN NEW.decision_note
-        WHEN 'expired' THEN 'approval_expired' WHEN 'claimed' THEN NEW.refusal_code
-        WHEN 'committed' THEN NEW.result_digest
-        WHEN 'reconciled' THEN NEW.reconciled_outcome || ': ' || NEW.reconciled_evidence
-        ELSE NEW.outcome_reason END);
+  ${TRANSITION_EVENT_SQL};
   RETURN NULL;
 END`;
 

@@ -5,23 +5,19 @@
  *
  * @module
  */
-import { ApprovalError } from "../errors.ts";
 import type { SqlConnection } from "../sql/connection.ts";
-import { schemaVersion } from "../sql/migrate.ts";
+import { type SchemaDefinition, schemaInvalid as invalid, schemaVersion } from "../sql/migrate.ts";
 import {
   POSTGRES_CONSTRAINTS,
   POSTGRES_LATEST_VERSION,
+  POSTGRES_MIGRATIONS,
   POSTGRES_NOT_NULL,
   POSTGRES_TRIGGERS,
+  POSTGRES_VERSION_TABLE,
 } from "./migrations.ts";
 
-function invalid(detail: string): ApprovalError {
-  return new ApprovalError(
-    "approval_store_schema_invalid",
-    `the approval database's schema was changed outside sluice (${detail}); it no longer ` +
-      "enforces the approval state machine, so it is not used",
-  );
-}
+/** Whitespace does not change what a function does; anything else does. */
+const normalize = (source: string) => source.replace(/\s+/g, " ").trim();
 
 /** Throws `approval_store_schema_invalid` unless the schema is exactly what the migrations made. */
 export async function checkPostgresSchema(db: SqlConnection): Promise<void> {
@@ -41,7 +37,8 @@ export async function checkPostgresSchema(db: SqlConnection): Promise<void> {
     const row = found.get(expected.name);
     if (row === undefined) throw invalid(`trigger ${expected.name} is missing`);
     if (
-      row.table !== expected.table || row.fn !== expected.fn || row.body !== expected.body
+      row.table !== expected.table || row.fn !== expected.fn ||
+      normalize(String(row.body)) !== normalize(expected.body)
     ) {
       throw invalid(`trigger ${expected.name} was altered`);
     }
@@ -85,3 +82,11 @@ export async function checkPostgresSchema(db: SqlConnection): Promise<void> {
     }
   }
 }
+
+/** The PostgreSQL schema of the approval store: migrations, version table, check. */
+export const POSTGRES_SCHEMA: SchemaDefinition = Object.freeze({
+  versionTable: POSTGRES_VERSION_TABLE,
+  versionTableExists: "SELECT to_regclass('schema_version') IS NOT NULL AS present",
+  migrations: POSTGRES_MIGRATIONS,
+  check: checkPostgresSchema,
+});

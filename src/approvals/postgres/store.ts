@@ -7,8 +7,7 @@ import { openSchema } from "../sql/migrate.ts";
 import { SqlApprovalStore } from "../sql/store.ts";
 import type { ApprovalStoreOptions } from "../types.ts";
 import { PostgresConnection } from "./connection.ts";
-import { POSTGRES_MIGRATIONS, POSTGRES_VERSION_TABLE } from "./migrations.ts";
-import { checkPostgresSchema } from "./schema_check.ts";
+import { POSTGRES_SCHEMA } from "./schema_check.ts";
 import { checkPostgresUrl } from "./url.ts";
 
 /** Options of {@link PostgresApprovalStore.open}. */
@@ -71,7 +70,7 @@ export class PostgresApprovalStore extends SqlApprovalStore {
       lockTimeoutMs: options.busyTimeoutMs ?? 10_000,
       max: options.maxConnections ?? 4,
     });
-    await openSchema(connection, POSTGRES_VERSION_TABLE, POSTGRES_MIGRATIONS, checkPostgresSchema);
+    await openSchema(connection, POSTGRES_SCHEMA);
     return new PostgresApprovalStore(connection, options.now ?? Date.now);
   }
 }

@@ -18,6 +18,27 @@ export interface Migration {
   readonly statements: readonly string[];
 }
 
+/** A database's schema: its migrations, its version table, and its open check. */
+export interface SchemaDefinition {
+  /** Creates `schema_version` (its SQL differs per database). */
+  readonly versionTable: string;
+  /** A query returning one row with a true or nonzero `present` when `schema_version` exists. */
+  readonly versionTableExists: string;
+  /** Every migration, oldest first. */
+  readonly migrations: readonly Migration[];
+  /** Throws `approval_store_schema_invalid` unless the schema is intact. */
+  check(connection: SqlConnection): Promise<void>;
+}
+
+/** The open check's refusal: `approval_store_schema_invalid`, saying what was found. */
+export function schemaInvalid(detail: string): ApprovalError {
+  return new ApprovalError(
+    "approval_store_schema_invalid",
+    `the approval database's schema was changed outside sluice (${detail}); it no longer ` +
+      "enforces the approval state machine, so it is not used",
+  );
+}
+
 /** The newest version of `migrations`. */
 export function latestVersion(migrations: readonly Migration[]): number {
   return migrations[migrations.length - 1].version;
@@ -33,17 +54,18 @@ export async function schemaVersion(db: SqlConnection): Promise<number> {
 }
 
 /**
- * Brings the database to the newest of `migrations`. `versionTable` creates `schema_version` if
- * it is missing (its SQL differs per database). Throws `approval_store_schema_too_new` for a
- * database with a version this code does not know.
+ * Brings the database to the newest of the schema's migrations, creating `schema_version` first
+ * if it is missing (only then: a role that may not create tables can open a migrated database).
+ * Throws `approval_store_schema_too_new` for a database with a version this code does not know.
  */
 export async function migrate(
   db: SqlConnection,
-  versionTable: string,
-  migrations: readonly Migration[],
+  schema: SchemaDefinition,
   now: () => number = Date.now,
 ): Promise<void> {
-  await db.batch([{ sql: versionTable, args: [] }]);
+  const [exists] = await db.query({ sql: schema.versionTableExists, args: [] });
+  if (!exists?.present) await db.batch([{ sql: schema.versionTable, args: [] }]);
+  const migrations = schema.migrations;
   const latest = latestVersion(migrations);
   for (let attempt = 0;; attempt++) {
     const current = await schemaVersion(db);
@@ -73,18 +95,16 @@ export async function migrate(
 }
 
 /**
- * Migrates the database behind `connection` and runs its open `check`; on any failure the
+ * Migrates the database behind `connection` and runs the schema's open check; on any failure the
  * connection is closed and the failure thrown in sluice's words.
  */
 export async function openSchema(
   connection: SqlConnection,
-  versionTable: string,
-  migrations: readonly Migration[],
-  check: (connection: SqlConnection) => Promise<void>,
+  schema: SchemaDefinition,
 ): Promise<void> {
   try {
-    await migrate(connection, versionTable, migrations);
-    await check(connection);
+    await migrate(connection, schema);
+    await schema.check(connection);
   } catch (error) {
     await connection.close().catch(() => undefined);
     throw storeFailure(error, connection.describe(error), "opening it");

@@ -5,7 +5,13 @@
  * @module
  */
 export { SqlApprovalStore, type SqlApprovalStoreParts } from "./store.ts";
-export type { DriverFailure, SqlConnection, SqlDialect, SqlStatement } from "./connection.ts";
+export type {
+  DriverFailure,
+  SqlConnection,
+  SqlDialect,
+  SqlResult,
+  SqlStatement,
+} from "./connection.ts";
 export type { Fields, SqlValue } from "./rows.ts";
 // The store's record and input types.
 export type * from "../types.ts";

@@ -7,8 +7,11 @@
  */
 import {
   IDENTITY_COLUMNS,
+  LEGAL_TRANSITION_SQL,
+  PENDING_EVENT_SQL,
   STATES_SQL as STATES,
   TERMINAL_SQL as TERMINAL,
+  TRANSITION_EVENT_SQL,
   WRITE_ONCE_COLUMNS,
 } from "../sql/columns.ts";
 import { latestVersion, type Migration } from "../sql/migrate.ts";
@@ -92,10 +95,7 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = Object.freeze([
       // with: terminal rows, then recorded facts, then the transition.
       `CREATE TRIGGER approvals_transition BEFORE UPDATE ON approvals
         WHEN NOT (
-          (OLD.state = 'pending' AND NEW.state IN ('approved', 'denied', 'expired'))
-          OR (OLD.state = 'approved' AND NEW.state IN ('claimed', 'expired'))
-          OR (OLD.state = 'claimed' AND NEW.state IN ('committed', 'not_started', 'unknown'))
-          OR (OLD.state = 'unknown' AND NEW.state = 'reconciled'))
+          ${LEGAL_TRANSITION_SQL})
         BEGIN SELECT RAISE(ABORT, 'sluice: illegal approval transition'); END`,
       // A recorded fact can only change in an UPDATE that names its column.
       ...WRITE_ONCE_COLUMNS.map((column) =>
@@ -119,28 +119,11 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = Object.freeze([
       // than a statement of its own. Profiled.)
       `CREATE TRIGGER approvals_event_pending AFTER INSERT ON approvals
         BEGIN
-          INSERT INTO approval_events (approval_id, seq, from_state, to_state, at)
-            VALUES (NEW.id, 1, NULL, NEW.state, NEW.created_at);
+          ${PENDING_EVENT_SQL};
         END`,
       `CREATE TRIGGER approvals_event_transition AFTER UPDATE OF state ON approvals
         BEGIN
-          INSERT INTO approval_events (approval_id, seq, from_state, to_state, at, by, detail)
-            VALUES (NEW.id,
-              (SELECT max(seq) + 1 FROM approval_events WHERE approval_id = NEW.id),
-              OLD.state, NEW.state,
-              CASE NEW.state
-                WHEN 'approved' THEN NEW.decided_at WHEN 'denied' THEN NEW.decided_at
-                WHEN 'expired' THEN NEW.expired_at WHEN 'claimed' THEN NEW.claimed_at
-                WHEN 'reconciled' THEN NEW.reconciled_at ELSE NEW.outcome_at END,
-              CASE NEW.state
-                WHEN 'approved' THEN NEW.decided_by WHEN 'denied' THEN NEW.decided_by
-                WHEN 'reconciled' THEN NEW.reconciled_by END,
-              CASE NEW.state
-                WHEN 'approved' THEN NEW.decision_note WHEN 'denied' THEN NEW.decision_note
-                WHEN 'expired' THEN 'approval_expired' WHEN 'claimed' THEN NEW.refusal_code
-                WHEN 'committed' THEN NEW.result_digest
-                WHEN 'reconciled' THEN NEW.reconciled_outcome || ': ' || NEW.reconciled_evidence
-                ELSE NEW.outcome_reason END);
+          ${TRANSITION_EVENT_SQL};
         END`,
       `CREATE TRIGGER approval_events_no_update BEFORE UPDATE ON approval_events
         BEGIN SELECT RAISE(ABORT, 'sluice: the approval event log is append-only'); END`,

@@ -5,10 +5,9 @@
  *
  * @module
  */
-import { ApprovalError } from "../errors.ts";
 import type { SqlConnection } from "../sql/connection.ts";
-import { schemaVersion } from "../sql/migrate.ts";
-import { LATEST_SCHEMA_VERSION, SQLITE_MIGRATIONS } from "./migrations.ts";
+import { type SchemaDefinition, schemaInvalid as invalid, schemaVersion } from "../sql/migrate.ts";
+import { LATEST_SCHEMA_VERSION, SQLITE_MIGRATIONS, SQLITE_VERSION_TABLE } from "./migrations.ts";
 
 const CREATE = /^CREATE\s+(?:UNIQUE\s+)?(TABLE|INDEX|TRIGGER)\s+(\w+)/;
 const normalize = (sql: string) => sql.replace(/\s+/g, " ").trim();
@@ -22,14 +21,6 @@ const EXPECTED: ReadonlyMap<string, { type: string; sql: string }> = new Map(
       : [[match[2], { type: match[1].toLowerCase(), sql: normalize(statement) }] as const];
   }),
 );
-
-function invalid(detail: string): ApprovalError {
-  return new ApprovalError(
-    "approval_store_schema_invalid",
-    `the approval database's schema was changed outside sluice (${detail}); it no longer ` +
-      "enforces the approval state machine, so it is not used",
-  );
-}
 
 /**
  * Throws `approval_store_schema_invalid` unless the database is at the newest schema version and
@@ -61,3 +52,12 @@ export async function checkSqliteSchema(db: SqlConnection): Promise<void> {
     }
   }
 }
+
+/** The SQLite schema of the approval store (libSQL, D1): migrations, version table, check. */
+export const SQLITE_SCHEMA: SchemaDefinition = Object.freeze({
+  versionTable: SQLITE_VERSION_TABLE,
+  versionTableExists: `SELECT count(*) AS present FROM sqlite_master
+    WHERE type = 'table' AND name = 'schema_version'`,
+  migrations: SQLITE_MIGRATIONS,
+  check: checkSqliteSchema,
+});
