@@ -10,6 +10,12 @@ import { SluiceError } from "../mod.ts";
 import { approvalStoreSuite, rejectsWith } from "./support/approval_store_suite.ts";
 import { expectationFor, makeRequest } from "./support/approval_requests.ts";
 import {
+  type RawSqlAttempt,
+  rawSqlAttempts,
+  type SeededIds,
+  seedStates,
+} from "./support/raw_sql_attempts.ts";
+import {
   postgresAvailable,
   type PostgresServer,
   startPostgres,
@@ -53,22 +59,9 @@ if (available) {
   Deno.test("postgres: triggers abort illegal transitions and edits made with raw SQL", async () => {
     const url = await (await theServer()).createDatabase();
     const store = await PostgresApprovalStore.open(url);
-    const request = await makeRequest(Date.now());
-    const ids: Record<string, string> = {};
+    let ids: SeededIds;
     try {
-      const make = async (name: string) => (ids[name] = (await store.prepare(request)).id);
-      await make("pending");
-      await make("pending2");
-      await store.approve(await make("approved"), { by: "alice" });
-      await store.approve(await make("claimed"), { by: "alice" });
-      await store.claim(ids.claimed, expectationFor(request));
-      await store.approve(await make("committed"), { by: "alice" });
-      await store.claim(ids.committed, expectationFor(request));
-      await store.recordOutcome(ids.committed, {
-        outcome: "committed",
-        receipt: { resultDigest: "sha256:r", at: 1 },
-      });
-      await store.deny(await make("denied"), { by: "bob" });
+      ids = await seedStates(store);
     } finally {
       await store.close();
     }
@@ -80,59 +73,15 @@ if (available) {
           await sql`SELECT * FROM approval_events ORDER BY approval_id, seq`,
         ]);
       const before = await snapshot();
-      const attempts: [string, string, string[], RegExp][] = [
-        ["terminal row back", "UPDATE approvals SET state = 'claimed' WHERE id = $1", [
-          ids.committed,
-        ], /terminal approval is immutable/],
-        ["backward claimed→approved", "UPDATE approvals SET state = 'approved' WHERE id = $1", [
-          ids.claimed,
-        ], /illegal approval transition/],
-        [
-          "skip pending→claimed",
-          "UPDATE approvals SET state = 'claimed', claimed_at = 1 WHERE id = $1",
-          [ids.pending],
-          /illegal approval transition/,
-        ],
-        ["denied approved", "UPDATE approvals SET state = 'approved' WHERE id = $1", [
-          ids.denied,
-        ], /terminal approval is immutable/],
-        [
-          "catalog digest swapped",
-          "UPDATE approvals SET catalog_digest = 'sha256:evil' WHERE id = $1",
-          [ids.approved],
-          /bound identity of an approval is immutable/,
-        ],
-        [
-          "decision rewritten",
-          "UPDATE approvals SET state = 'claimed', claimed_at = 1, decided_by = 'mallory' WHERE id = $1",
-          [ids.approved],
-          /recorded approval fact is immutable/,
-        ],
-        ["same-state edit", "UPDATE approvals SET decision_note = 'x' WHERE id = $1", [
-          ids.pending,
-        ], /illegal approval transition/],
-        ["row deleted", "DELETE FROM approvals WHERE id = $1", [ids.pending], /never deleted/],
-        [
-          "inserted as approved",
-          `INSERT INTO approvals (id, state, server_id, tool_name, remote_tool_name,
-            catalog_digest, binding_id, scope_id, scope_revision, effect, arguments_digest,
-            arguments_json, expires_at, created_at, decided_by)
-            VALUES ('forged', 'approved', 's', 't', 'r', 'c', 'b', 'sc', 'sr', 'write', 'a', '{}',
-              9000000000000000, 0, 'x')`,
-          [],
-          /starts pending/,
-        ],
-        ["event edited", "UPDATE approval_events SET by = 'mallory' WHERE approval_id = $1", [
-          ids.approved,
-        ], /append-only/],
-        ["event deleted", "DELETE FROM approval_events WHERE approval_id = $1", [
-          ids.approved,
-        ], /append-only/],
+      const attempts = [
+        ...rawSqlAttempts(ids),
         ["approvals truncated", "TRUNCATE approvals CASCADE", [], /append-only/],
         ["events truncated", "TRUNCATE approval_events", [], /append-only/],
-      ];
+      ] as RawSqlAttempt[];
       for (const [label, text, args, message] of attempts) {
-        await assert.rejects(sql.unsafe(text, args), message, label);
+        let n = 0;
+        const numbered = text.replace(/\?/g, () => `$${++n}`);
+        await assert.rejects(sql.unsafe(numbered, args), message, label);
       }
       assert.equal(await snapshot(), before, "no row and no event changed");
       // Not a blanket refusal: a legal transition written by hand goes through, with its event.
@@ -241,6 +190,8 @@ if (available) {
     try {
       await sql.unsafe(`CREATE ROLE ${role} LOGIN`);
       await sql.unsafe("REVOKE CREATE ON SCHEMA public FROM PUBLIC");
+      const [{ schema }] = await sql`SELECT current_schema() AS schema`;
+      await sql.unsafe(`GRANT USAGE ON SCHEMA ${schema} TO ${role}`);
       await sql.unsafe(`GRANT SELECT, INSERT, UPDATE ON approvals TO ${role}`);
       await sql.unsafe(`GRANT SELECT, INSERT ON approval_events TO ${role}`);
       await sql.unsafe(`GRANT SELECT ON schema_version TO ${role}`);
@@ -248,6 +199,13 @@ if (available) {
       await sql.end();
     }
     const store = await PostgresApprovalStore.open(url.replace("postgres@", `${role}@`));
+    // The role may not create anything: not in its schema, not in public.
+    const asRole = raw(url.replace("postgres@", `${role}@`));
+    try {
+      await assert.rejects(asRole.unsafe("CREATE TABLE intruder (x int)"), /permission denied/);
+    } finally {
+      await asRole.end();
+    }
     try {
       const request = await makeRequest(Date.now());
       const { id } = await store.prepare(request);

@@ -19,7 +19,10 @@ export interface PostgresServer {
   readonly adminUrl: string;
   /** The URL of database `name` on this server. */
   url(name: string): string;
-  /** Creates a fresh, empty database and returns its URL. */
+  /**
+   * A fresh, empty place for one store and its URL: a new schema of the shared test database,
+   * named by the URL's `search_path` (much faster than a database per test).
+   */
   createDatabase(): Promise<string>;
   /** Stops the server by PID (fast shutdown), waits until it is gone, removes its directory. */
   stop(): Promise<void>;
@@ -86,16 +89,17 @@ function freePort(): number {
   return port;
 }
 
+/** Whether `pid` runs: it exists and is not a zombie (nobody may reap a daemon here). */
 function alive(pid: number): boolean {
   try {
-    Deno.kill(pid, "SIGCONT");
-    return true;
+    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
   } catch {
     return false;
   }
 }
 
-let databases = 0;
+const TEST_DATABASE = "sluice_tests";
 
 /** Initializes and starts a server; the caller stops it. */
 export async function startPostgres(): Promise<PostgresServer> {
@@ -125,6 +129,7 @@ export async function startPostgres(): Promise<PostgresServer> {
   const url = (name: string) => `postgres://postgres@127.0.0.1:${port}/${name}`;
   const adminUrl = url("postgres");
   let stopped = false;
+  let databases = 0;
   const stop = async () => {
     if (stopped) return;
     stopped = true;
@@ -149,14 +154,20 @@ export async function startPostgres(): Promise<PostgresServer> {
     adminUrl,
     url,
     async createDatabase() {
-      const name = `sluice_${Deno.pid}_${++databases}`;
+      const schema = `s_${++databases}`;
       const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
       try {
-        await admin.unsafe(`CREATE DATABASE ${name}`);
+        if (databases === 1) await admin.unsafe(`CREATE DATABASE ${TEST_DATABASE}`);
       } finally {
         await admin.end({ timeout: 5 });
       }
-      return url(name);
+      const tests = postgres(url(TEST_DATABASE), { max: 1, onnotice: () => {} });
+      try {
+        await tests.unsafe(`CREATE SCHEMA ${schema}`);
+      } finally {
+        await tests.end({ timeout: 5 });
+      }
+      return `${url(TEST_DATABASE)}?search_path=${schema}`;
     },
     stop,
   };

@@ -45,6 +45,11 @@ const ATTEMPTS = 4;
 /** How many rows a store remembers for its next transition (see `#move`). */
 const SEEN_LIMIT = 1024;
 
+/** The insertion of a new approval; a second one for the same run and call inserts nothing. */
+const INSERT_SQL = `INSERT INTO approvals (${INSERT_COLUMNS.join(", ")})
+  VALUES (${INSERT_COLUMNS.map(() => "?").join(", ")})
+  ON CONFLICT (run_id, call_id) WHERE run_id IS NOT NULL DO NOTHING`;
+
 /** Every recorded-fact column, empty: what a freshly inserted row holds beside its identity. */
 const NO_FACTS: Readonly<Record<string, null>> = Object.fromEntries(
   WRITE_ONCE_COLUMNS.map((column) => [column, null]),
@@ -109,10 +114,7 @@ export class SqlApprovalStore implements ApprovalStore {
       // One statement inserts, or finds that the run and call already have an approval.
       const returning = !this.#db.dialect.exactChanges;
       const [inserted] = await this.#db.batch([{
-        sql: `INSERT INTO approvals (${INSERT_COLUMNS.join(", ")})
-          VALUES (${INSERT_COLUMNS.map(() => "?").join(", ")})
-          ON CONFLICT (run_id, call_id) WHERE run_id IS NOT NULL DO NOTHING` +
-          (returning ? " RETURNING id" : ""),
+        sql: returning ? `${INSERT_SQL} RETURNING id` : INSERT_SQL,
         args: INSERT_COLUMNS.map((column) => fields[column]),
       }]);
       // The row is exactly what was inserted (triggers only refuse), so the record is built
