@@ -43,7 +43,7 @@ async function runChild(...args: string[]): Promise<unknown> {
   return JSON.parse(new TextDecoder().decode(output.stdout));
 }
 
-Deno.test("a file store runs WAL with synchronous=FULL and a busy timeout, read back", async () => {
+Deno.test("a file store runs WAL with synchronous=FULL and no driver busy wait, read back", async () => {
   await withDir(async (dir) => {
     const path = join(dir, "approvals.db");
     const store = await LibsqlApprovalStore.open(path, { busyTimeoutMs: 7_000 });
@@ -52,7 +52,9 @@ Deno.test("a file store runs WAL with synchronous=FULL and a busy timeout, read 
       assert.deepEqual(await store.durability(), {
         journalMode: "wal",
         synchronous: 2,
-        busyTimeoutMs: 7_000,
+        // No driver-level busy wait, whatever busyTimeoutMs says: a lock is waited for with
+        // asynchronous retries, so the event loop keeps running (bench write_path measures it).
+        busyTimeoutMs: 0,
       });
     } finally {
       await store.close();

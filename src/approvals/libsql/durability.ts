@@ -15,7 +15,10 @@ export interface DurabilitySettings {
   readonly journalMode: string;
   /** `PRAGMA synchronous`: 0 off, 1 normal, 2 full, 3 extra. */
   readonly synchronous: number;
-  /** `PRAGMA busy_timeout` in milliseconds. */
+  /**
+   * `PRAGMA busy_timeout` in milliseconds: how long the driver sleeps inside a call waiting for a
+   * lock. The embedded store keeps it at 0 and waits asynchronously (`busyTimeoutMs` option).
+   */
   readonly busyTimeoutMs: number;
 }
 

@@ -65,20 +65,13 @@ export class NativeConnection implements SqlConnection {
     }
   }
 
-  /** The connection's journal mode and synchronous level; `busyTimeoutMs` is the store's wait. */
-  async durability(): Promise<DurabilitySettings> {
-    const settings = await readDurability((pragma) =>
-      Promise.resolve(
-        (this.#statement(`PRAGMA ${pragma}`).raw(true).get() as unknown[] | undefined)?.[0],
-      )
-    );
-    return { ...settings, busyTimeoutMs: this.#timeoutMs };
-  }
-
-  /** The driver's own busy wait, in milliseconds (0: it never sleeps in a call). */
-  driverBusyTimeoutMs(): number {
-    return Number(
-      (this.#statement("PRAGMA busy_timeout").raw(true).get() as unknown[] | undefined)?.[0],
+  /**
+   * The connection's journal mode, synchronous level and driver busy timeout, read back (the
+   * busy timeout is 0: the store waits for a lock asynchronously instead).
+   */
+  durability(): Promise<DurabilitySettings> {
+    return readDurability((pragma) =>
+      Promise.resolve((this.#statement(`PRAGMA ${pragma}`).raw(true).get() as unknown[])?.[0])
     );
   }
 
