@@ -8,6 +8,13 @@ import { approvalStoreSuite } from "./support/approval_store_suite.ts";
 import { expectationFor, makeRequest } from "./support/approval_requests.ts";
 import { d1Store, type D1Worker, startD1Worker } from "./support/d1_rpc.ts";
 import type { ApprovalRecord, ClaimResult } from "../src/approvals/mod.ts";
+import { SYNTHETIC_VALUE } from "../fixtures/write_server.ts";
+import {
+  createWriteWorkspace,
+  processGone,
+  startWriteServerHttp,
+} from "../fixtures/write_server_launch.ts";
+import { readLedger, receivedCounts } from "../fixtures/write_ledger.ts";
 
 const DATABASES = 48;
 let worker: D1Worker | undefined;
@@ -78,6 +85,55 @@ Deno.test("d1: a tampered database is refused at open: approval_store_schema_inv
       (error: unknown) => (error as { code?: string }).code === "approval_store_schema_invalid",
       tamper,
     );
+  }
+});
+
+Deno.test("d1: a Worker runs connect() with deferred approvals: pending, approved by another request, resumed once", async () => {
+  const running = await theWorker();
+  const db = nextDatabase();
+  const ws = await createWriteWorkspace();
+  const server = await startWriteServerHttp(ws, "success");
+  try {
+    const args = { key: "d1-deferred", value: SYNTHETIC_VALUE };
+    const pending = await running.call({
+      db,
+      connect: server.url,
+      call: ["records__write_record", args],
+    }) as { errorCode?: string; approvalId?: string; effect?: string };
+    assert.equal(pending.errorCode, "approval_pending", JSON.stringify(pending));
+    assert.equal(pending.effect, "not_started");
+    assert.equal(receivedCounts(await readLedger(ws.ledger)).get(args.key) ?? 0, 0);
+    // Still pending: a resume in another Worker request sends nothing.
+    const early = await running.call({ db, connect: server.url, resume: pending.approvalId });
+    assert.equal((early as { errorCode?: string }).errorCode, "approval_pending");
+    // A person approves from outside the agent's request: another Worker request on the store.
+    await running.call({
+      db,
+      fresh: true,
+      method: "approve",
+      args: [pending.approvalId, { by: "reviewer" }],
+    });
+    const done = await running.call({ db, connect: server.url, resume: pending.approvalId }) as {
+      errorCode?: string;
+      effect?: string;
+    };
+    assert.equal(done.errorCode, undefined, JSON.stringify(done));
+    assert.equal(done.effect, "committed");
+    const again = await running.call({ db, connect: server.url, resume: pending.approvalId });
+    assert.equal((again as { errorCode?: string }).errorCode, "approval_already_claimed");
+    // The write server's own ledger: received exactly once.
+    assert.equal(receivedCounts(await readLedger(ws.ledger)).get(args.key), 1);
+    const record = await running.call({
+      db,
+      fresh: true,
+      method: "get",
+      args: [pending.approvalId],
+    }) as { state: string };
+    assert.equal(record.state, "committed");
+  } finally {
+    await server.stop();
+    assert.ok(await processGone(server.pid));
+    await ws.remove();
   }
 });
 

@@ -71,6 +71,8 @@ export async function startD1Worker(databases: number): Promise<D1Worker> {
     first += value;
   }
   const url = (JSON.parse(first.split("\n")[0]) as { url: string }).url;
+  // Miniflare has loaded the bundle: nothing is left behind even if stop() never runs.
+  await Deno.remove(dir, { recursive: true });
   const drain = (async () => {
     while (!(await reader.read()).done) { /* discard */ }
   })();
@@ -99,7 +101,6 @@ export async function startD1Worker(databases: number): Promise<D1Worker> {
       await child.stdin.close();
       await child.status;
       await drain;
-      await Deno.remove(dir, { recursive: true });
     },
   };
 }

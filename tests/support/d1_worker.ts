@@ -6,10 +6,14 @@
  * `{ db, now?, method, args, fresh? }`: `fresh` opens a new store for this request alone (a
  * stateless Worker); otherwise one store per database lives in the isolate, on a clock the test
  * sets with every request (`now`). `{ db, sql }` runs one raw statement (to tamper with a schema).
+ * `{ db, connect: url, call: [tool, args] }` or `{ db, connect: url, resume: approvalId }` runs
+ * `connect()` against the MCP server at `url` (loopback allowed) with deferred approvals in a
+ * fresh D1 store and answers the envelope, as a stateless Worker serving an agent would.
  *
  * @module
  */
 import { D1ApprovalStore, type D1DatabaseLike } from "../../d1.ts";
+import { connect, type JsonObject } from "../../mod.ts";
 
 interface Call {
   readonly db: string;
@@ -18,6 +22,26 @@ interface Call {
   readonly args?: readonly unknown[];
   readonly fresh?: boolean;
   readonly sql?: string;
+  readonly connect?: string;
+  readonly call?: readonly [string, JsonObject];
+  readonly resume?: string;
+}
+
+/** One agent step in a fresh Worker: connect, call or resume, close. */
+async function agentStep(call: Call, db: D1DatabaseLike): Promise<unknown> {
+  const connection = await connect(call.connect!, {
+    id: "records",
+    allow: ["write_record"],
+    store: await D1ApprovalStore.open(db),
+    transport: { dangerouslyAllowLoopback: true },
+  });
+  try {
+    return call.resume !== undefined
+      ? await connection.toolkit.resume(call.resume)
+      : await connection.toolkit.call(call.call![0], call.call![1]);
+  } finally {
+    await connection.close();
+  }
 }
 
 let clock = 0;
@@ -40,6 +64,7 @@ export default {
     if (call.now !== undefined) clock = call.now;
     try {
       const db = env[call.db];
+      if (call.connect !== undefined) return Response.json({ value: await agentStep(call, db) });
       if (call.sql !== undefined) {
         await db.prepare(call.sql).all();
         return Response.json({ value: null });
