@@ -14,27 +14,38 @@ const LONGEST_PAUSE_MS = 25;
 
 /**
  * Runs `step` until it succeeds, fails for another reason than `busy`, or `timeoutMs` has passed;
- * the last failure is thrown.
+ * the last failure is thrown. The first attempt runs at once; only a busy database costs a timer.
  */
-export async function retryWhileBusy<T>(
+export function retryWhileBusy<T>(
   step: () => T,
   busy: (error: unknown) => boolean,
   timeoutMs: number,
 ): Promise<T> {
-  const deadline = performance.now() + timeoutMs;
+  try {
+    return Promise.resolve(step());
+  } catch (error) {
+    if (!busy(error)) return Promise.reject(error);
+    return retryLater(step, busy, performance.now() + timeoutMs);
+  }
+}
+
+async function retryLater<T>(
+  step: () => T,
+  busy: (error: unknown) => boolean,
+  deadline: number,
+): Promise<T> {
   let pause = FIRST_PAUSE_MS;
   for (;;) {
+    const left = deadline - performance.now();
+    // Jitter spreads processes that met the same lock, so they do not retry in lockstep.
+    await new Promise((resolve) =>
+      setTimeout(resolve, Math.max(0, Math.min(left, pause * (0.5 + Math.random()))))
+    );
+    pause = Math.min(pause * 2, LONGEST_PAUSE_MS);
     try {
       return step();
     } catch (error) {
-      if (!busy(error)) throw error;
-      const left = deadline - performance.now();
-      if (left <= 0) throw error;
-      // Jitter spreads processes that met the same lock, so they do not retry in lockstep.
-      await new Promise((resolve) =>
-        setTimeout(resolve, Math.min(left, pause * (0.5 + Math.random())))
-      );
-      pause = Math.min(pause * 2, LONGEST_PAUSE_MS);
+      if (!busy(error) || deadline - performance.now() <= 0) throw error;
     }
   }
 }

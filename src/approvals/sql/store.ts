@@ -90,6 +90,8 @@ export class SqlApprovalStore implements ApprovalStore {
   readonly #now: () => number;
   readonly #record: string;
   readonly #inFlight = new Set<Promise<unknown>>();
+  /** The text of each kind of guarded `UPDATE`, by its columns, guard and `RETURNING`. */
+  readonly #updates = new Map<string, string>();
   /** Rows this store last wrote, by id; see {@link #move}. */
   readonly #seen = new Map<string, Fields>();
   #closed = false;
@@ -345,12 +347,16 @@ export class SqlApprovalStore implements ApprovalStore {
   ): SqlStatement {
     assertTransition(id, from, to);
     const columns = Object.keys(changes);
-    return {
-      sql: `UPDATE approvals SET state = ?${columns.map((column) => `, ${column} = ?`).join("")}
+    // The few distinct texts are built once: a driver that prepares statements finds them again.
+    const key = `${columns.join(",")}|${guard?.sql ?? ""}|${returning}`;
+    let sql = this.#updates.get(key);
+    if (sql === undefined) {
+      sql = `UPDATE approvals SET state = ?${columns.map((column) => `, ${column} = ?`).join("")}
         WHERE id = ? AND state = ?${guard === undefined ? "" : ` AND ${guard.sql}`}` +
-        (returning ? ` RETURNING ${this.#record}` : ""),
-      args: [to, ...Object.values(changes), id, from, ...(guard?.args ?? [])],
-    };
+        (returning ? ` RETURNING ${this.#record}` : "");
+      this.#updates.set(key, sql);
+    }
+    return { sql, args: [to, ...Object.values(changes), id, from, ...(guard?.args ?? [])] };
   }
 
   /**
