@@ -27,6 +27,7 @@ const steps: Step[] = [
       "mod.ts",
       "libsql.ts",
       "postgres.ts",
+      "d1.ts",
       "src/",
       "tests/",
       "scripts/",
