@@ -10,6 +10,7 @@
  */
 import { join } from "node:path";
 import postgres from "postgres";
+import { processAlive, processGone } from "../../fixtures/process.ts";
 
 /** A running server. */
 export interface PostgresServer {
@@ -89,16 +90,6 @@ function freePort(): number {
   return port;
 }
 
-/** Whether `pid` runs: it exists and is not a zombie (nobody may reap a daemon here). */
-function alive(pid: number): boolean {
-  try {
-    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
-    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
-  } catch {
-    return false;
-  }
-}
-
 const TEST_DATABASE = "sluice_tests";
 
 /** Initializes and starts a server; the caller stops it. */
@@ -134,9 +125,11 @@ export async function startPostgres(): Promise<PostgresServer> {
     if (stopped) return;
     stopped = true;
     // SIGINT is PostgreSQL's fast shutdown: it ends sessions and checkpoints.
-    if (alive(pid)) Deno.kill(pid, "SIGINT");
-    for (let i = 0; i < 200 && alive(pid); i++) await new Promise((r) => setTimeout(r, 50));
-    if (alive(pid)) Deno.kill(pid, "SIGKILL");
+    if (await processAlive(pid)) Deno.kill(pid, "SIGINT");
+    if (!await processGone(pid)) {
+      Deno.kill(pid, "SIGKILL");
+      await processGone(pid);
+    }
     await Deno.remove(dir, { recursive: true });
   };
   // A run that skipped the test stopping it (a --filter, say) still stops the server and removes
@@ -144,10 +137,23 @@ export async function startPostgres(): Promise<PostgresServer> {
   globalThis.addEventListener("unload", () => {
     if (stopped) return;
     stopped = true;
-    if (alive(pid)) Deno.kill(pid, "SIGINT");
+    try {
+      Deno.kill(pid, "SIGINT");
+    } catch {
+      // Already gone.
+    }
+    // The postmaster removes its pid file as its last act of a clean shutdown.
     const pause = new Int32Array(new SharedArrayBuffer(4));
-    for (let i = 0; i < 100 && alive(pid); i++) Atomics.wait(pause, 0, 0, 50);
-    if (!alive(pid)) Deno.removeSync(dir, { recursive: true });
+    const running = () => {
+      try {
+        Deno.statSync(join(data, "postmaster.pid"));
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    for (let i = 0; i < 100 && running(); i++) Atomics.wait(pause, 0, 0, 50);
+    if (!running()) Deno.removeSync(dir, { recursive: true });
   });
   return {
     pid,
