@@ -1,6 +1,6 @@
 /**
  * The durable libSQL approval store, in its own entry so that bundles which do not use it never
- * load `@libsql/client`.
+ * load a native driver or `@libsql/client`.
  *
  * @example
  * ```ts ignore
@@ -13,10 +13,7 @@
 export {
   LibsqlApprovalStore,
   type LibsqlApprovalStoreOptions,
-  resolveStoreUrl,
-  type StoreLocation,
-} from "./src/approvals/libsql.ts";
-export type { DurabilitySettings } from "./src/approvals/durability.ts";
-// The store's record and input types, so this entry documents itself completely.
-export type * from "./src/approvals/types.ts";
-export type { JsonArray, JsonObject, JsonPrimitive, JsonValue } from "./src/identity/mod.ts";
+} from "./src/approvals/libsql/store.ts";
+export { resolveStoreUrl, type StoreLocation } from "./src/approvals/libsql/url.ts";
+export type { DurabilitySettings } from "./src/approvals/libsql/durability.ts";
+export * from "./src/approvals/sql/mod.ts";

@@ -1,11 +1,12 @@
 /**
- * `sluice` command line (`deno task sluice approvals ...`): a thin shim that opens the libSQL
- * store and hands argv to the testable CLI in `src/cli/`. `SLUICE_APPROVALS_DB` names the store
- * when `--db` is absent.
+ * `sluice` command line (`deno task sluice approvals ...`): a thin shim that opens the store
+ * (libSQL, or PostgreSQL for a `postgres://` URL) and hands argv to the testable CLI in
+ * `src/cli/`. `SLUICE_APPROVALS_DB` names the store when `--db` is absent;
+ * `SLUICE_APPROVALS_DB_PASSWORD` is the PostgreSQL password.
  *
  * @module
  */
-import { LibsqlApprovalStore } from "../libsql.ts";
+import { openStoreByUrl } from "../src/cli/open_store.ts";
 import { APPROVALS_USAGE, EXIT_USAGE, runApprovalsCli } from "../src/cli/approvals.ts";
 
 const encoder = new TextEncoder();
@@ -26,7 +27,7 @@ const code = await runApprovalsCli(rest, {
   stdout: (text) => writeAll(Deno.stdout, text),
   stderr: (text) => writeAll(Deno.stderr, text),
 }, {
-  openStore: (url) => LibsqlApprovalStore.open(url),
+  openStore: (url) => openStoreByUrl(url, Deno.env.get("SLUICE_APPROVALS_DB_PASSWORD")),
   ...(defaultDb === undefined ? {} : { defaultDb }),
 });
 Deno.exit(code);

@@ -384,6 +384,11 @@ export const CODES = Object.freeze(
       stage: "approvals",
       meaning: "The database was written by a newer sluice.",
     },
+    approval_store_schema_invalid: {
+      stage: "approvals",
+      meaning:
+        "The database's schema or its enforcement (triggers, constraints) was changed: the store refuses to open it.",
+    },
     approval_store_url_invalid: {
       stage: "approvals",
       meaning:

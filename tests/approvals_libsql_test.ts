@@ -11,11 +11,12 @@ import { discoverWriteTools, Gate, SluiceError } from "../mod.ts";
 import { SYNTHETIC_VALUE, WRITE_TOOL } from "../fixtures/write_server.ts";
 import { startMemoryWriteServer } from "../fixtures/write_server_memory.ts";
 import { writeBinding } from "./support/write_bindings.ts";
-import { checkDurability, readDurability } from "../src/approvals/durability.ts";
-import { LATEST_SCHEMA_VERSION } from "../src/approvals/migrations.ts";
+import { checkDurability, readDurability } from "../src/approvals/libsql/durability.ts";
+import { LATEST_SCHEMA_VERSION } from "../src/approvals/sqlite/migrations.ts";
 import type { ApprovalRecord, ClaimResult } from "../src/approvals/mod.ts";
 import { expectationFor, makeRequest } from "./support/approval_requests.ts";
 import { rejectsWith } from "./support/approval_store_suite.ts";
+import { rawSqlAttempts, type SeededIds, seedStates } from "./support/raw_sql_attempts.ts";
 
 const deno = Deno.execPath();
 const child = new URL("./support/approvals_child.ts", import.meta.url).pathname;
@@ -42,7 +43,7 @@ async function runChild(...args: string[]): Promise<unknown> {
   return JSON.parse(new TextDecoder().decode(output.stdout));
 }
 
-Deno.test("a file store runs WAL with synchronous=FULL and a busy timeout, read back", async () => {
+Deno.test("a file store runs WAL with synchronous=FULL and no driver busy wait, read back", async () => {
   await withDir(async (dir) => {
     const path = join(dir, "approvals.db");
     const store = await LibsqlApprovalStore.open(path, { busyTimeoutMs: 7_000 });
@@ -51,7 +52,9 @@ Deno.test("a file store runs WAL with synchronous=FULL and a busy timeout, read 
       assert.deepEqual(await store.durability(), {
         journalMode: "wal",
         synchronous: 2,
-        busyTimeoutMs: 7_000,
+        // No driver-level busy wait, whatever busyTimeoutMs says: a lock is waited for with
+        // asynchronous retries, so the event loop keeps running (bench write_path measures it).
+        busyTimeoutMs: 0,
       });
     } finally {
       await store.close();
@@ -59,10 +62,11 @@ Deno.test("a file store runs WAL with synchronous=FULL and a busy timeout, read 
     // WAL is a property of the file: a fresh, unconfigured connection sees it too.
     const raw = createClient({ url: `file:${path}` });
     try {
-      assert.equal((await readDurability(raw)).journalMode, "wal");
+      const pragma = async (name: string) => (await raw.execute(`PRAGMA ${name}`)).rows[0]?.[0];
+      assert.equal((await readDurability(pragma)).journalMode, "wal");
       // A connection that lowered synchronous is refused by the same check open() uses.
       await raw.execute("PRAGMA synchronous = NORMAL");
-      const lowered = await readDurability(raw);
+      const lowered = await readDurability(pragma);
       assert.equal(lowered.synchronous, 1);
       assert.throws(() => checkDurability(lowered), { name: "ApprovalError" });
     } finally {
@@ -105,31 +109,9 @@ Deno.test("SQL triggers abort illegal transitions and edits made with raw SQL", 
   await withDir(async (dir) => {
     const path = join(dir, "approvals.db");
     const store = await LibsqlApprovalStore.open(path);
-    const ids: Record<string, string> = {};
-    let request;
+    let ids: SeededIds;
     try {
-      request = await makeRequest(Date.now());
-      const expected = expectationFor(request);
-      const make = async (name: string) => (ids[name] = (await store.prepare(request!)).id);
-      await make("pending");
-      await make("pending2");
-      await store.approve(await make("approved"), { by: "alice" });
-      await store.approve(await make("claimed"), { by: "alice" });
-      await store.claim(ids.claimed, expected);
-      await store.approve(await make("committed"), { by: "alice" });
-      await store.claim(ids.committed, expected);
-      await store.recordOutcome(ids.committed, {
-        outcome: "committed",
-        receipt: { resultDigest: "sha256:r", at: 1 },
-      });
-      await store.approve(await make("unknown"), { by: "alice" });
-      await store.claim(ids.unknown, expected);
-      await store.recordOutcome(ids.unknown, { outcome: "unknown", reason: "mcp_timeout" });
-      await store.approve(await make("reconciled"), { by: "alice" });
-      await store.claim(ids.reconciled, expected);
-      await store.recordOutcome(ids.reconciled, { outcome: "unknown", reason: "mcp_timeout" });
-      await store.reconcile(ids.reconciled, { outcome: "committed", evidence: "e", by: "ops" });
-      await store.deny(await make("denied"), { by: "bob" });
+      ids = await seedStates(store);
     } finally {
       await store.close();
     }
@@ -139,96 +121,7 @@ Deno.test("SQL triggers abort illegal transitions and edits made with raw SQL", 
     try {
       const before = JSON.stringify(await snapshot());
       const eventsBefore = JSON.stringify(await eventsSnapshot());
-      const attempts: [string, string, (string | number)[], RegExp][] = [
-        ["terminal row back", "UPDATE approvals SET state = 'claimed' WHERE id = ?", [
-          ids.committed,
-        ], /terminal approval is immutable/],
-        ["receipt rewritten", "UPDATE approvals SET result_digest = 'sha256:x' WHERE id = ?", [
-          ids.committed,
-        ], /terminal approval is immutable/],
-        ["backward claimed→approved", "UPDATE approvals SET state = 'approved' WHERE id = ?", [
-          ids.claimed,
-        ], /illegal approval transition/],
-        [
-          "skip pending→claimed",
-          "UPDATE approvals SET state = 'claimed', claimed_at = 1 WHERE id = ?",
-          [
-            ids.pending,
-          ],
-          /illegal approval transition/,
-        ],
-        [
-          "unknown→committed without a person",
-          "UPDATE approvals SET state = 'committed', result_digest = 'x' WHERE id = ?",
-          [
-            ids.unknown,
-          ],
-          /illegal approval transition/,
-        ],
-        ["reconciled reopened", "UPDATE approvals SET state = 'unknown' WHERE id = ?", [
-          ids.reconciled,
-        ], /terminal approval is immutable/],
-        ["denied approved", "UPDATE approvals SET state = 'approved' WHERE id = ?", [
-          ids.denied,
-        ], /terminal approval is immutable/],
-        ["approved back to pending", "UPDATE approvals SET state = 'pending' WHERE id = ?", [
-          ids.approved,
-        ], /illegal approval transition/],
-        [
-          "catalog digest swapped",
-          "UPDATE approvals SET catalog_digest = 'sha256:evil' WHERE id = ?",
-          [
-            ids.approved,
-          ],
-          /bound identity of an approval is immutable/,
-        ],
-        [
-          "arguments swapped on a pending row",
-          "UPDATE approvals SET state = 'approved', decided_by = 'x', arguments_json = '{}' WHERE id = ?",
-          [
-            ids.pending,
-          ],
-          /bound identity of an approval is immutable/,
-        ],
-        [
-          "expiry extended",
-          "UPDATE approvals SET state = 'approved', decided_by = 'x', expires_at = expires_at + 1 WHERE id = ?",
-          [
-            ids.pending,
-          ],
-          /bound identity of an approval is immutable/,
-        ],
-        [
-          "decision rewritten",
-          "UPDATE approvals SET state = 'claimed', claimed_at = 1, decided_by = 'mallory' WHERE id = ?",
-          [
-            ids.approved,
-          ],
-          /recorded approval fact is immutable/,
-        ],
-        ["same-state edit", "UPDATE approvals SET decision_note = 'x' WHERE id = ?", [
-          ids.pending,
-        ], /illegal approval transition/],
-        ["row deleted", "DELETE FROM approvals WHERE id = ?", [ids.pending], /never deleted/],
-        [
-          "inserted as approved",
-          `INSERT INTO approvals (id, state, server_id, tool_name, remote_tool_name,
-          catalog_digest, binding_id, scope_id, scope_revision, effect, arguments_digest,
-          arguments_json, expires_at, created_at, decided_by)
-          VALUES ('forged', 'approved', 's', 't', 'r', 'c', 'b', 'sc', 'sr', 'write', 'a', '{}', 9e15, 0, 'x')`,
-          [],
-          /starts pending/,
-        ],
-        ["event edited", "UPDATE approval_events SET by = 'mallory' WHERE approval_id = ?", [
-          ids.approved,
-        ], /append-only/],
-        [
-          "event deleted",
-          "DELETE FROM approval_events WHERE approval_id = ?",
-          [ids.approved],
-          /append-only/,
-        ],
-      ];
+      const attempts = rawSqlAttempts(ids);
       for (const [label, sql, args, message] of attempts) {
         await assert.rejects(raw.execute({ sql, args }), message, label);
       }
@@ -556,4 +449,53 @@ Deno.test("a store that cannot be opened: approval_store_error in sluice's words
       },
     );
   });
+});
+
+Deno.test("a tampered database is refused at open: approval_store_schema_invalid", async () => {
+  const tamperings: [string, string[]][] = [
+    ["a trigger dropped", ["DROP TRIGGER approvals_transition"]],
+    ["a trigger replaced by a weaker one", [
+      "DROP TRIGGER approvals_terminal",
+      `CREATE TRIGGER approvals_terminal BEFORE UPDATE ON approvals
+        WHEN 0 BEGIN SELECT RAISE(ABORT, 'never'); END`,
+    ]],
+    ["a foreign trigger added", [
+      `CREATE TRIGGER sneaky AFTER UPDATE ON approvals
+        BEGIN UPDATE approval_events SET detail = NULL WHERE 0; END`,
+    ]],
+    ["the event log rebuilt without its checks", [
+      "DROP TRIGGER approval_events_no_update",
+      "DROP TRIGGER approval_events_no_delete",
+    ]],
+  ];
+  for (const [label, statements] of tamperings) {
+    await withDir(async (dir) => {
+      const path = join(dir, "approvals.db");
+      const store = await LibsqlApprovalStore.open(path);
+      const { id } = await store.prepare(await makeRequest(Date.now()));
+      await store.close();
+      const raw = createClient({ url: `file:${path}` });
+      try {
+        for (const sql of statements) await raw.execute(sql);
+      } finally {
+        raw.close();
+      }
+      await assert.rejects(LibsqlApprovalStore.open(path), (error: unknown) => {
+        assert.ok(error instanceof SluiceError, label);
+        assert.equal(error.code, "approval_store_schema_invalid", label);
+        return true;
+      });
+      // The data is untouched; an intact database with the same rows opens.
+      const check = createClient({ url: `file:${path}` });
+      try {
+        const rows = await check.execute({
+          sql: "SELECT state FROM approvals WHERE id = ?",
+          args: [id],
+        });
+        assert.equal(rows.rows[0]?.state, "pending", label);
+      } finally {
+        check.close();
+      }
+    });
+  }
 });

@@ -48,7 +48,7 @@ Deno.test("assertDurableStore refuses a memory store unless the test option is p
   }
 });
 
-Deno.test("mod.ts never loads @libsql/client; the ./libsql entry does", async () => {
+Deno.test("each entry loads only its own driver: mod.ts none, ./libsql libSQL, ./postgres postgres, ./d1 none", async () => {
   const graph = async (entry: string) => {
     const output = await new Deno.Command(Deno.execPath(), {
       args: ["info", "--json", new URL(`../${entry}`, import.meta.url).pathname],
@@ -66,4 +66,11 @@ Deno.test("mod.ts never loads @libsql/client; the ./libsql entry does", async ()
   assert.deepEqual(core.filter((specifier) => specifier.includes("libsql")), []);
   const entry = await graph("libsql.ts");
   assert.ok(entry.some((specifier) => specifier.includes("@libsql/client")));
+  assert.deepEqual(core.filter((specifier) => /npm:\/?postgres@/.test(specifier)), []);
+  const postgres = await graph("postgres.ts");
+  assert.ok(postgres.some((specifier) => /npm:\/?postgres@/.test(specifier)));
+  assert.deepEqual(postgres.filter((specifier) => specifier.includes("libsql")), []);
+  // The Workers entry loads no database driver at all: only the binding it is given.
+  const d1 = await graph("d1.ts");
+  assert.deepEqual(d1.filter((specifier) => /libsql|npm:\/?postgres@/.test(specifier)), []);
 });

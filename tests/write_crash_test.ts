@@ -1,6 +1,6 @@
 /**
- * Crash safety: the host process (`tests/support/write_host.ts`, real libSQL file, real write
- * server over stdio) SIGKILLs itself at each persistence point of a write: after the approval,
+ * Crash safety: the host process (`tests/support/write_host.ts`, a real libSQL file or a real
+ * PostgreSQL database, real write server over stdio) SIGKILLs itself at each persistence point of a write: after the approval,
  * after the claim, after the request was sent (once the server's ledger shows it arrived),
  * after the reply but before the record, and after the record. A second host process restarts
  * on the same database, runs `gate.recover()` and the same call again. Afterwards every claimed
@@ -9,7 +9,12 @@
  */
 import assert from "node:assert/strict";
 import { type PersistencePoint, RECOVERED_REASON } from "../mod.ts";
-import { LibsqlApprovalStore } from "../libsql.ts";
+import { openStore } from "./support/open_store.ts";
+import {
+  postgresAvailable,
+  type PostgresServer,
+  startPostgres,
+} from "./support/postgres_server.ts";
 import { createWriteWorkspace, processGone } from "../fixtures/write_server_launch.ts";
 import { readLedger, receivedCounts } from "../fixtures/write_ledger.ts";
 import { envelopeOf, hostArgs, startHost } from "./support/write_e2e.ts";
@@ -72,10 +77,10 @@ const POINTS: Record<PersistencePoint, Expected> = {
   },
 };
 
-async function crashAt(point: PersistencePoint): Promise<void> {
+async function crashAt(point: PersistencePoint, postgres?: PostgresServer): Promise<void> {
   const expected = POINTS[point];
   const ws = await createWriteWorkspace();
-  const db = `${ws.root}/approvals.db`;
+  const db = postgres === undefined ? `${ws.root}/approvals.db` : await postgres.createDatabase();
   const key = `crash-${point}`;
   const base = [...hostArgs(db, ws, "success", "run-crash", key), "--inline"];
   try {
@@ -91,7 +96,7 @@ async function crashAt(point: PersistencePoint): Promise<void> {
     assert.ok(await processGone(serverPid), "the server followed its host");
 
     let approvalId: string;
-    const store = await LibsqlApprovalStore.open(db);
+    const store = await openStore(db);
     try {
       const records = await store.list();
       assert.equal(records.length, 1);
@@ -121,7 +126,7 @@ async function crashAt(point: PersistencePoint): Promise<void> {
     }
     assert.ok(await processGone(restartPid));
 
-    const reopened = await LibsqlApprovalStore.open(db);
+    const reopened = await openStore(db);
     try {
       for (const record of await reopened.list()) {
         assert.ok(record.claimedAt !== undefined, "the call was claimed");
@@ -143,4 +148,20 @@ async function crashAt(point: PersistencePoint): Promise<void> {
 for (const point of Object.keys(POINTS) as PersistencePoint[]) {
   Deno.test(`write crash at ${point}: after restart exactly one of committed or unknown`, () =>
     crashAt(point));
+}
+
+if (postgresAvailable()) {
+  Deno.test("write crash with the PostgreSQL store: SIGKILL at each persistence point", async (t) => {
+    const server = await startPostgres();
+    try {
+      for (const point of Object.keys(POINTS) as PersistencePoint[]) {
+        await t.step(
+          `at ${point}: after restart exactly one of committed or unknown`,
+          () => crashAt(point, server),
+        );
+      }
+    } finally {
+      await server.stop();
+    }
+  });
 }

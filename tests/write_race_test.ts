@@ -1,12 +1,14 @@
 /**
- * Race: 8 host processes (`tests/support/write_host.ts --serve`), each with its own libSQL
- * connection to ONE database file and its own MCP session to one independent write server over
- * HTTP, are told to resume the same approved call at the same moment. Exactly one dispatches:
- * its envelope is committed and the server's ledger shows one `received` for the key. 20
- * repetitions, reusing the 8 processes (spawning is the slow part).
+ * Race: 8 host processes (`tests/support/write_host.ts --serve`), each with its own connection
+ * to ONE approval database (a libSQL file; a PostgreSQL database on a real server) and its own
+ * MCP session to one independent write server over HTTP, are told to resume the same approved
+ * call at the same moment. Exactly one dispatches: its envelope is committed and the server's
+ * ledger shows one `received` for the key. 20 repetitions, reusing the 8 processes (spawning is
+ * the slow part).
  */
 import assert from "node:assert/strict";
-import { LibsqlApprovalStore } from "../libsql.ts";
+import { openStore } from "./support/open_store.ts";
+import { postgresAvailable, startPostgres } from "./support/postgres_server.ts";
 import {
   createWriteWorkspace,
   processGone,
@@ -18,11 +20,13 @@ import { envelopeOf, type HostProcess, startHost } from "./support/write_e2e.ts"
 const HOSTS = 8;
 const REPETITIONS = 20;
 
-Deno.test("write race: 8 processes resume one approved call, exactly one dispatches, 20 times", async () => {
-  const ws = await createWriteWorkspace();
-  const db = `${ws.root}/approvals.db`;
+async function race(
+  label: string,
+  db: string,
+  ws: Awaited<ReturnType<typeof createWriteWorkspace>>,
+) {
   // Create and migrate the database once, before the hosts open it.
-  const store = await LibsqlApprovalStore.open(db);
+  const store = await openStore(db);
   const server = await startWriteServerHttp(ws, "success", { exitWithStdin: true });
   const hosts: HostProcess[] = [];
   const winnerHosts: number[] = [];
@@ -54,7 +58,9 @@ Deno.test("write race: 8 processes resume one approved call, exactly one dispatc
       assert.equal((await store.get(id))?.state, "committed");
     }
     // Informational: which process won each round, and how often losers overlapped the call.
-    console.log(`winners by host: ${winnerHosts.join(",")}; in-flight losers: ${inFlightLosers}`);
+    console.log(
+      `${label}: winners by host: ${winnerHosts.join(",")}; in-flight losers: ${inFlightLosers}`,
+    );
     const counts = receivedCounts(await readLedger(ws.ledger));
     assert.equal(counts.size, REPETITIONS);
     for (let rep = 0; rep < REPETITIONS; rep++) {
@@ -65,6 +71,27 @@ Deno.test("write race: 8 processes resume one approved call, exactly one dispatc
     await server.stop();
     await store.close();
     assert.ok(await processGone(server.pid));
+  }
+}
+
+Deno.test("write race: 8 processes resume one approved call, exactly one dispatches, 20 times", async () => {
+  const ws = await createWriteWorkspace();
+  try {
+    await race("libsql file", `${ws.root}/approvals.db`, ws);
+  } finally {
     await ws.remove();
   }
 });
+
+if (postgresAvailable()) {
+  Deno.test("write race on PostgreSQL: 8 processes, one database, exactly one dispatches, 20 times", async () => {
+    const server = await startPostgres();
+    const ws = await createWriteWorkspace();
+    try {
+      await race("postgres", await server.createDatabase(), ws);
+    } finally {
+      await ws.remove();
+      await server.stop();
+    }
+  });
+}

@@ -10,6 +10,7 @@ export type ApprovalErrorCode =
   | "approval_store_not_durable"
   | "approval_store_url_invalid"
   | "approval_store_schema_too_new"
+  | "approval_store_schema_invalid"
   | "approval_store_closed"
   | "approval_store_busy"
   | "approval_store_error";

@@ -77,11 +77,7 @@ const BINDING_TEXT_FIELDS = [
  * {@link verifyArgumentsDigest} hashes.
  */
 export function checkRequest(request: ApprovalRequest): string {
-  for (const field of BINDING_TEXT_FIELDS) requireText(request[field], field);
-  requireText(request.argumentsDigest, "argumentsDigest");
-  if (request.effect !== "write" && request.effect !== "destructive") {
-    throw new ApprovalError("approval_invalid_request", "effect must be write or destructive");
-  }
+  validateExpectation(request);
   if (typeof request.expiresAt !== "number" || !Number.isFinite(request.expiresAt)) {
     throw new ApprovalError("approval_invalid_request", "expiresAt must be a finite number");
   }
@@ -115,6 +111,33 @@ export async function validateRequest(request: ApprovalRequest): Promise<string>
   const canonical = checkRequest(request);
   await verifyArgumentsDigest(canonical, request.argumentsDigest);
   return canonical;
+}
+
+/**
+ * Checks what a caller expects at claim time: every identity field a non-empty string, a known
+ * effect, an arguments digest. A malformed expectation is the caller's bug, not a refusal: it
+ * throws `approval_invalid_request` and no store records anything for it, so every store answers
+ * the same bad input the same way.
+ */
+export function validateExpectation(expected: ClaimExpectation): void {
+  if (typeof expected !== "object" || expected === null) {
+    throw new ApprovalError(
+      "approval_invalid_request",
+      "a request or expectation must be an object",
+    );
+  }
+  for (const field of BINDING_TEXT_FIELDS) requireText(expected[field], field);
+  requireText(expected.argumentsDigest, "argumentsDigest");
+  if (expected.effect !== "write" && expected.effect !== "destructive") {
+    throw new ApprovalError("approval_invalid_request", "effect must be write or destructive");
+  }
+}
+
+/** Checks the instant a claim is judged at, when the caller passes one. */
+export function validateInstant(now: number | undefined): void {
+  if (now !== undefined && (typeof now !== "number" || !Number.isFinite(now))) {
+    throw new ApprovalError("approval_invalid_request", "now must be a finite number");
+  }
 }
 
 /** Checks a person's decision: who, and an optional text note. */

@@ -9,6 +9,8 @@ import {
   planClaim,
   sameCall,
   validateDecision,
+  validateExpectation,
+  validateInstant,
   validateOutcome,
   validateReconcile,
   validateRequest,
@@ -157,6 +159,8 @@ export class MemoryApprovalStore implements ApprovalStore {
   }
 
   #claim(id: string, expected: ClaimExpectation, now?: number): ClaimResult {
+    validateExpectation(expected);
+    validateInstant(now);
     const record = this.#records.get(id);
     if (record === undefined) return { ok: false, code: "approval_not_found" };
     const at = now ?? this.#now();

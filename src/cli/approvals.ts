@@ -47,7 +47,7 @@ export const APPROVALS_USAGE = `usage: sluice approvals <command> [--db <url>]
   deny <id> --by <name> [--note <t>]     deny a pending write
   reconcile <id> --outcome committed|not_started --evidence <text> --by <name>
                                          settle an unknown outcome with evidence
---db takes a path, a file: URL, or a libsql:/https: server URL.
+--db takes a path, a file: URL, a libsql:/https: server URL, or a postgres:// URL.
 exit codes: 0 ok, 1 refused (code printed), 2 usage`;
 
 class UsageError extends Error {}

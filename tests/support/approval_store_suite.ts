@@ -11,6 +11,7 @@ import {
   type ApprovalRecord,
   type ApprovalState,
   type ApprovalStore,
+  type ClaimExpectation,
   type ClaimResult,
 } from "../../src/approvals/mod.ts";
 import { expectationFor, makeRequest, type TestClock, testClock } from "./approval_requests.ts";
@@ -216,6 +217,40 @@ export function approvalStoreSuite(name: string, factory: StoreFactory): void {
     refused(await store.claim(id, expectationFor(request)), "approval_already_claimed");
     assert.equal((await store.get(id))?.state, "claimed");
   });
+
+  test(
+    "a malformed expectation is approval_invalid_request on every store and changes nothing",
+    async (store, clock) => {
+      const { id, request } = await reach(store, clock, "approved");
+      const { remoteToolName: _dropped, ...missing } = expectationFor(request);
+      for (
+        const bad of [
+          missing,
+          { ...expectationFor(request), scopeRevision: "" },
+          { ...expectationFor(request), effect: "read" },
+          { ...expectationFor(request), argumentsDigest: 7 },
+          null,
+        ]
+      ) {
+        await rejectsWith(
+          store.claim(id, bad as unknown as ClaimExpectation),
+          "approval_invalid_request",
+        );
+      }
+      await rejectsWith(
+        store.claim(id, expectationFor(request), Number.NaN),
+        "approval_invalid_request",
+      );
+      // Also for an id that does not exist: the input is judged before any record is read.
+      await rejectsWith(
+        store.claim("no-such-id", missing as unknown as ClaimExpectation),
+        "approval_invalid_request",
+      );
+      assert.equal((await store.get(id))?.state, "approved");
+      assert.equal((await store.events(id)).length, 2);
+      assert.equal((await store.claim(id, expectationFor(request))).ok, true);
+    },
+  );
 
   test("claim refusals by state: not found, pending, denied", async (store, clock) => {
     const request = await makeRequest(clock.t);

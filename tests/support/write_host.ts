@@ -1,5 +1,6 @@
 /**
- * A host process for the end-to-end write suites: it opens the libSQL approval store, connects
+ * A host process for the end-to-end write suites: it opens the approval store (`--db`: a libSQL
+ * path, or a `postgres://` URL), connects
  * the official v2 client to the separate write server (spawned over stdio, or an HTTP URL),
  * discovers the write catalog and runs sluice's `Gate`. Every step is printed as one JSON line
  * on stdout, so the test process reads what happened without sharing memory with it.
@@ -28,7 +29,8 @@ import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotoc
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/client/validators/cf-worker";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { CatalogMonitor, discoverWriteTools, Gate, type PersistencePoint } from "../../mod.ts";
-import { LibsqlApprovalStore } from "../../libsql.ts";
+import type { ApprovalStore } from "../../src/approvals/mod.ts";
+import { openStore } from "./open_store.ts";
 import { type Scenario, SYNTHETIC_VALUE } from "../../fixtures/write_server.ts";
 import { writeServerStdioParams } from "../../fixtures/write_server_launch.ts";
 import { readLedger, receivedFor } from "../../fixtures/write_ledger.ts";
@@ -73,7 +75,7 @@ async function waitForReceived(ledger: string, key: string): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  const store = await LibsqlApprovalStore.open(need("db"));
+  const store = await openStore(need("db"));
   const monitor = new CatalogMonitor();
   const client = new Client({ name: "sluice-write-host", version: "1.0.0" }, {
     jsonSchemaValidator: new CfWorkerJsonSchemaValidator(),
@@ -130,7 +132,7 @@ async function main(): Promise<void> {
   }
 }
 
-async function once(gate: Gate, store: LibsqlApprovalStore, key: string): Promise<void> {
+async function once(gate: Gate, store: ApprovalStore, key: string): Promise<void> {
   const call = {
     id: need("call-id"),
     name: "save_record",

@@ -4,8 +4,10 @@
  *
  * @module
  */
-import type { Client } from "@libsql/client";
-import { ApprovalError } from "./errors.ts";
+import { ApprovalError } from "../errors.ts";
+
+/** Reads the value of one `PRAGMA` on the connection it belongs to. */
+export type PragmaReader = (pragma: string) => Promise<unknown>;
 
 /** What a connection reports about its durability. */
 export interface DurabilitySettings {
@@ -13,18 +15,18 @@ export interface DurabilitySettings {
   readonly journalMode: string;
   /** `PRAGMA synchronous`: 0 off, 1 normal, 2 full, 3 extra. */
   readonly synchronous: number;
-  /** `PRAGMA busy_timeout` in milliseconds. */
+  /**
+   * `PRAGMA busy_timeout` in milliseconds: how long the driver sleeps inside a call waiting for a
+   * lock. The embedded store keeps it at 0 and waits asynchronously (`busyTimeoutMs` option).
+   */
   readonly busyTimeoutMs: number;
 }
 
 /** SQLite's `synchronous=FULL`. */
 export const SYNCHRONOUS_FULL = 2;
 
-/** Reads the settings of the connection behind `executor`. */
-export async function readDurability(
-  executor: Pick<Client, "execute">,
-): Promise<DurabilitySettings> {
-  const first = async (pragma: string) => (await executor.execute(`PRAGMA ${pragma}`)).rows[0]?.[0];
+/** Reads the settings of the connection `first` reads pragmas from. */
+export async function readDurability(first: PragmaReader): Promise<DurabilitySettings> {
   return {
     journalMode: String(await first("journal_mode")).toLowerCase(),
     synchronous: Number(await first("synchronous")),
@@ -43,17 +45,4 @@ export function checkDurability(settings: DurabilitySettings): void {
       "the approval database did not keep journal_mode=WAL and synchronous=FULL",
     );
   }
-}
-
-/** Sets the durability pragmas on a local file, reads them back and checks them. */
-export async function configureDurability(
-  client: Pick<Client, "execute">,
-  busyTimeoutMs: number,
-): Promise<DurabilitySettings> {
-  await client.execute(`PRAGMA busy_timeout = ${Math.max(0, Math.trunc(busyTimeoutMs))}`);
-  await client.execute("PRAGMA journal_mode = WAL");
-  await client.execute("PRAGMA synchronous = FULL");
-  const settings = await readDurability(client);
-  checkDurability(settings);
-  return settings;
 }

@@ -1,73 +1,29 @@
 /**
- * Versioned schema of the libSQL approval store. The state machine is enforced here as well as
- * in code: triggers abort any illegal or backward transition, any change to a terminal row,
+ * Versioned SQLite schema of the approval store, shared by libSQL and D1. The state machine is
+ * enforced here as well as in code: triggers abort any illegal or backward transition, any change to a terminal row,
  * any change to the bound identity of a row, any deletion, and any edit of the event log.
  *
  * @module
  */
+import {
+  IDENTITY_COLUMNS,
+  LEGAL_TRANSITION_SQL,
+  PENDING_EVENT_SQL,
+  STATES_SQL as STATES,
+  TERMINAL_SQL as TERMINAL,
+  TRANSITION_EVENT_SQL,
+  WRITE_ONCE_COLUMNS,
+} from "../sql/columns.ts";
+import { latestVersion, type Migration } from "../sql/migrate.ts";
 
-/** One schema version: statements applied together in one write transaction. */
-export interface Migration {
-  /** The version this migration brings the database to. */
-  readonly version: number;
-  /** SQL statements, applied in order. */
-  readonly statements: readonly string[];
-}
-
-const STATES = "'pending','approved','denied','expired','claimed','committed','not_started'," +
-  "'unknown','reconciled'";
-const TERMINAL = "'denied','expired','committed','not_started','reconciled'";
-
-/** Columns that bind an approval to one call; they never change after insertion. */
-export const IDENTITY_COLUMNS: readonly string[] = Object.freeze([
-  "id",
-  "server_id",
-  "tool_name",
-  "remote_tool_name",
-  "catalog_digest",
-  "binding_id",
-  "scope_id",
-  "scope_revision",
-  "effect",
-  "arguments_digest",
-  "arguments_json",
-  "expires_at",
-  "run_id",
-  "call_id",
-  "created_at",
-]);
-
-/** Columns that record a fact; once set they never change. */
-const WRITE_ONCE_COLUMNS = [
-  "decided_by",
-  "decided_at",
-  "decision_note",
-  "claimed_at",
-  "refusal_code",
-  "refused_at",
-  "result_digest",
-  "receipt_at",
-  "outcome_reason",
-  "outcome_at",
-  "reconciled_outcome",
-  "reconciled_evidence",
-  "reconciled_by",
-  "reconciled_at",
-  "expired_at",
-];
-
-/** Every column of `approvals` in schema version 1, in table order. */
-export const APPROVAL_COLUMNS: readonly string[] = Object.freeze([
-  "id",
-  "state",
-  ...IDENTITY_COLUMNS.slice(1),
-  ...WRITE_ONCE_COLUMNS,
-]);
+/** The table of applied versions (its text is part of every existing database). */
+export const SQLITE_VERSION_TABLE = `CREATE TABLE IF NOT EXISTS schema_version (
+        version INTEGER PRIMARY KEY NOT NULL, applied_at INTEGER NOT NULL) STRICT`;
 
 const changed = (column: string) => `NEW.${column} IS NOT OLD.${column}`;
 
 /** Every migration, oldest first. */
-export const MIGRATIONS: readonly Migration[] = Object.freeze([
+export const SQLITE_MIGRATIONS: readonly Migration[] = Object.freeze([
   {
     version: 1,
     statements: [
@@ -139,10 +95,7 @@ export const MIGRATIONS: readonly Migration[] = Object.freeze([
       // with: terminal rows, then recorded facts, then the transition.
       `CREATE TRIGGER approvals_transition BEFORE UPDATE ON approvals
         WHEN NOT (
-          (OLD.state = 'pending' AND NEW.state IN ('approved', 'denied', 'expired'))
-          OR (OLD.state = 'approved' AND NEW.state IN ('claimed', 'expired'))
-          OR (OLD.state = 'claimed' AND NEW.state IN ('committed', 'not_started', 'unknown'))
-          OR (OLD.state = 'unknown' AND NEW.state = 'reconciled'))
+          ${LEGAL_TRANSITION_SQL})
         BEGIN SELECT RAISE(ABORT, 'sluice: illegal approval transition'); END`,
       // A recorded fact can only change in an UPDATE that names its column.
       ...WRITE_ONCE_COLUMNS.map((column) =>
@@ -166,28 +119,11 @@ export const MIGRATIONS: readonly Migration[] = Object.freeze([
       // than a statement of its own. Profiled.)
       `CREATE TRIGGER approvals_event_pending AFTER INSERT ON approvals
         BEGIN
-          INSERT INTO approval_events (approval_id, seq, from_state, to_state, at)
-            VALUES (NEW.id, 1, NULL, NEW.state, NEW.created_at);
+          ${PENDING_EVENT_SQL};
         END`,
       `CREATE TRIGGER approvals_event_transition AFTER UPDATE OF state ON approvals
         BEGIN
-          INSERT INTO approval_events (approval_id, seq, from_state, to_state, at, by, detail)
-            VALUES (NEW.id,
-              (SELECT max(seq) + 1 FROM approval_events WHERE approval_id = NEW.id),
-              OLD.state, NEW.state,
-              CASE NEW.state
-                WHEN 'approved' THEN NEW.decided_at WHEN 'denied' THEN NEW.decided_at
-                WHEN 'expired' THEN NEW.expired_at WHEN 'claimed' THEN NEW.claimed_at
-                WHEN 'reconciled' THEN NEW.reconciled_at ELSE NEW.outcome_at END,
-              CASE NEW.state
-                WHEN 'approved' THEN NEW.decided_by WHEN 'denied' THEN NEW.decided_by
-                WHEN 'reconciled' THEN NEW.reconciled_by END,
-              CASE NEW.state
-                WHEN 'approved' THEN NEW.decision_note WHEN 'denied' THEN NEW.decision_note
-                WHEN 'expired' THEN 'approval_expired' WHEN 'claimed' THEN NEW.refusal_code
-                WHEN 'committed' THEN NEW.result_digest
-                WHEN 'reconciled' THEN NEW.reconciled_outcome || ': ' || NEW.reconciled_evidence
-                ELSE NEW.outcome_reason END);
+          ${TRANSITION_EVENT_SQL};
         END`,
       `CREATE TRIGGER approval_events_no_update BEFORE UPDATE ON approval_events
         BEGIN SELECT RAISE(ABORT, 'sluice: the approval event log is append-only'); END`,
@@ -198,4 +134,4 @@ export const MIGRATIONS: readonly Migration[] = Object.freeze([
 ]);
 
 /** The newest schema version this code knows. */
-export const LATEST_SCHEMA_VERSION: number = MIGRATIONS[MIGRATIONS.length - 1].version;
+export const LATEST_SCHEMA_VERSION: number = latestVersion(SQLITE_MIGRATIONS);

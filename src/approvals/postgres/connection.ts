@@ -1,0 +1,102 @@
+/**
+ * PostgreSQL through the `postgres` driver (Deno, Bun, Node, Workers) as a {@link SqlConnection}:
+ * a pool of connections, `?` placeholders renumbered to `$n` once per statement text, statements
+ * prepared by the server and reused, a batch of several statements in one transaction. Waiting
+ * for a row lock happens on the socket, never in the event loop; `lock_timeout` bounds it.
+ *
+ * @module
+ */
+import postgres from "postgres";
+import type { DriverFailure, SqlConnection, SqlResult, SqlStatement } from "../sql/connection.ts";
+import { driverCode } from "../sql/failure.ts";
+import type { Fields } from "../sql/rows.ts";
+import { POSTGRES_DIALECT } from "./dialect.ts";
+
+/** SQLSTATEs that mean another transaction held what this one needed for too long. */
+const BUSY_CODES = new Set(["55P03", "40001", "40P01"]);
+
+/** Options of {@link PostgresConnection.open}. */
+export interface PostgresConnectionOptions {
+  /** The password, when the server asks for one. */
+  readonly password?: string;
+  /** The longest wait for a row lock, in milliseconds. */
+  readonly lockTimeoutMs: number;
+  /** Connections in the pool. */
+  readonly max: number;
+}
+
+type Sql = ReturnType<typeof postgres>;
+
+/** A pool of PostgreSQL connections. */
+export class PostgresConnection implements SqlConnection {
+  /** PostgreSQL's dialect. */
+  readonly dialect = POSTGRES_DIALECT;
+  readonly #sql: Sql;
+  readonly #numbered = new Map<string, string>();
+
+  private constructor(sql: Sql) {
+    this.#sql = sql;
+  }
+
+  /** A pool for `url`; connections open on first use. */
+  static open(url: string, options: PostgresConnectionOptions): PostgresConnection {
+    return new PostgresConnection(postgres(url, {
+      max: options.max,
+      ...(options.password === undefined ? {} : { password: options.password }),
+      prepare: true,
+      onnotice: () => {},
+      connection: {
+        application_name: "sluice",
+        lock_timeout: Math.max(1, Math.trunc(options.lockTimeoutMs)),
+      },
+    }));
+  }
+
+  /** Runs one statement on its own (atomic), several in one transaction. */
+  async batch(statements: readonly SqlStatement[]): Promise<SqlResult[]> {
+    if (statements.length === 1) return [await this.#run(this.#sql, statements[0])];
+    return await this.#sql.begin(async (tx) => {
+      const results: SqlResult[] = [];
+      for (const statement of statements) results.push(await this.#run(tx, statement));
+      return results;
+    }) as SqlResult[];
+  }
+
+  /** Runs one statement. */
+  async query(statement: SqlStatement): Promise<Fields[]> {
+    return (await this.#run(this.#sql, statement)).rows;
+  }
+
+  /** Lock timeouts, serialization failures and deadlocks are busy. */
+  describe(error: unknown): DriverFailure {
+    const code = driverCode(error);
+    return {
+      busy: code !== undefined && BUSY_CODES.has(code),
+      ...(code === undefined ? {} : { code }),
+    };
+  }
+
+  /** Ends every connection of the pool. */
+  async close(): Promise<void> {
+    await this.#sql.end({ timeout: 5 });
+  }
+
+  async #run(sql: Sql | postgres.TransactionSql, statement: SqlStatement): Promise<SqlResult> {
+    const rows = await sql.unsafe(
+      this.#text(statement.sql),
+      statement.args as postgres.ParameterOrJSON<never>[],
+    );
+    return { rows: [...rows] as unknown as Fields[], changes: rows.count };
+  }
+
+  /** The statement with `$1`, `$2`, ... for its `?` (the store's SQL has no `?` in literals). */
+  #text(sql: string): string {
+    let text = this.#numbered.get(sql);
+    if (text === undefined) {
+      let n = 0;
+      text = sql.replace(/\?/g, () => `$${++n}`);
+      this.#numbered.set(sql, text);
+    }
+    return text;
+  }
+}

@@ -1,0 +1,223 @@
+/**
+ * Versioned PostgreSQL schema of the approval store. The state machine is enforced here as well
+ * as in code, as on libSQL: a row trigger refuses an insert that does not start pending, any
+ * deletion, any change to the bound identity, any change to a terminal row, any rewrite of a
+ * recorded fact and any illegal or backward transition; another trigger appends the event log,
+ * which refuses every update and deletion; `TRUNCATE` is refused on both tables. Constraints are
+ * named so the open check can find each of them.
+ *
+ * @module
+ */
+import {
+  IDENTITY_COLUMNS,
+  LEGAL_TRANSITION_SQL,
+  PENDING_EVENT_SQL,
+  STATES_SQL as STATES,
+  TERMINAL_SQL as TERMINAL,
+  TRANSITION_EVENT_SQL,
+  WRITE_ONCE_COLUMNS,
+} from "../sql/columns.ts";
+import { latestVersion, type Migration } from "../sql/migrate.ts";
+
+/** The table of applied versions. */
+export const POSTGRES_VERSION_TABLE = `CREATE TABLE IF NOT EXISTS schema_version (
+  version INTEGER PRIMARY KEY NOT NULL, applied_at BIGINT NOT NULL)`;
+
+const distinct = (column: string) => `NEW.${column} IS DISTINCT FROM OLD.${column}`;
+
+/** The body of the guard on `approvals` (compared verbatim by the open check). */
+export const GUARD_FUNCTION_BODY = `
+BEGIN
+  IF TG_OP = 'DELETE' THEN
+    RAISE EXCEPTION 'sluice: approvals are never deleted' USING ERRCODE = 'check_violation';
+  END IF;
+  IF TG_OP = 'INSERT' THEN
+    IF NEW.state <> 'pending' THEN
+      RAISE EXCEPTION 'sluice: an approval starts pending' USING ERRCODE = 'check_violation';
+    END IF;
+    RETURN NEW;
+  END IF;
+  IF ${IDENTITY_COLUMNS.map(distinct).join("\n    OR ")} THEN
+    RAISE EXCEPTION 'sluice: the bound identity of an approval is immutable'
+      USING ERRCODE = 'check_violation';
+  END IF;
+  IF OLD.state IN (${TERMINAL}) THEN
+    RAISE EXCEPTION 'sluice: a terminal approval is immutable' USING ERRCODE = 'check_violation';
+  END IF;
+  IF ${
+  WRITE_ONCE_COLUMNS.map((column) => `(OLD.${column} IS NOT NULL AND ${distinct(column)})`)
+    .join("\n    OR ")
+} THEN
+    RAISE EXCEPTION 'sluice: a recorded approval fact is immutable'
+      USING ERRCODE = 'check_violation';
+  END IF;
+  IF NOT (
+    ${LEGAL_TRANSITION_SQL}) THEN
+    RAISE EXCEPTION 'sluice: illegal approval transition' USING ERRCODE = 'check_violation';
+  END IF;
+  RETURN NEW;
+END`;
+
+/** The body of the trigger that writes the event log (compared verbatim by the open check). */
+export const EVENT_FUNCTION_BODY = `
+BEGIN
+  IF TG_OP = 'INSERT' THEN
+    ${PENDING_EVENT_SQL};
+    RETURN NULL;
+  END IF;
+  ${TRANSITION_EVENT_SQL};
+  RETURN NULL;
+END`;
+
+/** The body of the refusal of every change to the event log and of `TRUNCATE`. */
+export const APPEND_ONLY_FUNCTION_BODY = `
+BEGIN
+  RAISE EXCEPTION 'sluice: approvals and their event log are append-only'
+    USING ERRCODE = 'check_violation';
+END`;
+
+/** Every trigger of the schema: its table and the function (and body) it runs. */
+export const POSTGRES_TRIGGERS: readonly {
+  readonly name: string;
+  readonly table: string;
+  readonly fn: string;
+  readonly body: string;
+}[] = Object.freeze([
+  {
+    name: "approvals_guard",
+    table: "approvals",
+    fn: "sluice_approvals_guard",
+    body: GUARD_FUNCTION_BODY,
+  },
+  {
+    name: "approvals_event",
+    table: "approvals",
+    fn: "sluice_approvals_event",
+    body: EVENT_FUNCTION_BODY,
+  },
+  {
+    name: "approvals_no_truncate",
+    table: "approvals",
+    fn: "sluice_append_only",
+    body: APPEND_ONLY_FUNCTION_BODY,
+  },
+  {
+    name: "approval_events_append_only",
+    table: "approval_events",
+    fn: "sluice_append_only",
+    body: APPEND_ONLY_FUNCTION_BODY,
+  },
+  {
+    name: "approval_events_no_truncate",
+    table: "approval_events",
+    fn: "sluice_append_only",
+    body: APPEND_ONLY_FUNCTION_BODY,
+  },
+]);
+
+const APPROVALS_TABLE = `CREATE TABLE approvals (
+  position BIGINT GENERATED ALWAYS AS IDENTITY CONSTRAINT approvals_position_unique UNIQUE,
+  id TEXT CONSTRAINT approvals_pkey PRIMARY KEY,
+  state TEXT NOT NULL CONSTRAINT approvals_state_known CHECK (state IN (${STATES})),
+  server_id TEXT NOT NULL,
+  tool_name TEXT NOT NULL,
+  remote_tool_name TEXT NOT NULL,
+  catalog_digest TEXT NOT NULL,
+  binding_id TEXT NOT NULL,
+  scope_id TEXT NOT NULL,
+  scope_revision TEXT NOT NULL,
+  effect TEXT NOT NULL CONSTRAINT approvals_effect_known CHECK (effect IN ('write', 'destructive')),
+  arguments_digest TEXT NOT NULL,
+  arguments_json TEXT NOT NULL,
+  expires_at BIGINT NOT NULL,
+  run_id TEXT,
+  call_id TEXT,
+  created_at BIGINT NOT NULL,
+  decided_by TEXT,
+  decided_at BIGINT,
+  decision_note TEXT,
+  claimed_at BIGINT,
+  refusal_code TEXT,
+  refused_at BIGINT,
+  result_digest TEXT,
+  receipt_at BIGINT,
+  outcome_reason TEXT,
+  outcome_at BIGINT,
+  reconciled_outcome TEXT CONSTRAINT approvals_reconciled_known
+    CHECK (reconciled_outcome IN ('committed', 'not_started')),
+  reconciled_evidence TEXT,
+  reconciled_by TEXT,
+  reconciled_at BIGINT,
+  expired_at BIGINT,
+  CONSTRAINT approvals_run_call_together CHECK ((run_id IS NULL) = (call_id IS NULL)),
+  CONSTRAINT approvals_decided CHECK (state NOT IN ('approved', 'denied') OR decided_by IS NOT NULL),
+  CONSTRAINT approvals_claimed CHECK (
+    state NOT IN ('claimed', 'committed', 'not_started', 'unknown', 'reconciled')
+    OR claimed_at IS NOT NULL),
+  CONSTRAINT approvals_receipt CHECK (state <> 'committed' OR result_digest IS NOT NULL),
+  CONSTRAINT approvals_expired CHECK (state <> 'expired' OR expired_at IS NOT NULL),
+  CONSTRAINT approvals_reconciliation CHECK (state <> 'reconciled' OR (
+    reconciled_outcome IS NOT NULL AND reconciled_evidence IS NOT NULL
+    AND reconciled_by IS NOT NULL))
+)`;
+
+const EVENTS_TABLE = `CREATE TABLE approval_events (
+  approval_id TEXT NOT NULL CONSTRAINT approval_events_approval REFERENCES approvals (id),
+  seq INTEGER NOT NULL CONSTRAINT approval_events_seq_positive CHECK (seq > 0),
+  from_state TEXT CONSTRAINT approval_events_from_known CHECK (from_state IN (${STATES})),
+  to_state TEXT NOT NULL CONSTRAINT approval_events_to_known CHECK (to_state IN (${STATES})),
+  at BIGINT NOT NULL,
+  by TEXT,
+  detail TEXT,
+  CONSTRAINT approval_events_pkey PRIMARY KEY (approval_id, seq)
+)`;
+
+/** Every named constraint of the schema, by table (the open check finds each). */
+export const POSTGRES_CONSTRAINTS: ReadonlyMap<string, readonly string[]> = new Map([
+  ["approvals", [...APPROVALS_TABLE.matchAll(/CONSTRAINT (\w+)/g)].map((match) => match[1])],
+  ["approval_events", [...EVENTS_TABLE.matchAll(/CONSTRAINT (\w+)/g)].map((match) => match[1])],
+]);
+
+/** Columns declared `NOT NULL`, by table (the open check finds each still so). */
+export const POSTGRES_NOT_NULL: ReadonlyMap<string, readonly string[]> = new Map([
+  [
+    "approvals",
+    [...APPROVALS_TABLE.matchAll(/^ {2}(\w+) \w+ NOT NULL/gm)].map((match) => match[1]),
+  ],
+  [
+    "approval_events",
+    [...EVENTS_TABLE.matchAll(/^ {2}(\w+) \w+ NOT NULL/gm)].map((match) => match[1]),
+  ],
+]);
+
+const createFunction = (fn: string, body: string) =>
+  `CREATE FUNCTION ${fn}() RETURNS trigger LANGUAGE plpgsql AS $sluice$${body}$sluice$`;
+
+/** Every migration, oldest first. */
+export const POSTGRES_MIGRATIONS: readonly Migration[] = Object.freeze([
+  {
+    version: 1,
+    statements: [
+      APPROVALS_TABLE,
+      `CREATE UNIQUE INDEX approvals_run_call ON approvals (run_id, call_id)
+        WHERE run_id IS NOT NULL`,
+      EVENTS_TABLE,
+      createFunction("sluice_approvals_guard", GUARD_FUNCTION_BODY),
+      createFunction("sluice_approvals_event", EVENT_FUNCTION_BODY),
+      createFunction("sluice_append_only", APPEND_ONLY_FUNCTION_BODY),
+      `CREATE TRIGGER approvals_guard BEFORE INSERT OR UPDATE OR DELETE ON approvals
+        FOR EACH ROW EXECUTE FUNCTION sluice_approvals_guard()`,
+      `CREATE TRIGGER approvals_event AFTER INSERT OR UPDATE OF state ON approvals
+        FOR EACH ROW EXECUTE FUNCTION sluice_approvals_event()`,
+      `CREATE TRIGGER approvals_no_truncate BEFORE TRUNCATE ON approvals
+        FOR EACH STATEMENT EXECUTE FUNCTION sluice_append_only()`,
+      `CREATE TRIGGER approval_events_append_only BEFORE UPDATE OR DELETE ON approval_events
+        FOR EACH ROW EXECUTE FUNCTION sluice_append_only()`,
+      `CREATE TRIGGER approval_events_no_truncate BEFORE TRUNCATE ON approval_events
+        FOR EACH STATEMENT EXECUTE FUNCTION sluice_append_only()`,
+    ],
+  },
+]);
+
+/** The newest schema version this code knows. */
+export const POSTGRES_LATEST_VERSION: number = latestVersion(POSTGRES_MIGRATIONS);

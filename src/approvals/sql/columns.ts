@@ -1,0 +1,120 @@
+/**
+ * The columns of the `approvals` table, shared by every SQL store: which bind an approval to one
+ * call (never changed after insertion) and which record a fact (written once); and the pieces of
+ * trigger SQL both schemas (SQLite, PostgreSQL) write the same way.
+ *
+ * @module
+ */
+import { TRANSITIONS } from "../machine.ts";
+
+/** Columns that bind an approval to one call; they never change after insertion. */
+export const IDENTITY_COLUMNS: readonly string[] = Object.freeze([
+  "id",
+  "server_id",
+  "tool_name",
+  "remote_tool_name",
+  "catalog_digest",
+  "binding_id",
+  "scope_id",
+  "scope_revision",
+  "effect",
+  "arguments_digest",
+  "arguments_json",
+  "expires_at",
+  "run_id",
+  "call_id",
+  "created_at",
+]);
+
+/** Columns that record a fact; once set they never change. */
+export const WRITE_ONCE_COLUMNS: readonly string[] = Object.freeze([
+  "decided_by",
+  "decided_at",
+  "decision_note",
+  "claimed_at",
+  "refusal_code",
+  "refused_at",
+  "result_digest",
+  "receipt_at",
+  "outcome_reason",
+  "outcome_at",
+  "reconciled_outcome",
+  "reconciled_evidence",
+  "reconciled_by",
+  "reconciled_at",
+  "expired_at",
+]);
+
+/** Every column of `approvals`, in table order. */
+export const APPROVAL_COLUMNS: readonly string[] = Object.freeze([
+  "id",
+  "state",
+  ...IDENTITY_COLUMNS.slice(1),
+  ...WRITE_ONCE_COLUMNS,
+]);
+
+/** Columns a new approval inserts: its identity and its state; the facts come later. */
+export const INSERT_COLUMNS: readonly string[] = Object.freeze(
+  IDENTITY_COLUMNS.toSpliced(1, 0, "state"),
+);
+
+/** The columns of `approval_events`, in table order. */
+export const EVENT_COLUMNS: readonly string[] = Object.freeze([
+  "approval_id",
+  "seq",
+  "from_state",
+  "to_state",
+  "at",
+  "by",
+  "detail",
+]);
+
+/** State names as an SQL list, for `CHECK (state IN (...))`. */
+export const STATES_SQL = "'pending','approved','denied','expired','claimed','committed'," +
+  "'not_started','unknown','reconciled'";
+
+/** Terminal state names as an SQL list. */
+export const TERMINAL_SQL = "'denied','expired','committed','not_started','reconciled'";
+
+/**
+ * Whether `OLD.state → NEW.state` is a legal transition, as an SQL condition written from
+ * {@link TRANSITIONS}.
+ */
+export const LEGAL_TRANSITION_SQL: string = Object.entries(TRANSITIONS)
+  .filter(([, targets]) => targets.length > 0)
+  .map(([from, targets]) =>
+    `(OLD.state = '${from}' AND NEW.state ${
+      targets.length === 1
+        ? `= '${targets[0]}'`
+        : `IN (${targets.map((state) => `'${state}'`).join(", ")})`
+    })`
+  )
+  .join("\n          OR ");
+
+/**
+ * The event a trigger appends for an applied transition: the next `seq` of the approval, the
+ * states, and the instant, person and detail taken from the columns the transition recorded.
+ */
+export const TRANSITION_EVENT_SQL =
+  `INSERT INTO approval_events (approval_id, seq, from_state, to_state, at, by, detail)
+            VALUES (NEW.id,
+              (SELECT max(seq) + 1 FROM approval_events WHERE approval_id = NEW.id),
+              OLD.state, NEW.state,
+              CASE NEW.state
+                WHEN 'approved' THEN NEW.decided_at WHEN 'denied' THEN NEW.decided_at
+                WHEN 'expired' THEN NEW.expired_at WHEN 'claimed' THEN NEW.claimed_at
+                WHEN 'reconciled' THEN NEW.reconciled_at ELSE NEW.outcome_at END,
+              CASE NEW.state
+                WHEN 'approved' THEN NEW.decided_by WHEN 'denied' THEN NEW.decided_by
+                WHEN 'reconciled' THEN NEW.reconciled_by END,
+              CASE NEW.state
+                WHEN 'approved' THEN NEW.decision_note WHEN 'denied' THEN NEW.decision_note
+                WHEN 'expired' THEN 'approval_expired' WHEN 'claimed' THEN NEW.refusal_code
+                WHEN 'committed' THEN NEW.result_digest
+                WHEN 'reconciled' THEN NEW.reconciled_outcome || ': ' || NEW.reconciled_evidence
+                ELSE NEW.outcome_reason END)`;
+
+/** The first event of an approval, appended by a trigger on insertion. */
+export const PENDING_EVENT_SQL =
+  `INSERT INTO approval_events (approval_id, seq, from_state, to_state, at)
+            VALUES (NEW.id, 1, NULL, NEW.state, NEW.created_at)`;

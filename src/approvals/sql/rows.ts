@@ -1,0 +1,138 @@
+/**
+ * Rows of the SQL stores as records: one mapping from column values to {@link ApprovalRecord} and
+ * {@link ApprovalEvent}, shared by libSQL, PostgreSQL and D1. Drivers return numbers as numbers
+ * or (PostgreSQL's `bigint`) as decimal text; both are read with `Number`.
+ *
+ * @module
+ */
+import type { JsonObject } from "../../identity/mod.ts";
+import type {
+  ApprovalEvent,
+  ApprovalRecord,
+  ApprovalRequest,
+  ApprovalState,
+  ClaimRefusalCode,
+} from "../types.ts";
+
+/** One row by column name, as a driver returns it. */
+export type Fields = Readonly<Record<string, unknown>>;
+
+/** A value bound to a statement parameter. */
+export type SqlValue = string | number | null;
+
+function text(row: Fields, column: string): string {
+  return String(row[column]);
+}
+
+function optionalText(row: Fields, column: string): string | undefined {
+  const value = row[column];
+  return value === null || value === undefined ? undefined : String(value);
+}
+
+function optionalNumber(row: Fields, column: string): number | undefined {
+  const value = row[column];
+  return value === null || value === undefined ? undefined : Number(value);
+}
+
+/**
+ * The columns a new approval inserts, by name: the request's identity, its canonical arguments,
+ * the store's id and instant, state `pending`.
+ */
+export function requestFields(
+  request: ApprovalRequest,
+  argumentsJson: string,
+  id: string,
+  at: number,
+): Readonly<Record<string, SqlValue>> {
+  return {
+    id,
+    state: "pending",
+    server_id: request.serverId,
+    tool_name: request.toolName,
+    remote_tool_name: request.remoteToolName,
+    catalog_digest: request.catalogDigest,
+    binding_id: request.bindingId,
+    scope_id: request.scopeId,
+    scope_revision: request.scopeRevision,
+    effect: request.effect,
+    arguments_digest: request.argumentsDigest,
+    arguments_json: argumentsJson,
+    expires_at: request.expiresAt,
+    run_id: request.runId ?? null,
+    call_id: request.callId ?? null,
+    created_at: at,
+  };
+}
+
+/** One `approvals` row as a record. */
+export function toRecord(row: Fields): ApprovalRecord {
+  const decidedBy = optionalText(row, "decided_by");
+  const state = text(row, "state") as ApprovalState;
+  const note = optionalText(row, "decision_note");
+  const runId = optionalText(row, "run_id");
+  const claimedAt = optionalNumber(row, "claimed_at");
+  const refusalCode = optionalText(row, "refusal_code");
+  const resultDigest = optionalText(row, "result_digest");
+  const outcomeReason = optionalText(row, "outcome_reason");
+  const outcomeAt = optionalNumber(row, "outcome_at");
+  const reconciledOutcome = optionalText(row, "reconciled_outcome");
+  return {
+    id: text(row, "id"),
+    state,
+    createdAt: Number(row.created_at),
+    serverId: text(row, "server_id"),
+    toolName: text(row, "tool_name"),
+    remoteToolName: text(row, "remote_tool_name"),
+    catalogDigest: text(row, "catalog_digest"),
+    bindingId: text(row, "binding_id"),
+    scopeId: text(row, "scope_id"),
+    scopeRevision: text(row, "scope_revision"),
+    effect: text(row, "effect") as ApprovalRecord["effect"],
+    argumentsDigest: text(row, "arguments_digest"),
+    arguments: JSON.parse(text(row, "arguments_json")) as JsonObject,
+    expiresAt: Number(row.expires_at),
+    ...(runId === undefined ? {} : { runId, callId: text(row, "call_id") }),
+    ...(decidedBy === undefined ? {} : {
+      decision: {
+        // A decision is recorded only by approve (approved, then maybe later states) or deny.
+        decision: state === "denied" ? "denied" : "approved",
+        by: decidedBy,
+        at: Number(row.decided_at),
+        ...(note === undefined ? {} : { note }),
+      },
+    }),
+    ...(claimedAt === undefined ? {} : { claimedAt }),
+    ...(refusalCode === undefined
+      ? {}
+      : { refusal: { code: refusalCode as ClaimRefusalCode, at: Number(row.refused_at) } }),
+    ...(resultDigest === undefined
+      ? {}
+      : { receipt: { resultDigest, at: Number(row.receipt_at) } }),
+    ...(outcomeReason === undefined ? {} : { outcomeReason }),
+    ...(outcomeAt === undefined ? {} : { outcomeAt }),
+    ...(reconciledOutcome === undefined ? {} : {
+      reconciliation: {
+        outcome: reconciledOutcome as "committed" | "not_started",
+        evidence: text(row, "reconciled_evidence"),
+        by: text(row, "reconciled_by"),
+        at: Number(row.reconciled_at),
+      },
+    }),
+  };
+}
+
+/** One `approval_events` row as an event. */
+export function toEvent(row: Fields): ApprovalEvent {
+  const by = optionalText(row, "by");
+  const detail = optionalText(row, "detail");
+  const from = optionalText(row, "from_state");
+  return {
+    seq: Number(row.seq),
+    approvalId: text(row, "approval_id"),
+    from: (from ?? null) as ApprovalState | null,
+    to: text(row, "to_state") as ApprovalState,
+    at: Number(row.at),
+    ...(by === undefined ? {} : { by }),
+    ...(detail === undefined ? {} : { detail }),
+  };
+}

@@ -1,0 +1,458 @@
+/**
+ * The approval store written once in SQL, for every database sluice supports (libSQL, PostgreSQL,
+ * D1). Each state change is one conditional `UPDATE ... RETURNING` guarded by the state it leaves,
+ * so the database decides every race: a row changes only if it is still where the caller saw it,
+ * and the affected row is the answer. Only a refused claim writes two statements, as one atomic
+ * batch. Triggers of each database's schema append the event log and enforce the same state
+ * machine, so no statement, sluice's or a person's, moves an approval backwards.
+ *
+ * @module
+ */
+import { ApprovalError } from "../errors.ts";
+import {
+  assertTransition,
+  planClaim,
+  sameCall,
+  TERMINAL_STATES,
+  validateDecision,
+  validateExpectation,
+  validateInstant,
+  validateOutcome,
+  validateReconcile,
+  validateRequest,
+} from "../machine.ts";
+import type {
+  ApprovalEvent,
+  ApprovalOutcome,
+  ApprovalRecord,
+  ApprovalRequest,
+  ApprovalState,
+  ApprovalStore,
+  ClaimExpectation,
+  ClaimResult,
+  DecisionInput,
+  ListFilter,
+  ReconcileInput,
+} from "../types.ts";
+import { EVENT_COLUMNS, INSERT_COLUMNS, WRITE_ONCE_COLUMNS } from "./columns.ts";
+import type { SqlConnection, SqlResult, SqlStatement } from "./connection.ts";
+import { storeFailure } from "./failure.ts";
+import { type Fields, requestFields, type SqlValue, toEvent, toRecord } from "./rows.ts";
+
+/** How often a transition is tried again when the row moved between a miss and its reason. */
+const ATTEMPTS = 4;
+
+/** How many rows a store remembers for its next transition (see `#move`). */
+const SEEN_LIMIT = 1024;
+
+/** The insertion of a new approval; a second one for the same run and call inserts nothing. */
+const INSERT_SQL = `INSERT INTO approvals (${INSERT_COLUMNS.join(", ")})
+  VALUES (${INSERT_COLUMNS.map(() => "?").join(", ")})
+  ON CONFLICT (run_id, call_id) WHERE run_id IS NOT NULL DO NOTHING`;
+
+/** Every recorded-fact column, empty: what a freshly inserted row holds beside its identity. */
+const NO_FACTS: Readonly<Record<string, null>> = Object.fromEntries(
+  WRITE_ONCE_COLUMNS.map((column) => [column, null]),
+);
+
+/**
+ * Whether a statement changed exactly one row: counted by its returned rows when it has
+ * `RETURNING` (exact on every database), else by the driver's count.
+ */
+const applied = (result: SqlResult, returning: boolean) =>
+  returning ? result.rows.length === 1 : result.changes === 1;
+
+/** Options of the {@link SqlApprovalStore} constructor. */
+export interface SqlApprovalStoreParts {
+  /** The database. */
+  readonly connection: SqlConnection;
+  /** Whether records survive a crash of this process. */
+  readonly durable: boolean;
+  /** Clock in milliseconds since the Unix epoch. */
+  readonly now: () => number;
+}
+
+/** The parts of a guarded `UPDATE` beyond the id and the state it leaves. */
+interface Guard {
+  readonly sql: string;
+  readonly args: readonly SqlValue[];
+}
+
+/**
+ * An {@link ApprovalStore} on an SQL database. Construct it through a database's `open()`
+ * (`LibsqlApprovalStore.open`, `PostgresApprovalStore.open`, `D1ApprovalStore.open`), which
+ * migrates and checks the schema first.
+ */
+export class SqlApprovalStore implements ApprovalStore {
+  /** Whether records survive a crash of this process. */
+  readonly durable: boolean;
+  readonly #db: SqlConnection;
+  readonly #now: () => number;
+  readonly #record: string;
+  readonly #inFlight = new Set<Promise<unknown>>();
+  /** The text of each kind of guarded `UPDATE`, by its columns, guard and `RETURNING`. */
+  readonly #updates = new Map<string, string>();
+  /** Rows this store last wrote, by id; see {@link #move}. */
+  readonly #seen = new Map<string, Fields>();
+  #closed = false;
+
+  /**
+   * Wraps an opened, migrated and checked database.
+   *
+   * @param parts the connection, whether it is durable, and the clock
+   */
+  protected constructor(parts: SqlApprovalStoreParts) {
+    this.#db = parts.connection;
+    this.durable = parts.durable;
+    this.#now = parts.now;
+    this.#record = parts.connection.dialect.record;
+  }
+
+  /** Records a new pending approval, or returns the existing one for the same run and call. */
+  async prepare(request: ApprovalRequest): Promise<ApprovalRecord> {
+    const argumentsJson = await validateRequest(request);
+    return await this.#run(async () => {
+      const fields = requestFields(request, argumentsJson, crypto.randomUUID(), this.#now());
+      // One statement inserts, or finds that the run and call already have an approval.
+      const returning = !this.#db.dialect.exactChanges;
+      const [inserted] = await this.#db.batch([{
+        sql: returning ? `${INSERT_SQL} RETURNING id` : INSERT_SQL,
+        args: INSERT_COLUMNS.map((column) => fields[column]),
+      }]);
+      // The row is exactly what was inserted (triggers only refuse), so the record is built
+      // from the same values instead of being read back.
+      if (applied(inserted, returning)) return this.#remember({ ...NO_FACTS, ...fields });
+      const existing = await this.#findCall(request.runId ?? null, request.callId ?? null);
+      if (existing === undefined) {
+        throw new ApprovalError("approval_invalid_transition", "the approval was not inserted");
+      }
+      if (!sameCall(existing, request)) {
+        throw new ApprovalError(
+          "approval_conflict",
+          `run and call ids already belong to approval ${existing.id} with other content`,
+        );
+      }
+      return existing;
+    });
+  }
+
+  /** One approval, or `undefined`. */
+  get(id: string): Promise<ApprovalRecord | undefined> {
+    return this.#run(() => this.#read(id));
+  }
+
+  /** The approval prepared for `callId` of run `runId`, or `undefined`. */
+  findCall(runId: string, callId: string): Promise<ApprovalRecord | undefined> {
+    return this.#run(() => this.#findCall(runId, callId));
+  }
+
+  /** Approvals, oldest first. */
+  list(filter: ListFilter = {}): Promise<ApprovalRecord[]> {
+    return this.#run(async () => {
+      const order = this.#db.dialect.insertionOrder;
+      const rows = await this.#db.query(
+        filter.state === undefined
+          ? { sql: `SELECT ${this.#record} FROM approvals ORDER BY ${order}`, args: [] }
+          : {
+            sql: `SELECT ${this.#record} FROM approvals WHERE state = ? ORDER BY ${order}`,
+            args: [filter.state],
+          },
+      );
+      return rows.map((row) => this.#decode(row));
+    });
+  }
+
+  /** A person approves a pending approval; past its expiry it is recorded `expired` instead. */
+  approve(id: string, input: DecisionInput): Promise<ApprovalRecord> {
+    return this.#decide(id, input, "approved");
+  }
+
+  /** A person denies a pending approval. */
+  deny(id: string, input: DecisionInput): Promise<ApprovalRecord> {
+    return this.#decide(id, input, "denied");
+  }
+
+  /**
+   * Consumes an approved approval at most once. The claim is one conditional `UPDATE` that
+   * checks state, expiry and the whole expectation; when it changes no row, the record is read
+   * and the reason recorded with another guarded statement.
+   */
+  async claim(id: string, expected: ClaimExpectation, now?: number): Promise<ClaimResult> {
+    validateExpectation(expected);
+    validateInstant(now);
+    return await this.#run(async (): Promise<ClaimResult> => {
+      const at = now ?? this.#now();
+      for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+        const claimed = await this.#move(id, "approved", "claimed", { claimed_at: at }, {
+          sql: `expires_at > ? AND server_id = ? AND tool_name = ? AND remote_tool_name = ?
+            AND catalog_digest = ? AND binding_id = ? AND scope_id = ? AND scope_revision = ?
+            AND effect = ? AND arguments_digest = ?`,
+          args: [
+            at,
+            expected.serverId,
+            expected.toolName,
+            expected.remoteToolName,
+            expected.catalogDigest,
+            expected.bindingId,
+            expected.scopeId,
+            expected.scopeRevision,
+            expected.effect,
+            expected.argumentsDigest,
+          ],
+        });
+        if (claimed !== undefined) return { ok: true, approval: claimed };
+        const record = await this.#read(id);
+        if (record === undefined) return { ok: false, code: "approval_not_found" };
+        const plan = planClaim(record, expected, at);
+        switch (plan.kind) {
+          case "claim":
+            // It was claimable a moment after the UPDATE missed it: it moved; look again.
+            continue;
+          case "refuse":
+            return { ok: false, code: plan.code, approval: record };
+          case "expire": {
+            const expired = await this.#move(id, record.state, "expired", { expired_at: at });
+            if (expired !== undefined) {
+              return { ok: false, code: "approval_expired", approval: expired };
+            }
+            continue;
+          }
+          case "consume": {
+            // The refusal is recorded with the claim, so the claim's event names it too; both
+            // statements in one batch, so nobody sees the refused claim half done.
+            const code = plan.code;
+            const [, consumed] = await this.#db.batch([
+              this.#update(
+                id,
+                "approved",
+                "claimed",
+                {
+                  claimed_at: at,
+                  refusal_code: code,
+                  refused_at: at,
+                },
+                { sql: "expires_at > ?", args: [at] },
+                false,
+              ),
+              this.#update(
+                id,
+                "claimed",
+                "not_started",
+                {
+                  outcome_reason: code,
+                  outcome_at: at,
+                },
+                { sql: "refusal_code = ?", args: [code] },
+                true,
+              ),
+            ]);
+            if (applied(consumed, true)) {
+              return { ok: false, code, approval: this.#remember(this.#fields(consumed.rows[0])) };
+            }
+            continue;
+          }
+        }
+      }
+      throw new ApprovalError("approval_invalid_transition", `approval ${id} kept changing`);
+    });
+  }
+
+  /** Records the outcome of a claimed approval. */
+  async recordOutcome(id: string, outcome: ApprovalOutcome): Promise<ApprovalRecord> {
+    validateOutcome(outcome);
+    return await this.#run(async () => {
+      const at = this.#now();
+      const moved = outcome.outcome === "committed"
+        ? await this.#move(id, "claimed", "committed", {
+          result_digest: outcome.receipt.resultDigest,
+          receipt_at: outcome.receipt.at,
+          outcome_at: at,
+        })
+        : await this.#move(id, "claimed", outcome.outcome, {
+          outcome_reason: outcome.reason,
+          outcome_at: at,
+        });
+      return moved ?? await this.#refuse(id, outcome.outcome);
+    });
+  }
+
+  /** A person reconciles an `unknown` outcome with evidence. */
+  async reconcile(id: string, input: ReconcileInput): Promise<ApprovalRecord> {
+    validateReconcile(input);
+    return await this.#run(async () => {
+      const moved = await this.#move(id, "unknown", "reconciled", {
+        reconciled_outcome: input.outcome,
+        reconciled_evidence: input.evidence,
+        reconciled_by: input.by,
+        reconciled_at: this.#now(),
+      });
+      return moved ?? await this.#refuse(id, "reconciled");
+    });
+  }
+
+  /** The approval's history, oldest first. */
+  events(id: string): Promise<ApprovalEvent[]> {
+    return this.#run(async () => {
+      const rows = await this.#db.query({
+        sql: `SELECT ${EVENT_COLUMNS.join(", ")} FROM approval_events
+          WHERE approval_id = ? ORDER BY seq`,
+        args: [id],
+      });
+      return rows.map(toEvent);
+    });
+  }
+
+  /** Closes the database after calls in flight finish; later calls throw `approval_store_closed`. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await Promise.allSettled([...this.#inFlight]);
+    await this.#db.close();
+  }
+
+  async #decide(
+    id: string,
+    input: DecisionInput,
+    to: "approved" | "denied",
+  ): Promise<ApprovalRecord> {
+    validateDecision(input);
+    return await this.#run(async () => {
+      for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+        const at = this.#now();
+        const moved = await this.#move(id, "pending", to, {
+          decided_by: input.by,
+          decided_at: at,
+          decision_note: input.note ?? null,
+        }, { sql: "expires_at > ?", args: [at] });
+        if (moved !== undefined) return moved;
+        const record = await this.#refuse(id, to);
+        if (record.expiresAt > at) continue;
+        // Legal but not applied: the approval is pending and past its expiry. Record that.
+        if (await this.#move(id, "pending", "expired", { expired_at: at }) !== undefined) {
+          throw new ApprovalError("approval_expired", `approval ${id} expired before the decision`);
+        }
+      }
+      throw new ApprovalError("approval_invalid_transition", `approval ${id} kept changing`);
+    });
+  }
+
+  /** The guarded `UPDATE` of one transition, returning the new row when `returning`. */
+  #update(
+    id: string,
+    from: ApprovalState,
+    to: ApprovalState,
+    changes: Readonly<Record<string, SqlValue>>,
+    guard: Guard | undefined,
+    returning: boolean,
+  ): SqlStatement {
+    assertTransition(id, from, to);
+    const columns = Object.keys(changes);
+    // The few distinct texts are built once: a driver that prepares statements finds them again.
+    const key = `${columns.join(",")}|${guard?.sql ?? ""}|${returning}`;
+    let sql = this.#updates.get(key);
+    if (sql === undefined) {
+      sql = `UPDATE approvals SET state = ?${columns.map((column) => `, ${column} = ?`).join("")}
+        WHERE id = ? AND state = ?${guard === undefined ? "" : ` AND ${guard.sql}`}` +
+        (returning ? ` RETURNING ${this.#record}` : "");
+      this.#updates.set(key, sql);
+    }
+    return { sql, args: [to, ...Object.values(changes), id, from, ...(guard?.args ?? [])] };
+  }
+
+  /**
+   * One checked transition: the pair is checked in code, then one `UPDATE` guarded by the state
+   * it leaves (and `guard`); the schema's trigger appends the event. Returns the new record, or
+   * `undefined` when the row was not in `from` (or `guard` did not hold) and nothing changed.
+   *
+   * The new record is the remembered one plus `changes` when this store last saw the row in
+   * `from`; otherwise the `UPDATE` returns the row. That is exact, not a guess: the triggers
+   * (checked intact at open) make every applied `UPDATE` move the state forward to a state never
+   * held before and forbid changing identity columns or recorded facts, so a row still in `from`
+   * (which the `UPDATE` just checked) is unchanged since it was seen in `from`.
+   */
+  async #move(
+    id: string,
+    from: ApprovalState,
+    to: ApprovalState,
+    changes: Readonly<Record<string, SqlValue>>,
+    guard?: Guard,
+  ): Promise<ApprovalRecord | undefined> {
+    const seen = this.#seen.get(id);
+    const known = seen !== undefined && seen.state === from;
+    const returning = !known || !this.#db.dialect.exactChanges;
+    const [result] = await this.#db.batch([
+      this.#update(id, from, to, changes, guard, returning),
+    ]);
+    if (!applied(result, returning)) return undefined;
+    return this.#remember(
+      known ? { ...seen, ...changes, state: to } : this.#fields(result.rows[0]),
+    );
+  }
+
+  /**
+   * Keeps the fields of a row this store wrote, for the next transition of the same approval
+   * (see {@link #move}); forgets terminal rows and, past a bound, the oldest entries.
+   */
+  #remember(fields: Fields): ApprovalRecord {
+    const id = String(fields.id);
+    this.#seen.delete(id);
+    if (!TERMINAL_STATES.includes(fields.state as ApprovalState)) {
+      this.#seen.set(id, fields);
+      if (this.#seen.size > SEEN_LIMIT) this.#seen.delete(this.#seen.keys().next().value!);
+    }
+    return toRecord(fields);
+  }
+
+  /**
+   * Explains why a guarded move did not apply: `approval_not_found`, or
+   * `approval_invalid_transition` from the current state. Returns the record when the move would
+   * have been legal (the caller then knows a guard failed).
+   */
+  async #refuse(id: string, to: ApprovalState): Promise<ApprovalRecord> {
+    const record = await this.#read(id);
+    if (record === undefined) throw new ApprovalError("approval_not_found", `no approval ${id}`);
+    assertTransition(id, record.state, to);
+    return record;
+  }
+
+  async #read(id: string): Promise<ApprovalRecord | undefined> {
+    const [row] = await this.#db.query({
+      sql: `SELECT ${this.#record} FROM approvals WHERE id = ?`,
+      args: [id],
+    });
+    return row === undefined ? undefined : this.#decode(row);
+  }
+
+  async #findCall(runId: string | null, callId: string | null) {
+    const [row] = await this.#db.query({
+      sql: `SELECT ${this.#record} FROM approvals WHERE run_id = ? AND call_id = ?`,
+      args: [runId, callId],
+    });
+    return row === undefined ? undefined : this.#decode(row);
+  }
+
+  #fields(row: Fields | undefined): Fields {
+    if (row === undefined) {
+      throw new ApprovalError("approval_invalid_transition", "no row returned");
+    }
+    return this.#db.dialect.decode(row);
+  }
+
+  #decode(row: Fields): ApprovalRecord {
+    return toRecord(this.#db.dialect.decode(row));
+  }
+
+  /** Runs one store call: refused once closed, tracked until it settles, failures in sluice's words. */
+  #run<T>(step: () => Promise<T>): Promise<T> {
+    if (this.#closed) {
+      return Promise.reject(new ApprovalError("approval_store_closed", "the store is closed"));
+    }
+    const run = step().catch((error: unknown) => {
+      throw storeFailure(error, this.#db.describe(error), "reading or writing an approval");
+    });
+    this.#inFlight.add(run);
+    const forget = () => this.#inFlight.delete(run);
+    run.then(forget, forget);
+    return run;
+  }
+}

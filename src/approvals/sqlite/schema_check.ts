@@ -1,0 +1,63 @@
+/**
+ * The open check of an SQLite approval database (libSQL, D1): its schema version is the one this
+ * code knows and every table, index and trigger the migrations created is still there with the
+ * same definition, so the state machine is still enforced by the database, not only by code.
+ *
+ * @module
+ */
+import type { SqlConnection } from "../sql/connection.ts";
+import { type SchemaDefinition, schemaInvalid as invalid, schemaVersion } from "../sql/migrate.ts";
+import { LATEST_SCHEMA_VERSION, SQLITE_MIGRATIONS, SQLITE_VERSION_TABLE } from "./migrations.ts";
+
+const CREATE = /^CREATE\s+(?:UNIQUE\s+)?(TABLE|INDEX|TRIGGER)\s+(\w+)/;
+const normalize = (sql: string) => sql.replace(/\s+/g, " ").trim();
+
+/** Every object the migrations created, by name: its type and its normalized definition. */
+const EXPECTED: ReadonlyMap<string, { type: string; sql: string }> = new Map(
+  SQLITE_MIGRATIONS.flatMap((migration) => migration.statements).flatMap((statement) => {
+    const match = CREATE.exec(statement);
+    return match === null
+      ? []
+      : [[match[2], { type: match[1].toLowerCase(), sql: normalize(statement) }] as const];
+  }),
+);
+
+/**
+ * Throws `approval_store_schema_invalid` unless the database is at the newest schema version and
+ * every migration object is intact, and no other trigger sits on sluice's tables.
+ */
+export async function checkSqliteSchema(db: SqlConnection): Promise<void> {
+  const version = await schemaVersion(db);
+  if (version !== LATEST_SCHEMA_VERSION) throw invalid(`schema version ${version}`);
+  const rows = await db.query({
+    sql: `SELECT type, name, tbl_name, sql FROM sqlite_master
+      WHERE type IN ('table', 'index', 'trigger')`,
+    args: [],
+  });
+  const found = new Map(rows.map((row) => [String(row.name), row]));
+  for (const [name, expected] of EXPECTED) {
+    const row = found.get(name);
+    if (row === undefined) throw invalid(`${expected.type} ${name} is missing`);
+    if (row.type !== expected.type || normalize(String(row.sql)) !== expected.sql) {
+      throw invalid(`${expected.type} ${name} was altered`);
+    }
+  }
+  for (const row of rows) {
+    const table = String(row.tbl_name);
+    if (
+      row.type === "trigger" && !EXPECTED.has(String(row.name)) &&
+      (table === "approvals" || table === "approval_events")
+    ) {
+      throw invalid(`trigger ${String(row.name)} is not sluice's`);
+    }
+  }
+}
+
+/** The SQLite schema of the approval store (libSQL, D1): migrations, version table, check. */
+export const SQLITE_SCHEMA: SchemaDefinition = Object.freeze({
+  versionTable: SQLITE_VERSION_TABLE,
+  versionTableExists: `SELECT count(*) AS present FROM sqlite_master
+    WHERE type = 'table' AND name = 'schema_version'`,
+  migrations: SQLITE_MIGRATIONS,
+  check: checkSqliteSchema,
+});
