@@ -33,7 +33,18 @@ const ALLOWED: Readonly<Record<string, readonly string[]>> = {
     "transport",
     "providers",
   ],
-  cli: ["base", "identity", "approvals", "connect", "transport", "catalog", "calls", "gate"],
+  cli: [
+    "base",
+    "identity",
+    "schema",
+    "session",
+    "approvals",
+    "connect",
+    "transport",
+    "catalog",
+    "calls",
+    "gate",
+  ],
 };
 
 /** The part of `src/` a file belongs to (`undefined` outside `src/`). */

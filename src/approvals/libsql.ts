@@ -179,7 +179,10 @@ const SEEN_LIMIT = 1024;
 
 /** A value returned from a write transaction that must still be thrown after the commit. */
 class AfterCommit {
-  constructor(readonly error: ApprovalError) {}
+  readonly error: ApprovalError;
+  constructor(error: ApprovalError) {
+    this.error = error;
+  }
 }
 
 /**

@@ -1,0 +1,80 @@
+/**
+ * What the published package consists of, read from Deno's own module graph (`deno info
+ * --json`) of each entry: the local source files reachable from the entries, and the npm
+ * packages they import, at the exact versions deno.json pins.
+ *
+ * @module
+ */
+import { root } from "./npm_cache.ts";
+
+/** The package's entries as deno.json declares them, plus the CLI. */
+export interface PackageEntries {
+  /** deno.json `name`. */
+  name: string;
+  /** deno.json `version`. */
+  version: string;
+  /** deno.json `exports`: subpath (`.`, `./libsql`, ...) to source file (`./mod.ts`). */
+  exports: Record<string, string>;
+}
+
+/** The package's files and dependencies. */
+export interface PackageGraph {
+  /** Source files relative to the root (`mod.ts`, `src/identity/digest.ts`), sorted. */
+  files: string[];
+  /** npm dependencies of those files: name to exact version. */
+  dependencies: Record<string, string>;
+}
+
+/** The module the CLI entry runs: importing it has no side effects. */
+export const CLI_MODULE = "src/cli/main.ts";
+
+/** The CLI's entry file, relative to the root; published as the package's `bin`. */
+export const CLI_ENTRY = "scripts/sluice.ts";
+
+/** Reads deno.json's name, version and exports. */
+export async function packageEntries(): Promise<PackageEntries> {
+  const config = JSON.parse(await Deno.readTextFile(`${root}deno.json`));
+  const exports: Record<string, string> = typeof config.exports === "string"
+    ? { ".": config.exports }
+    : config.exports;
+  return { name: config.name, version: config.version, exports };
+}
+
+interface InfoModule {
+  kind: string;
+  specifier: string;
+  npmPackage?: string;
+}
+
+/** The graph of the given entry files (relative to the root). */
+export async function packageGraph(entries: readonly string[]): Promise<PackageGraph> {
+  const files = new Set<string>();
+  const dependencies: Record<string, string> = {};
+  for (const entry of entries) {
+    const output = await new Deno.Command(Deno.execPath(), {
+      args: ["info", "--json", entry],
+      cwd: root,
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    if (!output.success) {
+      throw new Error(`deno info ${entry} failed: ${new TextDecoder().decode(output.stderr)}`);
+    }
+    const info = JSON.parse(new TextDecoder().decode(output.stdout)) as {
+      modules: InfoModule[];
+    };
+    for (const module of info.modules) {
+      if (module.specifier.startsWith("file://")) {
+        const path = decodeURIComponent(new URL(module.specifier).pathname);
+        if (!path.startsWith(root)) throw new Error(`${entry} imports ${path}, outside the root`);
+        files.add(path.slice(root.length));
+      } else if (module.kind === "npm" && module.npmPackage) {
+        const at = module.npmPackage.lastIndexOf("@");
+        dependencies[module.npmPackage.slice(0, at)] = module.npmPackage.slice(at + 1);
+      }
+    }
+  }
+  const sorted: Record<string, string> = {};
+  for (const name of Object.keys(dependencies).sort()) sorted[name] = dependencies[name];
+  return { files: [...files].sort(), dependencies: sorted };
+}
