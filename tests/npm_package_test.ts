@@ -1,0 +1,24 @@
+/**
+ * Runs `scripts/check_npm.ts` as CI does: the packed tarball installed into fresh projects, the
+ * consumer program passing on Node 20, Node 22 and Bun, the Worker consumer passing in workerd,
+ * and the Worker bundle's size printed and within its budget.
+ */
+import assert from "node:assert/strict";
+
+Deno.test("npm package: installed from the tarball, the consumer passes on Node 20, Node 22, Bun and workerd", async () => {
+  const output = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", "scripts/check_npm.ts"],
+    cwd: new URL("../", import.meta.url).pathname,
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const decoder = new TextDecoder();
+  const stdout = decoder.decode(output.stdout);
+  console.log(stdout.trim());
+  assert.equal(output.code, 0, stdout + decoder.decode(output.stderr));
+  for (const runtime of ["node 20", "node 22", "bun", "workerd"]) {
+    assert.match(stdout, new RegExp(`^${runtime}\\s+\\d+ ms  ok`, "m"), runtime);
+  }
+  assert.match(stdout, /^worker bundle \d+ KB minified, [\d.]+ KB gzip \(budget \d+ KB\)$/m);
+  assert.match(stdout, /npm check passed/);
+});
