@@ -10,6 +10,7 @@
  */
 import { createClient } from "@libsql/client";
 import { open } from "node:fs/promises";
+import { ApprovalError } from "../approvals/errors.ts";
 import { LibsqlApprovalStore, resolveStoreUrl } from "../approvals/libsql.ts";
 import type { ApprovalStore } from "../approvals/types.ts";
 import { CliError } from "./errors.ts";
@@ -77,14 +78,19 @@ async function fileStart(path: string): Promise<Uint8Array | undefined> {
 
 /** Names of the tables in the database at `url`, read without writing. */
 async function tableNames(url: string, authToken: string | undefined): Promise<string[]> {
-  const client = createClient({ url, ...(authToken === undefined ? {} : { authToken }) });
   try {
-    const result = await client.execute(
-      "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name",
-    );
-    return result.rows.map((row) => String(row[0]));
-  } finally {
-    client.close();
+    const client = createClient({ url, ...(authToken === undefined ? {} : { authToken }) });
+    try {
+      const result = await client.execute(
+        "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name",
+      );
+      return result.rows.map((row) => String(row[0]));
+    } finally {
+      client.close();
+    }
+  } catch {
+    // The driver's text can hold the server's words; sluice says what failed in its own.
+    throw new ApprovalError("approval_store_error", "could not read the database at --db");
   }
 }
 
