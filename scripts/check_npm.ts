@@ -29,6 +29,7 @@ import {
   RUNTIME_VERSIONS,
 } from "./support/npm_cache.ts";
 import { packageEntries } from "./support/package_graph.ts";
+import { WORKER_BUILD_OPTIONS } from "./support/worker_bundle.ts";
 import { createWriteWorkspace, startWriteServerHttp } from "../fixtures/write_server_launch.ts";
 
 /** The Worker bundle's budget, gzipped (it was about 120 KB when this check was written). */
@@ -96,17 +97,12 @@ async function workerBundle(project: string, url: string): Promise<Uint8Array> {
   await Deno.copyFile(`${root}scripts/npm_consumer/worker.mjs`, `${project}/worker.mjs`);
   try {
     const result = await esbuild.build({
+      ...WORKER_BUILD_OPTIONS,
       entryPoints: [`${project}/worker.mjs`],
       absWorkingDir: project,
-      bundle: true,
       write: false,
       minify: true,
-      format: "esm",
-      platform: "neutral",
-      conditions: ["workerd", "worker", "browser"],
-      mainFields: ["module", "main"],
       define: { __MCP_URL__: JSON.stringify(url) },
-      logLevel: "warning",
     });
     return result.outputFiles[0].contents;
   } finally {

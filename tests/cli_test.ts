@@ -11,6 +11,7 @@ import { LibsqlApprovalStore } from "../libsql.ts";
 import { runCli } from "../src/cli/main.ts";
 import { VERSION } from "../src/cli/version.ts";
 import { makeRequest, testClock } from "./support/approval_requests.ts";
+import { runScript } from "./support/run_script.ts";
 
 interface Run {
   code: number;
@@ -210,20 +211,9 @@ Deno.test("sluice approvals refuses a whitespace-only --by", async () => {
 });
 
 Deno.test("scripts/sluice.ts runs the same CLI as a process", async () => {
-  const output = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "--quiet", "scripts/sluice.ts", "--version"],
-    cwd: new URL("../", import.meta.url).pathname,
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  assert.equal(output.code, 0);
-  assert.equal(new TextDecoder().decode(output.stdout), `sluice ${VERSION}\n`);
-  const unknown = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "--quiet", "scripts/sluice.ts", "nope"],
-    cwd: new URL("../", import.meta.url).pathname,
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
+  const version = await runScript("scripts/sluice.ts", "--version");
+  assert.deepEqual([version.code, version.stdout], [0, `sluice ${VERSION}\n`]);
+  const unknown = await runScript("scripts/sluice.ts", "nope");
   assert.equal(unknown.code, 2);
-  assert.match(new TextDecoder().decode(unknown.stderr), /unknown command "nope"/);
+  assert.match(unknown.stderr, /unknown command "nope"/);
 });

@@ -4,18 +4,12 @@
  * and the Worker bundle's size printed and within its budget.
  */
 import assert from "node:assert/strict";
+import { runScript } from "./support/run_script.ts";
 
 Deno.test("npm package: installed from the tarball, the consumer passes on Node 20, Node 22, Bun and workerd", async () => {
-  const output = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "scripts/check_npm.ts"],
-    cwd: new URL("../", import.meta.url).pathname,
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const decoder = new TextDecoder();
-  const stdout = decoder.decode(output.stdout);
+  const { code, stdout, stderr } = await runScript("scripts/check_npm.ts");
   console.log(stdout.trim());
-  assert.equal(output.code, 0, stdout + decoder.decode(output.stderr));
+  assert.equal(code, 0, stdout + stderr);
   for (const runtime of ["node 20", "node 22", "bun", "workerd"]) {
     assert.match(stdout, new RegExp(`^${runtime}\\s+\\d+ ms  ok`, "m"), runtime);
   }

@@ -24,6 +24,7 @@ import {
   RUNTIME_CACHE,
   RUNTIME_VERSIONS,
 } from "../support/npm_cache.ts";
+import { WORKER_BUILD_OPTIONS } from "../support/worker_bundle.ts";
 
 const cacheDir = RUNTIME_CACHE;
 const outDir = `${cacheDir}/out`;
@@ -46,15 +47,10 @@ async function bundle(): Promise<void> {
   try {
     await esbuild.build({
       entryPoints: [`${root}scripts/smoke/entry.ts`],
+      ...WORKER_BUILD_OPTIONS,
       outfile: bundlePath,
-      bundle: true,
-      format: "esm",
-      platform: "neutral",
-      conditions: ["workerd", "worker", "browser"],
-      mainFields: ["module", "main"],
       // Bare specifiers resolve from the cache, where the deno.json versions are installed.
       nodePaths: [`${cacheDir}/node_modules`],
-      logLevel: "warning",
     });
   } finally {
     await esbuild.stop();

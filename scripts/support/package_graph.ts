@@ -40,10 +40,34 @@ export async function packageEntries(): Promise<PackageEntries> {
   return { name: config.name, version: config.version, exports };
 }
 
-interface InfoModule {
-  kind: string;
-  specifier: string;
-  npmPackage?: string;
+/** One module of `deno info --json`. */
+export interface InfoModule {
+  /** `esm`, `npm`, ... */
+  readonly kind: string;
+  /** Its URL (`file:///...`, `npm:/...`). */
+  readonly specifier: string;
+  /** `name@version` of an npm module. */
+  readonly npmPackage?: string;
+  /** Its imports, as Deno resolved them. */
+  readonly dependencies?: readonly {
+    readonly code?: { readonly specifier?: string };
+    readonly type?: { readonly specifier?: string };
+  }[];
+}
+
+/** Deno's module graph of one entry file (relative to the root): `deno info --json`. */
+export async function moduleInfo(entry: string): Promise<readonly InfoModule[]> {
+  const output = await new Deno.Command(Deno.execPath(), {
+    args: ["info", "--json", entry],
+    cwd: root,
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  if (!output.success) {
+    throw new Error(`deno info ${entry} failed: ${new TextDecoder().decode(output.stderr)}`);
+  }
+  return (JSON.parse(new TextDecoder().decode(output.stdout)) as { modules: InfoModule[] })
+    .modules;
 }
 
 /** The graph of the given entry files (relative to the root). */
@@ -51,19 +75,7 @@ export async function packageGraph(entries: readonly string[]): Promise<PackageG
   const files = new Set<string>();
   const dependencies: Record<string, string> = {};
   for (const entry of entries) {
-    const output = await new Deno.Command(Deno.execPath(), {
-      args: ["info", "--json", entry],
-      cwd: root,
-      stdout: "piped",
-      stderr: "piped",
-    }).output();
-    if (!output.success) {
-      throw new Error(`deno info ${entry} failed: ${new TextDecoder().decode(output.stderr)}`);
-    }
-    const info = JSON.parse(new TextDecoder().decode(output.stdout)) as {
-      modules: InfoModule[];
-    };
-    for (const module of info.modules) {
+    for (const module of await moduleInfo(entry)) {
       if (module.specifier.startsWith("file://")) {
         const path = decodeURIComponent(new URL(module.specifier).pathname);
         if (!path.startsWith(root)) throw new Error(`${entry} imports ${path}, outside the root`);
