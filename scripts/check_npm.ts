@@ -1,6 +1,7 @@
 /**
  * The npm consumer check: builds the package (`deno task build:npm`), packs it with `npm pack`,
- * installs the tarball into fresh projects (npm for Node, `bun add` for Bun) and runs the same
+ * installs the tarball into fresh projects (npm for Node, `bun add` for Bun), type-checks
+ * `scripts/npm_consumer/consumer_types.ts` against the installed `.d.ts` files, and runs the same
  * consumer program (`scripts/npm_consumer/consumer.mjs`) on Node 20 (PATH), Node 22 and Bun
  * (both from npm) against the loopback write fixture; then bundles a Worker from the installed
  * package (`scripts/npm_consumer/worker.mjs`) and runs connect() and a read call in workerd
@@ -15,6 +16,7 @@
  * @module
  */
 import * as esbuild from "esbuild";
+import ts from "typescript";
 import { gzipSync } from "node:zlib";
 import { buildNpm, NPM_DIR } from "./build_npm.ts";
 import {
@@ -93,6 +95,27 @@ async function newProject(parent: string, name: string): Promise<string> {
   return dir;
 }
 
+/** Type-checks `consumer_types.ts` in `project` against the installed `.d.ts` files. */
+async function checkTypes(project: string): Promise<string> {
+  const file = `${project}/consumer_types.ts`;
+  await Deno.copyFile(`${root}scripts/npm_consumer/consumer_types.ts`, file);
+  const program = ts.createProgram([file], {
+    module: ts.ModuleKind.NodeNext,
+    moduleResolution: ts.ModuleResolutionKind.NodeNext,
+    target: ts.ScriptTarget.ES2022,
+    strict: true,
+    noEmit: true,
+    skipLibCheck: true,
+    types: [],
+    lib: ["lib.es2023.d.ts", "lib.dom.d.ts"],
+  });
+  const problems = ts.getPreEmitDiagnostics(program).map((diagnostic) =>
+    ts.flattenDiagnosticMessageText(diagnostic.messageText, " ")
+  );
+  if (problems.length > 0) throw new Error(problems.join("\n  "));
+  return `${program.getSourceFiles().length} files, TypeScript ${ts.version}`;
+}
+
 async function workerBundle(project: string, url: string): Promise<Uint8Array> {
   await Deno.copyFile(`${root}scripts/npm_consumer/worker.mjs`, `${project}/worker.mjs`);
   try {
@@ -166,6 +189,7 @@ async function main(): Promise<boolean> {
     outcomes.push(...installs);
     if (installs.some((outcome) => outcome.problem)) return report(outcomes, started);
 
+    outcomes.push(await timed("types", () => checkTypes(nodeProject)));
     server = await startWriteServerHttp(ws, "success");
     const consume = (name: string, runtime: string, project: string) =>
       timed(name, async () => {

@@ -24,6 +24,20 @@ function check(condition, what) {
 /** The installed package's CLI: the `sluice` the package manager linked into `.bin`. */
 const cliPath = () => join(process.cwd(), "node_modules", ".bin", "sluice");
 
+/** Runs the packaged CLI on this same runtime. */
+const sluice = (...args) => spawnSync(process.execPath, [cliPath(), ...args], { encoding: "utf8" });
+
+const version = sluice("--version");
+check(version.status === 0 && /^sluice \d+\.\d+\.\d+\n$/.test(version.stdout), "sluice --version");
+const inspected = sluice("inspect", url, "--allow-loopback", "--json");
+check(inspected.status === 0, `sluice inspect exit ${inspected.status}: ${inspected.stderr}`);
+const report = JSON.parse(inspected.stdout);
+check(
+  report.tools.map((tool) => tool.name).sort().join() === "read_record,write_record",
+  "inspect",
+);
+check(report.fitting === 2 && /^sha256:/.test(report.catalogDigest), "inspect: both fit");
+
 const store = await LibsqlApprovalStore.open(dbPath);
 const connection = await connect(url, {
   id: "records",
@@ -44,8 +58,7 @@ try {
   check(pending.effect === "not_started", "nothing was sent yet");
 
   // A person approves from another process, with the packaged CLI on this same runtime.
-  const approved = spawnSync(process.execPath, [
-    cliPath(),
+  const approved = sluice(
     "approvals",
     "approve",
     pending.approvalId,
@@ -54,7 +67,7 @@ try {
     "--db",
     dbPath,
     "--json",
-  ], { encoding: "utf8" });
+  );
   check(
     approved.status === 0,
     `sluice approvals approve exit ${approved.status}: ${approved.stderr}`,
