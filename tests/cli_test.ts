@@ -138,6 +138,7 @@ Deno.test("sluice approvals refuses a token in the --db URL before connecting; -
         `${base}?auth_token=secret-1`,
         `http://user:secret-1@127.0.0.1:${server.addr.port}`,
         "libsql://db.example.com?authToken=secret-1",
+        "libsql:db.example.com?authToken=secret-1",
         "https://db.example.com/?jwt=secret-1",
       ]
     ) {

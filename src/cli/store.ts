@@ -34,7 +34,10 @@ const SQLITE_HEADER = "SQLite format 3\u0000";
 
 /** Refuses a URL with user info or a credential-like query parameter, before any connection. */
 export function refuseTokenInUrl(db: string): void {
-  if (!/^[a-zA-Z][a-zA-Z0-9+.-]*:\/\//.test(db)) return;
+  // A scheme (not a Windows drive letter, not a local file: URL) makes it a server URL.
+  if (!/^[a-zA-Z][a-zA-Z0-9+.-]*:/.test(db) || /^[a-zA-Z]:[\\/]/.test(db) || /^file:/i.test(db)) {
+    return;
+  }
   let url: URL;
   try {
     url = new URL(db);
