@@ -100,26 +100,57 @@ export async function pinned(names: readonly string[]): Promise<Record<string, s
   return wanted;
 }
 
+/** A lock older than this is left over from a killed run and is broken. */
+const STALE_LOCK_MS = 10 * 60_000;
+
+/**
+ * Runs `body` holding `<dir>.lock` (a directory: `mkdir` is atomic), so the checks that share a
+ * cache and run in parallel (`deno test --parallel`) never run two npm installs into one folder.
+ */
+async function withLock<T>(dir: string, body: () => Promise<T>): Promise<T> {
+  const lock = `${dir}.lock`;
+  await Deno.mkdir(lock.slice(0, lock.lastIndexOf("/")), { recursive: true });
+  for (;;) {
+    try {
+      await Deno.mkdir(lock);
+      break;
+    } catch (error) {
+      if (!(error instanceof Deno.errors.AlreadyExists)) throw error;
+      const since = await Deno.stat(lock).then((info) => Date.now() - (info.mtime?.getTime() ?? 0))
+        .catch(() => 0);
+      if (since > STALE_LOCK_MS) await Deno.remove(lock).catch(() => {});
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  }
+  try {
+    return await body();
+  } finally {
+    await Deno.remove(lock).catch(() => {});
+  }
+}
+
 /** Installs whatever pinned package is missing from `dir`, in one npm call. */
-export async function ensureInstalled(dir: string, wanted: Record<string, string>): Promise<void> {
-  const missing: string[] = [];
-  for (const [name, version] of Object.entries(wanted)) {
-    if (await installedVersion(dir, name) !== version) missing.push(`${name}@${version}`);
-  }
-  if (missing.length === 0) return;
-  console.log(`installing into ${dir.slice(root.length)}: ${missing.join(" ")}`);
-  await Deno.mkdir(dir, { recursive: true });
-  if (!await exists(`${dir}/package.json`)) {
-    await Deno.writeTextFile(`${dir}/package.json`, '{ "private": true }\n');
-  }
-  const npm = await onPath("npm");
-  if (!npm) throw new Error("npm is not on PATH");
-  const result = await new Deno.Command(npm, {
-    args: ["install", "--prefix", dir, "--no-audit", "--no-fund", "--save-exact", ...missing],
-    stdout: "inherit",
-    stderr: "inherit",
-  }).output();
-  if (!result.success) throw new Error(`npm install failed (exit ${result.code})`);
+export function ensureInstalled(dir: string, wanted: Record<string, string>): Promise<void> {
+  return withLock(dir, async () => {
+    const missing: string[] = [];
+    for (const [name, version] of Object.entries(wanted)) {
+      if (await installedVersion(dir, name) !== version) missing.push(`${name}@${version}`);
+    }
+    if (missing.length === 0) return;
+    console.log(`installing into ${dir.slice(root.length)}: ${missing.join(" ")}`);
+    await Deno.mkdir(dir, { recursive: true });
+    if (!await exists(`${dir}/package.json`)) {
+      await Deno.writeTextFile(`${dir}/package.json`, '{ "private": true }\n');
+    }
+    const npm = await onPath("npm");
+    if (!npm) throw new Error("npm is not on PATH");
+    const result = await new Deno.Command(npm, {
+      args: ["install", "--prefix", dir, "--no-audit", "--no-fund", "--save-exact", ...missing],
+      stdout: "inherit",
+      stderr: "inherit",
+    }).output();
+    if (!result.success) throw new Error(`npm install failed (exit ${result.code})`);
+  });
 }
 
 /** The first of `candidates` that exists and answers `--version` with output matching `want`. */
