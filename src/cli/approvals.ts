@@ -15,6 +15,7 @@ import type {
 } from "../approvals/types.ts";
 import { SluiceError } from "../errors.ts";
 import { EXIT_CODES_TEXT, EXIT_OK, EXIT_REFUSED, EXIT_USAGE } from "./exit_codes.ts";
+import { type ParsedFlags, parseFlags, UsageError } from "./flags.ts";
 import type { CliStoreOptions } from "./store.ts";
 import { terminalSafe, terminalSafeJson } from "./terminal.ts";
 
@@ -54,11 +55,9 @@ export const APPROVALS_USAGE = `usage: sluice approvals <command> [--db <url>] [
 --json            print records as JSON (list: an array; the others: { record, events })
 ${EXIT_CODES_TEXT}`;
 
-class UsageError extends Error {}
-
 /** Flags every command takes; the booleans take no value. */
-const COMMON = ["db", "auth-token", "create", "json"];
-const BOOLEAN = new Set(["create", "json"]);
+const COMMON = ["db", "auth-token"];
+const BOOLEANS = ["create", "json"];
 
 const FLAGS: Record<string, readonly string[]> = {
   list: [...COMMON, "state"],
@@ -68,40 +67,20 @@ const FLAGS: Record<string, readonly string[]> = {
   reconcile: [...COMMON, "outcome", "evidence", "by"],
 };
 
-interface Parsed {
+interface Parsed extends ParsedFlags {
   readonly command: string;
-  readonly positional: string[];
-  readonly flags: Map<string, string>;
 }
 
 function parse(argv: readonly string[]): Parsed {
   const [command, ...rest] = argv;
-  if (command === undefined || !(command in FLAGS)) {
+  if (command === undefined || !Object.hasOwn(FLAGS, command)) {
     throw new UsageError(command === undefined ? "missing command" : `unknown command ${command}`);
   }
-  const allowed = FLAGS[command];
-  const positional: string[] = [];
-  const flags = new Map<string, string>();
-  for (let i = 0; i < rest.length; i++) {
-    const arg = rest[i];
-    if (!arg.startsWith("--")) {
-      positional.push(arg);
-      continue;
-    }
-    const eq = arg.indexOf("=");
-    const name = arg.slice(2, eq < 0 ? undefined : eq);
-    if (!allowed.includes(name)) throw new UsageError(`unknown option --${name} for ${command}`);
-    if (BOOLEAN.has(name)) {
-      if (eq >= 0) throw new UsageError(`--${name} takes no value`);
-      if (flags.has(name)) throw new UsageError(`--${name} given twice`);
-      flags.set(name, "");
-      continue;
-    }
-    const value = eq < 0 ? rest[++i] : arg.slice(eq + 1);
-    if (value === undefined || value === "") throw new UsageError(`--${name} needs a value`);
-    if (flags.has(name)) throw new UsageError(`--${name} given twice`);
-    flags.set(name, value);
-  }
+  const { positional, flags } = parseFlags(rest, {
+    values: FLAGS[command],
+    booleans: BOOLEANS,
+    command,
+  });
   const wantsId = command !== "list";
   if (positional.length !== (wantsId ? 1 : 0)) {
     throw new UsageError(wantsId ? `${command} takes exactly one approval id` : "list takes no id");

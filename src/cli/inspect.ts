@@ -29,6 +29,7 @@ import {
   renderStarterConfig,
   starterConfig,
 } from "./inspect_report.ts";
+import { parseFlags, UsageError } from "./flags.ts";
 import { terminalSafe, terminalSafeJson } from "./terminal.ts";
 
 /** Where `sluice inspect` writes. */
@@ -56,8 +57,6 @@ export const INSPECT_USAGE = `usage: sluice inspect <url> [options]
 Every string the server wrote is printed escaped.
 ${EXIT_CODES_TEXT}`;
 
-class UsageError extends Error {}
-
 interface InspectArgs {
   url?: string;
   command?: string[];
@@ -69,34 +68,15 @@ interface InspectArgs {
   init: boolean;
 }
 
-const VALUE_FLAGS = new Set(["token", "server-id", "timeout"]);
-const BOOLEAN_FLAGS = new Set(["stdio", "allow-loopback", "json", "init"]);
+const FLAGS = {
+  values: ["token", "server-id", "timeout"],
+  booleans: ["stdio", "allow-loopback", "json", "init"],
+  command: "inspect",
+};
 
 function parseArgs(argv: readonly string[]): InspectArgs {
   const dash = argv.indexOf("--");
-  const own = dash < 0 ? argv : argv.slice(0, dash);
-  const flags = new Map<string, string>();
-  const positional: string[] = [];
-  for (let i = 0; i < own.length; i++) {
-    const arg = own[i];
-    if (!arg.startsWith("--")) {
-      positional.push(arg);
-      continue;
-    }
-    const eq = arg.indexOf("=");
-    const name = arg.slice(2, eq < 0 ? undefined : eq);
-    if (flags.has(name)) throw new UsageError(`--${name} given twice`);
-    if (BOOLEAN_FLAGS.has(name)) {
-      if (eq >= 0) throw new UsageError(`--${name} takes no value`);
-      flags.set(name, "");
-    } else if (VALUE_FLAGS.has(name)) {
-      const value = eq < 0 ? own[++i] : arg.slice(eq + 1);
-      if (value === undefined || value === "") throw new UsageError(`--${name} needs a value`);
-      flags.set(name, value);
-    } else {
-      throw new UsageError(`unknown option --${name} for inspect`);
-    }
-  }
+  const { positional, flags } = parseFlags(dash < 0 ? argv : argv.slice(0, dash), FLAGS);
   const stdio = flags.has("stdio");
   const command = dash < 0 ? [] : argv.slice(dash + 1);
   if (stdio) {
