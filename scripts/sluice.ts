@@ -1,33 +1,16 @@
+#!/usr/bin/env -S deno run -A
 /**
- * `sluice` command line (`deno task sluice approvals ...`): a thin shim that opens the store
- * (libSQL, or PostgreSQL for a `postgres://` URL) and hands argv to the testable CLI in
- * `src/cli/`. `SLUICE_APPROVALS_DB` names the store when `--db` is absent;
- * `SLUICE_APPROVALS_DB_PASSWORD` is the PostgreSQL password.
+ * The `sluice` command (`deno task sluice ...`; the npm package's `bin`): connects the CLI in
+ * `src/cli/main.ts` to this process. Only `node:process` is used, so the same file runs on
+ * Deno, Node and Bun.
  *
  * @module
  */
-import { openStoreByUrl } from "../src/cli/open_store.ts";
-import { APPROVALS_USAGE, EXIT_USAGE, runApprovalsCli } from "../src/cli/approvals.ts";
+import process from "node:process";
+import { runCli } from "../src/cli/main.ts";
 
-const encoder = new TextEncoder();
-
-function writeAll(target: typeof Deno.stdout, text: string): void {
-  const bytes = encoder.encode(text);
-  for (let written = 0; written < bytes.length;) {
-    written += target.writeSync(bytes.subarray(written));
-  }
-}
-const [group, ...rest] = Deno.args;
-if (group !== "approvals") {
-  writeAll(Deno.stderr, `usage: sluice approvals <command>\n${APPROVALS_USAGE}\n`);
-  Deno.exit(EXIT_USAGE);
-}
-const defaultDb = Deno.env.get("SLUICE_APPROVALS_DB");
-const code = await runApprovalsCli(rest, {
-  stdout: (text) => writeAll(Deno.stdout, text),
-  stderr: (text) => writeAll(Deno.stderr, text),
-}, {
-  openStore: (url) => openStoreByUrl(url, Deno.env.get("SLUICE_APPROVALS_DB_PASSWORD")),
-  ...(defaultDb === undefined ? {} : { defaultDb }),
+process.exitCode = await runCli(process.argv.slice(2), {
+  stdout: (text) => process.stdout.write(text),
+  stderr: (text) => process.stderr.write(text),
+  env: (name) => process.env[name],
 });
-Deno.exit(code);

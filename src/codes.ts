@@ -18,7 +18,8 @@ export type CodeStage =
   | "gate"
   | "approvals"
   | "connect"
-  | "inbox";
+  | "inbox"
+  | "cli";
 
 /** Every code, with its stage and what it means. */
 export const CODES = Object.freeze(
@@ -460,6 +461,23 @@ export const CODES = Object.freeze(
     inbox_webhook_failed: {
       stage: "inbox",
       meaning: "A webhook notifier's endpoint answered with a status other than 2xx.",
+    },
+    cli_db_missing: {
+      stage: "cli",
+      meaning:
+        "The `--db` file does not exist, or is an empty database, and `--create` was not given.",
+    },
+    cli_db_not_a_store: {
+      stage: "cli",
+      meaning: "The `--db` database is not a sluice approval store; it was left untouched.",
+    },
+    cli_db_token_in_url: {
+      stage: "cli",
+      meaning: "The `--db` URL carries a credential (user info or a token query parameter).",
+    },
+    cli_inspect_failed: {
+      stage: "cli",
+      meaning: "`sluice inspect` failed for a reason that has no code of its own.",
     },
   } as const satisfies Readonly<Record<string, { stage: CodeStage; meaning: string }>>,
 );

@@ -1,22 +1,9 @@
 /** Runs `scripts/check_installed.ts` as a subprocess, as CI and a packager would. */
 import assert from "node:assert/strict";
+import { runScript } from "./support/run_script.ts";
 
 const root = new URL("../", import.meta.url).pathname;
-
-async function run(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const output = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "--quiet", "scripts/check_installed.ts", ...args],
-    cwd: root,
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const decoder = new TextDecoder();
-  return {
-    code: output.code,
-    stdout: decoder.decode(output.stdout),
-    stderr: decoder.decode(output.stderr),
-  };
-}
+const run = (...args: string[]) => runScript("scripts/check_installed.ts", ...args);
 
 Deno.test("check_installed: discovers, calls, closes, and the server process exits", async () => {
   const { code, stdout, stderr } = await run();

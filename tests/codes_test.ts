@@ -19,6 +19,7 @@ import type { ClaimRefusalCode } from "../src/approvals/types.ts";
 import type { ConnectConfigErrorCode } from "../src/connect/errors.ts";
 import type { ProviderRefusalCode } from "../src/providers/types.ts";
 import type { InboxErrorCode } from "../src/inbox/errors.ts";
+import type { CliErrorCode } from "../src/cli/errors.ts";
 
 /** Compiles only when every member of `Code` is in the catalog. */
 type Catalogued<Code extends SluiceCode> = Code;
@@ -39,6 +40,7 @@ type _Unions = [
   Catalogued<ConnectConfigErrorCode>,
   Catalogued<ProviderRefusalCode>,
   Catalogued<InboxErrorCode>,
+  Catalogued<CliErrorCode>,
 ];
 
 Deno.test("codes: every catalogued code is snake_case with a stage and a one-line meaning", () => {

@@ -5,6 +5,7 @@
  * import against the flow, or a circle between folders, fails here.
  */
 import assert from "node:assert/strict";
+import { moduleInfo } from "../scripts/support/package_graph.ts";
 
 const root = new URL("../", import.meta.url);
 
@@ -37,6 +38,8 @@ const ALLOWED: Readonly<Record<string, readonly string[]>> = {
   cli: [
     "base",
     "identity",
+    "schema",
+    "session",
     "approvals",
     "connect",
     "transport",
@@ -63,26 +66,10 @@ function layerOf(part: string): string {
   return part === "transport/resolver" ? "transport" : part;
 }
 
-interface ModuleInfo {
-  readonly specifier: string;
-  readonly dependencies?: readonly {
-    readonly code?: { readonly specifier?: string };
-    readonly type?: { readonly specifier?: string };
-  }[];
-}
-
 async function moduleGraph(entries: readonly string[]): Promise<Map<string, Set<string>>> {
   const edges = new Map<string, Set<string>>();
   for (const entry of entries) {
-    const output = await new Deno.Command(Deno.execPath(), {
-      args: ["info", "--json", entry],
-      cwd: root,
-      stdout: "piped",
-      stderr: "piped",
-    }).output();
-    assert.ok(output.success, new TextDecoder().decode(output.stderr));
-    const info = JSON.parse(new TextDecoder().decode(output.stdout)) as { modules: ModuleInfo[] };
-    for (const module of info.modules) {
+    for (const module of await moduleInfo(entry)) {
       if (!module.specifier.startsWith("file:")) continue;
       const targets = edges.get(module.specifier) ?? new Set<string>();
       for (const dependency of module.dependencies ?? []) {
@@ -100,7 +87,7 @@ const entryPoints = async (): Promise<string[]> => {
   const config = JSON.parse(await Deno.readTextFile(new URL("deno.json", root))) as {
     exports: Record<string, string>;
   };
-  return [...Object.values(config.exports), "scripts/sluice.ts", "scripts/inbox.ts"];
+  return [...Object.values(config.exports), "scripts/sluice.ts"];
 };
 
 /** The imports against the flow and the first folder circle of a module graph. */

@@ -13,19 +13,26 @@ import * as esbuild from "esbuild";
 import { createHash } from "node:crypto";
 import type { JsonValue } from "../../src/identity/mod.ts";
 import type { SmokeResult } from "./entry.ts";
+import {
+  ensureInstalled,
+  installedBun,
+  installedVersion,
+  onPath,
+  pinned,
+  root,
+  run,
+  RUNTIME_CACHE,
+  RUNTIME_VERSIONS,
+} from "../support/npm_cache.ts";
+import { WORKER_BUILD_OPTIONS } from "../support/worker_bundle.ts";
 
-const root = new URL("../../", import.meta.url).pathname;
-const cacheDir = `${root}.cache/smoke`;
+const cacheDir = RUNTIME_CACHE;
 const outDir = `${cacheDir}/out`;
 const bundlePath = `${outDir}/bundle.mjs`;
 const runnerPath = `${outDir}/main.mjs`;
 
-/** Exact npm versions: Miniflare 4.20260426.0 is the newest that runs on Node 20. */
-const BUN_VERSION = "1.4.5";
-const MINIFLARE_VERSION = "4.20260426.0";
 /** Packages the bundle imports by bare specifier; versions come from deno.json `imports`. */
 const BUNDLED_PACKAGES = ["@cfworker/json-schema", "@noble/hashes", "re2js"];
-const RUN_TIMEOUT_MS = 60_000;
 
 interface Outcome {
   runtime: string;
@@ -35,101 +42,15 @@ interface Outcome {
   problem?: string;
 }
 
-async function exists(path: string): Promise<boolean> {
-  try {
-    await Deno.stat(path);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-async function installedVersion(name: string): Promise<string | undefined> {
-  try {
-    const text = await Deno.readTextFile(`${cacheDir}/node_modules/${name}/package.json`);
-    return JSON.parse(text).version;
-  } catch {
-    return undefined;
-  }
-}
-
-/** Finds an executable on PATH, or undefined. */
-async function onPath(name: string): Promise<string | undefined> {
-  for (const dir of (Deno.env.get("PATH") ?? "").split(":")) {
-    if (dir && await exists(`${dir}/${name}`)) return `${dir}/${name}`;
-  }
-  return undefined;
-}
-
-async function run(
-  command: string,
-  args: string[],
-  cwd = root,
-): Promise<{ code: number; stdout: string; stderr: string }> {
-  const output = await new Deno.Command(command, {
-    args,
-    cwd,
-    stdout: "piped",
-    stderr: "piped",
-    signal: AbortSignal.timeout(RUN_TIMEOUT_MS),
-  }).output();
-  const decoder = new TextDecoder();
-  return {
-    code: output.code,
-    stdout: decoder.decode(output.stdout),
-    stderr: decoder.decode(output.stderr),
-  };
-}
-
-/** Installs whatever pinned package is missing from `.cache/smoke`, in one npm call. */
-async function ensureInstalled(wanted: Record<string, string>): Promise<void> {
-  const missing: string[] = [];
-  for (const [name, version] of Object.entries(wanted)) {
-    if (await installedVersion(name) !== version) missing.push(`${name}@${version}`);
-  }
-  if (missing.length === 0) return;
-  console.log(`installing into .cache/smoke: ${missing.join(" ")}`);
-  await Deno.mkdir(cacheDir, { recursive: true });
-  if (!await exists(`${cacheDir}/package.json`)) {
-    await Deno.writeTextFile(`${cacheDir}/package.json`, '{ "private": true }\n');
-  }
-  const npm = await onPath("npm");
-  if (!npm) throw new Error("npm is not on PATH");
-  const result = await new Deno.Command(npm, {
-    args: ["install", "--prefix", cacheDir, "--no-audit", "--no-fund", "--save-exact", ...missing],
-    stdout: "inherit",
-    stderr: "inherit",
-  }).output();
-  if (!result.success) throw new Error(`npm install failed (exit ${result.code})`);
-}
-
-/** Exact versions of the bundled packages, read from deno.json so they never drift. */
-async function bundledVersions(): Promise<Record<string, string>> {
-  const imports: Record<string, string> =
-    JSON.parse(await Deno.readTextFile(`${root}deno.json`)).imports;
-  const versions: Record<string, string> = {};
-  for (const name of BUNDLED_PACKAGES) {
-    const match = /^npm:(@?[^@]+)@(.+)$/.exec(imports[name] ?? "");
-    if (!match) throw new Error(`deno.json imports has no pinned npm entry for ${name}`);
-    versions[match[1]] = match[2];
-  }
-  return versions;
-}
-
 async function bundle(): Promise<void> {
   await Deno.mkdir(outDir, { recursive: true });
   try {
     await esbuild.build({
       entryPoints: [`${root}scripts/smoke/entry.ts`],
+      ...WORKER_BUILD_OPTIONS,
       outfile: bundlePath,
-      bundle: true,
-      format: "esm",
-      platform: "neutral",
-      conditions: ["workerd", "worker", "browser"],
-      mainFields: ["module", "main"],
       // Bare specifiers resolve from the cache, where the deno.json versions are installed.
       nodePaths: [`${cacheDir}/node_modules`],
-      logLevel: "warning",
     });
   } finally {
     await esbuild.stop();
@@ -150,7 +71,7 @@ async function runtimeOutcome(
   const start = performance.now();
   const outcome: Outcome = { runtime, version, ms: 0 };
   try {
-    const { code, stdout, stderr } = await run(command, args, cwd);
+    const { code, stdout, stderr } = await run(command, args, { cwd });
     outcome.ms = performance.now() - start;
     if (/EvalError/.test(stdout + stderr)) {
       outcome.problem = "EvalError: code generation was attempted";
@@ -168,31 +89,6 @@ async function runtimeOutcome(
     outcome.problem = `could not run: ${(error as Error).message}`;
   }
   return outcome;
-}
-
-/**
- * The npm-installed Bun binary. Its place depends on whether npm ran the package's postinstall:
- * if it did, the binary was moved to `bun/bin/bun.exe`; if not, it is still in the platform
- * package (NOTES.md). The first candidate that answers `--version` wins.
- */
-async function installedBun(): Promise<string> {
-  const modules = `${cacheDir}/node_modules`;
-  const candidates = [
-    `${modules}/bun/bin/bun.exe`,
-    `${modules}/@oven/bun-linux-x64/bin/bun`,
-    `${modules}/@oven/bun-linux-x64-baseline/bin/bun`,
-    `${modules}/@oven/bun-linux-x64-musl/bin/bun`,
-    `${modules}/@oven/bun-linux-aarch64/bin/bun`,
-  ];
-  for (const candidate of candidates) {
-    if (!await exists(candidate)) continue;
-    try {
-      if ((await run(candidate, ["--version"])).code === 0) return candidate;
-    } catch {
-      // Not runnable here (a placeholder script, another platform): try the next one.
-    }
-  }
-  throw new Error(`no runnable bun binary under ${modules}`);
 }
 
 /**
@@ -219,12 +115,12 @@ async function main(): Promise<boolean> {
   const started = performance.now();
   const pathBun = await onPath("bun");
   const wanted: Record<string, string> = {
-    miniflare: MINIFLARE_VERSION,
-    ...await bundledVersions(),
+    miniflare: RUNTIME_VERSIONS.miniflare,
+    ...await pinned(BUNDLED_PACKAGES),
   };
-  if (!pathBun) wanted.bun = BUN_VERSION;
-  await ensureInstalled(wanted);
-  const bun = pathBun ?? await installedBun();
+  if (!pathBun) wanted.bun = RUNTIME_VERSIONS.bun;
+  await ensureInstalled(cacheDir, wanted);
+  const bun = pathBun ?? await installedBun(cacheDir);
   const node = await onPath("node");
   if (!node) throw new Error("node is not on PATH");
 
@@ -245,7 +141,7 @@ async function main(): Promise<boolean> {
     runtimeOutcome("bun", bunVersion, bun, [runnerPath], outDir),
     runtimeOutcome(
       "workerd",
-      `miniflare ${await installedVersion("miniflare")}`,
+      `miniflare ${await installedVersion(cacheDir, "miniflare")}`,
       node,
       [`${root}scripts/smoke/workerd.mjs`, cacheDir, bundlePath],
       root,

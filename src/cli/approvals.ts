@@ -1,7 +1,7 @@
 /**
  * The people's side of approvals: `sluice approvals list | show | approve | deny | reconcile`
  * against a store URL. The logic is a function of argv and output callbacks so it is tested in
- * process; `scripts/sluice.ts` is a thin shim that opens the libSQL store.
+ * process; `src/cli/main.ts` dispatches to it and opens the store through `openCliStore`.
  *
  * @module
  */
@@ -13,6 +13,11 @@ import type {
   ApprovalState,
   ApprovalStore,
 } from "../approvals/types.ts";
+import { SluiceError } from "../errors.ts";
+import { EXIT_CODES_TEXT, EXIT_OK, EXIT_REFUSED, EXIT_USAGE } from "./exit_codes.ts";
+import { type ParsedFlags, parseFlags, UsageError } from "./flags.ts";
+import type { CliStoreOptions } from "./store.ts";
+import { terminalSafe, terminalSafeJson } from "./terminal.ts";
 
 /** Where the CLI writes; each call is one chunk of text ending in a newline. */
 export interface CliOutput {
@@ -24,70 +29,58 @@ export interface CliOutput {
 
 /** What the CLI needs from its host. */
 export interface ApprovalsCliOptions {
-  /** Opens the store named by `--db`. */
-  openStore(url: string): Promise<ApprovalStore>;
+  /** Opens the store named by `--db`, with `--auth-token` and `--create`. */
+  openStore(url: string, options: CliStoreOptions): Promise<ApprovalStore>;
+  /** Token used when `--auth-token` is absent (for example `SLUICE_DB_AUTH_TOKEN`). */
+  readonly defaultAuthToken?: string;
   /** Store URL used when `--db` is absent (for example from an environment variable). */
   readonly defaultDb?: string;
   /** Clock for "past expiry" hints; `Date.now` by default. */
   readonly now?: () => number;
 }
 
-/** Exit codes: 0 done, 1 refused (the code is printed), 2 usage error. */
-export const EXIT_OK = 0;
-/** A refusal: the store said no, with a code. */
-export const EXIT_REFUSED = 1;
-/** The command line was wrong. */
-export const EXIT_USAGE = 2;
-
 /** Usage text of `sluice approvals`. */
-export const APPROVALS_USAGE = `usage: sluice approvals <command> [--db <url>]
+export const APPROVALS_USAGE = `usage: sluice approvals <command> [--db <url>] [--json]
   list [--state <state>]                 approvals, oldest first
   show <id>                              everything being approved, and its history
   approve <id> --by <name> [--note <t>]  approve a pending write
   deny <id> --by <name> [--note <t>]     deny a pending write
   reconcile <id> --outcome committed|not_started --evidence <text> --by <name>
                                          settle an unknown outcome with evidence
---db takes a path, a file: URL, a libsql:/https: server URL, or a postgres:// URL.
-exit codes: 0 ok, 1 refused (code printed), 2 usage`;
+--db takes a path, a file: URL, or a libsql:/https: server URL (default SLUICE_APPROVALS_DB).
+  A path that does not exist, or an empty database, is refused unless --create is given; a
+  database that is not a sluice approval store is refused and left untouched.
+--auth-token <t>  token for a libsql:/https: server (default SLUICE_DB_AUTH_TOKEN); a token in
+                  the URL itself is refused before connecting
+--json            print records as JSON (list: an array; the others: { record, events })
+${EXIT_CODES_TEXT}`;
 
-class UsageError extends Error {}
+/** Flags every command takes; the booleans take no value. */
+const COMMON = ["db", "auth-token"];
+const BOOLEANS = ["create", "json"];
 
 const FLAGS: Record<string, readonly string[]> = {
-  list: ["db", "state"],
-  show: ["db"],
-  approve: ["db", "by", "note"],
-  deny: ["db", "by", "note"],
-  reconcile: ["db", "outcome", "evidence", "by"],
+  list: [...COMMON, "state"],
+  show: COMMON,
+  approve: [...COMMON, "by", "note"],
+  deny: [...COMMON, "by", "note"],
+  reconcile: [...COMMON, "outcome", "evidence", "by"],
 };
 
-interface Parsed {
+interface Parsed extends ParsedFlags {
   readonly command: string;
-  readonly positional: string[];
-  readonly flags: Map<string, string>;
 }
 
 function parse(argv: readonly string[]): Parsed {
   const [command, ...rest] = argv;
-  if (command === undefined || !(command in FLAGS)) {
+  if (command === undefined || !Object.hasOwn(FLAGS, command)) {
     throw new UsageError(command === undefined ? "missing command" : `unknown command ${command}`);
   }
-  const allowed = FLAGS[command];
-  const positional: string[] = [];
-  const flags = new Map<string, string>();
-  for (let i = 0; i < rest.length; i++) {
-    const arg = rest[i];
-    if (!arg.startsWith("--")) {
-      positional.push(arg);
-      continue;
-    }
-    const eq = arg.indexOf("=");
-    const name = arg.slice(2, eq < 0 ? undefined : eq);
-    if (!allowed.includes(name)) throw new UsageError(`unknown option --${name} for ${command}`);
-    const value = eq < 0 ? rest[++i] : arg.slice(eq + 1);
-    if (value === undefined || value === "") throw new UsageError(`--${name} needs a value`);
-    if (flags.has(name)) throw new UsageError(`--${name} given twice`);
-    flags.set(name, value);
-  }
+  const { positional, flags } = parseFlags(rest, {
+    values: FLAGS[command],
+    booleans: BOOLEANS,
+    command,
+  });
   const wantsId = command !== "list";
   if (positional.length !== (wantsId ? 1 : 0)) {
     throw new UsageError(wantsId ? `${command} takes exactly one approval id` : "list takes no id");
@@ -101,18 +94,6 @@ function required(parsed: Parsed, name: string): string {
   return value;
 }
 
-/**
- * Escapes control and bidirectional-formatting characters so that stored text (arguments, names,
- * notes) cannot drive the terminal or disguise what is being approved.
- */
-export function terminalSafe(text: string): string {
-  return text.replace(
-    // deno-lint-ignore no-control-regex
-    /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g,
-    (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`,
-  );
-}
-
 const iso = (ms: number) => new Date(ms).toISOString();
 
 function expiryText(record: ApprovalRecord, now: number): string {
@@ -121,15 +102,13 @@ function expiryText(record: ApprovalRecord, now: number): string {
 }
 
 function listLine(record: ApprovalRecord, now: number): string {
-  return terminalSafe(
-    [
-      record.id,
-      record.state.padEnd(11),
-      record.effect.padEnd(11),
-      `${record.serverId}/${record.toolName}`,
-      `expires ${expiryText(record, now)}`,
-    ].join("  "),
-  );
+  return [
+    record.id,
+    record.state.padEnd(11),
+    record.effect.padEnd(11),
+    `${record.serverId}/${record.toolName}`,
+    `expires ${expiryText(record, now)}`,
+  ].map(terminalSafe).join("  ");
 }
 
 /** The full description of one approval, as people see it before deciding. */
@@ -169,26 +148,28 @@ export function describeApproval(
     lines.push(["reconciled", `${r.outcome} by ${r.by} at ${iso(r.at)}: ${r.evidence}`]);
   }
   lines.push(["arguments digest", record.argumentsDigest]);
-  const out = lines.map(([key, value]) => `${(key + ":").padEnd(18)}${value}`);
-  out.push("arguments:", JSON.stringify(record.arguments, null, 2));
+  // Every field is escaped on its own, so a newline or U+2028 in a name, note or argument can
+  // never start a line of its own; only the layout below breaks lines.
+  const out = lines.map(([key, value]) => `${(key + ":").padEnd(18)}${terminalSafe(value)}`);
+  out.push("arguments:", terminalSafeJson(record.arguments, 2));
   out.push("history:");
   for (const event of events) {
     const by = event.by === undefined ? "" : ` by ${event.by}`;
     const detail = event.detail === undefined ? "" : ` (${event.detail})`;
-    out.push(`  ${iso(event.at)}  ${event.from ?? "-"} -> ${event.to}${by}${detail}`);
+    out.push(terminalSafe(`  ${iso(event.at)}  ${event.from ?? "-"} -> ${event.to}${by}${detail}`));
   }
-  return terminalSafe(out.join("\n"));
+  return out.join("\n");
 }
 
 /**
  * Runs `sluice approvals <argv>` and returns the exit code: 0 done, 1 refused (with the code on
- * stderr), 2 usage error.
+ * stderr), 2 usage error. With `--json` records are printed as terminal-safe JSON.
  *
  * @example
  * ```ts ignore
  * const code = await runApprovalsCli(["approve", id, "--by", "alice", "--db", "a.db"], {
  *   stdout: (t) => console.log(t), stderr: (t) => console.error(t),
- * }, { openStore: (url) => LibsqlApprovalStore.open(url) });
+ * }, { openStore: openCliStore });
  * ```
  */
 export async function runApprovalsCli(
@@ -216,6 +197,8 @@ export async function runApprovalsCli(
     if (chosen === undefined) throw new UsageError("--db is required");
     db = chosen;
     if (parsed.command === "approve" || parsed.command === "deny") required(parsed, "by");
+    const by = parsed.flags.get("by");
+    if (by !== undefined && by.trim() === "") throw new UsageError("--by must name someone");
     if (parsed.command === "reconcile") {
       for (const name of ["outcome", "evidence", "by"]) required(parsed, name);
     }
@@ -227,14 +210,28 @@ export async function runApprovalsCli(
   const now = options.now ?? Date.now;
   let store: ApprovalStore | undefined;
   try {
-    store = await options.openStore(db);
+    const authToken = parsed.flags.get("auth-token") ?? options.defaultAuthToken;
+    store = await options.openStore(db, {
+      create: parsed.flags.has("create"),
+      ...(authToken === undefined ? {} : { authToken }),
+    });
     const id = parsed.positional[0];
-    const show = async (record: ApprovalRecord) =>
-      output.stdout(describeApproval(record, await store!.events(record.id), now()) + "\n");
+    const json = parsed.flags.has("json");
+    const show = async (record: ApprovalRecord) => {
+      const events = await store!.events(record.id);
+      output.stdout(
+        (json ? terminalSafeJson({ record, events }) : describeApproval(record, events, now())) +
+          "\n",
+      );
+    };
     switch (parsed.command) {
       case "list": {
         const state = parsed.flags.get("state") as ApprovalState | undefined;
         const records = await store.list(state === undefined ? {} : { state });
+        if (json) {
+          output.stdout(terminalSafeJson(records) + "\n");
+          return EXIT_OK;
+        }
         output.stdout(
           records.length === 0
             ? "no approvals\n"
@@ -274,7 +271,7 @@ export async function runApprovalsCli(
     }
     return EXIT_USAGE;
   } catch (error) {
-    if (error instanceof ApprovalError) {
+    if (error instanceof SluiceError) {
       output.stderr(`refused: ${error.code}: ${terminalSafe(error.message)}\n`);
       return EXIT_REFUSED;
     }

@@ -9,7 +9,9 @@
 import type { ApprovalStore } from "../approvals/types.ts";
 import { approvalInbox, type InboxHandler } from "../inbox/approval_inbox.ts";
 import { oneTimeLogin } from "../inbox/one_time_login.ts";
-import { type CliOutput, EXIT_OK, EXIT_USAGE, terminalSafe } from "./approvals.ts";
+import type { CliOutput } from "./approvals.ts";
+import { EXIT_OK, EXIT_USAGE } from "./exit_codes.ts";
+import { terminalSafe } from "./terminal.ts";
 
 /** A running server, as the host's `serve` reports it. */
 export interface InboxServer {

@@ -18,7 +18,12 @@ const needsCare = /[\u0000-\u001f"\\\ud800-\udfff]/;
  */
 class Refusal {
   readonly tokens: (string | number)[] = [];
-  constructor(readonly code: JsonErrorCode, readonly message: string) {}
+  readonly code: JsonErrorCode;
+  readonly message: string;
+  constructor(code: JsonErrorCode, message: string) {
+    this.code = code;
+    this.message = message;
+  }
 }
 
 /** Adds the reference token of the member a refusal came out of. */

@@ -91,11 +91,14 @@ function headers(nonce: string, extra: Record<string, string> = {}): Headers {
 }
 
 class Refusal {
-  constructor(
-    readonly status: number,
-    readonly code: InboxErrorCode | string,
-    readonly message: string,
-  ) {}
+  readonly status: number;
+  readonly code: InboxErrorCode | string;
+  readonly message: string;
+  constructor(status: number, code: InboxErrorCode | string, message: string) {
+    this.status = status;
+    this.code = code;
+    this.message = message;
+  }
 }
 
 /** Reads a urlencoded form of at most {@link MAX_FORM_BYTES}. */

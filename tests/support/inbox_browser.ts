@@ -1,6 +1,6 @@
 /**
  * Headless Chromium for the inbox's browser tests: Debian's `chromium` driven by
- * `playwright-core`, and `scripts/inbox.ts` (`sluice inbox`) started as a real process that
+ * `playwright-core`, and `scripts/sluice.ts inbox` (`sluice inbox`) started as a real process that
  * prints its one-time login link.
  *
  * @module
@@ -53,7 +53,7 @@ export interface InboxProcess {
   stop(): Promise<Deno.CommandStatus>;
 }
 
-/** Starts `scripts/inbox.ts --db <db> --port 0 --as <person>`; waits (bounded) for its link. */
+/** Starts `scripts/sluice.ts inbox --db <db> --port 0 --as <person>`; waits (bounded) for its link. */
 export async function startInboxCli(
   db: string,
   person: string,
@@ -64,7 +64,8 @@ export async function startInboxCli(
       "run",
       "-A",
       "--quiet",
-      "scripts/inbox.ts",
+      "scripts/sluice.ts",
+      "inbox",
       "--db",
       db,
       "--port",

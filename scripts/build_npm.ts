@@ -1,0 +1,150 @@
+/**
+ * `deno task build:npm`: the npm package, built from the same sources JSR publishes, into
+ * `dist/npm/` (gitignored).
+ *
+ * - Which files: Deno's module graph of every deno.json `exports` entry and of the CLI entry
+ *   (`scripts/package_graph.ts`), so a new subpath export is packaged without editing this.
+ * - JavaScript: TypeScript's `transpileModule` per file (ES2022 modules, relative `.ts`
+ *   specifiers rewritten to `.js`); no bundling, so the layout mirrors the sources.
+ * - Declarations: one TypeScript program over the same files, declarations only, with the
+ *   dependencies' own types resolved from the runtime cache where the deno.json versions are
+ *   installed. Type checking stays `deno check`'s job; a declaration diagnostic (a type that
+ *   cannot be named in a `.d.ts`) fails the build.
+ * - package.json: `exports` for `.` and every subpath, `dependencies` at the exact versions
+ *   deno.json pins, `engines`, and `bin.sluice` (the CLI, with a Node shebang).
+ *
+ * Prints the folder and the file count; `--quiet` prints nothing on success.
+ *
+ * @module
+ */
+import ts from "typescript";
+import { CLI_ENTRY, packageEntries, packageGraph } from "./support/package_graph.ts";
+import { ensureInstalled, root, RUNTIME_CACHE } from "./support/npm_cache.ts";
+
+/** Where the package is written. */
+export const NPM_DIR = `${root}dist/npm`;
+
+/** The oldest Node the package supports (Node 20 is tested by the consumer check). */
+const NODE_ENGINE = ">=20";
+
+const COMPILER_OPTIONS: ts.CompilerOptions = {
+  module: ts.ModuleKind.ESNext,
+  target: ts.ScriptTarget.ES2022,
+  rewriteRelativeImportExtensions: true,
+  allowImportingTsExtensions: true,
+  removeComments: false,
+};
+
+/** Options of the declaration program: bare specifiers resolve in the runtime cache. */
+const DECLARATION_OPTIONS: ts.CompilerOptions = {
+  ...COMPILER_OPTIONS,
+  moduleResolution: ts.ModuleResolutionKind.Bundler,
+  declaration: true,
+  emitDeclarationOnly: true,
+  skipLibCheck: true,
+  strict: true,
+  lib: ["lib.es2023.d.ts", "lib.dom.d.ts", "lib.dom.iterable.d.ts"],
+  types: [],
+  paths: { "*": [`${RUNTIME_CACHE}/node_modules/*`] },
+  rootDir: root,
+  outDir: `${root}dist/npm`,
+};
+
+/** Rewrites relative `.ts` specifiers (`from "./x.ts"`, `import("./x.ts")`) to `.js`. */
+function jsSpecifiers(text: string): string {
+  return text.replace(
+    /((?:from|import)\s*\(?\s*["'])(\.{1,2}\/[^"']+)\.ts(["'])/g,
+    (_all, head: string, path: string, quote: string) => `${head}${path}.js${quote}`,
+  );
+}
+
+function outPath(file: string, extension: string): string {
+  return `${NPM_DIR}/${file.replace(/\.ts$/, extension)}`;
+}
+
+async function write(path: string, text: string): Promise<void> {
+  await Deno.mkdir(path.slice(0, path.lastIndexOf("/")), { recursive: true });
+  await Deno.writeTextFile(path, text);
+}
+
+function diagnosticText(file: string, diagnostics: readonly ts.Diagnostic[]): string {
+  return diagnostics.map((diagnostic) =>
+    `${file}: ${ts.flattenDiagnosticMessageText(diagnostic.messageText, "\n")}`
+  ).join("\n");
+}
+
+/** Builds the package; returns the package.json it wrote. */
+export async function buildNpm(): Promise<Record<string, unknown>> {
+  const entries = await packageEntries();
+  const exportFiles = Object.values(entries.exports).map((path) => path.replace(/^\.\//, ""));
+  const graph = await packageGraph([...exportFiles, CLI_ENTRY]);
+  await Deno.remove(NPM_DIR, { recursive: true }).catch(() => {});
+  const problems: string[] = [];
+  for (const file of graph.files) {
+    let source = await Deno.readTextFile(`${root}${file}`);
+    const isCli = file === CLI_ENTRY;
+    if (isCli) source = source.replace(/^#!.*\n/, "");
+    const js = ts.transpileModule(source, {
+      fileName: file,
+      compilerOptions: COMPILER_OPTIONS,
+      reportDiagnostics: true,
+    });
+    const diagnostics = js.diagnostics ?? [];
+    if (diagnostics.length > 0) problems.push(diagnosticText(file, diagnostics));
+    const code = jsSpecifiers(js.outputText);
+    await write(outPath(file, ".js"), isCli ? `#!/usr/bin/env node\n${code}` : code);
+  }
+  await ensureInstalled(RUNTIME_CACHE, graph.dependencies);
+  const program = ts.createProgram(
+    graph.files.map((file) => `${root}${file}`),
+    DECLARATION_OPTIONS,
+  );
+  const declarations = new Map<string, string>();
+  const emitted = program.emit(
+    undefined,
+    (path, text) => declarations.set(path, text),
+    undefined,
+    true,
+  );
+  const declarationProblems = [...emitted.diagnostics, ...program.getDeclarationDiagnostics()];
+  if (declarationProblems.length > 0) {
+    problems.push(diagnosticText("declarations", declarationProblems));
+  }
+  for (const [path, text] of declarations) await write(path, jsSpecifiers(text));
+  if (problems.length > 0) throw new Error(`the npm build failed:\n${problems.join("\n")}`);
+
+  const exportsField: Record<string, { types: string; default: string }> = {};
+  for (const [subpath, file] of Object.entries(entries.exports)) {
+    const base = file.replace(/\.ts$/, "");
+    exportsField[subpath] = { types: `${base}.d.ts`, default: `${base}.js` };
+  }
+  const cliPath = `./${CLI_ENTRY.replace(/\.ts$/, ".js")}`;
+  const packageJson = {
+    name: entries.name,
+    version: entries.version,
+    description: "Governed local tools from remote MCP servers: strict schemas, durable approvals.",
+    license: "MIT",
+    type: "module",
+    exports: exportsField,
+    bin: { sluice: cliPath },
+    // Only the CLI entry runs code on import.
+    sideEffects: [cliPath],
+    engines: { node: NODE_ENGINE },
+    dependencies: graph.dependencies,
+  };
+  await write(`${NPM_DIR}/package.json`, JSON.stringify(packageJson, null, 2) + "\n");
+  for (const extra of ["README.md", "LICENSE"]) {
+    await Deno.copyFile(`${root}${extra}`, `${NPM_DIR}/${extra}`).catch(() => {});
+  }
+  await Deno.chmod(`${NPM_DIR}/${CLI_ENTRY.replace(/\.ts$/, ".js")}`, 0o755);
+  if (!Deno.args.includes("--quiet")) {
+    console.log(
+      `built ${NPM_DIR.slice(root.length)}: ${graph.files.length} modules, ` +
+        `${Object.keys(exportsField).length} exports, ` +
+        `dependencies ${Object.entries(graph.dependencies).map(([n, v]) => `${n}@${v}`).join(" ")}`,
+    );
+  }
+  return packageJson;
+}
+
+if (import.meta.main) await buildNpm();

@@ -1,0 +1,122 @@
+/**
+ * The `sluice` command line: one dispatcher over a table of commands, the same code on Deno,
+ * Node and Bun. The entry script (`scripts/sluice.ts`, the npm package's `bin`) only connects
+ * it to the process; everything here is a function of argv, the environment and two output
+ * callbacks, so it is tested in process.
+ *
+ * @module
+ */
+import { runApprovalsCli } from "./approvals.ts";
+import { EXIT_CODES_TEXT, EXIT_OK, EXIT_USAGE } from "./exit_codes.ts";
+import { runInspectCli } from "./inspect.ts";
+import { runInboxCli } from "./inbox.ts";
+import { serveOnNode } from "./serve_node.ts";
+import { openCliStore } from "./store.ts";
+import { terminalSafe } from "./terminal.ts";
+import { VERSION } from "./version.ts";
+
+/** What a command needs from the process that runs it. */
+export interface CliHost {
+  /** Writes normal output; each call is one chunk ending in a newline. */
+  stdout(text: string): void;
+  /** Writes refusals and usage. */
+  stderr(text: string): void;
+  /** Reads an environment variable. */
+  env(name: string): string | undefined;
+}
+
+/** One `sluice` command: a line for `--help` and the function that runs it. */
+export interface CliCommand {
+  /** One line for `sluice --help`. */
+  readonly summary: string;
+  /** Runs the command with the arguments after its name; resolves to the exit code. */
+  run(argv: readonly string[], host: CliHost): Promise<number>;
+}
+
+/** Every command, by name. A new command is one more entry. */
+export const COMMANDS: Readonly<Record<string, CliCommand>> = {
+  approvals: {
+    summary: "list, show, approve, deny and reconcile writes in an approval store",
+    run: (argv, host) => {
+      const defaultDb = host.env("SLUICE_APPROVALS_DB");
+      const defaultAuthToken = host.env("SLUICE_DB_AUTH_TOKEN");
+      const password = host.env("SLUICE_APPROVALS_DB_PASSWORD");
+      return runApprovalsCli(argv, host, {
+        openStore: (db, options) =>
+          openCliStore(db, { ...options, ...(password === undefined ? {} : { password }) }),
+        ...(defaultDb === undefined ? {} : { defaultDb }),
+        ...(defaultAuthToken === undefined ? {} : { defaultAuthToken }),
+      });
+    },
+  },
+  inspect: {
+    summary: "what an MCP server offers, what of it fits the profile, and a starter config",
+    run: (argv, host) => runInspectCli(argv, host),
+  },
+  inbox: {
+    summary: "serve the approval inbox on loopback and print a one-time login link",
+    run: (argv, host) => {
+      const defaultDb = host.env("SLUICE_APPROVALS_DB");
+      const defaultPerson = host.env("USER") ?? host.env("USERNAME");
+      return runInboxCli(argv, host, {
+        openStore: (db) => openCliStore(db),
+        serve: serveOnNode,
+        ...(defaultDb === undefined ? {} : { defaultDb }),
+        ...(defaultPerson === undefined ? {} : { defaultPerson }),
+      });
+    },
+  },
+};
+
+/** `sluice --help`. */
+export function usage(): string {
+  const width = Math.max(...Object.keys(COMMANDS).map((name) => name.length)) + 2;
+  const lines = Object.entries(COMMANDS).map(([name, command]) =>
+    `  ${name.padEnd(width)}${command.summary}`
+  );
+  return [
+    "usage: sluice <command> [options]",
+    "",
+    "commands:",
+    ...lines,
+    "",
+    "sluice <command> --help   options of one command",
+    "sluice --version          the version",
+    EXIT_CODES_TEXT,
+  ].join("\n");
+}
+
+/**
+ * Runs `sluice <argv>` and resolves to the exit code (see `exit_codes.ts`).
+ *
+ * @example
+ * ```ts
+ * import { runCli } from "./main.ts";
+ * const code = await runCli(["--version"], {
+ *   stdout: (text) => console.log(text.trimEnd()),
+ *   stderr: (text) => console.error(text.trimEnd()),
+ *   env: () => undefined,
+ * });
+ * ```
+ */
+export async function runCli(argv: readonly string[], host: CliHost): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined) {
+    host.stderr(usage() + "\n");
+    return EXIT_USAGE;
+  }
+  if (name === "--help" || name === "-h" || name === "help") {
+    host.stdout(usage() + "\n");
+    return EXIT_OK;
+  }
+  if (name === "--version" || name === "-V") {
+    host.stdout(`sluice ${VERSION}\n`);
+    return EXIT_OK;
+  }
+  const command = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
+  if (command === undefined) {
+    host.stderr(`sluice: unknown command ${terminalSafe(JSON.stringify(name))}\n${usage()}\n`);
+    return EXIT_USAGE;
+  }
+  return await command.run(rest, host);
+}

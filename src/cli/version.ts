@@ -1,0 +1,8 @@
+/**
+ * The version `sluice --version` prints; `tests/cli_test.ts` keeps it equal to deno.json's.
+ *
+ * @module
+ */
+
+/** The package version. */
+export const VERSION = "0.1.0";
