@@ -102,25 +102,53 @@ export function startScriptedServer(handlers: ScriptedHandlers = {}): ScriptedSe
   };
 }
 
-/** The real server-everything over Streamable HTTP on loopback. */
-export interface EverythingHttp {
+/** A real server process listening on loopback (forced by `fixtures/loopback_listen.ts`). */
+export interface LoopbackServer {
   readonly url: URL;
   readonly pid: number;
+  /** The server's own child processes (for example the stdio server a proxy spawned). */
+  children(): Promise<number[]>;
+  /** SIGTERM by PID, then waits for the exit. */
   close(): Promise<void>;
 }
 
-const EVERYTHING_HTTP = new URL("../../fixtures/server_everything_http.ts", import.meta.url)
-  .pathname;
+/** The real server-everything over Streamable HTTP on loopback. */
+export type EverythingHttp = LoopbackServer;
+
+const FIXTURES = new URL("../../fixtures/", import.meta.url).pathname;
+
+/** The direct children of `pid`, from `/proc` (Linux). */
+async function childrenOf(pid: number): Promise<number[]> {
+  const children: number[] = [];
+  try {
+    for await (const task of Deno.readDir(`/proc/${pid}/task`)) {
+      const text = await Deno.readTextFile(`/proc/${pid}/task/${task.name}/children`)
+        .catch(() => "");
+      children.push(...text.split(" ").filter((part) => part !== "").map(Number));
+    }
+  } catch {
+    // Gone already.
+  }
+  return children;
+}
 
 /**
- * Starts `@modelcontextprotocol/server-everything streamableHttp` under Deno, forced onto
- * 127.0.0.1 with an ephemeral port, and waits (at most 30 s) for the port it bound.
+ * Starts a fixture under Deno that prints `SLUICE_LISTENING <port>` on stderr (every fixture
+ * preloading `loopback_listen.ts`) and waits (at most 30 s) for that port.
+ *
+ * @param fixture the script's file name in `fixtures/`
+ * @param args its arguments
+ * @param env extra environment
  */
-export async function startEverythingHttp(): Promise<EverythingHttp> {
+export async function startLoopbackServer(
+  fixture: string,
+  args: readonly string[],
+  env: Record<string, string> = {},
+): Promise<LoopbackServer> {
   const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "--quiet", EVERYTHING_HTTP, "streamableHttp"],
+    args: ["run", "-A", "--quiet", `${FIXTURES}${fixture}`, ...args],
     cwd: REPO_ROOT,
-    env: { PORT: "0" },
+    env,
     stdin: "null",
     stdout: "null",
     stderr: "piped",
@@ -132,7 +160,7 @@ export async function startEverythingHttp(): Promise<EverythingHttp> {
   try {
     while (port === undefined) {
       const { value, done } = await lines.read();
-      if (done) throw new Error("server-everything exited before listening");
+      if (done) throw new Error(`${fixture} exited before listening: ${buffered}`);
       buffered += value;
       const match = /SLUICE_LISTENING (\d+)/.exec(buffered);
       if (match) port = Number(match[1]);
@@ -151,6 +179,7 @@ export async function startEverythingHttp(): Promise<EverythingHttp> {
   return {
     url: new URL(`http://127.0.0.1:${port}/mcp`),
     pid: child.pid,
+    children: () => childrenOf(child.pid),
     async close() {
       try {
         child.kill("SIGTERM");
@@ -161,4 +190,12 @@ export async function startEverythingHttp(): Promise<EverythingHttp> {
       await drained;
     },
   };
+}
+
+/**
+ * Starts `@modelcontextprotocol/server-everything streamableHttp` under Deno, forced onto
+ * 127.0.0.1 with an ephemeral port.
+ */
+export function startEverythingHttp(): Promise<EverythingHttp> {
+  return startLoopbackServer("server_everything_http.ts", ["streamableHttp"], { PORT: "0" });
 }
