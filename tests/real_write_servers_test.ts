@@ -10,7 +10,7 @@
 import assert from "node:assert/strict";
 import { LibsqlApprovalStore } from "../libsql.ts";
 import { processGone } from "../fixtures/process.ts";
-import { cli, envelopeOf, startHost } from "./support/write_e2e.ts";
+import { approvedFromCli, hostEnvelope } from "./support/write_e2e.ts";
 
 const FIXTURES = new URL("../fixtures/", import.meta.url).pathname;
 
@@ -89,37 +89,25 @@ async function realWrite(write: RealWrite): Promise<void> {
   ];
   try {
     const before = await write.prepare(root);
-    const host = startHost([
-      ...server,
-      "--arguments",
-      JSON.stringify(write.arguments(root)),
-      "--run-id",
-      "run-1",
-      "--call-id",
-      "call-1",
-    ]);
-    let serverPid: number;
-    let approvalId: string;
-    try {
-      serverPid = (await host.next("server")).pid as number;
-      const pending = envelopeOf(await host.next("envelope"));
-      assert.equal(pending.errorCode, "approval_pending");
-      assert.equal(pending.effect, "not_started");
-      approvalId = pending.approvalId!;
-      assert.equal(await readOrNull(file), before, "nothing written before the approval");
-
-      const approved = await cli(["approve", approvalId, "--by", "alice", "--db", db]);
-      assert.equal(approved.code, 0, approved.stdout);
-
-      assert.equal((await host.next("decided")).state, "approved");
-      const final = envelopeOf(await host.next("envelope"));
-      assert.equal(final.errorCode, undefined);
-      assert.equal(final.effect, "committed");
-      assert.equal(final.approvalId, approvalId);
-      await host.next("done");
-    } finally {
-      assert.equal((await host.finish()).code, 0);
-    }
+    const { serverPid, approvalId, final } = await approvedFromCli(
+      [
+        ...server,
+        "--arguments",
+        JSON.stringify(write.arguments(root)),
+        "--run-id",
+        "run-1",
+        "--call-id",
+        "call-1",
+      ],
+      db,
+      "alice",
+      async () => {
+        assert.equal(await readOrNull(file), before, "nothing written before the approval");
+      },
+    );
+    assert.equal(final.errorCode, undefined);
+    assert.equal(final.effect, "committed");
+    assert.equal(final.approvalId, approvalId);
     assert.ok(await processGone(serverPid), "the real server process has exited");
     assert.equal((await readOrNull(file))?.trimEnd(), write.once(root).trimEnd());
     const written = await Deno.readFile(file);
@@ -136,18 +124,11 @@ async function realWrite(write: RealWrite): Promise<void> {
     }
 
     // A second resume, by a fresh host process with a fresh server: nothing is dispatched.
-    const again = startHost([...server, "--resume", approvalId]);
-    let againPid: number;
-    try {
-      againPid = (await again.next("server")).pid as number;
-      const replay = envelopeOf(await again.next("envelope"));
-      assert.equal(replay.errorCode, "approval_already_claimed");
-      assert.equal(replay.effect, "committed");
-      assert.equal(replay.approvalId, approvalId);
-      await again.next("done");
-    } finally {
-      assert.equal((await again.finish()).code, 0);
-    }
+    const again = await hostEnvelope([...server, "--resume", approvalId]);
+    const againPid = again.serverPid;
+    assert.equal(again.envelope.errorCode, "approval_already_claimed");
+    assert.equal(again.envelope.effect, "committed");
+    assert.equal(again.envelope.approvalId, approvalId);
     assert.ok(await processGone(againPid), "the second server process has exited");
     assert.deepEqual(await Deno.readFile(file), written, "the file's bytes are unchanged");
     const after = await Deno.stat(file);

@@ -259,7 +259,7 @@ export async function openSession(
   }
 }
 
-/** Runs the client's handshake; closes the in-memory server when it fails. */
+/** Runs the client's handshake; closes the in-memory server (or the client) when it fails. */
 async function connectOrClose(
   connect: () => Promise<void>,
   server: { close(): Promise<void> },
@@ -534,12 +534,7 @@ export async function openServerEverything(sdk: "v1" | "v2" = "v1"): Promise<Eve
   if (sdk === "v2") {
     const transport = new StdioClientTransportV2(params);
     const client = newClientV2("legacy");
-    try {
-      await client.connect(transport);
-    } catch (error) {
-      await client.close().catch(() => {});
-      throw error;
-    }
+    await connectOrClose(() => client.connect(transport), client);
     return {
       sdk,
       client,
@@ -554,12 +549,7 @@ export async function openServerEverything(sdk: "v1" | "v2" = "v1"): Promise<Eve
   const transport = new StdioClientTransport(params);
   const client = newClientV1();
   const version = captureVersion(transport);
-  try {
-    await client.connect(transport);
-  } catch (error) {
-    await client.close().catch(() => {});
-    throw error;
-  }
+  await connectOrClose(() => client.connect(transport), client);
   return {
     sdk,
     client,
