@@ -20,8 +20,11 @@ interface Step {
 const steps: Step[] = [
   { name: "fmt", args: ["fmt", "--check"] },
   { name: "lint", args: ["lint"] },
-  { name: "check", args: ["check", "mod.ts", "src/", "tests/", "scripts/", "fixtures/"] },
-  { name: "doc lint", args: ["doc", "--lint", "mod.ts", "libsql.ts"] },
+  {
+    name: "check",
+    args: ["check", "mod.ts", "ai-sdk.ts", "src/", "tests/", "scripts/", "fixtures/"],
+  },
+  { name: "doc lint", args: ["doc", "--lint", "mod.ts", "libsql.ts", "ai-sdk.ts"] },
   { name: "test", args: ["test", "-A", "--parallel", "tests/"], summary: true },
   { name: "smoke", args: ["run", "-A", "scripts/smoke/run.ts"] },
   { name: "publish dry run", args: ["publish", "--dry-run", "--allow-dirty"] },

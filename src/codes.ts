@@ -250,6 +250,11 @@ export const CODES = Object.freeze(
       stage: "call",
       meaning: "The server's tool list changed since discovery; nothing was sent.",
     },
+    mcp_input_required_unsupported: {
+      stage: "session",
+      meaning:
+        "The server answered `input_required` (it needs elicitation, sampling or other input), which sluice cannot provide.",
+    },
     mcp_invalid_arguments: {
       stage: "call",
       meaning: "The arguments are not a JSON object within budget that fits the input schema.",
@@ -381,6 +386,15 @@ export const CODES = Object.freeze(
     connect_not_allowed: {
       stage: "connect",
       meaning: "A `preApproved` or `specs` entry names a tool that is not in the allowlist.",
+    },
+    provider_schema_unsupported: {
+      stage: "connect",
+      meaning:
+        "A provider export left a tool out: its schema uses a keyword (or value) the provider rejects or cannot keep.",
+    },
+    provider_name_unsupported: {
+      stage: "connect",
+      meaning: "A provider export left a tool out: its name breaks the provider's name rule.",
     },
   } as const satisfies Readonly<Record<string, { stage: CodeStage; meaning: string }>>,
 );

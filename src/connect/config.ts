@@ -7,6 +7,7 @@ import type { EraCache } from "./era.ts";
 import { ConnectConfigError } from "./errors.ts";
 import type { ConnectEvent } from "./events.ts";
 import { assignLocalNames } from "./names.ts";
+import { LEGACY_PROTOCOL_VERSIONS, OPT_IN_PROTOCOL_VERSIONS } from "../session/protocol.ts";
 
 /** One remote server of {@link ConnectAllConfig}. */
 export interface ServerConfig {
@@ -88,6 +89,12 @@ export interface ConnectCommonOptions {
   readonly transport?: ConnectTransportOptions;
   /** Remembers which era each URL speaks across connects (reuse within one owner only). */
   readonly eraCache?: EraCache;
+  /**
+   * The 2025 revisions accepted from a server's `initialize` answer (default `2025-11-25`,
+   * `2025-06-18`). Add `"2025-03-26"` (still widely deployed) to reach servers that speak only
+   * it; nothing else is accepted.
+   */
+  readonly legacyProtocolVersions?: readonly string[];
   /** Aborts setup. */
   readonly signal?: AbortSignal;
 }
@@ -254,6 +261,14 @@ export function resolveConfig(config: ConnectAllConfig): ResolvedServer[] {
   }
   if (config.onEvent !== undefined && typeof config.onEvent !== "function") {
     throw invalid("onEvent must be a function");
+  }
+  const allowedLegacy = [...LEGACY_PROTOCOL_VERSIONS, ...OPT_IN_PROTOCOL_VERSIONS];
+  const legacy = stringList(config.legacyProtocolVersions, "legacyProtocolVersions");
+  if (
+    config.legacyProtocolVersions !== undefined &&
+    (legacy.length === 0 || legacy.some((version) => !allowedLegacy.includes(version)))
+  ) {
+    throw invalid(`legacyProtocolVersions may list only ${allowedLegacy.join(", ")}`);
   }
   const localNames = assignLocalNames([...allowed.values()]);
   return config.servers.map((server) => {

@@ -15,6 +15,7 @@ import type { ConnectReport, ServerReport } from "./report.ts";
 import { ServerSession } from "./session.ts";
 import { Toolkit, type ToolkitServer } from "./toolkit.ts";
 import { Gate } from "../gate/gate.ts";
+import { providerReports } from "../providers/mod.ts";
 import type { InlineApprovalRequest } from "../gate/types.ts";
 
 /** A live set of governed tools: the toolkit, a report and `close()`. */
@@ -117,6 +118,9 @@ export async function connectAll(config: ConnectAllConfig): Promise<Connection> 
       fetch,
       timeoutMs,
       ...(config.eraCache ? { eraCache: config.eraCache } : {}),
+      ...(config.legacyProtocolVersions
+        ? { legacyProtocolVersions: [...config.legacyProtocolVersions] }
+        : {}),
     });
     return { server, session, fetch };
   });
@@ -176,7 +180,10 @@ export async function connectAll(config: ConnectAllConfig): Promise<Connection> 
   let closing: Promise<void> | undefined;
   return Object.freeze({
     toolkit,
-    report: () => buildReport(prepared, decidedBy),
+    report: () => ({
+      ...buildReport(prepared, decidedBy),
+      providers: providerReports(toolkit.tools),
+    }),
     catalogs: () =>
       prepared.map((item) => ({
         server: item.server.id,
@@ -188,7 +195,10 @@ export async function connectAll(config: ConnectAllConfig): Promise<Connection> 
   });
 }
 
-function buildReport(prepared: readonly Prepared[], decidedBy: ApprovalDecider): ConnectReport {
+function buildReport(
+  prepared: readonly Prepared[],
+  decidedBy: ApprovalDecider,
+): Omit<ConnectReport, "providers"> {
   const ready = prepared.flatMap((item) =>
     item.catalog!.tools.map((tool) => ({
       name: tool.allowed.localName,
@@ -214,6 +224,7 @@ function buildReport(prepared: readonly Prepared[], decidedBy: ApprovalDecider):
       writeCatalogDigest: catalog!.writeSnapshot?.revisionDigest ?? null,
       transport: item.fetch.describe(),
       handshakes: session.stats.handshakes,
+      ...(catalog!.staleReason !== undefined ? { stale: catalog!.staleReason } : {}),
     };
   });
   return structuredClone({ ready, skipped, servers });

@@ -24,6 +24,8 @@ export interface ServerSessionOptions {
   /** Deadline of the handshake, in milliseconds. */
   readonly timeoutMs: number;
   readonly eraCache?: EraCache;
+  /** The 2025 revisions accepted from `initialize` (default `LEGACY_PROTOCOL_VERSIONS`). */
+  readonly legacyProtocolVersions?: readonly string[];
 }
 
 /** Counters a session keeps for the report (and tests). */
@@ -35,8 +37,6 @@ export interface SessionStats {
 }
 
 const CLIENT_INFO = { name: "sluice-connect", version: "0.1.0" };
-
-const ACCEPTED = ACCEPTED_PROTOCOL_VERSIONS;
 
 /** Extra time the SDK's own timers get, so sluice's deadline always fires first. */
 const SDK_TIMEOUT_MARGIN_MS = 1_000;
@@ -78,8 +78,10 @@ export class ServerSession implements McpSession {
   /** Always `"mcp_session"`. */
   readonly kind = "mcp_session" as const;
   /** Watches the session; discovery and registrations read it. */
-  readonly monitor: CatalogMonitor = new CatalogMonitor();
+  readonly monitor: CatalogMonitor;
   readonly #options: ServerSessionOptions;
+  /** The versions this session accepts: 2026-07-28 and the allowed 2025 revisions. */
+  readonly #accepted: readonly string[];
   readonly #fetch: FetchFunction;
   #client: { sdk: Client; session: McpSession } | undefined;
   #connecting: Promise<{ sdk: Client; session: McpSession }> | undefined;
@@ -98,6 +100,10 @@ export class ServerSession implements McpSession {
    */
   constructor(options: ServerSessionOptions) {
     this.#options = options;
+    this.#accepted = options.legacyProtocolVersions === undefined
+      ? ACCEPTED_PROTOCOL_VERSIONS
+      : [MODERN_PROTOCOL_VERSION, ...options.legacyProtocolVersions];
+    this.monitor = new CatalogMonitor({ protocolVersions: this.#accepted });
     this.#fetch = withoutStandaloneStream(options.fetch);
   }
 
@@ -199,7 +205,7 @@ export class ServerSession implements McpSession {
       jsonSchemaValidator: new CfWorkerJsonSchemaValidator(),
       versionNegotiation: { mode: "auto" },
       // The legacy handshake offers the first 2025 entry and rejects any other answer.
-      supportedProtocolVersions: [...ACCEPTED],
+      supportedProtocolVersions: [...this.#accepted],
     });
     // Fails a request as soon as its SSE reply does, instead of at the SDK's timer.
     const replies = new ReplyStreams();
@@ -215,6 +221,7 @@ export class ServerSession implements McpSession {
     // Observe the initialize answer: the SDK reports a refused version only in its message.
     let answered: unknown;
     transport.onmessage = (message: unknown) => {
+      completeByDefault(message);
       this.monitor.onMessage(message);
       if (isRecord(message) && isRecord(message.result) && "serverInfo" in message.result) {
         answered = message.result.protocolVersion;
@@ -248,10 +255,10 @@ export class ServerSession implements McpSession {
       if (error === stop || stop.aborted) {
         throw setupFailed(signal?.aborted ? "mcp_aborted" : "mcp_timeout");
       }
-      throw setupError(error, answered);
+      throw setupError(error, answered, this.#accepted);
     }
     const version = client.getNegotiatedProtocolVersion();
-    if (typeof version !== "string" || !ACCEPTED.includes(version)) {
+    if (typeof version !== "string" || !this.#accepted.includes(version)) {
       await client.close().catch(() => {});
       throw setupFailed("mcp_protocol_version_unsupported");
     }
@@ -271,16 +278,31 @@ export class ServerSession implements McpSession {
   }
 }
 
+/**
+ * A result without `resultType` is complete (the spec's rule for 2026-07-28 results; the
+ * v2 SDK refuses such a result instead). Runs before the SDK reads the message, which it
+ * passes through this hook by reference; 2025 results drop the field again in the SDK.
+ */
+function completeByDefault(message: unknown): void {
+  if (isRecord(message) && "id" in message && isRecord(message.result)) {
+    if (!("resultType" in message.result)) message.result.resultType = "complete";
+  }
+}
+
 /** A set-up failure: nothing of the caller's request was sent. */
 function setupFailed(code: SessionErrorCode, cause?: unknown): SessionRequestError {
   return new SessionRequestError(code, false, cause);
 }
 
 /** The code of a handshake the SDK rejected. */
-function setupError(error: unknown, answered: unknown): SessionRequestError {
+function setupError(
+  error: unknown,
+  answered: unknown,
+  accepted: readonly string[],
+): SessionRequestError {
   const transportCode = transportErrorCode(error);
   if (transportCode !== undefined) return setupFailed(transportCode, error);
-  if (typeof answered === "string" && !ACCEPTED.includes(answered)) {
+  if (typeof answered === "string" && !accepted.includes(answered)) {
     return setupFailed("mcp_protocol_version_unsupported", error);
   }
   const code = isRecord(error) ? error.code : undefined;

@@ -28,7 +28,12 @@ export interface SdkClientLike {
 type RawRequest = (
   request: { method: string; params: JsonObject },
   resultSchema: unknown,
-  options: { signal?: AbortSignal; timeout: number },
+  options: {
+    signal?: AbortSignal;
+    timeout: number;
+    allowInputRequired?: boolean;
+    headers?: Record<string, string>;
+  },
 ) => Promise<unknown>;
 
 /**
@@ -102,10 +107,11 @@ function classify(
       return "mcp_timeout";
     case -32001:
       return pastDeadline ? "mcp_timeout" : "mcp_protocol_error";
+    case "INPUT_REQUIRED_ROUNDS_EXCEEDED":
+      return "mcp_input_required_unsupported";
     case "INVALID_RESULT":
     case "UNSUPPORTED_RESULT_TYPE":
     case "METHOD_NOT_SUPPORTED_BY_PROTOCOL_VERSION":
-    case "INPUT_REQUIRED_ROUNDS_EXCEEDED":
       return "mcp_protocol_error";
   }
   // A numeric code is a JSON-RPC error response (v1 McpError, v2 ProtocolError).
@@ -154,6 +160,10 @@ export function sessionFromClient(client: SdkClientLike): McpSession {
         pending = send({ method, params }, PASS_THROUGH, {
           ...(link ? { signal: link.signal } : {}),
           timeout: options.timeoutMs,
+          // v2: an input_required result comes back as it is (sluice reports it), instead of
+          // the SDK trying to answer it; v1 ignores the option.
+          allowInputRequired: true,
+          ...(options.headers ? { headers: { ...options.headers } } : {}),
         });
       } catch (error) {
         link?.unlink();

@@ -63,6 +63,29 @@ const DEFAULTS: ScriptedHandlers = {
 };
 
 /**
+ * Handlers of a scripted server that speaks 2026-07-28: it answers `server/discover`, and
+ * every result says `resultType: "complete"` unless a test overrides a method.
+ */
+export const MODERN_HANDLERS: ScriptedHandlers = {
+  "server/discover": (request) =>
+    result(request, {
+      supportedVersions: ["2026-07-28"],
+      capabilities: { tools: {} },
+      resultType: "complete",
+      _meta: { "io.modelcontextprotocol/serverInfo": { name: "scripted", version: "1.0.0" } },
+    }),
+  "tools/list": (request) =>
+    result(request, {
+      tools: [tool("echo")],
+      resultType: "complete",
+      ttlMs: 0,
+      cacheScope: "private",
+    }),
+  "tools/call": (request) =>
+    result(request, { content: [{ type: "text", text: "ok" }], resultType: "complete" }),
+};
+
+/**
  * Starts a scripted JSON-RPC server on 127.0.0.1. Stalled answers are released (with a 503)
  * when the server closes, so nothing leaks past a test.
  *
