@@ -143,16 +143,17 @@ export async function runScenario(run: PlannedRun, timeoutMs = 30_000): Promise<
       stdout: "piped",
       stderr: "piped",
     }).output();
+    const runnerOutput = decoder.decode(output.stdout) + decoder.decode(output.stderr);
     const [dir] = await Array.fromAsync(Deno.readDir(out));
-    if (dir === undefined) {
-      return {
-        status: "fail",
-        failing: [`runner exit ${output.code}`],
-        detail: decoder.decode(output.stdout) + decoder.decode(output.stderr),
-      };
+    const saved = dir === undefined ? undefined : await Deno.readTextFile(
+      `${out}/${dir.name}/checks.json`,
+    ).catch(() => undefined);
+    if (dir === undefined || saved === undefined) {
+      // The runner stopped before saving its checks.
+      return { status: "fail", failing: [`runner exit ${output.code}`], detail: runnerOutput };
     }
     const read = (name: string) => Deno.readTextFile(`${out}/${dir.name}/${name}`);
-    const checks = JSON.parse(await read("checks.json")) as Check[];
+    const checks = JSON.parse(saved) as Check[];
     const bad = checks.filter((check) => check.status === "FAILURE" || check.status === "WARNING");
     const failing = [...new Set(bad.map((check) => `${check.id}: ${check.name}`))].sort();
     if (!output.success && failing.length === 0) failing.push(`runner exit ${output.code}`);

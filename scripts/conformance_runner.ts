@@ -8,10 +8,14 @@
  * ```
  *
  * The suite version is removed from `process.argv` before the runner's entry point parses it.
+ * Every scenario server the runner starts is bound to 127.0.0.1 (`fixtures/loopback_listen.ts`).
  *
  * @module
  */
 import process from "node:process";
+// The runner's scenario servers call `listen(0)`, which binds every interface: keep them on
+// loopback (the URLs it hands out name `localhost`).
+import "../fixtures/loopback_listen.ts";
 
 /** The pinned suite versions, as `deno.json` maps them. */
 export const SUITE_VERSIONS = ["0.1.16", "0.2.0-alpha.12"] as const;
