@@ -1,7 +1,9 @@
 /**
  * Against the real `@modelcontextprotocol/server-everything` (pinned, stdio): which of its
  * tools a host can bind (discovery succeeds) and the exact error for the others, then a few
- * calls through sluice. The server lists 13 tools when the client declares no capabilities.
+ * calls through sluice; then the same bindings through a host-owned v1 and a v2 client give one
+ * snapshot digest and the same envelopes. The server lists 13 tools when the client declares no
+ * capabilities.
  */
 import assert from "node:assert/strict";
 import { CatalogMonitor, discoverTools, DiscoveryError, type ReadToolBinding } from "../mod.ts";
@@ -117,4 +119,47 @@ Deno.test("server-everything: which tools bind, the exact error for the rest, ca
     await session.close();
   }
   assert.ok(await processGone(pid!), "server exited");
+});
+
+Deno.test("server-everything over stdio: v1 and v2 host-owned clients, one snapshot digest", async () => {
+  const seen: { digest: string; version: string; envelopes: unknown[] }[] = [];
+  for (const sdk of ["v1", "v2"] as const) {
+    const session = await openServerEverything(sdk);
+    const pid = session.pid;
+    const monitor = new CatalogMonitor();
+    monitor.acceptProtocolVersion(session.protocolVersion);
+    try {
+      const bindings = Object.fromEntries(BINDABLE.map((name) => [name, binding(localOf(name))]));
+      const { snapshot, registrations } = await discoverTools(
+        session.client,
+        "everything",
+        bindings,
+        { monitor },
+      );
+      const call = (remote: string, args: Record<string, unknown>) =>
+        registrations.find((registration) => registration.remoteName === remote)!.call(args);
+      seen.push({
+        digest: snapshot.revisionDigest,
+        version: snapshot.protocolVersion,
+        envelopes: [
+          await call("echo", { message: sdk }),
+          await call("get-sum", { a: 2, b: 3 }),
+          await call("echo", {}),
+          await call("get-tiny-image", {}),
+        ],
+      });
+    } finally {
+      monitor.close();
+      await session.close();
+    }
+    assert.ok(await processGone(pid!), `server exited (${sdk})`);
+  }
+  const [v1, v2] = seen;
+  assert.equal(v1.version, "2025-11-25");
+  assert.equal(v2.version, v1.version);
+  assert.match(v1.digest, /^sha256:[0-9a-f]{64}$/);
+  assert.equal(v2.digest, v1.digest, "the same catalog through either SDK");
+  assert.deepEqual(v1.envelopes.slice(1), v2.envelopes.slice(1));
+  assert.deepEqual(v1.envelopes[0], { text: ["Echo: v1"], structured: null });
+  assert.deepEqual(v2.envelopes[0], { text: ["Echo: v2"], structured: null });
 });

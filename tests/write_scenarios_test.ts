@@ -13,7 +13,7 @@ import { LibsqlApprovalStore } from "../libsql.ts";
 import type { Scenario } from "../fixtures/write_server.ts";
 import { createWriteWorkspace, processGone } from "../fixtures/write_server_launch.ts";
 import { callTrail, readLedger, receivedCounts } from "../fixtures/write_ledger.ts";
-import { cli, envelopeOf, hostArgs, startHost } from "./support/write_e2e.ts";
+import { approvedFromCli, hostArgs, hostEnvelope } from "./support/write_e2e.ts";
 
 interface Expected {
   /** The local record's final state. */
@@ -61,29 +61,17 @@ async function scenario(name: Scenario): Promise<void> {
   const db = `${ws.root}/approvals.db`;
   const key = `rec-${name}`;
   try {
-    const host = startHost(scenarioArgs(db, ws, name, key));
-    let serverPid: number;
-    let approvalId: string;
-    try {
-      serverPid = (await host.next("server")).pid as number;
-      const pending = envelopeOf(await host.next("envelope"));
-      assert.equal(pending.errorCode, "approval_pending");
-      assert.equal(pending.effect, "not_started");
-      approvalId = pending.approvalId!;
-      assert.equal(receivedCounts(await readLedger(ws.ledger)).size, 0, "nothing sent yet");
-
-      const approved = await cli(["approve", approvalId, "--db", db, "--by", "tester"]);
-      assert.equal(approved.code, 0, approved.stdout);
-
-      assert.equal((await host.next("decided")).state, "approved");
-      const final = envelopeOf(await host.next("envelope"));
-      assert.equal(final.approvalId, approvalId);
-      assert.equal(final.effect, expected.state);
-      assert.equal(final.errorCode, expected.errorCode);
-      await host.next("done");
-    } finally {
-      assert.equal((await host.finish()).code, 0);
-    }
+    const { serverPid, approvalId, final } = await approvedFromCli(
+      scenarioArgs(db, ws, name, key),
+      db,
+      "tester",
+      async () => {
+        assert.equal(receivedCounts(await readLedger(ws.ledger)).size, 0, "nothing sent yet");
+      },
+    );
+    assert.equal(final.approvalId, approvalId);
+    assert.equal(final.effect, expected.state);
+    assert.equal(final.errorCode, expected.errorCode);
     assert.ok(await processGone(serverPid), "the write server process has exited");
 
     // The local record, read by a fresh store on the same file.
@@ -113,18 +101,12 @@ async function scenario(name: Scenario): Promise<void> {
     assert.equal(written !== null, expected.trail.includes("written"));
 
     // Reopen after completion or failure: the same run and call never dispatch again.
-    const again = startHost([...scenarioArgs(db, ws, name, key), "--reuse-dir"]);
-    let againPid: number;
-    try {
-      againPid = (await again.next("server")).pid as number;
-      const replay = envelopeOf(await again.next("envelope"));
-      assert.equal(replay.errorCode, "approval_already_claimed");
-      assert.equal(replay.effect, expected.state);
-      assert.equal(replay.approvalId, approvalId);
-      await again.next("done");
-    } finally {
-      assert.equal((await again.finish()).code, 0);
-    }
+    const again = await hostEnvelope([...scenarioArgs(db, ws, name, key), "--reuse-dir"]);
+    const againPid = again.serverPid;
+    const replay = again.envelope;
+    assert.equal(replay.errorCode, "approval_already_claimed");
+    assert.equal(replay.effect, expected.state);
+    assert.equal(replay.approvalId, approvalId);
     assert.ok(await processGone(againPid), "the second server process has exited");
     const after = await readLedger(ws.ledger);
     assert.equal(receivedCounts(after).get(key), 1, "no second dispatch");

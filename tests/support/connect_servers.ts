@@ -125,33 +125,51 @@ export function startScriptedServer(handlers: ScriptedHandlers = {}): ScriptedSe
   };
 }
 
-/** A real server from npm, run in its own process on loopback. */
-export interface LoopbackProcess {
+/** A real server process listening on loopback (forced by `fixtures/loopback_listen.ts`). */
+export interface LoopbackServer {
   readonly url: URL;
   readonly pid: number;
+  /** The server's own child processes (for example the stdio server a proxy spawned). */
+  children(): Promise<number[]>;
+  /** SIGTERM by PID, then waits for the exit. */
   close(): Promise<void>;
 }
 
 /** The real server-everything over Streamable HTTP on loopback. */
-export type EverythingHttp = LoopbackProcess;
+export type EverythingHttp = LoopbackServer;
 
-const EVERYTHING_HTTP = new URL("../../fixtures/server_everything_http.ts", import.meta.url)
-  .pathname;
-const SDK_EXAMPLE_HTTP = new URL("../../fixtures/sdk_example_http.ts", import.meta.url)
-  .pathname;
+const FIXTURES = new URL("../../fixtures/", import.meta.url).pathname;
+
+/** The direct children of `pid`, from `/proc` (Linux). */
+async function childrenOf(pid: number): Promise<number[]> {
+  const children: number[] = [];
+  try {
+    for await (const task of Deno.readDir(`/proc/${pid}/task`)) {
+      const text = await Deno.readTextFile(`/proc/${pid}/task/${task.name}/children`)
+        .catch(() => "");
+      children.push(...text.split(" ").filter((part) => part !== "").map(Number));
+    }
+  } catch {
+    // Gone already.
+  }
+  return children;
+}
 
 /**
- * Runs a fixture entry that forces its server onto 127.0.0.1 (see
- * fixtures/loopback_listen.ts) and waits (at most 30 s) for the port it printed.
+ * Starts a fixture under Deno that prints `SLUICE_LISTENING <port>` on stderr (every fixture
+ * preloading `loopback_listen.ts`) and waits (at most 30 s) for that port.
+ *
+ * @param fixture the script's file name in `fixtures/`
+ * @param args its arguments
+ * @param env extra environment
  */
-async function startLoopbackProcess(
-  script: string,
+export async function startLoopbackServer(
+  fixture: string,
   args: readonly string[],
-  env: Record<string, string>,
-  what: string,
-): Promise<LoopbackProcess> {
+  env: Record<string, string> = {},
+): Promise<LoopbackServer> {
   const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "--quiet", script, ...args],
+    args: ["run", "-A", "--quiet", `${FIXTURES}${fixture}`, ...args],
     cwd: REPO_ROOT,
     env,
     stdin: "null",
@@ -165,7 +183,7 @@ async function startLoopbackProcess(
   try {
     while (port === undefined) {
       const { value, done } = await lines.read();
-      if (done) throw new Error(`${what} exited before listening`);
+      if (done) throw new Error(`${fixture} exited before listening: ${buffered}`);
       buffered += value;
       const match = /SLUICE_LISTENING (\d+)/.exec(buffered);
       if (match) port = Number(match[1]);
@@ -184,6 +202,7 @@ async function startLoopbackProcess(
   return {
     url: new URL(`http://127.0.0.1:${port}/mcp`),
     pid: child.pid,
+    children: () => childrenOf(child.pid),
     async close() {
       try {
         child.kill("SIGTERM");
@@ -201,12 +220,7 @@ async function startLoopbackProcess(
  * 127.0.0.1 with an ephemeral port.
  */
 export function startEverythingHttp(): Promise<EverythingHttp> {
-  return startLoopbackProcess(
-    EVERYTHING_HTTP,
-    ["streamableHttp"],
-    { PORT: "0" },
-    "server-everything",
-  );
+  return startLoopbackServer("server_everything_http.ts", ["streamableHttp"], { PORT: "0" });
 }
 
 /**
@@ -215,6 +229,6 @@ export function startEverythingHttp(): Promise<EverythingHttp> {
  *
  * @param name the example's file name without `.js`
  */
-export function startSdkExample(name: string): Promise<LoopbackProcess> {
-  return startLoopbackProcess(SDK_EXAMPLE_HTTP, [name], {}, `SDK example ${name}`);
+export function startSdkExample(name: string): Promise<LoopbackServer> {
+  return startLoopbackServer("sdk_example_http.ts", [name], {});
 }

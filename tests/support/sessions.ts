@@ -55,6 +55,7 @@
  */
 import { Client as ClientV2, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { CfWorkerJsonSchemaValidator as CfWorkerV2 } from "@modelcontextprotocol/client/validators/cf-worker";
+import { StdioClientTransport as StdioClientTransportV2 } from "@modelcontextprotocol/client/stdio";
 import { Client as ClientV1 } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { CfWorkerJsonSchemaValidator as CfWorkerV1 } from "@modelcontextprotocol/sdk/validation/cfworker";
@@ -258,7 +259,7 @@ export async function openSession(
   }
 }
 
-/** Runs the client's handshake; closes the in-memory server when it fails. */
+/** Runs the client's handshake; closes the in-memory server (or the client) when it fails. */
 async function connectOrClose(
   connect: () => Promise<void>,
   server: { close(): Promise<void> },
@@ -495,42 +496,62 @@ export const EVERYTHING_SCRIPT = new URL("../../fixtures/server_everything.ts", 
  */
 export const EVERYTHING_DATA_URI = "data:text/plain;base64,aGVsbG8=";
 
-/** A v1 client connected to the real server-everything over stdio. */
-export interface EverythingSession {
-  /** Discriminator (always the v1 client). */
-  sdk: "v1";
-  /** The connected official v1 client (declares no client capabilities: 13 tools listed). */
-  client: ClientV1;
-  /** The version the handshake negotiated. */
-  protocolVersion: string;
-  /** The server process id. */
-  pid?: number;
-  /** Closes the client (ends the server's stdin; the process exits). Idempotent. */
-  close(): Promise<void>;
-}
+/** An official SDK client (v1 or v2) connected to the real server-everything over stdio. */
+export type EverythingSession =
+  & ({
+    /** The official v1 client. */
+    sdk: "v1";
+    client: ClientV1;
+  } | {
+    /** The official v2 client (legacy negotiation, as over stdio it must). */
+    sdk: "v2";
+    client: ClientV2;
+  })
+  & {
+    /** The version the handshake negotiated. */
+    protocolVersion: string;
+    /** The server process id. */
+    pid?: number;
+    /** Closes the client (ends the server's stdin; the process exits). Idempotent. */
+    close(): Promise<void>;
+  };
 
 /**
  * Starts `@modelcontextprotocol/server-everything` (pinned in `deno.json`, run by Deno through
- * `fixtures/server_everything.ts stdio`) and connects a v1 client with the cfworker validator.
- * Its stderr is discarded (it logs a banner there).
+ * `fixtures/server_everything.ts stdio`) and connects an official client with the cfworker
+ * validator, declaring no client capabilities (13 tools listed). Its stderr is discarded (it
+ * logs a banner there).
+ *
+ * @param sdk which official client: v1 (`@modelcontextprotocol/sdk`) or v2
  */
-export async function openServerEverything(): Promise<EverythingSession> {
-  const transport = new StdioClientTransport({
+export async function openServerEverything(sdk: "v1" | "v2" = "v1"): Promise<EverythingSession> {
+  const params = {
     command: Deno.execPath(),
     args: ["run", "-A", "--quiet", EVERYTHING_SCRIPT, "stdio"],
     cwd: REPO_ROOT,
-    stderr: "ignore",
-  });
+    stderr: "ignore" as const,
+  };
+  if (sdk === "v2") {
+    const transport = new StdioClientTransportV2(params);
+    const client = newClientV2("legacy");
+    await connectOrClose(() => client.connect(transport), client);
+    return {
+      sdk,
+      client,
+      protocolVersion: client.getNegotiatedProtocolVersion() ??
+        (() => {
+          throw new Error("server-everything (v2): no negotiated protocol version");
+        })(),
+      pid: transport.pid ?? undefined,
+      close: once(() => client.close()),
+    };
+  }
+  const transport = new StdioClientTransport(params);
   const client = newClientV1();
   const version = captureVersion(transport);
-  try {
-    await client.connect(transport);
-  } catch (error) {
-    await client.close().catch(() => {});
-    throw error;
-  }
+  await connectOrClose(() => client.connect(transport), client);
   return {
-    sdk: "v1",
+    sdk,
     client,
     protocolVersion: mustVersion(version(), "stdio-v1"),
     pid: transport.pid ?? undefined,

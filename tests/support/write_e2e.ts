@@ -161,3 +161,70 @@ export function envelopeOf(line: HostLine): {
 } {
   return line.envelope as ReturnType<typeof envelopeOf>;
 }
+
+/** The envelope shape of a host `envelope` line. */
+export type HostEnvelope = ReturnType<typeof envelopeOf>;
+
+/**
+ * One host run that prints a single envelope (a replay, or `--resume`): its write server's PID
+ * and that envelope, after `done` and a clean exit (asserted).
+ */
+export async function hostEnvelope(
+  args: string[],
+): Promise<{ serverPid: number; envelope: HostEnvelope }> {
+  const host = startHost(args);
+  let status: Deno.CommandStatus;
+  let result: { serverPid: number; envelope: HostEnvelope };
+  try {
+    const serverPid = (await host.next("server")).pid as number;
+    const envelope = envelopeOf(await host.next("envelope"));
+    await host.next("done");
+    result = { serverPid, envelope };
+  } finally {
+    status = await host.finish();
+  }
+  if (status.code !== 0) throw new Error(`host exited with ${status.code}`);
+  return result;
+}
+
+/**
+ * A deferred write end to end: the host's call ends `approval_pending` (asserted, effect
+ * `not_started`); `beforeApproval` checks that nothing was written yet; a person approves it
+ * FROM ANOTHER PROCESS with the CLI; the host sees the decision, resumes and prints the final
+ * envelope, then exits cleanly (asserted).
+ *
+ * @param args the host's arguments (one call, deferred)
+ * @param db the approval database
+ * @param by who approves
+ * @param beforeApproval the caller's checks while the call is pending
+ */
+export async function approvedFromCli(
+  args: string[],
+  db: string,
+  by: string,
+  beforeApproval: () => Promise<void>,
+): Promise<{ serverPid: number; approvalId: string; final: HostEnvelope }> {
+  const host = startHost(args);
+  let status: Deno.CommandStatus;
+  let result: { serverPid: number; approvalId: string; final: HostEnvelope };
+  try {
+    const serverPid = (await host.next("server")).pid as number;
+    const pending = envelopeOf(await host.next("envelope"));
+    if (pending.errorCode !== "approval_pending" || pending.effect !== "not_started") {
+      throw new Error(`expected a pending, not started call: ${JSON.stringify(pending)}`);
+    }
+    const approvalId = pending.approvalId!;
+    await beforeApproval();
+    const approved = await cli(["approve", approvalId, "--db", db, "--by", by]);
+    if (approved.code !== 0) throw new Error(`approve exited ${approved.code}: ${approved.stdout}`);
+    const decided = await host.next("decided");
+    if (decided.state !== "approved") throw new Error(`decided: ${decided.state}`);
+    const final = envelopeOf(await host.next("envelope"));
+    await host.next("done");
+    result = { serverPid, approvalId, final };
+  } finally {
+    status = await host.finish();
+  }
+  if (status.code !== 0) throw new Error(`host exited with ${status.code}`);
+  return result;
+}

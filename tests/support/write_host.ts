@@ -7,11 +7,17 @@
  *
  * ```
  * deno run -A tests/support/write_host.ts --db <file> (--dir <records> --ledger <file>
- *   --scenario <name> [--reuse-dir] | --url <http url>) [--timeout-ms N]
- *   [--scope-revision R] [--binding-revision R]
- *   once:  --run-id R --call-id C --key K [--inline] [--kill-at <point>] [--recover]
+ *   --scenario <name> [--reuse-dir] | --url <http url> | --stdio <argv JSON> [--stdio-env <JSON>])
+ *   [--timeout-ms N] [--scope-revision R] [--binding-revision R]
+ *   once:  --run-id R --call-id C (--key K | --tool <remote name> --arguments <JSON>)
+ *          [--inline] [--kill-at <point>] [--recover]
+ *   resume: --resume <approvalId>   (one resume, then done)
  *   serve: --serve   (stdin lines: "run <runId> <callId> <key>" | "resume <approvalId>")
  * ```
+ *
+ * `--stdio` runs any stdio server (a real one from npm: the argv after Deno's `run -A`, started
+ * with the SDK's default environment plus `--stdio-env`) and binds its write tool `--tool` under
+ * the same local name; the call's arguments are `--arguments`.
  *
  * `once` runs one write call. Deferred (default): on `approval_pending` it polls the store until
  * a person decided (bounded), then resumes. `--inline` approves inline (exactly `true`).
@@ -32,7 +38,7 @@ import { CatalogMonitor, discoverWriteTools, Gate, type PersistencePoint } from 
 import type { ApprovalStore } from "../../src/approvals/mod.ts";
 import { openStore } from "./open_store.ts";
 import { type Scenario, SYNTHETIC_VALUE } from "../../fixtures/write_server.ts";
-import { writeServerStdioParams } from "../../fixtures/write_server_launch.ts";
+import { PROJECT_ROOT, writeServerStdioParams } from "../../fixtures/write_server_launch.ts";
 import { readLedger, receivedFor } from "../../fixtures/write_ledger.ts";
 import { writeBinding } from "./write_bindings.ts";
 
@@ -82,8 +88,17 @@ async function main(): Promise<void> {
     versionNegotiation: { mode: "legacy" },
   });
   const url = flags.get("url");
+  const stdio = flags.get("stdio");
   const transport = url !== undefined
     ? new StreamableHTTPClientTransport(new URL(url))
+    : stdio !== undefined
+    ? new StdioClientTransport({
+      command: Deno.execPath(),
+      args: ["run", "-A", "--quiet", ...JSON.parse(stdio) as string[]],
+      cwd: PROJECT_ROOT,
+      env: { ...getDefaultEnvironment(), ...JSON.parse(flags.get("stdio-env") ?? "{}") },
+      stderr: "ignore",
+    })
     : new StdioClientTransport({
       ...writeServerStdioParams(
         { dir: need("dir"), ledger: need("ledger") },
@@ -98,10 +113,12 @@ async function main(): Promise<void> {
     await client.connect(transport);
     if (transport instanceof StdioClientTransport) say({ event: "server", pid: transport.pid });
     monitor.acceptProtocolVersion(client.getNegotiatedProtocolVersion());
-    const writes = await discoverWriteTools(client, "records", {
-      write_record: writeBinding({
+    const tool = flags.get("tool");
+    const writes = await discoverWriteTools(client, tool === undefined ? "records" : "real", {
+      [tool ?? "write_record"]: writeBinding({
         scopeRevision: flags.get("scope-revision") ?? "scope-1",
         bindingRevision: flags.get("binding-revision") ?? "rev-1",
+        ...(tool === undefined ? {} : { localName: tool, bindingId: `real.${tool}` }),
       }),
     }, { monitor, limits: { timeoutMs: Number(flags.get("timeout-ms") ?? 10_000) } });
     const killAt = flags.get("kill-at") as PersistencePoint | undefined;
@@ -121,6 +138,8 @@ async function main(): Promise<void> {
     if (flags.has("recover")) say({ event: "recovered", ids: await gate.recover() });
     if (flags.has("serve")) {
       await serve(gate);
+    } else if (flags.has("resume")) {
+      say({ event: "envelope", envelope: await gate.resume(need("resume")) });
     } else {
       await once(gate, store, key);
     }
@@ -133,10 +152,13 @@ async function main(): Promise<void> {
 }
 
 async function once(gate: Gate, store: ApprovalStore, key: string): Promise<void> {
+  const tool = flags.get("tool");
   const call = {
     id: need("call-id"),
-    name: "save_record",
-    arguments: { key, value: flags.get("value") ?? SYNTHETIC_VALUE },
+    name: tool ?? "save_record",
+    arguments: tool !== undefined
+      ? JSON.parse(need("arguments"))
+      : { key, value: flags.get("value") ?? SYNTHETIC_VALUE },
   };
   const [envelope] = await gate.run([call], { runId: need("run-id") });
   say({ event: "envelope", envelope });

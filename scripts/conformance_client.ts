@@ -1,0 +1,157 @@
+/**
+ * The client program the official MCP conformance runner drives (`client --command ...`): a
+ * tools-only host on sluice's `connect()`. The runner starts a scenario server, appends its URL
+ * as the last argument and names the scenario in `MCP_CONFORMANCE_SCENARIO`; scenarios that
+ * name tool calls put them in `MCP_CONFORMANCE_CONTEXT` (`{"toolCalls": [...]}`).
+ *
+ * ```
+ * deno run -A scripts/conformance_client.ts <server url>
+ * ```
+ *
+ * Like any host, it names the tools it allows in advance (the context's, or the plan below for
+ * the scenario), pre-approves them, calls each through the toolkit and prints one JSON line per
+ * step (the report, then every envelope) on stdout. It exits 0 when the server was set up and
+ * every call to a tool sluice made ready succeeded; a tool sluice refused (in the report's
+ * `skipped`) is still called, to show the refusal is local, and does not count as a failure.
+ *
+ * @module
+ */
+import { connect, type Connection } from "../mod.ts";
+
+/** The model-facing tools of the connection, for arguments that depend on what was listed. */
+type ListedTools = Connection["toolkit"]["tools"];
+
+/** One tool call a scenario expects: fixed arguments, or arguments built from the toolkit. */
+export interface PlannedCall {
+  readonly name: string;
+  readonly arguments:
+    | Record<string, unknown>
+    | ((tools: ListedTools) => Record<string, unknown> | undefined);
+}
+
+/**
+ * The calls of each tools scenario whose context names none, from the scenario's own
+ * description of what a client does.
+ */
+export const PLANS: Readonly<Record<string, readonly PlannedCall[]>> = {
+  // The server lists no tools: connect, list, allow nothing it has.
+  initialize: [],
+  tools_call: [{ name: "add_numbers", arguments: { a: 2, b: 3 } }],
+  "sse-retry": [{ name: "test_reconnection", arguments: {} }],
+  "request-metadata": [],
+  "http-standard-headers": [
+    { name: "test_headers", arguments: {} },
+    { name: "my-hyphenated-tool", arguments: {} },
+  ],
+  "http-invalid-tool-headers": [
+    { name: "valid_tool", arguments: { region: "us-west1" } },
+    ...[
+      "invalid_empty_header",
+      "invalid_object_header",
+      "invalid_array_header",
+      "invalid_null_header",
+      "invalid_duplicate_same_case",
+      "invalid_duplicate_diff_case",
+      "invalid_space_in_name",
+      "invalid_colon_in_name",
+      "invalid_non_ascii_name",
+      "invalid_control_char_name",
+    ].map((name) => ({ name, arguments: { value: "x" } })),
+  ],
+  // Listing only: the server answers no tools/call.
+  "json-schema-ref-no-deref": [],
+  // The focal tool's input schema as sluice keeps it, sent back through the echo tool; without
+  // the focal tool (refused by the profile) there is nothing to echo.
+  "json-schema-2020-12-preservation": [{
+    name: "json_schema_echo",
+    arguments: (tools) => {
+      const focal = tools.find((tool) => tool.tool === "json_schema_2020_12_tool");
+      return focal === undefined ? undefined : { schema: focal.inputSchema };
+    },
+  }],
+};
+
+/**
+ * The tools a scenario's server lists that the host allows without calling them (discovery
+ * alone is what the scenario checks).
+ */
+export const LISTED_ONLY: Readonly<Record<string, readonly string[]>> = {
+  "json-schema-ref-no-deref": ["lookup_user"],
+  "json-schema-2020-12-preservation": ["json_schema_2020_12_tool"],
+};
+
+/** A placeholder allow entry for scenarios whose server lists no tool the host wants. */
+const NOTHING = "conformance-no-tool";
+
+function say(line: Record<string, unknown>): void {
+  console.log(JSON.stringify(line));
+}
+
+function contextCalls(): PlannedCall[] | undefined {
+  const raw = Deno.env.get("MCP_CONFORMANCE_CONTEXT");
+  if (raw === undefined) return undefined;
+  const context = JSON.parse(raw) as { toolCalls?: PlannedCall[] };
+  return context.toolCalls;
+}
+
+/**
+ * Scenarios whose server speaks only 2025-03-26 (the stable suite's `sse-retry` answers
+ * `initialize` with it): the host opts in, as `connect()` requires.
+ */
+const LEGACY_2025_03_26 = new Set(["sse-retry"]);
+
+async function main(): Promise<number> {
+  const url = Deno.args.at(-1);
+  const scenario = Deno.env.get("MCP_CONFORMANCE_SCENARIO") ?? "";
+  if (url === undefined) {
+    console.error("usage: conformance_client.ts <server url>");
+    return 2;
+  }
+  const calls = contextCalls() ?? PLANS[scenario];
+  if (calls === undefined) {
+    say({ event: "unsupported", scenario });
+    return 3;
+  }
+  const names = [...new Set([...calls.map((call) => call.name), ...(LISTED_ONLY[scenario] ?? [])])];
+  const allow = names.length > 0 ? names : [NOTHING];
+  const connection = await connect(url, {
+    id: "conformance",
+    allow,
+    preApproved: allow,
+    transport: { dangerouslyAllowLoopback: true },
+    ...(LEGACY_2025_03_26.has(scenario)
+      ? { legacyProtocolVersions: ["2025-11-25", "2025-06-18", "2025-03-26"] }
+      : {}),
+  });
+  try {
+    const report = connection.report();
+    say({
+      event: "report",
+      servers: report.servers,
+      ready: report.ready.map((tool) => tool.tool),
+      skipped: report.skipped,
+    });
+    let failed = report.servers[0]?.status !== "ready";
+    const ready = new Map(report.ready.map((tool) => [tool.tool, tool.name]));
+    const skipped = new Map(report.skipped.map((tool) => [tool.tool, tool.name]));
+    for (const call of calls) {
+      const local = ready.get(call.name) ?? skipped.get(call.name) ?? call.name;
+      const args = typeof call.arguments === "function"
+        ? call.arguments(connection.toolkit.tools)
+        : call.arguments;
+      if (args === undefined) {
+        say({ event: "not-called", tool: call.name });
+        failed = true;
+        continue;
+      }
+      const envelope = await connection.toolkit.call(local, args);
+      say({ event: "call", tool: call.name, ready: ready.has(call.name), envelope });
+      if (ready.has(call.name) && envelope.errorCode !== undefined) failed = true;
+    }
+    return failed ? 1 : 0;
+  } finally {
+    await connection.close();
+  }
+}
+
+Deno.exit(await main());
