@@ -204,6 +204,7 @@ export {
   type EraVerdict,
   localToolName,
   type ReadyTool,
+  type ServerCatalogs,
   type ServerConfig,
   type ServerReport,
   type SkippedTool,

@@ -12,6 +12,7 @@ import { identityBenchmark } from "./bench/identity.ts";
 import { benchApprovals } from "./bench/approvals.ts";
 import { writePathBenchmark } from "./bench/write_path.ts";
 import { readPathBenchmark } from "./bench/read_path.ts";
+import { bodyChunksBenchmark } from "./bench/body_chunks.ts";
 import { connectBenchmark } from "./bench/connect.ts";
 
 /** The approval store's figures (libSQL file, WAL, synchronous=FULL), as a registered bench. */
@@ -27,6 +28,7 @@ export const benchmarks: readonly Benchmark[] = [
   approvalsBenchmark,
   readPathBenchmark,
   writePathBenchmark,
+  bodyChunksBenchmark,
   connectBenchmark,
 ];
 

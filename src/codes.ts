@@ -1,14 +1,396 @@
 /**
  * Every code sluice returns in an envelope or throws, grouped by pipeline stage, each with a
- * one-line meaning. The code unions of the modules are checked against this catalog.
+ * one-line meaning. The code unions of the modules are checked against this catalog
+ * (`tests/codes_test.ts`), and so is the error reference (`docs/errors.md`).
  *
  * @module
  */
 import { SluiceError } from "./errors.ts";
 
+/** The pipeline stage a code belongs to, in the order a call meets them. */
+export type CodeStage =
+  | "identity"
+  | "schema"
+  | "transport"
+  | "session"
+  | "discovery"
+  | "call"
+  | "gate"
+  | "approvals"
+  | "connect";
+
+/** Every code, with its stage and what it means. */
+export const CODES = Object.freeze(
+  {
+    json_bigint: { stage: "identity", meaning: "A value is a bigint." },
+    json_cycle: { stage: "identity", meaning: "A value contains itself." },
+    json_function: { stage: "identity", meaning: "A value is a function." },
+    json_lone_surrogate: { stage: "identity", meaning: "A string holds a lone UTF-16 surrogate." },
+    json_non_finite_number: { stage: "identity", meaning: "A number is NaN or infinite." },
+    json_non_plain_object: {
+      stage: "identity",
+      meaning: "An object is not a plain object or array (a Date, a Map, a class instance).",
+    },
+    json_symbol: { stage: "identity", meaning: "A value is a symbol." },
+    json_too_deep: { stage: "identity", meaning: "The value nests deeper than `maxDepth`." },
+    json_too_large: { stage: "identity", meaning: "The canonical text is over `maxBytes`." },
+    json_too_many_nodes: {
+      stage: "identity",
+      meaning: "The value has more nodes than `maxNodes`.",
+    },
+    json_undefined: {
+      stage: "identity",
+      meaning: "A value is `undefined` where JSON needs a value.",
+    },
+    schema_dialect_unsupported: {
+      stage: "schema",
+      meaning: "A root `$schema` naming a dialect whose semantics differ, or any nested `$schema`.",
+    },
+    schema_enum_too_long: {
+      stage: "schema",
+      meaning: "An `enum` with more members than `maxEnumLength`.",
+    },
+    schema_keyword_invalid: {
+      stage: "schema",
+      meaning: "A keyword's value has the wrong JSON type or shape.",
+    },
+    schema_keyword_unsupported: {
+      stage: "schema",
+      meaning: "A keyword outside the profile, `x-*` extensions included.",
+    },
+    schema_not_object: {
+      stage: "schema",
+      meaning: "The schema (or a subschema) is not a JSON object or boolean where one is required.",
+    },
+    schema_pattern_too_long: {
+      stage: "schema",
+      meaning: "A `pattern` longer than `maxPatternLength`.",
+    },
+    schema_pattern_unsafe: {
+      stage: "schema",
+      meaning: "A `pattern` that does not compile, or whose matching cost cannot be bounded.",
+    },
+    schema_ref_unsupported: {
+      stage: "schema",
+      meaning:
+        "`$ref` that is not a local reference into the root's definitions, or one that cannot resolve.",
+    },
+    schema_too_deep: {
+      stage: "schema",
+      meaning: "The schema's JSON nests deeper than `maxDepth`.",
+    },
+    schema_too_large: { stage: "schema", meaning: "The serialized schema is over `maxBytes`." },
+    schema_too_many_nodes: { stage: "schema", meaning: "More JSON nodes than `maxNodes`." },
+    schema_unsupported: {
+      stage: "schema",
+      meaning: "`compileSchema` refused a schema; its `problems` say why.",
+    },
+    value_invalid: { stage: "schema", meaning: "The value breaks a schema keyword." },
+    value_over_budget: {
+      stage: "schema",
+      meaning: "The value is not plain JSON or is over its depth, node or byte budget.",
+    },
+    transport_aborted: {
+      stage: "transport",
+      meaning: "The caller's `AbortSignal` aborted the request.",
+    },
+    transport_address_refused: {
+      stage: "transport",
+      meaning: "The name resolved to at least one address that is not public.",
+    },
+    transport_config_invalid: {
+      stage: "transport",
+      meaning:
+        "The options given to `secureFetch` are inconsistent (for example a token without origin).",
+    },
+    transport_dns_failed: {
+      stage: "transport",
+      meaning: "The name could not be resolved, or resolved to nothing.",
+    },
+    transport_encoding_refused: {
+      stage: "transport",
+      meaning: "The server sent a compressed body (a `Content-Encoding` other than identity).",
+    },
+    transport_failed: {
+      stage: "transport",
+      meaning: "Any other network failure (connection refused, reset, malformed response).",
+    },
+    transport_host_refused: {
+      stage: "transport",
+      meaning:
+        "The host name itself is refused (cloud metadata names, `localhost` without the option).",
+    },
+    transport_ip_literal_refused: {
+      stage: "transport",
+      meaning: "The host is an IP address (any spelling) that is not an allowed loopback address.",
+    },
+    transport_redirect_refused: {
+      stage: "transport",
+      meaning: "The server answered with a redirect (any 3xx).",
+    },
+    transport_response_too_large: {
+      stage: "transport",
+      meaning: "The response body is, or declared it would be, larger than `maxResponseBytes`.",
+    },
+    transport_scheme_refused: {
+      stage: "transport",
+      meaning:
+        "Not https, or plain http without the loopback option, or http to a non-loopback host.",
+    },
+    transport_timeout: {
+      stage: "transport",
+      meaning: "The one deadline over resolution, connection, headers and body passed.",
+    },
+    transport_tls_failed: {
+      stage: "transport",
+      meaning:
+        "TLS failed: certificate not trusted, not valid for the host name, or handshake error.",
+    },
+    transport_url_invalid: { stage: "transport", meaning: "The request URL does not parse." },
+    transport_userinfo_refused: {
+      stage: "transport",
+      meaning: "The URL carries a user name or password.",
+    },
+    mcp_aborted: { stage: "session", meaning: "The caller's signal aborted the request." },
+    mcp_connection_closed: { stage: "session", meaning: "The session is closed." },
+    mcp_handshake_failed: {
+      stage: "session",
+      meaning: "Setting the session up failed (unusable reply, HTTP error, broken JSON-RPC).",
+    },
+    mcp_protocol_error: {
+      stage: "session",
+      meaning: "The server answered with a JSON-RPC error or a reply that is not JSON-RPC.",
+    },
+    mcp_protocol_version_unsupported: {
+      stage: "session",
+      meaning: "The server answered a protocol version outside sluice's allowlist.",
+    },
+    mcp_timeout: {
+      stage: "session",
+      meaning: "The request's deadline passed; a late result is discarded.",
+    },
+    mcp_transport_error: {
+      stage: "session",
+      meaning: "The transport failed, and no sluice transport code says why.",
+    },
+    binding_duplicate_name: { stage: "discovery", meaning: "Two bindings share one local name." },
+    binding_effect_invalid: {
+      stage: "discovery",
+      meaning:
+        "A write binding's effect (in the binding or its policy) is not `write` or `destructive`.",
+    },
+    binding_effect_mismatch: {
+      stage: "discovery",
+      meaning: "A write binding's policy effect differs from its binding effect.",
+    },
+    binding_identity_missing: {
+      stage: "discovery",
+      meaning:
+        "A write binding lacks a non-empty bindingId, bindingRevision, scopeId or scopeRevision.",
+    },
+    binding_invalid: {
+      stage: "discovery",
+      meaning:
+        "A binding is not an object, has a non-boolean `concurrencySafe`, or there are none.",
+    },
+    binding_invalid_name: {
+      stage: "discovery",
+      meaning: "A binding's local name is empty or not `[A-Za-z0-9_-]{1,64}`.",
+    },
+    binding_policy_invalid: {
+      stage: "discovery",
+      meaning:
+        'A binding\'s policy is not `{ mode: "read", title }` (read) or `{ mode: "confirm", title, effect }` (write), with a non-empty title.',
+    },
+    binding_scope_missing: {
+      stage: "discovery",
+      meaning:
+        "A read binding has no `scope` field (a validator function or an explicit `null`), or a write binding's scope is not a function.",
+    },
+    discovery_options_invalid: {
+      stage: "discovery",
+      meaning:
+        "A `listing` option that does not belong to the discovery's monitor, or another option discovery cannot use.",
+    },
+    limits_invalid: {
+      stage: "discovery",
+      meaning: "The limits are not an allowed adjustment of the defaults.",
+    },
+    mcp_catalog_too_large: {
+      stage: "discovery",
+      meaning: "The listed tools together exceed the catalog byte budget.",
+    },
+    mcp_description_too_large: {
+      stage: "discovery",
+      meaning: "A selected description exceeds the description byte budget.",
+    },
+    mcp_schema_too_large: {
+      stage: "discovery",
+      meaning: "A selected schema exceeds the per-schema byte budget.",
+    },
+    mcp_schema_unsupported: {
+      stage: "discovery",
+      meaning: "A selected schema does not fit the schema profile.",
+    },
+    mcp_too_many_pages: {
+      stage: "discovery",
+      meaning: "The server wants more pages than the page budget.",
+    },
+    mcp_too_many_tools: {
+      stage: "discovery",
+      meaning: "The server lists more tools than the tool budget.",
+    },
+    mcp_tool_missing: { stage: "discovery", meaning: "A bound tool is not in the server's list." },
+    mcp_tool_task_required: {
+      stage: "discovery",
+      meaning: "A bound tool requires task-augmented execution, which sluice does not do.",
+    },
+    server_id_invalid: { stage: "discovery", meaning: "The server id is empty or not a string." },
+    mcp_catalog_stale: {
+      stage: "call",
+      meaning: "The server's tool list changed since discovery; nothing was sent.",
+    },
+    mcp_invalid_arguments: {
+      stage: "call",
+      meaning: "The arguments are not a JSON object within budget that fits the input schema.",
+    },
+    mcp_result_invalid: {
+      stage: "call",
+      meaning: "The result breaks the tool's output schema or the result format.",
+    },
+    mcp_result_too_large: {
+      stage: "call",
+      meaning: "The result exceeds the block or byte budget.",
+    },
+    mcp_result_unsupported: {
+      stage: "call",
+      meaning:
+        "The result carries content sluice does not pass on (image, audio, resources, tasks).",
+    },
+    mcp_scope_denied: { stage: "call", meaning: "The host's scope validator denied (or threw)." },
+    mcp_tool_error: {
+      stage: "call",
+      meaning: "The tool reported an error (`isError`); its text is dropped.",
+    },
+    approval_conflict: {
+      stage: "gate",
+      meaning: "The run and call ids already belong to a pending approval with other content.",
+    },
+    approval_denied: {
+      stage: "gate",
+      meaning: "The inline approver did not return exactly `true` (or threw); nothing was sent.",
+    },
+    approval_pending: {
+      stage: "gate",
+      meaning: "The call waits for a person's decision in the approval store (then `resume`).",
+    },
+    approval_store_error: {
+      stage: "gate",
+      meaning: "The approval store failed; with effect `unknown` the write may have been sent.",
+    },
+    approval_store_not_durable: {
+      stage: "gate",
+      meaning: "The approval store is not durable and the host did not allow it for tests.",
+    },
+    approval_unavailable: {
+      stage: "gate",
+      meaning: 'The tool needs approval and nobody is configured to decide (`decidedBy: "none"`).',
+    },
+    batch_rejected: {
+      stage: "gate",
+      meaning: "Another call of the batch failed admission, so nothing of the batch ran.",
+    },
+    gate_duplicate_name: { stage: "gate", meaning: "Two catalogs of one gate share a local name." },
+    gate_invalid_call_id: {
+      stage: "gate",
+      meaning: "The call has no non-empty string id, or its id repeats within the batch.",
+    },
+    gate_options_invalid: {
+      stage: "gate",
+      meaning: "The gate's options, batch or run id are not the documented shape.",
+    },
+    gate_registration_invalid: {
+      stage: "gate",
+      meaning: "A registration was not made by discovery.",
+    },
+    gate_store_missing: {
+      stage: "gate",
+      meaning: "Write tools have no approval store (and are not all decided inline or by nobody).",
+    },
+    unknown_tool: {
+      stage: "gate",
+      meaning: "The model called a name no catalog of this gate (or toolkit) has.",
+    },
+    approval_already_claimed: {
+      stage: "approvals",
+      meaning: "The approval was claimed before: it is used at most once.",
+    },
+    approval_arguments_changed: {
+      stage: "approvals",
+      meaning: "The arguments differ from the approved ones.",
+    },
+    approval_binding_mismatch: {
+      stage: "approvals",
+      meaning: "The current binding identity differs from the approved one.",
+    },
+    approval_expired: {
+      stage: "approvals",
+      meaning: "The approval passed its expiry before it was decided or claimed.",
+    },
+    approval_invalid_request: {
+      stage: "approvals",
+      meaning: "A request to the store is not the documented shape.",
+    },
+    approval_invalid_transition: {
+      stage: "approvals",
+      meaning: "The approval is not in a state that allows that move.",
+    },
+    approval_not_found: { stage: "approvals", meaning: "No approval has that id." },
+    approval_scope_revoked: {
+      stage: "approvals",
+      meaning: "The scope revision changed since the approval.",
+    },
+    approval_store_busy: {
+      stage: "approvals",
+      meaning: "The database stayed locked past `busyTimeoutMs`.",
+    },
+    approval_store_closed: { stage: "approvals", meaning: "The store was closed." },
+    approval_store_schema_too_new: {
+      stage: "approvals",
+      meaning: "The database was written by a newer sluice.",
+    },
+    approval_store_url_invalid: {
+      stage: "approvals",
+      meaning:
+        "The store URL is not a path, `file:`, `libsql:` or `https:` URL, or carries a token.",
+    },
+    connect_allow_invalid: {
+      stage: "connect",
+      meaning:
+        'An allowlist entry is not an exact `"server.tool"` (a wildcard, an unknown server, ...).',
+    },
+    connect_config_invalid: {
+      stage: "connect",
+      meaning:
+        "The configuration is not the documented shape (missing field, wrong type, unknown key).",
+    },
+    connect_name_collision: {
+      stage: "connect",
+      meaning: "Two allowed tools map to the same provider-safe local name.",
+    },
+    connect_not_allowed: {
+      stage: "connect",
+      meaning: "A `preApproved` or `specs` entry names a tool that is not in the allowlist.",
+    },
+  } as const satisfies Readonly<Record<string, { stage: CodeStage; meaning: string }>>,
+);
+
+/** Any code sluice returns or throws. */
+export type SluiceCode = keyof typeof CODES;
+
 /**
- * The stable code of a thrown value sluice made (any `SluiceError`, the deadline's stop),
- * or `undefined` for anything else.
+ * The stable code of a thrown value sluice made (any `SluiceError`), or `undefined` for
+ * anything else. Replaces reading `.code` off an unknown value.
  *
  * @example
  * ```ts

@@ -2,7 +2,8 @@
 // trusted explicitly through Deno.createHttpClient({ caCerts }) passed as the underlying fetch.
 import assert from "node:assert/strict";
 import { type FetchFunction, secureFetch, TransportError } from "../src/transport/mod.ts";
-import { startHttpServer, tableResolver } from "./transport_servers.ts";
+import { connect } from "../mod.ts";
+import { startHttpServer, startRawServer, tableResolver } from "./transport_servers.ts";
 
 async function openssl(dir: string, args: string[]): Promise<void> {
   const output = await new Deno.Command("openssl", {
@@ -145,4 +146,61 @@ Deno.test("a plain connection failure to a host named like TLS is not reported a
     "transport_failed",
   );
   await expectCode(safeFetch(`http://127.0.0.1:${closedPort}/ssl/tls`), "transport_failed");
+});
+
+/** What a peer that speaks no TLS sends where its handshake belongs. */
+const NOT_A_HANDSHAKE: Record<string, Uint8Array> = {
+  "plain HTTP": new TextEncoder().encode("HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nhi"),
+  "random bytes": Uint8Array.from({ length: 64 }, (_, i) => (i * 37 + 11) & 0xff),
+  "a handshake record of junk": Uint8Array.of(0x16, 0x03, 0x03, 0x00, 0x05, 1, 2, 3, 4, 5),
+  "an oversized record": Uint8Array.of(0x16, 0x03, 0x03, 0xff, 0xff, 1, 2, 3),
+  "a truncated server hello": Uint8Array.of(0x16, 0x03, 0x03, 0x00, 0x08, 2, 0, 0, 4, 3, 3),
+  "a fatal alert": Uint8Array.of(0x15, 0x03, 0x03, 0x00, 0x02, 0x02, 0x28),
+  "nothing (closes at once)": new Uint8Array(0),
+};
+
+Deno.test("a TLS peer that sends garbage instead of a handshake is transport_tls_failed", async () => {
+  for (const [name, junk] of Object.entries(NOT_A_HANDSHAKE)) {
+    // A real TCP listener on 127.0.0.1: it reads the client hello, answers junk, and hangs up.
+    const server = startRawServer(async (conn) => {
+      await conn.read(new Uint8Array(4096)).catch(() => null);
+      if (junk.byteLength > 0) await conn.write(junk).catch(() => 0);
+      conn.close();
+    });
+    try {
+      const safeFetch = secureFetch({
+        dangerouslyAllowLoopback: true,
+        resolve: tableResolver({ localhost: ["127.0.0.1"] }).resolve,
+        timeoutMs: 5_000,
+      });
+      try {
+        await safeFetch(`https://localhost:${server.port}/mcp`);
+        assert.fail(`${name}: a response arrived`);
+      } catch (error) {
+        assert.ok(error instanceof TransportError, `${name}: ${error}`);
+        assert.equal(error.code, "transport_tls_failed", name);
+      }
+      // The same bytes to a plain-http request are no TLS failure (there is no TLS layer).
+      if (name === "random bytes") {
+        await expectCode(safeFetch(`http://localhost:${server.port}/mcp`), "transport_failed");
+      }
+      // And through connect(): the server is reported with the same code.
+      const connection = await connect(`https://localhost:${server.port}/mcp`, {
+        id: "g",
+        allow: ["echo"],
+        transport: {
+          dangerouslyAllowLoopback: true,
+          resolve: tableResolver({ localhost: ["127.0.0.1"] }).resolve,
+          timeoutMs: 5_000,
+        },
+      });
+      try {
+        assert.equal(connection.report().servers[0].errorCode, "transport_tls_failed", name);
+      } finally {
+        await connection.close();
+      }
+    } finally {
+      await server.close();
+    }
+  }
 });

@@ -1,3 +1,4 @@
+import { codeOf } from "../codes.ts";
 import { canonicalize, isRecord, type JsonValue, utf8Length } from "../identity/mod.ts";
 import type { SchemaValidator } from "../schema/types.ts";
 import type { ToolLimits } from "../catalog/limits.ts";
@@ -52,7 +53,7 @@ export function checkCallResult(
         maxBytes: limits.maxResultBytes - bytes,
       });
     } catch (error) {
-      const code = (error as { code?: unknown }).code;
+      const code = codeOf(error);
       return failure(code === "json_too_large" ? "mcp_result_too_large" : "mcp_result_invalid");
     }
     structured = JSON.parse(canonical) as JsonValue;

@@ -66,8 +66,14 @@ export interface ResolvedBinding {
   readonly spec?: OwnerSpec;
 }
 
-/** Local names every provider accepts (Anthropic, OpenAI and Gemini share this pattern). */
-const LOCAL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+/** Most characters of a local tool name (every provider accepts 64). */
+export const MAX_LOCAL_NAME_LENGTH = 64;
+
+/**
+ * The one local-name rule: names every provider accepts (Anthropic, OpenAI and Gemini share
+ * this pattern). Bindings are checked against it; connect() builds its names to fit it.
+ */
+export const LOCAL_NAME: RegExp = /^[A-Za-z0-9_-]{1,64}$/;
 
 /** Whether `policy` is an object of the given `mode` with a non-blank string `title`. */
 export function isTitledPolicy(

@@ -8,6 +8,7 @@ import {
   type ToolSpec,
 } from "./config.ts";
 import type { ApprovalDecider } from "../catalog/write_bindings.ts";
+import type { ReadSnapshot, WriteSnapshot } from "../catalog/snapshot.ts";
 import { discoverServer, type ServerCatalog } from "./discovery.ts";
 import { elapsed, emitEvent } from "./events.ts";
 import type { ConnectReport, ServerReport } from "./report.ts";
@@ -22,8 +23,23 @@ export interface Connection {
   readonly toolkit: Toolkit;
   /** Which tools are ready, which were skipped and why, and each server's state. */
   report(): ConnectReport;
+  /**
+   * Each server's frozen catalogs: `read` for the tools that need no approval, `write`
+   * (`schemaVersion: 2`, confirm policies stating who decides) for those that do.
+   */
+  catalogs(): readonly ServerCatalogs[];
   /** Closes every session (a legacy session is also deleted on the server). Idempotent. */
   close(): Promise<void>;
+}
+
+/** One server's catalogs in a {@link Connection}. */
+export interface ServerCatalogs {
+  /** Server id. */
+  readonly server: string;
+  /** The read catalog, or `null` when every allowed tool needs approval or none is ready. */
+  readonly read: ReadSnapshot | null;
+  /** The write catalog of the tools that need approval, or `null`. */
+  readonly write: WriteSnapshot | null;
 }
 
 /** Options of {@link connect}: one server, tools named by their plain remote names. */
@@ -161,6 +177,12 @@ export async function connectAll(config: ConnectAllConfig): Promise<Connection> 
   return Object.freeze({
     toolkit,
     report: () => buildReport(prepared, decidedBy),
+    catalogs: () =>
+      prepared.map((item) => ({
+        server: item.server.id,
+        read: item.catalog!.snapshot,
+        write: item.catalog!.writeSnapshot,
+      })),
     close: () =>
       closing ??= Promise.all(prepared.map((item) => item.session.close())).then(() => {}),
   });

@@ -12,7 +12,13 @@ export {
   type ServerConfig,
   type ToolSpec,
 } from "./config.ts";
-export { connect, connectAll, type Connection, type ConnectOptions } from "./connect.ts";
+export {
+  connect,
+  connectAll,
+  type Connection,
+  type ConnectOptions,
+  type ServerCatalogs,
+} from "./connect.ts";
 export { type Era, EraCache, type EraVerdict } from "./era.ts";
 export { ConnectConfigError, type ConnectConfigErrorCode } from "./errors.ts";
 export type { ConnectApprovalDecision, ConnectEvent } from "./events.ts";

@@ -1,7 +1,5 @@
+import { LOCAL_NAME, MAX_LOCAL_NAME_LENGTH } from "../catalog/bindings.ts";
 import { ConnectConfigError } from "./errors.ts";
-
-/** Most characters of a local tool name (every provider accepts 64). */
-export const MAX_LOCAL_NAME_LENGTH = 64;
 
 /**
  * The model-facing name of `server`'s `tool`: `<server>__<tool>`, every character outside
@@ -14,7 +12,7 @@ export const MAX_LOCAL_NAME_LENGTH = 64;
  */
 export function localToolName(server: string, tool: string): string | undefined {
   const name = `${server}__${tool}`.replace(/[^A-Za-z0-9_-]/g, "_");
-  return name.length <= MAX_LOCAL_NAME_LENGTH ? name : undefined;
+  return LOCAL_NAME.test(name) ? name : undefined;
 }
 
 /**

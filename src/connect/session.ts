@@ -14,6 +14,7 @@ import { deadlineSignal } from "../calls/within_deadline.ts";
 import { transportErrorCode } from "../transport/errors.ts";
 import type { FetchFunction } from "../transport/secure_fetch.ts";
 import type { Era, EraCache, EraVerdict } from "./era.ts";
+import { ReplyStreams } from "./stream_failure.ts";
 
 /** How one server session is built. */
 export interface ServerSessionOptions {
@@ -200,8 +201,10 @@ export class ServerSession implements McpSession {
       // The legacy handshake offers the first 2025 entry and rejects any other answer.
       supportedProtocolVersions: [...ACCEPTED],
     });
+    // Fails a request as soon as its SSE reply does, instead of at the SDK's timer.
+    const replies = new ReplyStreams();
     const transport = new StreamableHTTPClientTransport(url, {
-      fetch: this.#fetch,
+      fetch: replies.fetch(this.#fetch),
       reconnectionOptions: {
         initialReconnectionDelay: 1000,
         maxReconnectionDelay: 1000,
@@ -217,6 +220,7 @@ export class ServerSession implements McpSession {
         answered = message.result.protocolVersion;
       }
     };
+    replies.watch(transport);
     const prior = this.#verdict ?? eraCache?.get(url);
     // One deadline over the whole handshake (probe, initialize, initialized); the SDK's own
     // timer gets a margin so this one fires first. The SDK's probe does not take a signal, so

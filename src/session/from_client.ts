@@ -58,6 +58,16 @@ function isClosed(client: SdkClientLike): boolean {
 }
 
 /**
+ * Whether an SDK rejection means a reply could not be decoded: not JSON, or not JSON-RPC.
+ *
+ * @param error an SDK rejection
+ */
+export function isUndecodable(error: unknown): boolean {
+  return error instanceof SyntaxError ||
+    (error instanceof Error && (error.name === "ZodError" || error.name === "$ZodError"));
+}
+
+/**
  * How early a rejection may arrive and still be the SDK's own deadline: timers fire at or after
  * their delay, but the clocks compared here round differently.
  */
@@ -81,12 +91,9 @@ function classify(
     ? (error as { code?: unknown }).code
     : undefined;
   // A reply that is not JSON-RPC is the server breaking the protocol, not the network.
-  if (
-    error instanceof SyntaxError ||
-    (error instanceof Error && (error.name === "ZodError" || error.name === "$ZodError"))
-  ) {
-    return "mcp_protocol_error";
-  }
+  if (isUndecodable(error)) return "mcp_protocol_error";
+  // A session sluice built rejects with its own classified error.
+  if (error instanceof SessionRequestError) return error.code;
   switch (code) {
     case "CONNECTION_CLOSED":
     case "NOT_CONNECTED":

@@ -15,6 +15,12 @@ export type ToTransportError = (error: unknown) => TransportError;
  * stream with a {@link TransportError}; the deadline is disposed exactly once when the body ends
  * either way.
  *
+ * The work per chunk is constant: one read, one count, one enqueue of the same chunk (never
+ * copied). The deadline is watched by one subscription for the whole body, not one race per
+ * read: a race per read leaves a reaction on the deadline's long-lived promise for every chunk,
+ * each holding that chunk until the body ends, so a body of many tiny chunks grew the heap and
+ * slowed down more than linearly.
+ *
  * @param body the underlying response body
  * @param maxBytes the byte cap
  * @param deadline the request's deadline
@@ -42,15 +48,26 @@ export function limitBody(
   };
 
   return new ReadableStream<Uint8Array>({
+    start(controller) {
+      // The deadline errors the stream at once, even while a read is pending on a source that
+      // ignores the abort; cancelling the source then ends that read, whose outcome is dropped.
+      deadline.expired.catch((failure: TransportError) => {
+        if (finished) return;
+        abandon();
+        controller.error(failure);
+      });
+    },
     async pull(controller) {
       let step: ReadableStreamReadResult<Uint8Array>;
       try {
-        step = await deadline.race(reader.read());
+        step = await reader.read();
       } catch (error) {
+        if (finished) return;
         abandon();
         controller.error(toError(error));
         return;
       }
+      if (finished) return;
       if (step.done) {
         end();
         controller.close();

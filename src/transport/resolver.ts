@@ -1,14 +1,9 @@
 /**
- * The resolver contract of the hardened fetch and the choice of the runtime's own resolver.
- *
- * The runtime resolvers are found by feature detection on `globalThis` (no static import of
- * `node:*` or use of the `Deno` namespace types), so a Workers bundle that includes this file
- * pulls in nothing runtime-specific and simply reports that DNS checks are unavailable.
+ * The resolver contract of the hardened fetch. The runtimes' own resolvers implement it in
+ * `runtime/`, which imports nothing but this file.
  *
  * @module
  */
-import { denoResolver } from "./resolve_deno.ts";
-import { nodeResolver } from "./resolve_node.ts";
 
 /**
  * Resolves a host name to the IP addresses a connection could use (A and AAAA, as text).
@@ -29,12 +24,3 @@ export type Resolver = (
 
 /** Where the resolver used by a `secureFetch` function comes from. */
 export type ResolverSource = "injected" | "deno" | "node" | "none";
-
-/** The resolver of the current runtime (Deno, then Node/Bun), or `undefined` on Workers. */
-export function runtimeResolver(): { resolve: Resolver; source: "deno" | "node" } | undefined {
-  const deno = denoResolver();
-  if (deno !== undefined) return { resolve: deno, source: "deno" };
-  const node = nodeResolver();
-  if (node !== undefined) return { resolve: node, source: "node" };
-  return undefined;
-}

@@ -8,7 +8,8 @@ import { Deadline } from "./deadline.ts";
 import { TransportError } from "./errors.ts";
 import { limitBody } from "./limited_body.ts";
 import { checkResolvedAddresses, checkUrl, type DestinationPolicy } from "./policy.ts";
-import { type Resolver, type ResolverSource, runtimeResolver } from "./resolver.ts";
+import type { Resolver, ResolverSource } from "./resolver.ts";
+import { runtimeResolver } from "./runtime/mod.ts";
 
 /** Default byte cap on every response body: 1 MiB. */
 export const DEFAULT_MAX_RESPONSE_BYTES = 1024 * 1024;
@@ -152,7 +153,11 @@ function requestUrl(input: RequestInfo | URL): string {
 
 // Only the local runtime's own error text is inspected, to pick a code; it is never copied.
 // URLs and quoted names are removed first so a host called "tls.example" is not a TLS error.
-const TLS_PATTERN = /certificate|tls|ssl|handshake|CERT_|ALTNAME/i;
+// Besides certificates, the TLS library's own words for a peer that speaks no TLS at all (junk
+// or plain HTTP where a handshake belongs): rustls (Deno) says "received corrupt message" or
+// "received fatal alert"; OpenSSL (Node) says "wrong version number" under an SSL code.
+const TLS_PATTERN =
+  /certificate|tls|ssl|handshake|CERT_|ALTNAME|corrupt message|fatal alert|peer is incompatible|peer misbehaved|wrong version number/i;
 const NAMES_IN_MESSAGE = /[a-z][a-z0-9+.-]*:\/\/[^\s)]*|"[^"]*"|'[^']*'/gi;
 function looksLikeTls(error: unknown): boolean {
   let current: unknown = error;
@@ -167,10 +172,11 @@ function looksLikeTls(error: unknown): boolean {
   return false;
 }
 
-function toTransportError(error: unknown, deadline: Deadline): TransportError {
+function toTransportError(error: unknown, deadline: Deadline, secure: boolean): TransportError {
   if (error instanceof TransportError) return error;
   if (deadline.failure !== undefined) return deadline.failure;
-  if (looksLikeTls(error)) {
+  // Only an https request has a TLS layer that could have failed.
+  if (secure && looksLikeTls(error)) {
     return new TransportError(
       "transport_tls_failed",
       "The TLS connection failed: the certificate is not trusted or not valid for the host.",
@@ -299,9 +305,11 @@ export function secureFetch(options: SecureFetchOptions = {}): SecureFetch {
     const callerSignal = init?.signal ?? (input instanceof Request ? input.signal : undefined);
     const deadline = new Deadline(resolved.timeoutMs, callerSignal ?? undefined);
     let handedOff = false;
+    let secure = false;
     try {
       if (deadline.failure !== undefined) throw deadline.failure;
       const destination = checkUrl(requestUrl(input), resolved.policy);
+      secure = destination.url.protocol === "https:";
       if (destination.kind === "name" && resolved.resolve !== undefined) {
         let addresses: readonly string[];
         try {
@@ -331,7 +339,7 @@ export function secureFetch(options: SecureFetchOptions = {}): SecureFetch {
         response.body,
         resolved.maxResponseBytes,
         deadline,
-        (error) => toTransportError(error, deadline),
+        (error) => toTransportError(error, deadline, secure),
       );
       if (body === null) discard(response);
       const result = new Response(body, {
@@ -342,7 +350,7 @@ export function secureFetch(options: SecureFetchOptions = {}): SecureFetch {
       handedOff = body !== null;
       return result;
     } catch (error) {
-      throw toTransportError(error, deadline);
+      throw toTransportError(error, deadline, secure);
     } finally {
       if (!handedOff) deadline.dispose();
     }

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { Resolver } from "./resolver.ts";
+import type { Resolver } from "../resolver.ts";
 
 type RecordType = "A" | "AAAA";
 interface DenoDns {

@@ -7,7 +7,7 @@
  *
  * @module
  */
-import type { Resolver } from "./resolver.ts";
+import type { Resolver } from "../resolver.ts";
 
 interface NodeDnsPromises {
   lookup(

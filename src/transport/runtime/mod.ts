@@ -1,0 +1,20 @@
+/**
+ * The choice of the runtime's own resolver. The resolvers are found by feature detection on
+ * `globalThis` (no static import of `node:*` or use of the `Deno` namespace types), so a
+ * Workers bundle that includes this file pulls in nothing runtime-specific and simply reports
+ * that DNS checks are unavailable.
+ *
+ * @module
+ */
+import type { Resolver } from "../resolver.ts";
+import { denoResolver } from "./deno.ts";
+import { nodeResolver } from "./node.ts";
+
+/** The resolver of the current runtime (Deno, then Node/Bun), or `undefined` on Workers. */
+export function runtimeResolver(): { resolve: Resolver; source: "deno" | "node" } | undefined {
+  const deno = denoResolver();
+  if (deno !== undefined) return { resolve: deno, source: "deno" };
+  const node = nodeResolver();
+  if (node !== undefined) return { resolve: node, source: "node" };
+  return undefined;
+}

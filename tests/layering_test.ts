@@ -1,0 +1,171 @@
+/**
+ * The layers point one way: identity ← schema ← session ← catalog ← calls ← gate ←
+ * connect / providers / cli, with approvals beside (on identity only) and transport at the
+ * edge. Read from Deno's own module graph of every published entry point and the CLI, so an
+ * import against the flow, or a circle between folders, fails here.
+ */
+import assert from "node:assert/strict";
+
+const root = new URL("../", import.meta.url);
+
+/** What each part of `src/` may import, besides itself. */
+const ALLOWED: Readonly<Record<string, readonly string[]>> = {
+  base: [],
+  identity: ["base"],
+  "transport/runtime": ["transport/resolver"],
+  transport: ["base", "identity", "transport/runtime"],
+  schema: ["base", "identity"],
+  approvals: ["base", "identity"],
+  session: ["base", "identity", "transport"],
+  catalog: ["base", "identity", "schema", "session"],
+  calls: ["base", "identity", "schema", "session", "catalog", "approvals"],
+  gate: ["base", "identity", "schema", "session", "catalog", "calls", "approvals"],
+  providers: ["base", "identity", "schema", "catalog"],
+  connect: [
+    "base",
+    "identity",
+    "schema",
+    "session",
+    "catalog",
+    "calls",
+    "gate",
+    "approvals",
+    "transport",
+    "providers",
+  ],
+  cli: ["base", "identity", "approvals", "connect", "transport", "catalog", "calls", "gate"],
+};
+
+/** The part of `src/` a file belongs to (`undefined` outside `src/`). */
+function partOf(path: string): string | undefined {
+  const match = /\/src\/(.+)$/.exec(path);
+  if (match === null) return undefined;
+  const rest = match[1];
+  if (!rest.includes("/")) return "base"; // src/errors.ts, src/codes.ts
+  if (rest.startsWith("transport/runtime/")) return "transport/runtime";
+  if (rest === "transport/resolver.ts") return "transport/resolver";
+  return rest.slice(0, rest.indexOf("/"));
+}
+
+/** The layer a part counts as when others import it. */
+function layerOf(part: string): string {
+  return part === "transport/resolver" ? "transport" : part;
+}
+
+interface ModuleInfo {
+  readonly specifier: string;
+  readonly dependencies?: readonly {
+    readonly code?: { readonly specifier?: string };
+    readonly type?: { readonly specifier?: string };
+  }[];
+}
+
+async function moduleGraph(entries: readonly string[]): Promise<Map<string, Set<string>>> {
+  const edges = new Map<string, Set<string>>();
+  for (const entry of entries) {
+    const output = await new Deno.Command(Deno.execPath(), {
+      args: ["info", "--json", entry],
+      cwd: root,
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    assert.ok(output.success, new TextDecoder().decode(output.stderr));
+    const info = JSON.parse(new TextDecoder().decode(output.stdout)) as { modules: ModuleInfo[] };
+    for (const module of info.modules) {
+      if (!module.specifier.startsWith("file:")) continue;
+      const targets = edges.get(module.specifier) ?? new Set<string>();
+      for (const dependency of module.dependencies ?? []) {
+        for (const target of [dependency.code?.specifier, dependency.type?.specifier]) {
+          if (target?.startsWith("file:")) targets.add(target);
+        }
+      }
+      edges.set(module.specifier, targets);
+    }
+  }
+  return edges;
+}
+
+const entryPoints = async (): Promise<string[]> => {
+  const config = JSON.parse(await Deno.readTextFile(new URL("deno.json", root))) as {
+    exports: Record<string, string>;
+  };
+  return [...Object.values(config.exports), "scripts/sluice.ts"];
+};
+
+/** The imports against the flow and the first folder circle of a module graph. */
+function violations(edges: ReadonlyMap<string, ReadonlySet<string>>, base: string) {
+  const against: string[] = [];
+  const folderEdges = new Map<string, Set<string>>();
+  let checked = 0;
+  for (const [from, targets] of edges) {
+    const fromPart = partOf(from);
+    if (fromPart === undefined) continue;
+    for (const to of targets) {
+      const toPart = partOf(to);
+      if (toPart === undefined) continue;
+      checked++;
+      const fromLayer = layerOf(fromPart);
+      const toLayer = layerOf(toPart);
+      if (fromLayer === toLayer) continue;
+      const allowed = ALLOWED[fromPart] ?? ALLOWED[fromLayer] ?? [];
+      if (!allowed.includes(toPart) && !allowed.includes(toLayer)) {
+        against.push(`${from.slice(base.length)} -> ${to.slice(base.length)}`);
+      }
+      // A runtime resolver implementing the contract is the adapter pattern, not a circle.
+      if (toPart === "transport/resolver") continue;
+      const set = folderEdges.get(fromLayer) ?? new Set<string>();
+      set.add(toLayer);
+      folderEdges.set(fromLayer, set);
+    }
+  }
+  // A circle between folders, found by depth-first search over the folder graph.
+  const state = new Map<string, "open" | "done">();
+  const circle = (node: string, path: string[]): string[] | undefined => {
+    if (state.get(node) === "open") return [...path, node];
+    if (state.get(node) === "done") return undefined;
+    state.set(node, "open");
+    for (const next of folderEdges.get(node) ?? []) {
+      const found = circle(next, [...path, node]);
+      if (found) return found;
+    }
+    state.set(node, "done");
+    return undefined;
+  };
+  let cycle: string[] | undefined;
+  for (const node of folderEdges.keys()) cycle ??= circle(node, []);
+  return { against, cycle, checked };
+}
+
+Deno.test("layering: no import in src/ goes against the flow, and no folder imports in a circle", async () => {
+  const { against, cycle, checked } = violations(await moduleGraph(await entryPoints()), root.href);
+  assert.ok(checked > 100, `the graph was read (${checked} src edges)`);
+  assert.deepEqual(against, [], "imports against the flow");
+  assert.equal(cycle, undefined, "folders import in a circle");
+});
+
+Deno.test("layering: the checker finds an import against the flow and a circle", () => {
+  const graph = (pairs: [string, string][]) => {
+    const edges = new Map<string, Set<string>>();
+    for (const [from, to] of pairs) {
+      const set = edges.get(`file:///r/src/${from}`) ?? new Set<string>();
+      set.add(`file:///r/src/${to}`);
+      edges.set(`file:///r/src/${from}`, set);
+    }
+    return edges;
+  };
+  const found = violations(
+    graph([
+      ["calls/registration.ts", "gate/gate.ts"],
+      ["gate/gate.ts", "calls/envelope.ts"],
+      ["transport/runtime/deno.ts", "transport/secure_fetch.ts"],
+      ["transport/runtime/node.ts", "transport/resolver.ts"],
+      ["approvals/memory.ts", "identity/json.ts"],
+    ]),
+    "file:///r/",
+  );
+  assert.deepEqual(found.against, [
+    "src/calls/registration.ts -> src/gate/gate.ts",
+    "src/transport/runtime/deno.ts -> src/transport/secure_fetch.ts",
+  ]);
+  assert.deepEqual(found.cycle, ["calls", "gate", "calls"]);
+});
