@@ -6,10 +6,12 @@
  * 1. Calls: the raw `Client.callTool` (cfworker validator, global `fetch`, after one
  *    `listTools`) vs `toolkit.call` of a `connect()` with the tool pre-approved
  *    (`transport: { dangerouslyAllowLoopback: true }`), for a 1 KiB and a 64 KiB text result.
- *    Each round is a run of call pairs whose order alternates (raw, sluice, sluice, raw, ...),
- *    every call timed on its own with its process CPU time (`process.cpuUsage`); a round gives
- *    each side's median call. Reported: the median over rounds, and the median and range of
- *    the per-round ratios. Target: at most 1.10×.
+ *    Two more paths split the difference: the raw client over `secureFetch` (the hardened
+ *    transport alone) and a `discoverTools` registration on the raw client (sluice's call
+ *    layers alone). Each round is a run of turns, one call of each path per turn in an order
+ *    that rotates, every call timed on its own with its process CPU time
+ *    (`process.cpuUsage`); a round gives each path's median call. Reported: the median over
+ *    rounds, and the median and range of the per-round ratios. Target: at most 1.10×.
  * 2. Discovery of a 188-tool, ~1 MiB list (`large_list.ts`, from the shared corpus): a fresh
  *    raw `Client` (probe, then `listTools()`) vs `connect()` allowing five of the tools (probe,
  *    then its one `tools/list`); both send the same two requests. Then the heap each retains
@@ -23,20 +25,29 @@
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/client/validators/cf-worker";
 import process from "node:process";
-import { connect, type Connection } from "../../mod.ts";
+import {
+  CatalogMonitor,
+  connect,
+  type Connection,
+  discoverTools,
+  type ReadToolBinding,
+  type SecureFetch,
+  secureFetch,
+} from "../../mod.ts";
 import { CALL_RESULTS } from "./connect_server.ts";
 import { corpusDir, LARGE_LIST_BYTES, LARGE_LIST_TOOLS, largeToolList } from "./large_list.ts";
 import { type Benchmark, type BenchRow, median } from "./types.ts";
 
 const MODERN = "2026-07-28";
+const RAW = "raw callTool";
 const ROOT = new URL("../../", import.meta.url);
 
-/** Rounds, and call pairs per round, by tool. */
+/** Rounds, and turns per round (one call of each path), by tool. */
 const CALL_PLAN = [
-  { tool: "small", label: "1 KiB", calls: 100, rounds: 15 },
-  { tool: "large", label: "64 KiB", calls: 30, rounds: 15 },
+  { tool: "small", label: "1 KiB", calls: 60, rounds: 15 },
+  { tool: "large", label: "64 KiB", calls: 24, rounds: 15 },
 ] as const;
-const CALL_WARMUP = 150;
+const CALL_WARMUP = 100;
 const DISCOVERY_ROUNDS = 8;
 const DISCOVERY_WARMUP = 3;
 const HEAP_ROUNDS = 6;
@@ -93,12 +104,12 @@ async function startServer(): Promise<BenchServer> {
 }
 
 /** A connected raw v2 SDK client, as a host that owns its session would make it. */
-async function rawClient(url: string): Promise<Client> {
+async function rawClient(url: string, fetch?: SecureFetch): Promise<Client> {
   const client = new Client({ name: "raw-bench", version: "0.0.0" }, {
     jsonSchemaValidator: new CfWorkerJsonSchemaValidator(),
     versionNegotiation: { mode: "auto" },
   });
-  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+  await client.connect(new StreamableHTTPClientTransport(new URL(url), fetch ? { fetch } : {}));
   if (client.getNegotiatedProtocolVersion() !== MODERN) {
     throw new Error(`raw client negotiated ${client.getNegotiatedProtocolVersion()}`);
   }
@@ -149,52 +160,46 @@ function medianSample(samples: readonly Sample[]): Sample {
 }
 
 /**
- * Runs `rounds` rounds of `perRound` pairs of `raw` and `sluice`, alternating which goes
- * first from pair to pair (raw, sluice, sluice, raw, ...), each timed on its own, and returns
- * each side's median per round: both sides of a round see the same machine, and a median
- * ignores the calls a busy machine stalls.
+ * Runs `rounds` rounds of `perRound` turns; in each turn every function runs once, timed on
+ * its own, in an order that rotates from turn to turn. Returns each function's median per
+ * round (`samples[function][round]`): every function of a round sees the same machine, and a
+ * median ignores the calls a busy machine stalls.
  */
-async function alternate(
-  raw: () => Promise<unknown>,
-  sluice: () => Promise<unknown>,
+async function interleave(
+  fns: readonly (() => Promise<unknown>)[],
   rounds: number,
   perRound: number,
-): Promise<{ raw: Sample[]; sluice: Sample[] }> {
-  const samples = { raw: [] as Sample[], sluice: [] as Sample[] };
+): Promise<Sample[][]> {
+  const samples = fns.map(() => [] as Sample[]);
   for (let round = 0; round < rounds; round++) {
-    const rawRound: Sample[] = [];
-    const sluiceRound: Sample[] = [];
-    for (let pair = 0; pair < perRound; pair++) {
-      if ((round * perRound + pair) % 2 === 0) {
-        rawRound.push(await timed(raw));
-        sluiceRound.push(await timed(sluice));
-      } else {
-        sluiceRound.push(await timed(sluice));
-        rawRound.push(await timed(raw));
+    const turns = fns.map(() => [] as Sample[]);
+    for (let turn = 0; turn < perRound; turn++) {
+      for (let step = 0; step < fns.length; step++) {
+        const index = (round * perRound + turn + step) % fns.length;
+        turns[index].push(await timed(fns[index]));
       }
     }
-    samples.raw.push(medianSample(rawRound));
-    samples.sluice.push(medianSample(sluiceRound));
+    turns.forEach((taken, index) => samples[index].push(medianSample(taken)));
   }
   return samples;
 }
 
-/** The comparison rows (time and CPU) of paired rounds. */
+/** The comparison rows (time and CPU) of rounds of `subject` against rounds of `baseline`. */
 function pairedRows(
-  samples: { raw: Sample[]; sluice: Sample[] },
+  rounds: { subject: Sample[]; baseline: Sample[] },
   subject: string,
   baseline: string,
-  targetRatio: number | undefined,
+  targetRatio?: number,
 ): BenchRow[] {
   return (["ms", "cpuMs"] as const).map((key): BenchRow => {
-    const ratios = samples.sluice.map((sample, index) => sample[key] / samples.raw[index][key]);
+    const ratios = rounds.subject.map((sample, index) => sample[key] / rounds.baseline[index][key]);
     const cpu = key === "cpuMs" ? " CPU" : "";
     return {
       kind: "comparison",
       subject: `${subject}${cpu}`,
-      subjectMs: median(samples.sluice.map((sample) => sample[key])),
+      subjectMs: median(rounds.subject.map((sample) => sample[key])),
       baseline: `${baseline}${cpu}`,
-      baselineMs: median(samples.raw.map((sample) => sample[key])),
+      baselineMs: median(rounds.baseline.map((sample) => sample[key])),
       ratio: median(ratios),
       ratioRange: [Math.min(...ratios), Math.max(...ratios)],
       ...(targetRatio !== undefined && key === "ms" ? { targetRatio } : {}),
@@ -204,44 +209,67 @@ function pairedRows(
 
 async function callRows(origin: string): Promise<BenchRow[]> {
   const url = `${origin}/calls`;
+  const tools = CALL_PLAN.map((plan) => plan.tool);
   const client = await rawClient(url);
   await client.listTools();
-  const connection = await sluiceConnection(url, CALL_PLAN.map((plan) => plan.tool));
+  // Where the difference goes: the raw client over sluice's hardened fetch (the transport
+  // alone), and registrations of the host-owned path on the raw client (sluice's call layers
+  // alone, without the hardened fetch, the gate and the toolkit).
+  const overSecureFetch = await rawClient(url, secureFetch({ dangerouslyAllowLoopback: true }));
+  const monitor = new CatalogMonitor();
+  monitor.acceptProtocolVersion(client.getNegotiatedProtocolVersion());
+  const bindings = Object.fromEntries(tools.map((tool) => [tool, readBinding(tool)]));
+  const { registrations } = await discoverTools(client, "bench", bindings, { monitor });
+  const connection = await sluiceConnection(url, tools);
   const args = { query: "sluice" };
   const rows: BenchRow[] = [];
   try {
     for (const plan of CALL_PLAN) {
       const expected = CALL_RESULTS[plan.tool].length;
-      const rawCall = async () => {
-        const result = await client.callTool({ name: plan.tool, arguments: args });
-        const first = (result.content as { text?: string }[])[0];
-        if (first?.text?.length !== expected) throw new Error("raw callTool failed");
+      const check = (text: string | undefined, what: string) => {
+        if (text?.length !== expected) throw new Error(`${what} failed`);
       };
-      const sluiceCall = async () => {
-        const envelope = await connection.toolkit.call(`bench__${plan.tool}`, args);
-        if (envelope.text[0]?.length !== expected) {
-          throw new Error(`toolkit.call failed: ${envelope.errorCode}`);
-        }
+      const sdkCall = (sdk: Client) => async () => {
+        const result = await sdk.callTool({ name: plan.tool, arguments: args });
+        check((result.content as { text?: string }[])[0]?.text, "callTool");
       };
+      const registration = registrations.find((item) => item.remoteName === plan.tool)!;
+      const paths = [
+        sdkCall(client),
+        async () => {
+          const envelope = await connection.toolkit.call(`bench__${plan.tool}`, args);
+          check(envelope.text[0], `toolkit.call (${envelope.errorCode})`);
+        },
+        sdkCall(overSecureFetch),
+        async () => check((await registration.call(args)).text[0], "registration.call"),
+      ];
       for (let i = 0; i < CALL_WARMUP; i++) {
-        await rawCall();
-        await sluiceCall();
+        for (const path of paths) await path();
       }
-      const samples = await alternate(rawCall, sluiceCall, plan.rounds, plan.calls);
+      const [raw, toolkit, secure, layers] = await interleave(paths, plan.rounds, plan.calls);
+      const per = `${plan.label} result (per call)`;
       rows.push(
-        ...pairedRows(
-          samples,
-          `toolkit.call, ${plan.label} result (per call)`,
-          "raw callTool",
-          1.1,
-        ),
+        ...pairedRows({ subject: toolkit, baseline: raw }, `toolkit.call, ${per}`, RAW, 1.1),
+        ...pairedRows({ subject: secure, baseline: raw }, `  callTool over secureFetch`, RAW),
+        ...pairedRows({ subject: layers, baseline: raw }, `  registration.call, raw client`, RAW),
       );
     }
   } finally {
+    monitor.close();
     await connection.close();
+    await overSecureFetch.close();
     await client.close();
   }
   return rows;
+}
+
+function readBinding(tool: string): ReadToolBinding {
+  return {
+    localName: tool,
+    policy: { mode: "read", title: tool },
+    scope: null,
+    concurrencySafe: true,
+  };
 }
 
 const gc = (globalThis as { gc?: () => void }).gc;
@@ -287,14 +315,16 @@ async function discoveryRows(origin: string): Promise<BenchRow[]> {
     await closeRaw(await rawDiscover());
     await closeSluice(await sluiceDiscover());
   }
-  const samples = await alternate(
-    async () => await closeRaw(await rawDiscover()),
-    async () => await closeSluice(await sluiceDiscover()),
+  const [raw, sluice] = await interleave(
+    [
+      async () => await closeRaw(await rawDiscover()),
+      async () => await closeSluice(await sluiceDiscover()),
+    ],
     DISCOVERY_ROUNDS,
     3,
   );
   const rows = pairedRows(
-    samples,
+    { subject: sluice, baseline: raw },
     `connect() allowing ${allow.length} of ${LARGE_LIST_TOOLS} tools`,
     "raw connect + listTools()",
     1.5,
@@ -332,7 +362,7 @@ export const connectBenchmark: Benchmark = {
   describe: () =>
     `connect() vs the raw v2 SDK on one loopback Streamable HTTP server (${MODERN}, own ` +
     `process): ${
-      CALL_PLAN.map((plan) => `${plan.rounds} x ${plan.calls} call pairs (${plan.label})`)
+      CALL_PLAN.map((plan) => `${plan.rounds} x ${plan.calls} calls per path (${plan.label})`)
         .join(", ")
     }; ${DISCOVERY_ROUNDS} x 3 discovery pairs of ${LARGE_LIST_TOOLS} tools ` +
     `(${(LARGE_LIST_BYTES / 1024 / 1024).toFixed(2)} MiB); retained heap of ${HEAP_ROUNDS} x ` +
