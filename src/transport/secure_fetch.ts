@@ -188,11 +188,20 @@ function toTransportError(error: unknown, deadline: Deadline, secure: boolean): 
   );
 }
 
-/**
- * The headers that travel: the caller's, minus every credential header, plus the token for its
- * own origin and `Accept-Encoding: identity`.
- */
-function travellingHeaders(headers: Headers, url: URL, options: ResolvedOptions): Headers {
+function prepareRequest(
+  input: RequestInfo | URL,
+  init: RequestInit | undefined,
+  url: URL,
+  options: ResolvedOptions,
+  signal: AbortSignal,
+): Request {
+  let base: Request;
+  try {
+    base = new Request(input instanceof Request ? input : url, init);
+  } catch {
+    throw new TransportError("transport_url_invalid", "The request could not be built.");
+  }
+  const headers = new Headers(base.headers);
   // The token option is the only way credentials leave; a header set by the caller (or a
   // library) never travels, and the token never goes to another origin.
   headers.delete("authorization");
@@ -202,35 +211,17 @@ function travellingHeaders(headers: Headers, url: URL, options: ResolvedOptions)
     headers.set("authorization", options.authorization.header);
   }
   headers.set("accept-encoding", "identity");
-  return headers;
-}
-
-function prepareRequest(
-  input: RequestInfo | URL,
-  init: RequestInit | undefined,
-  url: URL,
-  options: ResolvedOptions,
-  signal: AbortSignal,
-): Request {
-  try {
-    if (!(input instanceof Request)) {
-      // One Request straight from the caller's init: a string or buffer body stays a body of
-      // known length. Re-wrapping a Request would turn it into a stream, sent chunked.
-      const headers = travellingHeaders(new Headers(init?.headers), url, options);
-      return new Request(url, { ...init, headers, signal, redirect: "manual" });
-    }
-    const base = new Request(input, init);
-    const prepared: RequestInit & { duplex?: "half" } = {
-      headers: travellingHeaders(new Headers(base.headers), url, options),
-      signal,
-      redirect: "manual",
-    };
-    // A streamed request body must be declared half-duplex when re-wrapped.
-    if (base.body !== null) prepared.duplex = "half";
-    return new Request(base, prepared);
-  } catch {
-    throw new TransportError("transport_url_invalid", "The request could not be built.");
-  }
+  // A streamed request body must be declared half-duplex when re-wrapped; declaring it always
+  // spares reading `base.body`, whose getter turns a string body into a stream. Deno's fetch
+  // pumps a stream body through a resource that it never closes when it refuses the request
+  // (a missing --allow-net), and that resource kept the process alive for minutes.
+  const prepared: RequestInit & { duplex: "half" } = {
+    headers,
+    signal,
+    redirect: "manual",
+    duplex: "half",
+  };
+  return new Request(base, prepared);
 }
 
 const discard = (response: Response): void => {
