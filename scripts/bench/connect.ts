@@ -34,7 +34,7 @@ import {
   type SecureFetch,
   secureFetch,
 } from "../../mod.ts";
-import { CALL_RESULTS } from "./connect_server.ts";
+import { CALL_RESULTS, startConnectServer } from "./connect_server.ts";
 import { corpusDir, LARGE_LIST_BYTES, LARGE_LIST_TOOLS, largeToolList } from "./large_list.ts";
 import { type Benchmark, type BenchRow, median } from "./types.ts";
 
@@ -54,54 +54,6 @@ const HEAP_ROUNDS = 6;
 const HEAP_HELD = 6;
 /** Tools of the large list connect() allows, by their index in it. */
 const ALLOWED_INDEXES = [0, 47, 94, 141, 187];
-
-interface BenchServer {
-  readonly origin: string;
-  close(): Promise<void>;
-}
-
-/** Starts `connect_server.ts` as a child process and waits for its address. */
-async function startServer(): Promise<BenchServer> {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "--quiet",
-      "--allow-net=127.0.0.1",
-      "--allow-read",
-      "--allow-env",
-      new URL("connect_server.ts", import.meta.url).pathname,
-    ],
-    cwd: ROOT.pathname,
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "null",
-  }).spawn();
-  const lines = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let buffered = "";
-  while (!buffered.includes("\n")) {
-    const { value, done } = await lines.read();
-    if (done) throw new Error("the benchmark server exited before listening");
-    buffered += value;
-  }
-  const match = /LISTENING (\S+)/.exec(buffered);
-  if (match === null) throw new Error(`unexpected server output: ${buffered}`);
-  lines.releaseLock();
-  child.stdout.cancel().catch(() => {});
-  return {
-    origin: match[1],
-    close: async () => {
-      // Closing stdin stops the server; SIGTERM if it does not go within 5 s.
-      await child.stdin.close().catch(() => {});
-      const timer = setTimeout(() => {
-        try {
-          child.kill("SIGTERM");
-        } catch { /* already gone */ }
-      }, 5_000);
-      await child.status;
-      clearTimeout(timer);
-    },
-  };
-}
 
 /** A connected raw v2 SDK client, as a host that owns its session would make it. */
 async function rawClient(url: string, fetch?: SecureFetch): Promise<Client> {
@@ -368,7 +320,7 @@ export const connectBenchmark: Benchmark = {
     `(${(LARGE_LIST_BYTES / 1024 / 1024).toFixed(2)} MiB); retained heap of ${HEAP_ROUNDS} x ` +
     `${HEAP_HELD} held`,
   async run() {
-    const server = await startServer();
+    const server = await startConnectServer();
     try {
       const rows = await callRows(server.origin);
       if (corpusDir(ROOT) === undefined) {

@@ -49,6 +49,57 @@ function serverFor(tools: readonly Record<string, unknown>[]): Server {
   return server;
 }
 
+/** A running benchmark server process. */
+export interface ConnectServer {
+  /** `http://127.0.0.1:<port>`; the endpoints are `/calls` and `/catalog`. */
+  readonly origin: string;
+  /** Stops the process and waits for it to exit. */
+  close(): Promise<void>;
+}
+
+/** Starts this module as a child process and waits for its address. */
+export async function startConnectServer(): Promise<ConnectServer> {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "--quiet",
+      "--allow-net=127.0.0.1",
+      "--allow-read",
+      "--allow-env",
+      new URL(import.meta.url).pathname,
+    ],
+    cwd: new URL("../../", import.meta.url).pathname,
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "null",
+  }).spawn();
+  const lines = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let buffered = "";
+  while (!buffered.includes("\n")) {
+    const { value, done } = await lines.read();
+    if (done) throw new Error("the benchmark server exited before listening");
+    buffered += value;
+  }
+  const match = /LISTENING (\S+)/.exec(buffered);
+  if (match === null) throw new Error(`unexpected server output: ${buffered}`);
+  lines.releaseLock();
+  child.stdout.cancel().catch(() => {});
+  return {
+    origin: match[1],
+    close: async () => {
+      // Closing stdin stops the server; SIGTERM if it does not go within 5 s.
+      await child.stdin.close().catch(() => {});
+      const timer = setTimeout(() => {
+        try {
+          child.kill("SIGTERM");
+        } catch { /* already gone */ }
+      }, 5_000);
+      await child.status;
+      clearTimeout(timer);
+    },
+  };
+}
+
 if (import.meta.main) {
   const dir = corpusDir(new URL("../../", import.meta.url));
   const catalog = dir === undefined ? [] : largeToolList(dir);
