@@ -60,9 +60,11 @@ export {
 export { DEFAULT_TOOL_LIMITS, MAX_TIMEOUT_MS, type ToolLimits } from "./src/catalog/limits.ts";
 export {
   CatalogMonitor,
+  type CatalogMonitorOptions,
   type CatalogStatus,
   type ChangeDetection,
   type ListenSubscription,
+  type StaleReason,
 } from "./src/catalog/monitor.ts";
 export type { ReadSnapshot, SnapshotEntry, SnapshotEntryBase } from "./src/catalog/snapshot.ts";
 export {
@@ -92,6 +94,7 @@ export {
   ACCEPTED_PROTOCOL_VERSIONS,
   LEGACY_PROTOCOL_VERSIONS,
   MODERN_PROTOCOL_VERSION,
+  OPT_IN_PROTOCOL_VERSIONS,
 } from "./src/session/protocol.ts";
 export { codeOf } from "./src/codes.ts";
 export {
@@ -216,11 +219,34 @@ export {
   type ToolSpec,
 } from "./src/connect/mod.ts";
 export {
+  type AnthropicExportOptions,
+  type AnthropicInputSchema,
   type AnthropicTool,
+  type GeminiExportOptions,
   type GeminiFunctionDeclaration,
+  type NullPlan,
+  type NullRecord,
+  type OpenAIExportOptions,
+  type OpenAIResponsesTool,
   type OpenAITool,
+  type Provider,
+  type ProviderExportOptions,
+  type ProviderExportReport,
+  type ProviderLimitNotice,
+  type ProviderLoss,
+  type ProviderRefusal,
+  type ProviderRefusalCode,
+  type ProviderReports,
+  providerReports,
+  type ProviderTools,
   type ProviderToolSource,
+  type ProviderTransform,
+  type ProviderTransformKind,
+  stripExportNulls,
   toAnthropicTools,
   toGeminiTools,
+  type ToolFidelity,
+  type ToolFidelityStatus,
+  toOpenAIResponsesTools,
   toOpenAITools,
 } from "./src/providers/mod.ts";

@@ -10,6 +10,13 @@
 
 const deno = Deno.execPath();
 
+/** Every published entry point but mod.ts, read from deno.json `exports`. */
+const ENTRIES: string[] = Object.values(
+  (JSON.parse(Deno.readTextFileSync(new URL("../deno.json", import.meta.url))) as {
+    exports: Record<string, string>;
+  }).exports,
+).filter((entry) => entry !== "./mod.ts");
+
 interface Step {
   name: string;
   args: string[];
@@ -20,8 +27,11 @@ interface Step {
 const steps: Step[] = [
   { name: "fmt", args: ["fmt", "--check"] },
   { name: "lint", args: ["lint"] },
-  { name: "check", args: ["check", "mod.ts", "src/", "tests/", "scripts/", "fixtures/"] },
-  { name: "doc lint", args: ["doc", "--lint", "mod.ts", "libsql.ts"] },
+  {
+    name: "check",
+    args: ["check", "mod.ts", ...ENTRIES, "src/", "tests/", "scripts/", "fixtures/"],
+  },
+  { name: "doc lint", args: ["doc", "--lint", "mod.ts", ...ENTRIES] },
   { name: "test", args: ["test", "-A", "--parallel", "tests/"], summary: true },
   { name: "smoke", args: ["run", "-A", "scripts/smoke/run.ts"] },
   { name: "publish dry run", args: ["publish", "--dry-run", "--allow-dirty"] },

@@ -17,7 +17,8 @@ export type CodeStage =
   | "call"
   | "gate"
   | "approvals"
-  | "connect";
+  | "connect"
+  | "inbox";
 
 /** Every code, with its stage and what it means. */
 export const CODES = Object.freeze(
@@ -124,6 +125,11 @@ export const CODES = Object.freeze(
       stage: "transport",
       meaning: "The host is an IP address (any spelling) that is not an allowed loopback address.",
     },
+    transport_permission_denied: {
+      stage: "transport",
+      meaning:
+        "The runtime refused network access (Deno without `--allow-net` for the host, or for the DNS server).",
+    },
     transport_redirect_refused: {
       stage: "transport",
       meaning: "The server answered with a redirect (any 3xx).",
@@ -144,7 +150,7 @@ export const CODES = Object.freeze(
     transport_tls_failed: {
       stage: "transport",
       meaning:
-        "TLS failed: certificate not trusted, not valid for the host name, or handshake error.",
+        "TLS failed: certificate not trusted or not valid for the host name, or no TLS handshake.",
     },
     transport_url_invalid: { stage: "transport", meaning: "The request URL does not parse." },
     transport_userinfo_refused: {
@@ -249,6 +255,11 @@ export const CODES = Object.freeze(
     mcp_catalog_stale: {
       stage: "call",
       meaning: "The server's tool list changed since discovery; nothing was sent.",
+    },
+    mcp_input_required_unsupported: {
+      stage: "session",
+      meaning:
+        "The server answered `input_required` (it needs elicitation, sampling or other input), which sluice cannot provide.",
     },
     mcp_invalid_arguments: {
       stage: "call",
@@ -381,6 +392,55 @@ export const CODES = Object.freeze(
     connect_not_allowed: {
       stage: "connect",
       meaning: "A `preApproved` or `specs` entry names a tool that is not in the allowlist.",
+    },
+    provider_schema_unsupported: {
+      stage: "connect",
+      meaning:
+        "A provider export left a tool out: its schema uses a keyword (or value) the provider rejects or cannot keep.",
+    },
+    provider_name_unsupported: {
+      stage: "connect",
+      meaning: "A provider export left a tool out: its name breaks the provider's name rule.",
+    },
+    inbox_options_invalid: {
+      stage: "inbox",
+      meaning:
+        "`approvalInbox`, `oneTimeLogin` or `webhookNotifier` was given a missing or malformed option (no `authorize`, a short secret).",
+    },
+    inbox_unauthorized: {
+      stage: "inbox",
+      meaning: "401: `authorize` refused the request (no person), or the login session is gone.",
+    },
+    inbox_origin_refused: {
+      stage: "inbox",
+      meaning: "403: a form was posted from an origin the inbox does not allow (cross-site).",
+    },
+    inbox_token_invalid: {
+      stage: "inbox",
+      meaning:
+        "403: a form's token is missing, forged, expired, or was issued to another person, approval or action.",
+    },
+    inbox_stale_form: {
+      stage: "inbox",
+      meaning:
+        "409: the approval changed after the form was rendered (decided elsewhere, a replayed form); nothing was recorded.",
+    },
+    inbox_form_invalid: {
+      stage: "inbox",
+      meaning:
+        "400/413/415: the form is not urlencoded, too large, repeats a field, or lacks a required one.",
+    },
+    inbox_not_found: {
+      stage: "inbox",
+      meaning: "404/405: no such page or approval, or the wrong method for it.",
+    },
+    inbox_login_invalid: {
+      stage: "inbox",
+      meaning: "401: the one-time login link is wrong, was already used, or expired.",
+    },
+    inbox_webhook_failed: {
+      stage: "inbox",
+      meaning: "A webhook notifier's endpoint answered with a status other than 2xx.",
     },
   } as const satisfies Readonly<Record<string, { stage: CodeStage; meaning: string }>>,
 );

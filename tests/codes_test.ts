@@ -17,6 +17,8 @@ import type { GateErrorCodeThrown } from "../src/gate/gate.ts";
 import type { ApprovalErrorCode } from "../src/approvals/errors.ts";
 import type { ClaimRefusalCode } from "../src/approvals/types.ts";
 import type { ConnectConfigErrorCode } from "../src/connect/errors.ts";
+import type { ProviderRefusalCode } from "../src/providers/types.ts";
+import type { InboxErrorCode } from "../src/inbox/errors.ts";
 
 /** Compiles only when every member of `Code` is in the catalog. */
 type Catalogued<Code extends SluiceCode> = Code;
@@ -35,6 +37,8 @@ type _Unions = [
   Catalogued<ApprovalErrorCode>,
   Catalogued<ClaimRefusalCode>,
   Catalogued<ConnectConfigErrorCode>,
+  Catalogued<ProviderRefusalCode>,
+  Catalogued<InboxErrorCode>,
 ];
 
 Deno.test("codes: every catalogued code is snake_case with a stage and a one-line meaning", () => {

@@ -33,7 +33,18 @@ const ALLOWED: Readonly<Record<string, readonly string[]>> = {
     "transport",
     "providers",
   ],
-  cli: ["base", "identity", "approvals", "connect", "transport", "catalog", "calls", "gate"],
+  inbox: ["base", "identity", "approvals", "transport"],
+  cli: [
+    "base",
+    "identity",
+    "approvals",
+    "connect",
+    "transport",
+    "catalog",
+    "calls",
+    "gate",
+    "inbox",
+  ],
 };
 
 /** The part of `src/` a file belongs to (`undefined` outside `src/`). */
@@ -89,7 +100,7 @@ const entryPoints = async (): Promise<string[]> => {
   const config = JSON.parse(await Deno.readTextFile(new URL("deno.json", root))) as {
     exports: Record<string, string>;
   };
-  return [...Object.values(config.exports), "scripts/sluice.ts"];
+  return [...Object.values(config.exports), "scripts/sluice.ts", "scripts/inbox.ts"];
 };
 
 /** The imports against the flow and the first folder circle of a module graph. */

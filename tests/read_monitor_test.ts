@@ -96,7 +96,7 @@ for (const sdk of ["v1", "v2"] as const) {
   });
 }
 
-Deno.test("monitor: a change during discovery leaves the new catalog stale at once", async () => {
+Deno.test("monitor: a change during discovery leaves the new catalog stale at once, and says so", async () => {
   const session = await openSession("memory-v2");
   const monitor = new CatalogMonitor();
   monitor.acceptProtocolVersion(session.protocolVersion);
@@ -107,9 +107,12 @@ Deno.test("monitor: a change during discovery leaves the new catalog stale at on
         monitor.handleNotification({ method: "notifications/tools/list_changed" });
       }
     });
-    const { registrations } = await discoverTools(client, "fixture", {
+    const found = await discoverTools(client, "fixture", {
       echo: bind("echo_text"),
     }, { monitor });
+    assert.equal(found.stale, true);
+    assert.equal(found.staleReason, "tools_list_changed");
+    const { registrations } = found;
     assert.equal((await registrations[0].call({ message: "x" })).errorCode, "mcp_catalog_stale");
     assert.equal((await session.log()).filter((e) => e.method === "tools/call").length, 0);
   } finally {

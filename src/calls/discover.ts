@@ -11,7 +11,7 @@ import {
 } from "../catalog/bindings.ts";
 import type { ToolLimits } from "../catalog/limits.ts";
 import { listNamedTools, type ToolListing } from "../catalog/listing.ts";
-import type { CatalogMonitor } from "../catalog/monitor.ts";
+import type { CatalogMonitor, StaleReason } from "../catalog/monitor.ts";
 import {
   discoveryLimits,
   type SelectableBinding,
@@ -66,6 +66,25 @@ export interface DiscoveryResult {
   readonly registrations: readonly ToolRegistration[];
   /** Bound tools left out with `onUnfit: "skip"`, each with its error (empty otherwise). */
   readonly skipped: readonly UnfitTool[];
+  /**
+   * `true` when the server announced a change (or its change stream ended) while discovery
+   * was listing: every registration already answers `mcp_catalog_stale`, so rediscover.
+   */
+  readonly stale: boolean;
+  /** Why, when `stale`. */
+  readonly staleReason?: StaleReason;
+}
+
+/**
+ * Whether the catalog of a selection is stale already, and why, as discovery results say it.
+ *
+ * @param found the selection
+ */
+export function staleness(
+  found: Pick<Found<SelectableBinding>, "monitor" | "generation">,
+): { readonly stale: boolean; readonly staleReason?: StaleReason } {
+  const reason = found.monitor.staleReason(found.generation);
+  return reason === undefined ? { stale: false } : { stale: true, staleReason: reason };
 }
 
 /**
@@ -195,9 +214,13 @@ export async function discoverTools(
     snapshot.entries,
     found.selected,
     (item) => item.base.localName,
-    (entry, item) => createRegistration(registrationContext(found, entry, item)),
+    (entry, item) =>
+      createRegistration({
+        ...registrationContext(found, entry, item),
+        resendOnBrokenStream: item.binding.resendOnBrokenStream,
+      }),
   );
-  return deepFreeze({ snapshot, registrations, skipped: found.unfit });
+  return deepFreeze({ snapshot, registrations, skipped: found.unfit, ...staleness(found) });
 }
 
 /**

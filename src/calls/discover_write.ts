@@ -26,7 +26,8 @@ import {
   createCallLayers,
   type ToolRegistration,
 } from "./registration.ts";
-import { type DiscoverOptions, findBound, registrationContext } from "./discover.ts";
+import { type DiscoverOptions, findBound, registrationContext, staleness } from "./discover.ts";
+import type { StaleReason } from "../catalog/monitor.ts";
 
 /**
  * The identity an approval of this tool is bound to. `bindingRevision` is the complete
@@ -72,6 +73,10 @@ export interface WriteDiscoveryResult {
   readonly registrations: readonly WriteToolRegistration[];
   /** Bound tools left out with `onUnfit: "skip"`, each with its error (empty otherwise). */
   readonly skipped: readonly UnfitTool[];
+  /** `true` when a change was heard while discovery was listing (see `DiscoveryResult`). */
+  readonly stale: boolean;
+  /** Why, when `stale`. */
+  readonly staleReason?: StaleReason;
 }
 
 /**
@@ -137,7 +142,7 @@ export async function discoverWriteTools(
         createCallLayers(registrationContext(found, entry, item)),
       ),
   );
-  return deepFreeze({ snapshot, registrations, skipped: found.unfit });
+  return deepFreeze({ snapshot, registrations, skipped: found.unfit, ...staleness(found) });
 }
 
 /**

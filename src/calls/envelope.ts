@@ -25,6 +25,11 @@ export type CallErrorCode =
   /** The result exceeds the block or byte budget. */
   | "mcp_result_too_large"
   /**
+   * The server answered `input_required` (it needs elicitation, sampling or other input before
+   * it can finish), which sluice cannot provide; a write so answered is `unknown`.
+   */
+  | "mcp_input_required_unsupported"
+  /**
    * The request failed: deadline (`mcp_timeout`), the caller's abort (`mcp_aborted`), closed
    * session, protocol error, a failed set-up, or the hardened fetch's own code.
    */

@@ -13,6 +13,8 @@ import {
   type ToolEnvelope,
 } from "./envelope.ts";
 import { checkCallResult } from "./result.ts";
+import { type ParamHeaderDeclaration, paramHeaders } from "./param_headers.ts";
+import { MODERN_PROTOCOL_VERSION } from "../session/protocol.ts";
 import { DeadlineStopped, withinDeadline } from "./within_deadline.ts";
 
 /** Options of one call. */
@@ -124,6 +126,10 @@ export interface RegistrationContext {
   readonly validateInput: SchemaValidator;
   /** The output schema's validator, or `null` when the tool has none. */
   readonly validateOutput: SchemaValidator | null;
+  /** The input schema's `x-mcp-header` declarations (mirrored on 2026-07-28 only). */
+  readonly paramHeaders?: readonly ParamHeaderDeclaration[];
+  /** Send once more when the reply stream broke (2026-07-28 reads the host opted in). */
+  readonly resendOnBrokenStream?: boolean;
 }
 
 function catalogProblem(context: RegistrationContext): CallErrorCode | undefined {
@@ -219,11 +225,29 @@ async function dispatch(
   if (stopped) return { envelope: failure(stopped), sent: false };
   let raw: unknown;
   try {
-    const pending = context.session.request(
-      "tools/call",
-      { name: context.entry.remoteName, arguments: args },
-      { signal, timeoutMs: context.limits.timeoutMs },
-    );
+    const headers = context.paramHeaders?.length &&
+        context.monitor.protocolVersion === MODERN_PROTOCOL_VERSION
+      ? paramHeaders(context.paramHeaders, args)
+      : undefined;
+    const send = () =>
+      context.session.request(
+        "tools/call",
+        { name: context.entry.remoteName, arguments: args },
+        { signal, timeoutMs: context.limits.timeoutMs, ...(headers ? { headers } : {}) },
+      );
+    const pending = context.resendOnBrokenStream
+      ? send().catch((error) => {
+        // The host asked for the revision's rule for this read: a broken stream is sent again,
+        // once, as a new request.
+        if (
+          error instanceof SessionRequestError && error.replyStreamEnded &&
+          context.monitor.protocolVersion === MODERN_PROTOCOL_VERSION
+        ) {
+          return send();
+        }
+        throw error;
+      })
+      : send();
     if (hooks.onSent) {
       // Observed below; a rejection while the hook runs must not count as unhandled.
       pending.catch(() => undefined);

@@ -6,7 +6,7 @@ import { failure, type ToolEnvelope } from "./envelope.ts";
 
 /**
  * Checks one raw `tools/call` result against the tool's entry and turns it into an envelope.
- * Order matters: `isError` first (its content is never read), then task results and content
+ * Order matters: an `input_required` result first, then `isError` (its content is never read), then task results and content
  * kinds, then budgets, then the output schema. The returned values are detached copies.
  *
  * @param raw the result object exactly as the session returned it
@@ -19,6 +19,8 @@ export function checkCallResult(
   limits: ToolLimits,
 ): ToolEnvelope {
   if (!isRecord(raw)) return failure("mcp_protocol_error");
+  // The server needs more input (2026-07-28 multi round-trip) that sluice cannot give.
+  if (raw.resultType === "input_required") return failure("mcp_input_required_unsupported");
   if (raw.isError === true) return failure("mcp_tool_error");
   if (raw.isError !== undefined && raw.isError !== false) return failure("mcp_result_invalid");
   // A task handle instead of a result: sluice never runs task-augmented calls.

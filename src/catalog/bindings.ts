@@ -64,6 +64,8 @@ export interface ResolvedBinding {
   readonly concurrencySafe: boolean;
   /** A detached copy of the owner's spec, when given. */
   readonly spec?: OwnerSpec;
+  /** Whether a call whose reply stream broke is sent once more (2026-07-28, reads only). */
+  readonly resendOnBrokenStream: boolean;
 }
 
 /** Most characters of a local tool name (every provider accepts 64). */
@@ -184,6 +186,16 @@ export function resolveBindings(bindings: unknown): Map<string, ResolvedBinding>
         tool,
       );
     }
+    if (
+      binding.resendOnBrokenStream !== undefined &&
+      typeof binding.resendOnBrokenStream !== "boolean"
+    ) {
+      throw new DiscoveryError(
+        "binding_invalid",
+        `binding "${localName}" has a resendOnBrokenStream that is not a boolean`,
+        tool,
+      );
+    }
     if (typeof binding.concurrencySafe !== "boolean") {
       throw new DiscoveryError(
         "binding_invalid",
@@ -196,6 +208,7 @@ export function resolveBindings(bindings: unknown): Map<string, ResolvedBinding>
       policy: Object.freeze({ mode: "read", title: policy.title }),
       scope: binding.scope as ScopeValidator | null,
       concurrencySafe: binding.concurrencySafe,
+      resendOnBrokenStream: binding.resendOnBrokenStream === true,
     };
   });
 }

@@ -28,6 +28,21 @@ export interface ListenSubscription {
 export type CatalogStatus = "current" | "stale" | "closed";
 
 /**
+ * Why catalogs went stale: the server said its tool list changed, or the stream that would
+ * have carried such a change ended.
+ */
+export type StaleReason = "tools_list_changed" | "change_stream_ended";
+
+/** Options of a {@link CatalogMonitor}. */
+export interface CatalogMonitorOptions {
+  /**
+   * The protocol versions this session may use (default `ACCEPTED_PROTOCOL_VERSIONS`); a host
+   * that opts in to an older revision lists it here.
+   */
+  readonly protocolVersions?: readonly string[];
+}
+
+/**
  * Watches one MCP session for tool list changes and its end. Feed it the protocol version the
  * handshake actually negotiated and every inbound message (compose {@link onMessage} with the
  * host's own handler, e.g. set it as the transport's `onmessage` before `client.connect`, which
@@ -58,11 +73,20 @@ export class CatalogMonitor {
   #protocolVersion: string | undefined;
   #generation = 0;
   #closed = false;
+  /** Why each generation after the first began, by generation. */
+  readonly #reasons: StaleReason[] = [];
+  readonly #accepted: readonly string[];
   /** Live `subscriptions/listen` streams acknowledged for tool list changes. */
   readonly #toolSubscriptions = new Set<symbol>();
 
-  /** Creates a monitor for one session, not yet told its protocol version. */
-  constructor() {}
+  /**
+   * Creates a monitor for one session, not yet told its protocol version.
+   *
+   * @param options the protocol versions this session may use
+   */
+  constructor(options: CatalogMonitorOptions = {}) {
+    this.#accepted = Object.freeze([...(options.protocolVersions ?? ACCEPTED_PROTOCOL_VERSIONS)]);
+  }
 
   /**
    * Records the protocol version negotiated by the handshake. Returns whether sluice accepts
@@ -70,8 +94,31 @@ export class CatalogMonitor {
    */
   acceptProtocolVersion(version: unknown): boolean {
     this.#protocolVersion = typeof version === "string" ? version : undefined;
-    return this.#protocolVersion !== undefined &&
-      ACCEPTED_PROTOCOL_VERSIONS.includes(this.#protocolVersion);
+    return this.accepts(this.#protocolVersion);
+  }
+
+  /**
+   * Whether `version` is one this session may use.
+   *
+   * @param version a protocol version
+   */
+  accepts(version: string | undefined): boolean {
+    return version !== undefined && this.#accepted.includes(version);
+  }
+
+  /** The protocol versions this session may use. */
+  get protocolVersions(): readonly string[] {
+    return this.#accepted;
+  }
+
+  /**
+   * Why a catalog discovered at `generation` is stale (the first change after it), or
+   * `undefined` while it is current.
+   *
+   * @param generation the monitor's generation when discovery started
+   */
+  staleReason(generation: number): StaleReason | undefined {
+    return this.#reasons[generation];
   }
 
   /** The version recorded by {@link acceptProtocolVersion}, if any. */
@@ -121,7 +168,9 @@ export class CatalogMonitor {
    * `notifications/tools/list_changed` matters; anything else is ignored.
    */
   handleNotification(notification: { readonly method: string }): void {
-    if (notification.method === "notifications/tools/list_changed") this.#generation++;
+    if (notification.method === "notifications/tools/list_changed") {
+      this.#advance("tools_list_changed");
+    }
   }
 
   /**
@@ -151,6 +200,11 @@ export class CatalogMonitor {
 
   #lostStream(): void {
     // Catalogs that relied on the stream can no longer see changes: fail them closed.
+    this.#advance("change_stream_ended");
+  }
+
+  #advance(reason: StaleReason): void {
+    this.#reasons[this.#generation] = reason;
     this.#generation++;
   }
 }

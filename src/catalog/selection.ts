@@ -7,7 +7,6 @@
 import { canonicalize, isRecord, type JsonObject, utf8Length } from "../identity/mod.ts";
 import { compileSchema, SchemaUnsupportedError } from "../schema/mod.ts";
 import type { SchemaValidator } from "../schema/types.ts";
-import { ACCEPTED_PROTOCOL_VERSIONS } from "../session/protocol.ts";
 import type { OwnerSpec, ScopeValidator } from "./bindings.ts";
 import { DiscoveryError, type SchemaRole } from "./errors.ts";
 import { resolveToolLimits, type ToolLimits } from "./limits.ts";
@@ -201,13 +200,13 @@ export function catalogHeader(
   if (protocolVersion === undefined && !needsListing) {
     return { serverId, protocolVersion: NOT_NEGOTIATED, changeDetection: monitor.changeDetection };
   }
-  if (protocolVersion === undefined || !ACCEPTED_PROTOCOL_VERSIONS.includes(protocolVersion)) {
+  if (!monitor.accepts(protocolVersion)) {
     throw new DiscoveryError(
       "mcp_protocol_version_unsupported",
-      `the negotiated protocol version is not one of ${ACCEPTED_PROTOCOL_VERSIONS.join(", ")}`,
+      `the negotiated protocol version is not one of ${monitor.protocolVersions.join(", ")}`,
     );
   }
-  return { serverId, protocolVersion, changeDetection: monitor.changeDetection };
+  return { serverId, protocolVersion: protocolVersion!, changeDetection: monitor.changeDetection };
 }
 
 /** The raw entry of one binding: the owner's spec, or what the listing holds. */

@@ -1,5 +1,5 @@
 import { isRecord, type JsonObject } from "../identity/mod.ts";
-import type { ApprovalStore } from "../approvals/types.ts";
+import type { ApprovalRecord, ApprovalStore } from "../approvals/types.ts";
 import type { ToolLimits } from "../catalog/limits.ts";
 import type { Resolver } from "../transport/resolver.ts";
 import type { FetchFunction } from "../transport/secure_fetch.ts";
@@ -7,6 +7,7 @@ import type { EraCache } from "./era.ts";
 import { ConnectConfigError } from "./errors.ts";
 import type { ConnectEvent } from "./events.ts";
 import { assignLocalNames } from "./names.ts";
+import { LEGACY_PROTOCOL_VERSIONS, OPT_IN_PROTOCOL_VERSIONS } from "../session/protocol.ts";
 
 /** One remote server of {@link ConnectAllConfig}. */
 export interface ServerConfig {
@@ -66,6 +67,13 @@ export interface ConnectTransportOptions {
 export interface ConnectCommonOptions {
   /** Exact `"server.tool"` entries that need no approval (each must also be allowed). */
   readonly preApproved?: readonly string[];
+  /**
+   * Exact `"server.tool"` entries (each also in `preApproved`) whose call is sent once more as
+   * a new request when its reply stream breaks on a 2026-07-28 server (the revision tells
+   * clients to; sluice re-sends nothing unless named here). A tool that still needs approval
+   * (the server marks it destructive) is never re-sent.
+   */
+  readonly resendOnBrokenStream?: readonly string[];
   /** Owner-supplied tool specs; a server whose allowed tools all have one is not listed. */
   readonly specs?: readonly ToolSpec[];
   /** Decides flagged calls inline; without it flagged calls are deferred to `store`. */
@@ -82,12 +90,24 @@ export interface ConnectCommonOptions {
   readonly allowNonDurableStoreForTests?: boolean;
   /** Receives one audit event per discovery and per call. Exceptions are swallowed. */
   readonly onEvent?: (event: ConnectEvent) => void;
+  /**
+   * Told of each deferred call that ends `approval_pending`, with a copy of the pending record
+   * (for example `webhookNotifier` from `@sluice/mcp/inbox`). Never awaited; its failures and
+   * slowness have no effect on the call.
+   */
+  readonly onPending?: (approval: ApprovalRecord) => void | Promise<void>;
   /** Lowered bounds for discovery and calls (see `DEFAULT_TOOL_LIMITS`). */
   readonly limits?: Partial<ToolLimits>;
   /** The hardened fetch's options. */
   readonly transport?: ConnectTransportOptions;
   /** Remembers which era each URL speaks across connects (reuse within one owner only). */
   readonly eraCache?: EraCache;
+  /**
+   * The 2025 revisions accepted from a server's `initialize` answer (default `2025-11-25`,
+   * `2025-06-18`). Add `"2025-03-26"` (still widely deployed) to reach servers that speak only
+   * it; nothing else is accepted.
+   */
+  readonly legacyProtocolVersions?: readonly string[];
   /** Aborts setup. */
   readonly signal?: AbortSignal;
 }
@@ -118,6 +138,8 @@ export interface AllowedTool {
   readonly tool: string;
   readonly localName: string;
   readonly preApproved: boolean;
+  /** Whether a call whose 2026-07-28 reply stream broke is sent once more (reads only). */
+  readonly resendOnBrokenStream: boolean;
   readonly spec?: ToolSpec;
 }
 
@@ -243,6 +265,17 @@ export function resolveConfig(config: ConnectAllConfig): ResolvedServer[] {
     }
     preApproved.add(entry);
   }
+  const resend = new Set<string>();
+  for (const entry of stringList(config.resendOnBrokenStream, "resendOnBrokenStream")) {
+    parseEntry(entry, ids, "resendOnBrokenStream");
+    if (!preApproved.has(entry)) {
+      throw new ConnectConfigError(
+        "connect_not_allowed",
+        `resendOnBrokenStream names "${entry}", which is not in preApproved`,
+      );
+    }
+    resend.add(entry);
+  }
   const specs = resolveSpecs(config.specs, ids);
   for (const key of specs.keys()) {
     if (!allowed.has(key)) {
@@ -255,6 +288,17 @@ export function resolveConfig(config: ConnectAllConfig): ResolvedServer[] {
   if (config.onEvent !== undefined && typeof config.onEvent !== "function") {
     throw invalid("onEvent must be a function");
   }
+  const allowedLegacy = [...LEGACY_PROTOCOL_VERSIONS, ...OPT_IN_PROTOCOL_VERSIONS];
+  const legacy = stringList(config.legacyProtocolVersions, "legacyProtocolVersions");
+  if (
+    config.legacyProtocolVersions !== undefined &&
+    (legacy.length === 0 || legacy.some((version) => !allowedLegacy.includes(version)))
+  ) {
+    throw invalid(`legacyProtocolVersions may list only ${allowedLegacy.join(", ")}`);
+  }
+  if (config.onPending !== undefined && typeof config.onPending !== "function") {
+    throw invalid("onPending must be a function");
+  }
   const localNames = assignLocalNames([...allowed.values()]);
   return config.servers.map((server) => {
     const tools: AllowedTool[] = [];
@@ -266,6 +310,7 @@ export function resolveConfig(config: ConnectAllConfig): ResolvedServer[] {
         tool: pair.tool,
         localName: localNames.get(pair)!,
         preApproved: preApproved.has(key),
+        resendOnBrokenStream: resend.has(key),
         ...(spec ? { spec } : {}),
       });
     }

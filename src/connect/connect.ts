@@ -15,6 +15,7 @@ import type { ConnectReport, ServerReport } from "./report.ts";
 import { ServerSession } from "./session.ts";
 import { Toolkit, type ToolkitServer } from "./toolkit.ts";
 import { Gate } from "../gate/gate.ts";
+import { providerReports } from "../providers/mod.ts";
 import type { InlineApprovalRequest } from "../gate/types.ts";
 
 /** A live set of governed tools: the toolkit, a report and `close()`. */
@@ -43,7 +44,8 @@ export interface ServerCatalogs {
 }
 
 /** Options of {@link connect}: one server, tools named by their plain remote names. */
-export interface ConnectOptions extends Omit<ConnectCommonOptions, "preApproved" | "specs"> {
+export interface ConnectOptions
+  extends Omit<ConnectCommonOptions, "preApproved" | "specs" | "resendOnBrokenStream"> {
   /** Server id, prefix of every local name (default `"mcp"`). */
   readonly id?: string;
   /** Bearer token, sent only to the URL's origin. */
@@ -54,6 +56,8 @@ export interface ConnectOptions extends Omit<ConnectCommonOptions, "preApproved"
   readonly allow: readonly string[];
   /** Remote tool names that need no approval (each must be allowed). */
   readonly preApproved?: readonly string[];
+  /** Pre-approved remote tool names re-sent once when a 2026-07-28 reply stream breaks. */
+  readonly resendOnBrokenStream?: readonly string[];
   /** Owner specs by remote tool name. */
   readonly specs?: readonly Omit<ToolSpec, "server">[];
 }
@@ -117,6 +121,9 @@ export async function connectAll(config: ConnectAllConfig): Promise<Connection> 
       fetch,
       timeoutMs,
       ...(config.eraCache ? { eraCache: config.eraCache } : {}),
+      ...(config.legacyProtocolVersions
+        ? { legacyProtocolVersions: [...config.legacyProtocolVersions] }
+        : {}),
     });
     return { server, session, fetch };
   });
@@ -158,6 +165,7 @@ export async function connectAll(config: ConnectAllConfig): Promise<Connection> 
         }
         : {}),
       ...(config.approvalTtlMs !== undefined ? { approvalTtlMs: config.approvalTtlMs } : {}),
+      ...(config.onPending !== undefined ? { onPending: config.onPending } : {}),
       ...(config.allowNonDurableStoreForTests === true
         ? { allowNonDurableStoreForTests: true }
         : {}),
@@ -176,7 +184,10 @@ export async function connectAll(config: ConnectAllConfig): Promise<Connection> 
   let closing: Promise<void> | undefined;
   return Object.freeze({
     toolkit,
-    report: () => buildReport(prepared, decidedBy),
+    report: () => ({
+      ...buildReport(prepared, decidedBy),
+      providers: providerReports(toolkit.tools),
+    }),
     catalogs: () =>
       prepared.map((item) => ({
         server: item.server.id,
@@ -188,7 +199,10 @@ export async function connectAll(config: ConnectAllConfig): Promise<Connection> 
   });
 }
 
-function buildReport(prepared: readonly Prepared[], decidedBy: ApprovalDecider): ConnectReport {
+function buildReport(
+  prepared: readonly Prepared[],
+  decidedBy: ApprovalDecider,
+): Omit<ConnectReport, "providers"> {
   const ready = prepared.flatMap((item) =>
     item.catalog!.tools.map((tool) => ({
       name: tool.allowed.localName,
@@ -214,6 +228,7 @@ function buildReport(prepared: readonly Prepared[], decidedBy: ApprovalDecider):
       writeCatalogDigest: catalog!.writeSnapshot?.revisionDigest ?? null,
       transport: item.fetch.describe(),
       handshakes: session.stats.handshakes,
+      ...(catalog!.staleReason !== undefined ? { stale: catalog!.staleReason } : {}),
     };
   });
   return structuredClone({ ready, skipped, servers });
@@ -247,7 +262,8 @@ export function connect(url: string | URL, options: ConnectOptions): Promise<Con
     if (!Array.isArray(names)) return names; // resolveConfig reports the shape
     return names.map((name) => typeof name === "string" ? `${id}.${name}` : name);
   };
-  const { allow, preApproved, specs, token, trustReadOnlyHint, ...common } = options;
+  const { allow, preApproved, resendOnBrokenStream, specs, token, trustReadOnlyHint, ...common } =
+    options;
   return connectAll({
     ...common,
     servers: [{
@@ -258,6 +274,9 @@ export function connect(url: string | URL, options: ConnectOptions): Promise<Con
     }],
     allow: qualify(allow) ?? [],
     ...(preApproved !== undefined ? { preApproved: qualify(preApproved) } : {}),
+    ...(resendOnBrokenStream !== undefined
+      ? { resendOnBrokenStream: qualify(resendOnBrokenStream) }
+      : {}),
     ...(specs !== undefined
       ? {
         specs: Array.isArray(specs)

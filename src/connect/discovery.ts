@@ -10,6 +10,7 @@ import { codeOf } from "../codes.ts";
 import type { ReadToolBinding, ScopeValidator } from "../catalog/bindings.ts";
 import type { DiscoveryError } from "../catalog/errors.ts";
 import type { ToolLimits } from "../catalog/limits.ts";
+import type { StaleReason } from "../catalog/monitor.ts";
 import type { ToolListing } from "../catalog/listing.ts";
 import type { UnfitTool } from "../catalog/selection.ts";
 import { byLocalName, type ReadSnapshot, type WriteSnapshot } from "../catalog/snapshot.ts";
@@ -43,6 +44,8 @@ export interface ServerCatalog {
   readonly skipped: readonly SkippedTool[];
   /** Set when the session or the tool list failed (tools with owner specs may still be ready). */
   readonly errorCode?: string;
+  /** Set when the server announced a change while it was being listed (see `DiscoveryResult`). */
+  readonly staleReason?: StaleReason;
 }
 
 /** connect() has no host scope: the allowlist and the approval are the authorization. */
@@ -81,6 +84,7 @@ function readBinding(tool: AllowedTool): ReadToolBinding {
     policy: { mode: "read", title: `${tool.server}.${tool.tool}` },
     scope: null,
     concurrencySafe: false,
+    ...(tool.resendOnBrokenStream ? { resendOnBrokenStream: true } : {}),
     ...(tool.spec ? { spec: tool.spec } : {}),
   };
 }
@@ -134,6 +138,8 @@ export async function discoverServer(
   if (toList.length > 0) {
     try {
       const names = toList.map((tool) => tool.tool);
+      // Set up first: a change the server announces during its handshake predates the listing.
+      await session.ready(signal);
       listing = await listTools(session, names, { monitor, limits, ...(signal ? { signal } : {}) });
     } catch (error) {
       errorCode = codeOf(error) ?? "mcp_transport_error";
@@ -163,13 +169,16 @@ export async function discoverServer(
   const tools: ConnectedTool[] = [];
   let snapshot: ReadSnapshot | null = null;
   let writeSnapshot: WriteSnapshot | null = null;
+  let staleReason: StaleReason | undefined;
   const collect = (
     found: {
       snapshot: ReadSnapshot | WriteSnapshot;
       registrations: readonly (ToolRegistration | WriteToolRegistration)[];
       skipped: readonly UnfitTool[];
+      staleReason?: StaleReason;
     },
   ) => {
+    staleReason ??= found.staleReason;
     for (const registration of found.registrations) {
       const { tool, policy } = byRemote.get(registration.remoteName)!;
       tools.push({
@@ -217,5 +226,6 @@ export async function discoverServer(
     tools,
     skipped: unique,
     ...(errorCode !== undefined ? { errorCode } : {}),
+    ...(staleReason !== undefined ? { staleReason } : {}),
   };
 }

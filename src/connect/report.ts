@@ -1,9 +1,11 @@
 import { DEFAULT_TOOL_LIMITS, type ToolLimits } from "../catalog/limits.ts";
 import type { DiscoveryError } from "../catalog/errors.ts";
+import type { StaleReason } from "../catalog/monitor.ts";
 import type { ApprovalDecider } from "../catalog/write_bindings.ts";
 import type { TransportReport } from "../transport/secure_fetch.ts";
 import type { Era } from "./era.ts";
 import type { ApprovalReason } from "./governance.ts";
+import type { ProviderReports } from "../providers/mod.ts";
 
 /** A tool the model can call. */
 export interface ReadyTool {
@@ -59,6 +61,11 @@ export interface ServerReport {
   readonly transport: TransportReport;
   /** Handshakes so far (a recovered expired session adds one). */
   readonly handshakes: number;
+  /**
+   * Set when the server announced a change while connect() was listing it: its catalogs are
+   * stale from the start (calls answer `mcp_catalog_stale`); connect again.
+   */
+  readonly stale?: StaleReason;
 }
 
 /** What `connection.report()` returns. */
@@ -69,6 +76,8 @@ export interface ConnectReport {
   readonly skipped: readonly SkippedTool[];
   /** One entry per server. */
   readonly servers: readonly ServerReport[];
+  /** Per provider export mode: which tools go as they are, transformed, lossy or refused. */
+  readonly providers: ProviderReports;
 }
 
 const number = (value: number) => value.toLocaleString("en-US");
@@ -133,7 +142,8 @@ const SERVER_HINTS: Record<string, string> = {
   mcp_too_many_tools: "raise limits.maxTools if lowered, or give every allowed tool an owner spec",
   mcp_too_many_pages: "raise limits.maxPages if lowered, or give every allowed tool an owner spec",
   mcp_protocol_version_unsupported:
-    "the server speaks no protocol version sluice accepts (2026-07-28, 2025-11-25, 2025-06-18)",
+    "the server speaks no protocol version this connection accepts (2026-07-28, 2025-11-25, " +
+    "2025-06-18; add 2025-03-26 with legacyProtocolVersions)",
   transport_scheme_refused:
     "use an https URL (plain http only to loopback with transport.dangerouslyAllowLoopback)",
   transport_address_refused: "the host name resolves to a non-public address: use a public host",

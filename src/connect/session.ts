@@ -24,6 +24,8 @@ export interface ServerSessionOptions {
   /** Deadline of the handshake, in milliseconds. */
   readonly timeoutMs: number;
   readonly eraCache?: EraCache;
+  /** The 2025 revisions accepted from `initialize` (default `LEGACY_PROTOCOL_VERSIONS`). */
+  readonly legacyProtocolVersions?: readonly string[];
 }
 
 /** Counters a session keeps for the report (and tests). */
@@ -35,8 +37,6 @@ export interface SessionStats {
 }
 
 const CLIENT_INFO = { name: "sluice-connect", version: "0.1.0" };
-
-const ACCEPTED = ACCEPTED_PROTOCOL_VERSIONS;
 
 /** Extra time the SDK's own timers get, so sluice's deadline always fires first. */
 const SDK_TIMEOUT_MARGIN_MS = 1_000;
@@ -51,18 +51,28 @@ function isSessionExpired(error: unknown): boolean {
   return false;
 }
 
+/** Most times one request's reply stream is resumed (2025 eras, `Last-Event-ID`). */
+export const MAX_STREAM_RESUMPTIONS = 3;
+
+/** Longest wait before resuming, whatever `retry` the server asked for. */
+const MAX_RESUME_DELAY_MS = 5_000;
+
 /**
- * The declined standalone GET stream. sluice never opens the server-to-client SSE stream: it
- * needs none for tool calls, and under one deadline per request such a stream could only be
- * cut and re-opened. Answered locally with 405, which the SDK treats as "no stream offered".
+ * GET requests: the standalone server-to-client SSE stream is declined (sluice needs none for
+ * tool calls, and under one deadline per request such a stream could only be cut and
+ * re-opened), answered locally with 405, which the SDK treats as "no stream offered". A GET
+ * that resumes a request's reply stream (`Last-Event-ID`, after the server closed it past a
+ * priming event: SEP-1699 polling) goes through on 2025 eras, where the server replays the
+ * rest of the same request's reply. On 2026-07-28 resumption does not exist: the local 405
+ * ends the call with its code (sluice never re-sends a request by itself).
  */
-function withoutStandaloneStream(fetch: FetchFunction): FetchFunction {
+function onlyResumptions(fetch: FetchFunction, resumes: () => boolean): FetchFunction {
   return (input, init) => {
     const method = init?.method ?? (input instanceof Request ? input.method : "GET");
-    if (method.toUpperCase() === "GET") {
-      return Promise.resolve(new Response(null, { status: 405, statusText: "Not Allowed" }));
-    }
-    return fetch(input, init);
+    if (method.toUpperCase() !== "GET") return fetch(input, init);
+    const headers = new Headers(init?.headers);
+    if (headers.has("last-event-id") && resumes()) return fetch(input, init);
+    return Promise.resolve(new Response(null, { status: 405, statusText: "Not Allowed" }));
   };
 }
 
@@ -78,8 +88,10 @@ export class ServerSession implements McpSession {
   /** Always `"mcp_session"`. */
   readonly kind = "mcp_session" as const;
   /** Watches the session; discovery and registrations read it. */
-  readonly monitor: CatalogMonitor = new CatalogMonitor();
+  readonly monitor: CatalogMonitor;
   readonly #options: ServerSessionOptions;
+  /** The versions this session accepts: 2026-07-28 and the allowed 2025 revisions. */
+  readonly #accepted: readonly string[];
   readonly #fetch: FetchFunction;
   #client: { sdk: Client; session: McpSession } | undefined;
   #connecting: Promise<{ sdk: Client; session: McpSession }> | undefined;
@@ -98,7 +110,11 @@ export class ServerSession implements McpSession {
    */
   constructor(options: ServerSessionOptions) {
     this.#options = options;
-    this.#fetch = withoutStandaloneStream(options.fetch);
+    this.#accepted = options.legacyProtocolVersions === undefined
+      ? ACCEPTED_PROTOCOL_VERSIONS
+      : [MODERN_PROTOCOL_VERSION, ...options.legacyProtocolVersions];
+    this.monitor = new CatalogMonitor({ protocolVersions: this.#accepted });
+    this.#fetch = onlyResumptions(options.fetch, () => this.#era === "legacy");
   }
 
   /** The era found by the handshake, once connected. */
@@ -199,22 +215,34 @@ export class ServerSession implements McpSession {
       jsonSchemaValidator: new CfWorkerJsonSchemaValidator(),
       versionNegotiation: { mode: "auto" },
       // The legacy handshake offers the first 2025 entry and rejects any other answer.
-      supportedProtocolVersions: [...ACCEPTED],
+      supportedProtocolVersions: [...this.#accepted],
     });
     // Fails a request as soon as its SSE reply does, instead of at the SDK's timer.
     const replies = new ReplyStreams();
     const transport = new StreamableHTTPClientTransport(url, {
       fetch: replies.fetch(this.#fetch),
+      // Resuming a reply stream is the same request, not a retry: bounded attempts, each
+      // within the request's one deadline (the SDK's request timer keeps running).
       reconnectionOptions: {
-        initialReconnectionDelay: 1000,
-        maxReconnectionDelay: 1000,
-        reconnectionDelayGrowFactor: 1,
-        maxRetries: 0,
+        initialReconnectionDelay: 500,
+        maxReconnectionDelay: MAX_RESUME_DELAY_MS,
+        reconnectionDelayGrowFactor: 2,
+        maxRetries: MAX_STREAM_RESUMPTIONS,
+      },
+      reconnectionScheduler: (reconnect: () => void, delay: number) => {
+        // Where resumption is refused anyway, ask at once so the call ends at once.
+        if (this.#era !== "legacy") {
+          reconnect();
+          return undefined;
+        }
+        const timer = setTimeout(reconnect, Math.min(delay, MAX_RESUME_DELAY_MS));
+        return () => clearTimeout(timer);
       },
     });
     // Observe the initialize answer: the SDK reports a refused version only in its message.
     let answered: unknown;
     transport.onmessage = (message: unknown) => {
+      completeByDefault(message);
       this.monitor.onMessage(message);
       if (isRecord(message) && isRecord(message.result) && "serverInfo" in message.result) {
         answered = message.result.protocolVersion;
@@ -250,13 +278,13 @@ export class ServerSession implements McpSession {
       if (error === stop || stop.aborted) {
         throw setupFailed(signal?.aborted ? "mcp_aborted" : "mcp_timeout");
       }
-      throw setupError(error, answered);
+      throw setupError(error, answered, this.#accepted);
     } finally {
       // On Deno a timeout signal with a listener keeps the process alive until it fires.
       stop.removeEventListener("abort", onStop);
     }
     const version = client.getNegotiatedProtocolVersion();
-    if (typeof version !== "string" || !ACCEPTED.includes(version)) {
+    if (typeof version !== "string" || !this.#accepted.includes(version)) {
       await client.close().catch(() => {});
       throw setupFailed("mcp_protocol_version_unsupported");
     }
@@ -276,16 +304,31 @@ export class ServerSession implements McpSession {
   }
 }
 
+/**
+ * A result without `resultType` is complete (the spec's rule for 2026-07-28 results; the
+ * v2 SDK refuses such a result instead). Runs before the SDK reads the message, which it
+ * passes through this hook by reference; 2025 results drop the field again in the SDK.
+ */
+function completeByDefault(message: unknown): void {
+  if (isRecord(message) && "id" in message && isRecord(message.result)) {
+    if (!("resultType" in message.result)) message.result.resultType = "complete";
+  }
+}
+
 /** A set-up failure: nothing of the caller's request was sent. */
 function setupFailed(code: SessionErrorCode, cause?: unknown): SessionRequestError {
   return new SessionRequestError(code, false, cause);
 }
 
 /** The code of a handshake the SDK rejected. */
-function setupError(error: unknown, answered: unknown): SessionRequestError {
+function setupError(
+  error: unknown,
+  answered: unknown,
+  accepted: readonly string[],
+): SessionRequestError {
   const transportCode = transportErrorCode(error);
   if (transportCode !== undefined) return setupFailed(transportCode, error);
-  if (typeof answered === "string" && !ACCEPTED.includes(answered)) {
+  if (typeof answered === "string" && !accepted.includes(answered)) {
     return setupFailed("mcp_protocol_version_unsupported", error);
   }
   const code = isRecord(error) ? error.code : undefined;

@@ -39,6 +39,9 @@ const TAG = "x-sluice-reply";
  * the protocol (`mcp_protocol_error`; the request was sent).
  */
 export class UnansweredReplyError extends SessionRequestError {
+  /** Always `true`. */
+  override readonly replyStreamEnded = true;
+
   /** Creates the error; the message is fixed sluice text. */
   constructor() {
     super("mcp_protocol_error", true);
@@ -146,9 +149,9 @@ export class ReplyStreams {
       const headers = init?.headers;
       const tag = headers instanceof Headers ? headers.get(TAG) : null;
       if (tag === null) return fetch(input, init);
-      const clean = new Headers(headers);
-      clean.delete(TAG);
-      const response = await fetch(input, { ...init, headers: clean });
+      // The SDK builds these headers afresh for each request; the tag never goes on.
+      (headers as Headers).delete(TAG);
+      const response = await fetch(input, init);
       const reply = this.#byTag.get(tag);
       if (reply === undefined || reply.done) return response;
       if (!response.ok || response.body === null || !isEventStream(response)) {

@@ -10,12 +10,20 @@ import type { ApprovalStore } from "../approvals/types.ts";
 import type { Gate } from "../gate/gate.ts";
 import type { GateEnvelope, GateErrorCode } from "../gate/types.ts";
 import {
+  type AnthropicExportOptions,
   type AnthropicTool,
+  type GeminiExportOptions,
   type GeminiFunctionDeclaration,
+  type NullRecord,
+  type OpenAIExportOptions,
+  type OpenAIResponsesTool,
   type OpenAITool,
+  type ProviderTools,
   type ProviderToolSource,
+  stripExportNulls,
   toAnthropicTools,
   toGeminiTools,
+  toOpenAIResponsesTools,
   toOpenAITools,
 } from "../providers/mod.ts";
 import type { ConnectedTool } from "./discovery.ts";
@@ -46,6 +54,12 @@ export interface ToolkitCallOptions {
   readonly runId?: string;
   /** Calls that need approval: the model's tool call id (default: a fresh id per call). */
   readonly callId?: string;
+  /**
+   * The tool's null record from a strict export (`report.nullable[name]`): the model's `null`
+   * for an optional property made nullable there is removed before the original schema sees
+   * the arguments, so the server gets the property absent.
+   */
+  readonly strictNulls?: NullRecord;
 }
 
 /** Options of `toolkit.resume`. */
@@ -119,19 +133,42 @@ export class Toolkit {
     );
   }
 
-  /** Anthropic tool definitions (`{ name, description, input_schema }`). */
-  toAnthropicTools(): AnthropicTool[] {
-    return toAnthropicTools(this.tools);
+  /**
+   * Anthropic tool definitions (`{ name, description, input_schema }`; `strict` on request).
+   * A tool the provider cannot take as it is, is left out and named in `.report`.
+   *
+   * @param options strict mode and the other export options
+   */
+  toAnthropicTools(options?: AnthropicExportOptions): ProviderTools<AnthropicTool> {
+    return toAnthropicTools(this.tools, options);
   }
 
-  /** OpenAI Chat Completions tool definitions. */
-  toOpenAITools(): OpenAITool[] {
-    return toOpenAITools(this.tools);
+  /**
+   * OpenAI Chat Completions tool definitions (`strict` on request); refusals in `.report`.
+   *
+   * @param options strict mode and the other export options
+   */
+  toOpenAITools(options?: OpenAIExportOptions): ProviderTools<OpenAITool> {
+    return toOpenAITools(this.tools, options);
   }
 
-  /** Gemini function declarations (`{ name, description, parametersJsonSchema }`). */
-  toGeminiTools(): GeminiFunctionDeclaration[] {
-    return toGeminiTools(this.tools);
+  /**
+   * OpenAI Responses API function tools, `strict` always stated; refusals in `.report`.
+   *
+   * @param options strict mode and the other export options
+   */
+  toOpenAIResponsesTools(options?: OpenAIExportOptions): ProviderTools<OpenAIResponsesTool> {
+    return toOpenAIResponsesTools(this.tools, options);
+  }
+
+  /**
+   * Gemini function declarations (`{ name, description, parametersJsonSchema }`); what Gemini
+   * ignores is reported as lossy in `.report` (`exact: true` refuses those tools instead).
+   *
+   * @param options the export options
+   */
+  toGeminiTools(options?: GeminiExportOptions): ProviderTools<GeminiFunctionDeclaration> {
+    return toGeminiTools(this.tools, options);
   }
 
   /**
@@ -158,7 +195,7 @@ export class Toolkit {
         const [outcome] = await this.#context.gate.run([{
           id: options.callId ?? crypto.randomUUID(),
           name,
-          arguments: args,
+          arguments: options.strictNulls ? stripExportNulls(args, options.strictNulls) : args,
         }], {
           runId: options.runId ?? this.#context.runId,
           ...(options.signal ? { signal: options.signal } : {}),

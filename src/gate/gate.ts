@@ -132,6 +132,9 @@ export class Gate {
     if (options.approve !== undefined && typeof options.approve !== "function") {
       throw new GateError("gate_options_invalid", "approve must be a function");
     }
+    if (options.onPending !== undefined && typeof options.onPending !== "function") {
+      throw new GateError("gate_options_invalid", "onPending must be a function");
+    }
     checkDeciders(tools, options);
     const writes = [...tools.values()].filter((tool) => tool.kind === "write");
     // Without a store, inline decisions live in memory for this gate's life only, and tools
@@ -153,6 +156,7 @@ export class Gate {
       now: this.#now,
       allowNonDurable: options.allowNonDurableStoreForTests === true,
       hook: options.onPersistencePointForTests,
+      onPending: options.onPending,
     });
   }
 

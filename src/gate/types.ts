@@ -8,7 +8,7 @@ import type { CallErrorCode, ToolEnvelope } from "../calls/envelope.ts";
 import type { ToolRegistration } from "../calls/registration.ts";
 import type { WriteToolRegistration } from "../calls/discover_write.ts";
 import type { WriteEffect } from "../catalog/write_bindings.ts";
-import type { ApprovalStore, ClaimRefusalCode } from "../approvals/types.ts";
+import type { ApprovalRecord, ApprovalStore, ClaimRefusalCode } from "../approvals/types.ts";
 
 /** One model tool call: the model's call id, the local tool name and its arguments. */
 export interface GateCall {
@@ -102,6 +102,12 @@ export interface GateOptions {
   readonly approve?: InlineApprover;
   /** How long an approval stays usable, in milliseconds (default 15 minutes). */
   readonly approvalTtlMs?: number;
+  /**
+   * Told each time a call ends `approval_pending` (deferred approvals), with a copy of the
+   * pending record: notify a person here (`webhookNotifier` from `@sluice/mcp/inbox`). Never
+   * awaited; a throw, a rejection or slowness has no effect on the call.
+   */
+  readonly onPending?: (approval: ApprovalRecord) => void | Promise<void>;
   /** Clock in milliseconds since the Unix epoch (default `Date.now`); injectable for tests. */
   readonly now?: () => number;
   /**

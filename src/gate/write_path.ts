@@ -39,6 +39,21 @@ export interface WritePathContext {
   readonly hook:
     | ((point: PersistencePoint, approvalId: string) => void | Promise<void>)
     | undefined;
+  /** Told of each call that ends `approval_pending`; never awaited, failures ignored. */
+  readonly onPending?: (approval: ApprovalRecord) => void | Promise<void>;
+}
+
+/** Calls `hook` with a copy of `record` without waiting for it; its failures are dropped. */
+function tellPending(
+  hook: ((approval: ApprovalRecord) => void | Promise<void>) | undefined,
+  record: ApprovalRecord,
+): void {
+  if (hook === undefined) return;
+  try {
+    Promise.resolve(hook(structuredClone(record))).catch(() => undefined);
+  } catch {
+    // A notifier must not change the call.
+  }
 }
 
 /**
@@ -154,6 +169,7 @@ export class WritePath {
     if (!sameContent) return writeFailure(id, "approval_conflict", "not_started", approvalId);
     const approve = this.#context.approve;
     if (approve === undefined) {
+      tellPending(this.#context.onPending, record);
       return writeFailure(id, "approval_pending", "not_started", approvalId);
     }
     let verdict: unknown;

@@ -28,7 +28,12 @@ export interface SdkClientLike {
 type RawRequest = (
   request: { method: string; params: JsonObject },
   resultSchema: unknown,
-  options: { signal?: AbortSignal; timeout: number },
+  options: {
+    signal?: AbortSignal;
+    timeout: number;
+    allowInputRequired?: boolean;
+    headers?: Record<string, string>;
+  },
 ) => Promise<unknown>;
 
 /**
@@ -92,8 +97,6 @@ function classify(
     : undefined;
   // A reply that is not JSON-RPC is the server breaking the protocol, not the network.
   if (isUndecodable(error)) return "mcp_protocol_error";
-  // A session sluice built rejects with its own classified error.
-  if (error instanceof SessionRequestError) return error.code;
   switch (code) {
     case "CONNECTION_CLOSED":
     case "NOT_CONNECTED":
@@ -102,10 +105,11 @@ function classify(
       return "mcp_timeout";
     case -32001:
       return pastDeadline ? "mcp_timeout" : "mcp_protocol_error";
+    case "INPUT_REQUIRED_ROUNDS_EXCEEDED":
+      return "mcp_input_required_unsupported";
     case "INVALID_RESULT":
     case "UNSUPPORTED_RESULT_TYPE":
     case "METHOD_NOT_SUPPORTED_BY_PROTOCOL_VERSION":
-    case "INPUT_REQUIRED_ROUNDS_EXCEEDED":
       return "mcp_protocol_error";
   }
   // A numeric code is a JSON-RPC error response (v1 McpError, v2 ProtocolError).
@@ -154,6 +158,10 @@ export function sessionFromClient(client: SdkClientLike): McpSession {
         pending = send({ method, params }, PASS_THROUGH, {
           ...(link ? { signal: link.signal } : {}),
           timeout: options.timeoutMs,
+          // v2: an input_required result comes back as it is (sluice reports it), instead of
+          // the SDK trying to answer it; v1 ignores the option.
+          allowInputRequired: true,
+          ...(options.headers ? { headers: { ...options.headers } } : {}),
         });
       } catch (error) {
         link?.unlink();
@@ -167,6 +175,8 @@ export function sessionFromClient(client: SdkClientLike): McpSession {
         return result;
       }, (error: unknown) => {
         link?.unlink();
+        // A session sluice built already classified its failure: keep it whole.
+        if (error instanceof SessionRequestError && !signal?.aborted) throw error;
         const pastDeadline = performance.now() - started >= options.timeoutMs - DEADLINE_SLACK_MS;
         const code = signal?.aborted ? "mcp_aborted" : classify(client, error, pastDeadline);
         const transportCode = transportErrorCode(error);

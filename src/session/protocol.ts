@@ -19,3 +19,9 @@ export const ACCEPTED_PROTOCOL_VERSIONS: readonly string[] = Object.freeze([
   MODERN_PROTOCOL_VERSION,
   ...LEGACY_PROTOCOL_VERSIONS,
 ]);
+
+/**
+ * Older revisions a host may opt in to (connect()'s `legacyProtocolVersions`), still widely
+ * deployed; never accepted by default.
+ */
+export const OPT_IN_PROTOCOL_VERSIONS: readonly string[] = Object.freeze(["2025-03-26"]);

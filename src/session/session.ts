@@ -24,6 +24,8 @@ export type SessionErrorCode =
   | "mcp_handshake_failed"
   /** The server answered a protocol version outside sluice's allowlist. */
   | "mcp_protocol_version_unsupported"
+  /** The server needs input (elicitation, sampling) sluice cannot give. */
+  | "mcp_input_required_unsupported"
   /** sluice's hardened fetch refused or failed the request, with its own code. */
   | TransportErrorCode;
 
@@ -33,6 +35,8 @@ export interface SessionRequestOptions {
   readonly signal?: AbortSignal;
   /** Deadline in milliseconds. */
   readonly timeoutMs: number;
+  /** Extra HTTP headers of this request (2026-07-28 `Mcp-Param-*`), where the transport has any. */
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -66,6 +70,8 @@ const MESSAGES: Partial<Record<SessionErrorCode, string>> = {
 export class SessionRequestError extends SluiceError<SessionErrorCode> {
   /** Whether the request may have reached the server. */
   readonly sent: boolean;
+  /** Set when the reply stream ended before the answer arrived (the request was sent). */
+  readonly replyStreamEnded: boolean = false;
 
   /**
    * Creates the error for one failed request.

@@ -28,6 +28,11 @@ export type TransportErrorCode =
   | "transport_timeout"
   /** The caller's `AbortSignal` aborted the request. */
   | "transport_aborted"
+  /**
+   * The runtime refused network access: Deno without `--allow-net` for the host (or, to check a
+   * host name, for the DNS server `Deno.resolveDns` asks). The message names the host and port.
+   */
+  | "transport_permission_denied"
   /** TLS failed: certificate not trusted, not valid for the host name, or handshake error. */
   | "transport_tls_failed"
   /** Any other network failure (connection refused, reset, malformed response). */
@@ -35,7 +40,9 @@ export type TransportErrorCode =
 
 /**
  * Thrown (or used to error a response body stream) by the function `secureFetch` returns.
- * The message is fixed sluice text: it never contains remote text, the URL, or the token.
+ * The message is sluice text: it never contains remote text, the token, or the URL's path and
+ * query. Only `transport_permission_denied` names a host and port (the caller's own), because
+ * that is what the missing `--allow-net` needs.
  *
  * @example
  * ```ts

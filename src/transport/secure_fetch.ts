@@ -172,11 +172,53 @@ function looksLikeTls(error: unknown): boolean {
   return false;
 }
 
-function toTransportError(error: unknown, deadline: Deadline, secure: boolean): TransportError {
+/** Whether the runtime itself refused the operation for want of a permission (Deno). */
+function isPermissionRefusal(error: unknown): boolean {
+  let current: unknown = error;
+  for (let depth = 0; depth < 4 && current instanceof Error; depth++) {
+    // Deno 2 throws `Deno.errors.NotCapable` when a permission flag is missing.
+    if (current.name === "NotCapable") return true;
+    current = current.cause;
+  }
+  return false;
+}
+
+/** `host:port` as `--allow-net` takes it, from the caller's own URL. */
+function netTarget(url: URL): string {
+  const port = url.port !== "" ? url.port : url.protocol === "https:" ? "443" : "80";
+  return `${url.hostname}:${port}`;
+}
+
+function permissionDenied(destination: URL): TransportError {
+  const target = netTarget(destination);
+  return new TransportError(
+    "transport_permission_denied",
+    `Deno refused network access to ${target}: run with --allow-net=${target} ` +
+      "(see docs/permissions.md).",
+  );
+}
+
+function resolverPermissionDenied(destination: URL): TransportError {
+  const target = netTarget(destination);
+  return new TransportError(
+    "transport_permission_denied",
+    `Deno refused network access while checking the addresses of ${destination.hostname}: ` +
+      `Deno.resolveDns asks the system's DNS servers, so run with --allow-net=${target} and ` +
+      "each DNS server (its address, port 53), or pass transport.resolve " +
+      "(see docs/permissions.md).",
+  );
+}
+
+function toTransportError(
+  error: unknown,
+  deadline: Deadline,
+  destination: URL | undefined,
+): TransportError {
   if (error instanceof TransportError) return error;
   if (deadline.failure !== undefined) return deadline.failure;
+  if (destination !== undefined && isPermissionRefusal(error)) return permissionDenied(destination);
   // Only an https request has a TLS layer that could have failed.
-  if (secure && looksLikeTls(error)) {
+  if (destination?.protocol === "https:" && looksLikeTls(error)) {
     return new TransportError(
       "transport_tls_failed",
       "The TLS connection failed: the certificate is not trusted or not valid for the host.",
@@ -296,19 +338,20 @@ export function secureFetch(options: SecureFetchOptions = {}): SecureFetch {
     const callerSignal = init?.signal ?? (input instanceof Request ? input.signal : undefined);
     const deadline = new Deadline(resolved.timeoutMs, callerSignal ?? undefined);
     let handedOff = false;
-    let secure = false;
+    let url: URL | undefined;
     try {
       if (deadline.failure !== undefined) throw deadline.failure;
       const destination = checkUrl(requestUrl(input), resolved.policy);
-      secure = destination.url.protocol === "https:";
+      url = destination.url;
       if (destination.kind === "name" && resolved.resolve !== undefined) {
         let addresses: readonly string[];
         try {
           addresses = await deadline.race(
             resolved.resolve(destination.hostname, { signal: deadline.signal }),
           );
-        } catch {
+        } catch (error) {
           if (deadline.failure !== undefined) throw deadline.failure;
+          if (isPermissionRefusal(error)) throw resolverPermissionDenied(destination.url);
           throw new TransportError("transport_dns_failed", "The host name could not be resolved.");
         }
         checkResolvedAddresses(
@@ -330,7 +373,7 @@ export function secureFetch(options: SecureFetchOptions = {}): SecureFetch {
         response.body,
         resolved.maxResponseBytes,
         deadline,
-        (error) => toTransportError(error, deadline, secure),
+        (error) => toTransportError(error, deadline, url),
       );
       if (body === null) discard(response);
       const result = new Response(body, {
@@ -341,7 +384,7 @@ export function secureFetch(options: SecureFetchOptions = {}): SecureFetch {
       handedOff = body !== null;
       return result;
     } catch (error) {
-      throw toTransportError(error, deadline, secure);
+      throw toTransportError(error, deadline, url);
     } finally {
       if (!handedOff) deadline.dispose();
     }

@@ -63,6 +63,29 @@ const DEFAULTS: ScriptedHandlers = {
 };
 
 /**
+ * Handlers of a scripted server that speaks 2026-07-28: it answers `server/discover`, and
+ * every result says `resultType: "complete"` unless a test overrides a method.
+ */
+export const MODERN_HANDLERS: ScriptedHandlers = {
+  "server/discover": (request) =>
+    result(request, {
+      supportedVersions: ["2026-07-28"],
+      capabilities: { tools: {} },
+      resultType: "complete",
+      _meta: { "io.modelcontextprotocol/serverInfo": { name: "scripted", version: "1.0.0" } },
+    }),
+  "tools/list": (request) =>
+    result(request, {
+      tools: [tool("echo")],
+      resultType: "complete",
+      ttlMs: 0,
+      cacheScope: "private",
+    }),
+  "tools/call": (request) =>
+    result(request, { content: [{ type: "text", text: "ok" }], resultType: "complete" }),
+};
+
+/**
  * Starts a scripted JSON-RPC server on 127.0.0.1. Stalled answers are released (with a 503)
  * when the server closes, so nothing leaks past a test.
  *
@@ -102,25 +125,35 @@ export function startScriptedServer(handlers: ScriptedHandlers = {}): ScriptedSe
   };
 }
 
-/** The real server-everything over Streamable HTTP on loopback. */
-export interface EverythingHttp {
+/** A real server from npm, run in its own process on loopback. */
+export interface LoopbackProcess {
   readonly url: URL;
   readonly pid: number;
   close(): Promise<void>;
 }
 
+/** The real server-everything over Streamable HTTP on loopback. */
+export type EverythingHttp = LoopbackProcess;
+
 const EVERYTHING_HTTP = new URL("../../fixtures/server_everything_http.ts", import.meta.url)
+  .pathname;
+const SDK_EXAMPLE_HTTP = new URL("../../fixtures/sdk_example_http.ts", import.meta.url)
   .pathname;
 
 /**
- * Starts `@modelcontextprotocol/server-everything streamableHttp` under Deno, forced onto
- * 127.0.0.1 with an ephemeral port, and waits (at most 30 s) for the port it bound.
+ * Runs a fixture entry that forces its server onto 127.0.0.1 (see
+ * fixtures/loopback_listen.ts) and waits (at most 30 s) for the port it printed.
  */
-export async function startEverythingHttp(): Promise<EverythingHttp> {
+async function startLoopbackProcess(
+  script: string,
+  args: readonly string[],
+  env: Record<string, string>,
+  what: string,
+): Promise<LoopbackProcess> {
   const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "--quiet", EVERYTHING_HTTP, "streamableHttp"],
+    args: ["run", "-A", "--quiet", script, ...args],
     cwd: REPO_ROOT,
-    env: { PORT: "0" },
+    env,
     stdin: "null",
     stdout: "null",
     stderr: "piped",
@@ -132,7 +165,7 @@ export async function startEverythingHttp(): Promise<EverythingHttp> {
   try {
     while (port === undefined) {
       const { value, done } = await lines.read();
-      if (done) throw new Error("server-everything exited before listening");
+      if (done) throw new Error(`${what} exited before listening`);
       buffered += value;
       const match = /SLUICE_LISTENING (\d+)/.exec(buffered);
       if (match) port = Number(match[1]);
@@ -161,4 +194,27 @@ export async function startEverythingHttp(): Promise<EverythingHttp> {
       await drained;
     },
   };
+}
+
+/**
+ * Starts `@modelcontextprotocol/server-everything streamableHttp` under Deno, forced onto
+ * 127.0.0.1 with an ephemeral port.
+ */
+export function startEverythingHttp(): Promise<EverythingHttp> {
+  return startLoopbackProcess(
+    EVERYTHING_HTTP,
+    ["streamableHttp"],
+    { PORT: "0" },
+    "server-everything",
+  );
+}
+
+/**
+ * Starts one of the official v1 SDK's example servers (`ssePollingExample`, ...) under Deno,
+ * forced onto 127.0.0.1 with an ephemeral port.
+ *
+ * @param name the example's file name without `.js`
+ */
+export function startSdkExample(name: string): Promise<LoopbackProcess> {
+  return startLoopbackProcess(SDK_EXAMPLE_HTTP, [name], {}, `SDK example ${name}`);
 }
