@@ -14,7 +14,8 @@
  *    rounds, and the median and range of the per-round ratios. Target: at most 1.10×.
  * 2. Discovery of a 188-tool, ~1 MiB list (`large_list.ts`, from the shared corpus): a fresh
  *    raw `Client` (probe, then `listTools()`) vs `connect()` allowing five of the tools (probe,
- *    then its one `tools/list`); both send the same two requests. Then the heap each retains
+ *    then its one `tools/list`; one of the five is destructive-hinted, so a read and a write
+ *    catalog are built); both send the same two requests. Then the heap each retains
  *    (the raw client with its result, the connection), after a forced GC when `gc` is exposed
  *    (`deno task bench` passes `--v8-flags=--expose-gc`). Targets: at most 1.5× each.
  *
