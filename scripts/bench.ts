@@ -14,6 +14,7 @@ import { writePathBenchmark } from "./bench/write_path.ts";
 import { readPathBenchmark } from "./bench/read_path.ts";
 import { bodyChunksBenchmark } from "./bench/body_chunks.ts";
 import { patternsBenchmark } from "./bench/patterns.ts";
+import { connectBenchmark } from "./bench/connect.ts";
 
 /** The approval store's figures (libSQL file, WAL, synchronous=FULL), as a registered bench. */
 const approvalsBenchmark: Benchmark = {
@@ -30,6 +31,7 @@ export const benchmarks: readonly Benchmark[] = [
   writePathBenchmark,
   bodyChunksBenchmark,
   patternsBenchmark,
+  connectBenchmark,
 ];
 
 function printTable(header: readonly string[], lines: readonly string[][]): void {
@@ -75,19 +77,26 @@ async function main(names: readonly string[]): Promise<boolean> {
         allMet &&= met;
         target = `<= ${comparison.targetRatio}x ${met ? "met" : "MISSED"}`;
       }
+      const unit = comparison.unit === undefined ? "" : ` ${comparison.unit}`;
+      const range = comparison.ratioRange === undefined
+        ? ""
+        : ` (${comparison.ratioRange.map((value) => value.toFixed(2)).join("-")})`;
       comparisons.push([
         benchmark.name,
         comparison.subject,
-        comparison.subjectMs.toFixed(2),
+        `${comparison.subjectMs.toFixed(2)}${unit}`,
         comparison.baseline,
-        comparison.baselineMs.toFixed(2),
-        `${ratio.toFixed(2)}x`,
+        `${comparison.baselineMs.toFixed(2)}${unit}`,
+        `${ratio.toFixed(2)}x${range}`,
         target,
       ]);
     }
   }
   if (comparisons.length > 0) {
-    printTable(["benchmark", "subject", "ms", "baseline", "ms", "ratio", "target"], comparisons);
+    printTable(
+      ["benchmark", "subject", "ms", "baseline", "ms", "ratio (range)", "target"],
+      comparisons,
+    );
   }
   if (figures.length > 0) printTable(["benchmark", "figure", "value", "unit"], figures);
   console.log(`\n(${navigator.userAgent}, ${navigator.hardwareConcurrency} cores)`);

@@ -379,3 +379,22 @@ Deno.test("call signal: aborting ends the call in mcp_aborted at once, and the s
     await server.close();
   }
 });
+
+Deno.test("close(): nothing of the handshake keeps the process alive until its deadline", async () => {
+  const server = await startHttpServer();
+  try {
+    const child = await new Deno.Command(Deno.execPath(), {
+      args: ["run", "-A", "--quiet", "tests/support/connect_close_child.ts", server.url.href],
+      cwd: new URL("../", import.meta.url).pathname,
+      stdout: "piped",
+      stderr: "inherit",
+    }).output();
+    // Exit code 3: something (the handshake's 60 s deadline signal) outlived close().
+    assert.equal(child.code, 0);
+    assert.deepEqual(JSON.parse(new TextDecoder().decode(child.stdout).trim()), {
+      errorCode: null,
+    });
+  } finally {
+    await server.close();
+  }
+});

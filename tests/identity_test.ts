@@ -10,6 +10,7 @@ import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import fc from "fast-check";
 import { digestText, SCRIPT_HASH_MAX_BYTES } from "../src/identity/digest.ts";
+import { utf8Length } from "../src/identity/canonicalize.ts";
 import {
   canonicalize,
   DEFAULT_JSON_LIMITS,
@@ -197,6 +198,34 @@ Deno.test("digest reports refusals as a rejected promise, never a synchronous th
   });
   await assert.rejects(promise!, { name: "JsonValueError", code: "json_undefined", path: "/a" });
   await assert.rejects(digest([[1]], { maxDepth: 1 }), { code: "json_too_deep", path: "/0" });
+});
+
+Deno.test("utf8Length counts exactly what TextEncoder writes, short and long, across its chunks", () => {
+  const encoded = (text: string) => new TextEncoder().encode(text).byteLength;
+  // Pairs and 3-byte characters straddling the pieces the long path encodes.
+  const texts = [
+    "",
+    "a",
+    "\u00e9\u20ac\ud83d\ude00",
+    "x".repeat(5_460) + "\ud83d\ude00".repeat(3),
+    "x".repeat(5_459) + "\u20ac".repeat(5) + "y",
+    "\u20ac".repeat(5_461 * 3 + 7),
+    "\ud83d\ude00".repeat(20_000),
+    "l".repeat(1024 * 1024),
+  ];
+  for (const text of texts) assert.equal(utf8Length(text), encoded(text));
+  fc.assert(
+    fc.property(
+      fc.string({ unit: "grapheme", maxLength: 200 }),
+      fc.integer({ min: 0, max: 20_000 }),
+      (text, repeat) => {
+        const long = text.repeat(Math.min(repeat, Math.ceil(40_000 / (text.length + 1))));
+        assert.equal(utf8Length(text), encoded(text));
+        assert.equal(utf8Length(long), encoded(long));
+      },
+    ),
+    { numRuns: 1_000 },
+  );
 });
 
 // ---------------------------------------------------------------------------------------------

@@ -247,6 +247,9 @@ Deno.test("requests reach a loopback server with identity encoding and caller he
     assert.equal(seen.get("mcp-protocol-version"), "2026-07-28");
     assert.equal(seen.get("content-type"), "application/json");
     assert.equal(seen.get("cookie"), null);
+    // A string body keeps its length: it is not re-streamed and sent chunked.
+    assert.equal(seen.get("content-length"), "46");
+    assert.equal(seen.get("transfer-encoding"), null);
     assert.deepEqual(dns.asked, ["localhost"]);
 
     // A Request object as input, with a streamed body, goes through the same path.

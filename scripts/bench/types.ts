@@ -22,6 +22,10 @@ export interface ComparisonRow {
    * absent, `subjectMs / baselineMs`.
    */
   ratio?: number;
+  /** The lowest and highest per-round ratio, when measured per round. */
+  ratioRange?: readonly [number, number];
+  /** Unit of `subjectMs` and `baselineMs` when they are not milliseconds, e.g. `KiB`. */
+  unit?: string;
   /** Highest acceptable subject/baseline ratio, when the project has a target. */
   targetRatio?: number;
 }

@@ -254,8 +254,10 @@ export class ServerSession implements McpSession {
     // timer gets a margin so this one fires first. The SDK's probe does not take a signal, so
     // the race closes the client instead.
     const stop = deadlineSignal(signal, timeoutMs)!;
+    let onStop = (): void => {};
     const stopped = new Promise<never>((_, reject) => {
-      stop.addEventListener("abort", () => reject(stop), { once: true });
+      onStop = () => reject(stop);
+      stop.addEventListener("abort", onStop, { once: true });
     });
     const connecting = client.connect(transport, {
       timeout: timeoutMs + SDK_TIMEOUT_MARGIN_MS,
@@ -277,6 +279,9 @@ export class ServerSession implements McpSession {
         throw setupFailed(signal?.aborted ? "mcp_aborted" : "mcp_timeout");
       }
       throw setupError(error, answered, this.#accepted);
+    } finally {
+      // On Deno a timeout signal with a listener keeps the process alive until it fires.
+      stop.removeEventListener("abort", onStop);
     }
     const version = client.getNegotiatedProtocolVersion();
     if (typeof version !== "string" || !this.#accepted.includes(version)) {

@@ -176,8 +176,33 @@ class Canonicalizer {
   }
 }
 
-/** Counts the UTF-8 bytes of a well-formed string without allocating. */
+/** Below this length a loop is cheaper than a call into the encoder. */
+const SHORT_TEXT = 64;
+/** UTF-16 units encoded per piece: at 3 bytes each at most, a piece always fits the scratch. */
+const PIECE = 5_461;
+const encoder = new TextEncoder();
+/** Scratch space `utf8Length` encodes into; its content is never read. */
+const scratch = new Uint8Array(3 * PIECE);
+
+/**
+ * Counts the UTF-8 bytes of a well-formed string without allocating a copy: short strings by
+ * a loop, long ones by encoding pieces of them into a fixed scratch buffer (the runtime's
+ * encoder is many times faster than a loop on large text; bounded pieces, because an encoder
+ * may copy all the text it is given before it stops at the end of the buffer).
+ */
 export function utf8Length(text: string): number {
+  if (text.length >= SHORT_TEXT) {
+    let bytes = 0;
+    for (let offset = 0; offset < text.length;) {
+      let end = Math.min(offset + PIECE, text.length);
+      // A surrogate pair stays in one piece (apart, each half would count as U+FFFD).
+      const last = text.charCodeAt(end - 1);
+      if (end < text.length && last >= 0xd800 && last <= 0xdbff) end--;
+      bytes += encoder.encodeInto(text.substring(offset, end), scratch).written;
+      offset = end;
+    }
+    return bytes;
+  }
   let bytes = text.length;
   for (let index = 0; index < text.length; index++) {
     const unit = text.charCodeAt(index);

@@ -1,0 +1,203 @@
+/**
+ * Where a `connect()` call spends its client CPU beyond the raw v2 SDK's `callTool`, against
+ * the `connect` benchmark's server (`scripts/bench/connect_server.ts`, its own process):
+ *
+ * 1. The hardened fetch step by step: plain `fetch` + `json()`, then each of `secureFetch`'s
+ *    steps added in turn (URL check, header rules, the prepared `Request`, the deadline, the
+ *    re-wrapped `Response`, the capped body), then `secureFetch` itself.
+ * 2. The call layers: the raw client (global fetch, then over `secureFetch`), a registration
+ *    on the raw client (global fetch, then over `secureFetch`), a registration on connect()'s
+ *    own session, the gate over it, and `toolkit.call`.
+ *
+ * Every variant runs once per turn in a rotating order; the figure is each one's median CPU
+ * time per call (`process.cpuUsage`, the whole client process). Not part of `deno task bench`:
+ * `deno run -A scripts/experiments/connect_costs.ts [turns]`.
+ *
+ * @module
+ */
+import process from "node:process";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/client/validators/cf-worker";
+import {
+  CatalogMonitor,
+  connect,
+  discoverTools,
+  Gate,
+  type ReadToolBinding,
+  secureFetch,
+} from "../../mod.ts";
+import { ServerSession } from "../../src/connect/session.ts";
+import { Deadline } from "../../src/transport/deadline.ts";
+import { TransportError } from "../../src/transport/errors.ts";
+import { limitBody } from "../../src/transport/limited_body.ts";
+import { checkUrl } from "../../src/transport/policy.ts";
+import { startConnectServer } from "../bench/connect_server.ts";
+
+type Variant = readonly [name: string, run: () => Promise<unknown>];
+
+/** Median CPU microseconds per call of each variant, rotating the order every turn. */
+async function cpuPerCall(variants: readonly Variant[], turns: number): Promise<number[]> {
+  for (let i = 0; i < 200; i++) for (const [, run] of variants) await run();
+  const samples = variants.map(() => [] as number[]);
+  for (let turn = 0; turn < turns; turn++) {
+    for (let step = 0; step < variants.length; step++) {
+      const index = (turn + step) % variants.length;
+      const before = process.cpuUsage();
+      await variants[index][1]();
+      const after = process.cpuUsage();
+      samples[index].push(after.user - before.user + after.system - before.system);
+    }
+  }
+  return samples.map((values) => values.toSorted((a, b) => a - b)[values.length >> 1]);
+}
+
+function print(title: string, variants: readonly Variant[], cpu: readonly number[]): void {
+  console.log(`\n${title} (median client CPU per call, µs; delta to the first row)`);
+  variants.forEach(([name], index) => {
+    const delta = cpu[index] - cpu[0];
+    console.log(
+      `  ${name.padEnd(40)} ${String(cpu[index]).padStart(5)}  ${delta >= 0 ? "+" : ""}${delta}`,
+    );
+  });
+}
+
+/** The transport steps, on the exact request the SDK sends for a 2026-07-28 `tools/call`. */
+function transportSteps(url: string): Variant[] {
+  const body = JSON.stringify({
+    jsonrpc: "2.0",
+    id: 1,
+    method: "tools/call",
+    params: { name: "small", arguments: { query: "sluice" } },
+  });
+  const headers = {
+    "content-type": "application/json",
+    accept: "application/json, text/event-stream",
+    "mcp-protocol-version": "2026-07-28",
+    "mcp-method": "tools/call",
+    "mcp-name": "small",
+  };
+  const toError = (error: unknown) => new TransportError("transport_failed", String(error));
+  const step = async (level: number) => {
+    const init: RequestInit = { method: "POST", headers, body };
+    let target: string | URL | Request = url;
+    if (level >= 1) target = checkUrl(url, { allowLoopback: true }).url;
+    if (level >= 2) {
+      const travelling = new Headers(init.headers);
+      travelling.delete("authorization");
+      travelling.delete("cookie");
+      travelling.delete("proxy-authorization");
+      travelling.set("accept-encoding", "identity");
+      init.headers = travelling;
+    }
+    const deadline = level >= 4 ? new Deadline(30_000, undefined) : undefined;
+    if (level >= 3) {
+      target = new Request(new Request(target, init), {
+        headers: init.headers,
+        signal: deadline?.signal ?? new AbortController().signal,
+        redirect: "manual",
+        duplex: "half",
+      } as RequestInit);
+    }
+    const pending = level >= 3 ? fetch(target) : fetch(target, init);
+    const response = deadline ? await deadline.race(pending) : await pending;
+    if (level < 5) {
+      const value = await response.json();
+      deadline?.dispose();
+      return value;
+    }
+    const wrapped = new Response(
+      level >= 6 ? limitBody(response.body!, 1024 * 1024, deadline!, toError) : response.body,
+      { status: response.status, statusText: response.statusText, headers: response.headers },
+    );
+    const value = await wrapped.json();
+    if (level < 6) deadline!.dispose();
+    return value;
+  };
+  const hardened = secureFetch({ dangerouslyAllowLoopback: true });
+  return [
+    ["fetch + json()", () => step(0)],
+    ["+ checkUrl", () => step(1)],
+    ["+ header rules (new Headers)", () => step(2)],
+    ["+ prepared Request (re-wrapped)", () => step(3)],
+    ["+ Deadline (timer, race)", () => step(4)],
+    ["+ re-wrapped Response", () => step(5)],
+    ["+ limitBody (counted JS stream)", () => step(6)],
+    ["secureFetch", async () => {
+      const init = { method: "POST", headers, body };
+      return await (await hardened(url, init)).json();
+    }],
+  ];
+}
+
+async function rawClient(url: string, fetch?: typeof globalThis.fetch): Promise<Client> {
+  const client = new Client({ name: "costs", version: "0.0.0" }, {
+    jsonSchemaValidator: new CfWorkerJsonSchemaValidator(),
+    versionNegotiation: { mode: "auto" },
+  });
+  await client.connect(new StreamableHTTPClientTransport(new URL(url), fetch ? { fetch } : {}));
+  await client.listTools();
+  return client;
+}
+
+const turns = Number(Deno.args[0] ?? 1_500);
+const server = await startConnectServer();
+const url = `${server.origin}/calls`;
+const closers: (() => Promise<void>)[] = [server.close];
+try {
+  const steps = transportSteps(url);
+  print("secureFetch, step by step", steps, await cpuPerCall(steps, turns));
+
+  const args = { query: "sluice" };
+  const binding: ReadToolBinding = {
+    localName: "small",
+    policy: { mode: "read", title: "small" },
+    scope: null,
+    concurrencySafe: true,
+  };
+  const onClient = async (client: Client) => {
+    const monitor = new CatalogMonitor();
+    monitor.acceptProtocolVersion(client.getNegotiatedProtocolVersion());
+    return (await discoverTools(client, "b", { small: binding }, { monitor })).registrations[0];
+  };
+  const plain = await rawClient(url);
+  const hardened = await rawClient(
+    url,
+    secureFetch({ dangerouslyAllowLoopback: true }) as typeof fetch,
+  );
+  const session = new ServerSession({
+    url: new URL(url),
+    fetch: secureFetch({ dangerouslyAllowLoopback: true }),
+    timeoutMs: 30_000,
+  });
+  await session.ready();
+  const found = await discoverTools(session, "b", { small: binding }, {
+    monitor: session.monitor,
+  });
+  const gate = new Gate({ catalogs: [found] });
+  const connection = await connect(url, {
+    id: "bench",
+    allow: ["small"],
+    preApproved: ["small"],
+    transport: { dangerouslyAllowLoopback: true },
+  });
+  closers.push(() => plain.close(), () => hardened.close(), () => session.close());
+  closers.push(() => connection.close());
+  const onPlain = await onClient(plain);
+  const onHardened = await onClient(hardened);
+  let id = 0;
+  const layers: Variant[] = [
+    ["raw callTool", () => plain.callTool({ name: "small", arguments: args })],
+    ["raw callTool over secureFetch", () => hardened.callTool({ name: "small", arguments: args })],
+    ["registration, raw client", () => onPlain.call(args)],
+    ["registration, raw client + secureFetch", () => onHardened.call(args)],
+    ["registration, connect()'s session", () => found.registrations[0].call(args)],
+    [
+      "gate.run, connect()'s session",
+      () => gate.run([{ id: String(++id), name: "small", arguments: args }], { runId: "costs" }),
+    ],
+    ["toolkit.call", () => connection.toolkit.call("bench__small", args)],
+  ];
+  print("call layers, 1 KiB result", layers, await cpuPerCall(layers, turns));
+} finally {
+  for (const close of closers.reverse()) await close();
+}
