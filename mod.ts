@@ -75,6 +75,38 @@ export {
 } from "./src/calls/discover.ts";
 export type { ToolListing } from "./src/catalog/listing.ts";
 export { NOT_NEGOTIATED, type UnfitTool } from "./src/catalog/selection.ts";
+export {
+  type CatalogDiff,
+  type ChangedTool,
+  compareDefinitions,
+  DEFINITION_FIELDS,
+  definitionDigest,
+  type DefinitionField,
+  definitionOfEntry,
+  definitionOfListed,
+  diffDefinitions,
+  diffJson,
+  type JsonChange,
+  type ToolDefinition,
+  type ToolPresence,
+} from "./src/catalog/revisions.ts";
+export {
+  compareLock,
+  createLock,
+  LOCK_FILE_NAME,
+  type LockComparison,
+  type LockedServer,
+  type LockedTool,
+  LockError,
+  type LockErrorCode,
+  LOCKFILE_VERSION,
+  type LockMismatch,
+  lockServer,
+  parseLock,
+  serializeLock,
+  type SluiceLock,
+} from "./src/catalog/lock.ts";
+export { renderChange, renderDiff, renderLockMismatches } from "./src/catalog/render_diff.ts";
 export type {
   ArgumentProblem,
   CallErrorCode,
