@@ -17,6 +17,7 @@ import {
   renderDiff,
   renderLockMismatches,
   serializeLock,
+  type SnapshotEntryBase,
   type ToolDefinition,
 } from "../mod.ts";
 
@@ -54,7 +55,7 @@ Deno.test("definitionOfListed() normalises like a snapshot entry, definitionOfEn
     outputSchema: { type: "object" },
   });
   assert.deepEqual(listed, ADD);
-  const entry = definitionOfEntry({
+  const base: SnapshotEntryBase = {
     localName: "mcp__add",
     remoteName: "add",
     description: "",
@@ -63,7 +64,9 @@ Deno.test("definitionOfListed() normalises like a snapshot entry, definitionOfEn
     annotations: null,
     policy: { title: "host title" },
     concurrencySafe: true,
-  });
+  };
+  const entry = definitionOfEntry(base);
+  assert.ok(!("policy" in entry) && !("localName" in entry));
   assert.equal(await definitionDigest(entry), await definitionDigest(listed));
 });
 

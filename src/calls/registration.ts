@@ -126,12 +126,26 @@ export interface RegistrationContext {
   readonly validateInput: SchemaValidator;
   /** The output schema's validator, or `null` when the tool has none. */
   readonly validateOutput: SchemaValidator | null;
+  /**
+   * The entry digest of the tool's definition as listed (absent for an owner spec): after a
+   * change is heard, a re-listing that finds this digest again keeps the tool current.
+   */
+  readonly definitionDigest?: string;
   /** The input schema's `x-mcp-header` declarations (mirrored on 2026-07-28 only). */
   readonly paramHeaders?: readonly ParamHeaderDeclaration[];
 }
 
+/** The monitor's view of this one tool: per tool, so a change elsewhere leaves it current. */
+function toolStatus(context: RegistrationContext) {
+  return context.monitor.toolStatus(
+    context.generation,
+    context.entry.remoteName,
+    context.definitionDigest,
+  );
+}
+
 function catalogProblem(context: RegistrationContext): CallErrorCode | undefined {
-  switch (context.monitor.status(context.generation)) {
+  switch (toolStatus(context)) {
     case "stale":
       return "mcp_catalog_stale";
     case "closed":
@@ -244,7 +258,7 @@ async function dispatch(
     }
     return { envelope: failure("mcp_transport_error"), sent: true };
   }
-  if (hooks.failIfCatalogChanged && context.monitor.status(context.generation) === "stale") {
+  if (hooks.failIfCatalogChanged && toolStatus(context) === "stale") {
     return { envelope: failure("mcp_catalog_stale"), sent: true };
   }
   try {

@@ -76,6 +76,11 @@ export class CatalogMonitor {
   /** Why each generation after the first began, by generation. */
   readonly #reasons: StaleReason[] = [];
   readonly #accepted: readonly string[];
+  /**
+   * Tools a listing that started after the latest change found unchanged: name → the entry
+   * digest it found and the generation it confirmed.
+   */
+  readonly #confirmed = new Map<string, { readonly digest: string; readonly generation: number }>();
   /** Live `subscriptions/listen` streams acknowledged for tool list changes. */
   readonly #toolSubscriptions = new Set<symbol>();
 
@@ -150,6 +155,38 @@ export class CatalogMonitor {
   status(generation: number): CatalogStatus {
     if (this.#closed) return "closed";
     return generation === this.#generation ? "current" : "stale";
+  }
+
+  /**
+   * The status of one tool of a catalog discovered at `generation`: `"current"` while no
+   * change was heard since, or when a listing begun after the latest change found the tool
+   * with the same entry digest ({@link confirm}); otherwise like {@link status}. A change
+   * that changes nothing thus keeps a tool current once the server has been listed again.
+   *
+   * @param generation the monitor's generation when discovery started
+   * @param tool the tool's remote name
+   * @param digest the entry digest the catalog holds (none: only `generation` counts)
+   */
+  toolStatus(generation: number, tool: string, digest: string | undefined): CatalogStatus {
+    const status = this.status(generation);
+    if (status !== "stale" || digest === undefined) return status;
+    const confirmed = this.#confirmed.get(tool);
+    return confirmed?.generation === this.#generation && confirmed.digest === digest
+      ? "current"
+      : "stale";
+  }
+
+  /**
+   * Records what a listing begun at `generation` found of one tool: its entry digest. Has no
+   * effect when a change was heard since that listing began (it may predate the change).
+   *
+   * @param generation the listing's generation (`ToolListing.generation`)
+   * @param tool the tool's remote name
+   * @param digest the entry digest the listing found
+   */
+  confirm(generation: number, tool: string, digest: string): void {
+    if (generation !== this.#generation || this.#closed) return;
+    this.#confirmed.set(tool, { digest, generation });
   }
 
   /**

@@ -65,7 +65,9 @@ export interface ToolDefinition {
  *
  * @param entry a read or write snapshot entry
  */
-export function definitionOfEntry(entry: SnapshotEntryBase): ToolDefinition {
+export function definitionOfEntry(
+  entry: Omit<SnapshotEntryBase, "policy" | "concurrencySafe">,
+): ToolDefinition {
   return {
     name: entry.remoteName,
     ...(entry.title !== undefined ? { title: entry.title } : {}),

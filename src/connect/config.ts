@@ -1,3 +1,4 @@
+import type { SluiceLock } from "../catalog/lock.ts";
 import { isRecord, type JsonObject } from "../identity/mod.ts";
 import type { ApprovalStore } from "../approvals/types.ts";
 import type { ToolLimits } from "../catalog/limits.ts";
@@ -95,6 +96,12 @@ export interface ConnectCommonOptions {
    * it; nothing else is accepted.
    */
   readonly legacyProtocolVersions?: readonly string[];
+  /**
+   * A parsed `sluice.lock.json` (`parseLock`). With it, every allowed tool a server lists must
+   * match its locked entry digest; one that does not (or is not locked) is skipped with
+   * `catalog_lock_mismatch` and its diff in `report().servers[].lock`; the others run.
+   */
+  readonly lock?: SluiceLock;
   /** Aborts setup. */
   readonly signal?: AbortSignal;
 }

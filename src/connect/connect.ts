@@ -9,7 +9,8 @@ import {
 } from "./config.ts";
 import type { ApprovalDecider } from "../catalog/write_bindings.ts";
 import type { ReadSnapshot, WriteSnapshot } from "../catalog/snapshot.ts";
-import { discoverServer, type ServerCatalog } from "./discovery.ts";
+import { discoverServer, type ServerCatalog, type ServerExpectations } from "./discovery.ts";
+import { createLock, type LockedServer, lockServer, type SluiceLock } from "../catalog/lock.ts";
 import { elapsed, emitEvent } from "./events.ts";
 import type { ConnectReport, ServerReport } from "./report.ts";
 import { ServerSession } from "./session.ts";
@@ -29,6 +30,13 @@ export interface Connection {
    * (`schemaVersion: 2`, confirm policies stating who decides) for those that do.
    */
   catalogs(): readonly ServerCatalogs[];
+  /**
+   * A lock of what runs now: per contacted server, its protocol version and the definitions
+   * of its ready tools as the server listed them (owner specs are the host's own and are not
+   * locked). Write it with `serializeLock` as `sluice.lock.json`; pass it back (`parseLock`)
+   * as `connect({ lock })`.
+   */
+  lock(): Promise<SluiceLock>;
   /** Closes every session (a legacy session is also deleted on the server). Idempotent. */
   close(): Promise<void>;
 }
@@ -135,6 +143,7 @@ export async function connectAll(config: ConnectAllConfig): Promise<Connection> 
         limits,
         config.signal,
         decidedBy,
+        expectationsOf(config.lock, item.server.id),
       );
       emitEvent(config.onEvent, {
         kind: "discovery",
@@ -190,9 +199,31 @@ export async function connectAll(config: ConnectAllConfig): Promise<Connection> 
         read: item.catalog!.snapshot,
         write: item.catalog!.writeSnapshot,
       })),
+    lock: () => lockOf(prepared),
     close: () =>
       closing ??= Promise.all(prepared.map((item) => item.session.close())).then(() => {}),
   });
+}
+
+async function lockOf(prepared: readonly Prepared[]): Promise<SluiceLock> {
+  const servers: Record<string, LockedServer> = {};
+  for (const item of prepared) {
+    const version = item.session.protocolVersion;
+    if (version === undefined) continue;
+    const ready = item.catalog!.tools.filter((tool) => tool.source === "server");
+    servers[item.server.id] = await lockServer(
+      version,
+      ready.map((tool) => item.catalog!.definitions.get(tool.allowed.tool)!),
+    );
+  }
+  return createLock(servers);
+}
+
+/** What a server's listed tools are checked against under `lock`. */
+function expectationsOf(lock: SluiceLock | undefined, id: string): ServerExpectations {
+  if (lock === undefined) return { locked: false };
+  const server = Object.hasOwn(lock.servers, id) ? lock.servers[id] : undefined;
+  return { locked: true, ...(server ? { server } : {}) };
 }
 
 function buildReport(
@@ -225,6 +256,7 @@ function buildReport(
       transport: item.fetch.describe(),
       handshakes: session.stats.handshakes,
       ...(catalog!.staleReason !== undefined ? { stale: catalog!.staleReason } : {}),
+      ...(catalog!.lock ? { lock: catalog!.lock } : {}),
     };
   });
   return structuredClone({ ready, skipped, servers });
