@@ -388,6 +388,11 @@ export const CODES = Object.freeze(
       meaning:
         'An allowlist entry is not an exact `"server.tool"` (a wildcard, an unknown server, ...).',
     },
+    connect_revision_invalid: {
+      stage: "connect",
+      meaning:
+        "`accept()` got a revision this connection did not stage (or already accepted), or a tool the revision does not add, change or remove.",
+    },
     connect_config_invalid: {
       stage: "connect",
       meaning:

@@ -2,7 +2,7 @@ import { canonicalize, type JsonObject } from "../identity/mod.ts";
 import type { SchemaValidator, ValidationError } from "../schema/types.ts";
 import type { ReadPolicy, ScopeValidator } from "../catalog/bindings.ts";
 import type { ToolLimits } from "../catalog/limits.ts";
-import type { CatalogMonitor } from "../catalog/monitor.ts";
+import type { CatalogMonitor, CatalogStatus } from "../catalog/monitor.ts";
 import type { SnapshotEntry, SnapshotEntryBase } from "../catalog/snapshot.ts";
 import { type McpSession, SessionRequestError } from "../session/session.ts";
 import {
@@ -85,6 +85,8 @@ export interface DispatchHooks {
 export interface CallInternals {
   /** The snapshot entry this registration serves. */
   readonly entry: SnapshotEntryBase;
+  /** Where this one tool stands now: current, stale (a change not yet re-listed) or closed. */
+  status(): CatalogStatus;
   /** Local checks only: catalog status, argument budget and schema, scope validator. */
   admit(args: unknown, state: unknown, signal: AbortSignal | undefined): Promise<Admission>;
   /** One `tools/call` with already admitted arguments; never throws. */
@@ -136,7 +138,7 @@ export interface RegistrationContext {
 }
 
 /** The monitor's view of this one tool: per tool, so a change elsewhere leaves it current. */
-function toolStatus(context: RegistrationContext) {
+function toolStatus(context: RegistrationContext): CatalogStatus {
   return context.monitor.toolStatus(
     context.generation,
     context.entry.remoteName,
@@ -284,6 +286,7 @@ export function refusal(admission: Admission & { readonly ok: false }): ToolEnve
 export function createCallLayers(context: RegistrationContext): CallInternals {
   return {
     entry: context.entry,
+    status: () => toolStatus(context),
     admit: (args, state, signal) => admit(context, args, state, signal),
     dispatch: (args, signal, hooks) => dispatch(context, args, signal, hooks),
   };

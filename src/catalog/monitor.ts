@@ -81,6 +81,8 @@ export class CatalogMonitor {
    * digest it found and the generation it confirmed.
    */
   readonly #confirmed = new Map<string, { readonly digest: string; readonly generation: number }>();
+  /** Called after each change heard. */
+  readonly #listeners = new Set<(reason: StaleReason) => void>();
   /** Live `subscriptions/listen` streams acknowledged for tool list changes. */
   readonly #toolSubscriptions = new Set<symbol>();
 
@@ -190,6 +192,16 @@ export class CatalogMonitor {
   }
 
   /**
+   * Records a change no notification announced: a listing found a tool defined differently.
+   * Advances the generation like a `list_changed` (without calling the change listeners) and
+   * returns the new one, for {@link confirm}ing what that listing found unchanged.
+   */
+  noteChange(): number {
+    this.#reasons[this.#generation] = "tools_list_changed";
+    return ++this.#generation;
+  }
+
+  /**
    * Inbound message hook: accepts any JSON-RPC message and acts on
    * `notifications/tools/list_changed`. A bound function, safe to pass around.
    */
@@ -230,9 +242,22 @@ export class CatalogMonitor {
     });
   }
 
+  /**
+   * Calls `listener` after each change heard (a list change, a lost change stream), for a
+   * host that lists again at once. A listener that throws is ignored. Returns the
+   * unsubscribe function; {@link close} drops every listener.
+   *
+   * @param listener receives why catalogs went stale
+   */
+  onChange(listener: (reason: StaleReason) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
   /** Marks every registration of this session's snapshots closed. Idempotent. */
   close(): void {
     this.#closed = true;
+    this.#listeners.clear();
   }
 
   #lostStream(): void {
@@ -243,5 +268,12 @@ export class CatalogMonitor {
   #advance(reason: StaleReason): void {
     this.#reasons[this.#generation] = reason;
     this.#generation++;
+    for (const listener of [...this.#listeners]) {
+      try {
+        listener(reason);
+      } catch {
+        // The host's listener; its failure must not stop the monitor.
+      }
+    }
   }
 }

@@ -42,6 +42,9 @@ export interface SkippedTool {
   readonly reason: string;
 }
 
+/** How connect() hears of a server's tool list changes. */
+export type ChangeMechanism = "subscription" | "stream" | "ttl" | "none";
+
 /** One server's state. */
 export interface ServerReport {
   /** Server id. */
@@ -67,6 +70,17 @@ export interface ServerReport {
    * stale from the start (calls answer `mcp_catalog_stale`); connect again.
    */
   readonly stale?: StaleReason;
+  /**
+   * Ready tools (remote names) that answer `mcp_catalog_stale` now: changed and not yet
+   * accepted, or a change heard and not yet listed again. Absent when none.
+   */
+  readonly staleTools?: readonly string[];
+  /**
+   * How this server's tool list changes reach the connection: `"subscription"`
+   * (2026-07-28 `subscriptions/listen`), `"stream"` (the 2025 standalone GET stream),
+   * `"ttl"` (re-listed after the list result's `ttlMs`), or `"none"`.
+   */
+  readonly changeDetection?: ChangeMechanism;
   /** With `connect({ lock })`: which allowed tools match the lock, and each mismatch's diff. */
   readonly lock?: LockComparison;
 }
