@@ -102,6 +102,13 @@ export interface ConnectCommonOptions {
    * `catalog_lock_mismatch` and its diff in `report().servers[].lock`; the others run.
    */
   readonly lock?: SluiceLock;
+  /**
+   * Hear tool list changes and stage them as revisions (`connection.revisions()`): on
+   * 2026-07-28 a `subscriptions/listen` stream, re-opened with bounded backoff and closed by
+   * `close()`; on 2025 the `list_changed` notifications the server sends on its replies.
+   * `report().servers[].changeDetection` says which. Default off.
+   */
+  readonly changeDetection?: boolean;
   /** Aborts setup. */
   readonly signal?: AbortSignal;
 }

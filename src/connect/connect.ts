@@ -12,7 +12,7 @@ import type { ReadSnapshot, WriteSnapshot } from "../catalog/snapshot.ts";
 import { discoverServer, type ServerCatalog, type ServerExpectations } from "./discovery.ts";
 import { createLock, type LockedServer, lockServer, type SluiceLock } from "../catalog/lock.ts";
 import { elapsed, emitEvent } from "./events.ts";
-import type { ConnectReport, ServerReport } from "./report.ts";
+import type { ChangeMechanism, ConnectReport, ServerReport } from "./report.ts";
 import { ServerSession } from "./session.ts";
 import { reloadToolkit, Toolkit, type ToolkitServer } from "./toolkit.ts";
 import { type AcceptOptions, hasChanges, type StagedRevision, summarize } from "./revision.ts";
@@ -166,6 +166,7 @@ export async function connectAll(config: ConnectAllConfig): Promise<Connection> 
       url: server.url,
       fetch,
       timeoutMs,
+      ...(config.changeDetection === true ? { changeDetection: true } : {}),
       ...(config.eraCache ? { eraCache: config.eraCache } : {}),
       ...(config.legacyProtocolVersions
         ? { legacyProtocolVersions: [...config.legacyProtocolVersions] }
@@ -387,7 +388,7 @@ export async function connectAll(config: ConnectAllConfig): Promise<Connection> 
   return Object.freeze({
     toolkit,
     report: () => ({
-      ...buildReport(prepared, decidedBy),
+      ...buildReport(prepared, decidedBy, config),
       providers: providerReports(toolkit.tools),
     }),
     catalogs: () =>
@@ -425,6 +426,12 @@ async function lockOf(prepared: readonly Prepared[]): Promise<SluiceLock> {
   return createLock(servers);
 }
 
+/** How a server's tool list changes reach the connection now. */
+function mechanismOf(item: Prepared): ChangeMechanism {
+  if (item.session.listening) return "subscription";
+  return item.session.era === "legacy" ? "stream" : "none";
+}
+
 /** The stale ready tools of a server, and why (the first change not yet resolved). */
 function staleOf(item: Prepared): Pick<ServerReport, "stale" | "staleTools"> {
   const stale = item.catalog!.tools.filter((tool) =>
@@ -446,6 +453,7 @@ function expectationsOf(lock: SluiceLock | undefined, id: string): ServerExpecta
 function buildReport(
   prepared: readonly Prepared[],
   decidedBy: ApprovalDecider,
+  config: ConnectAllConfig,
 ): Omit<ConnectReport, "providers"> {
   const ready = prepared.flatMap((item) =>
     item.catalog!.tools.map((tool) => ({
@@ -473,6 +481,7 @@ function buildReport(
       transport: item.fetch.describe(),
       handshakes: session.stats.handshakes,
       ...staleOf(item),
+      ...(config.changeDetection === true ? { changeDetection: mechanismOf(item) } : {}),
       ...(catalog!.lock ? { lock: catalog!.lock } : {}),
     };
   });
