@@ -11,6 +11,7 @@ import { SluiceError } from "../errors.ts";
 import {
   type ChangedTool,
   compareDefinitions,
+  DEFINITION_FIELDS,
   definitionDigest,
   type ToolDefinition,
 } from "./revisions.ts";
@@ -141,15 +142,7 @@ function checkDefinition(value: unknown, name: string, path: string): ToolDefini
   if (!isRecord(value) || value.name !== name) {
     throw invalid("a locked definition is not an object named like its key", path);
   }
-  const allowed = new Set([
-    "name",
-    "title",
-    "description",
-    "inputSchema",
-    "outputSchema",
-    "annotations",
-    "execution",
-  ]);
+  const allowed = new Set<string>(["name", ...DEFINITION_FIELDS]);
   for (const key of Object.keys(value)) {
     if (!allowed.has(key)) throw invalid(`a locked definition has an unknown field`, path);
   }

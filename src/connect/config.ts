@@ -105,7 +105,8 @@ export interface ConnectCommonOptions {
   /**
    * Hear tool list changes and stage them as revisions (`connection.revisions()`): on
    * 2026-07-28 a `subscriptions/listen` stream, re-opened with bounded backoff and closed by
-   * `close()`; on 2025 the `list_changed` notifications the server sends on its replies.
+   * `close()`; on 2025 the `list_changed` notifications the server sends on its replies (the
+   * standalone GET stream and the `ttlMs` re-listing are not implemented yet).
    * `report().servers[].changeDetection` says which. Default off.
    */
   readonly changeDetection?: boolean;

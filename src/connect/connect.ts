@@ -429,7 +429,7 @@ async function lockOf(prepared: readonly Prepared[]): Promise<SluiceLock> {
 /** How a server's tool list changes reach the connection now. */
 function mechanismOf(item: Prepared): ChangeMechanism {
   if (item.session.listening) return "subscription";
-  return item.session.era === "legacy" ? "stream" : "none";
+  return item.session.era === "legacy" ? "notifications" : "none";
 }
 
 /** The stale ready tools of a server, and why (the first change not yet resolved). */

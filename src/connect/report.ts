@@ -43,7 +43,7 @@ export interface SkippedTool {
 }
 
 /** How connect() hears of a server's tool list changes. */
-export type ChangeMechanism = "subscription" | "stream" | "ttl" | "none";
+export type ChangeMechanism = "subscription" | "notifications" | "none";
 
 /** One server's state. */
 export interface ServerReport {
@@ -76,9 +76,10 @@ export interface ServerReport {
    */
   readonly staleTools?: readonly string[];
   /**
-   * How this server's tool list changes reach the connection: `"subscription"`
-   * (2026-07-28 `subscriptions/listen`), `"stream"` (the 2025 standalone GET stream),
-   * `"ttl"` (re-listed after the list result's `ttlMs`), or `"none"`.
+   * How this server's tool list changes reach the connection (with `changeDetection`):
+   * `"subscription"` (a 2026-07-28 `subscriptions/listen` stream is open), `"notifications"`
+   * (2025: `list_changed` on the server's replies; the standalone GET stream is not opened
+   * yet), `"none"` (2026-07-28 without a listen stream: only `refresh()` finds changes).
    */
   readonly changeDetection?: ChangeMechanism;
   /** With `connect({ lock })`: which allowed tools match the lock, and each mismatch's diff. */
