@@ -77,6 +77,38 @@ export {
 } from "./src/calls/discover.ts";
 export type { ToolListing } from "./src/catalog/listing.ts";
 export { NOT_NEGOTIATED, type UnfitTool } from "./src/catalog/selection.ts";
+export {
+  type CatalogDiff,
+  type ChangedTool,
+  compareDefinitions,
+  DEFINITION_FIELDS,
+  definitionDigest,
+  type DefinitionField,
+  definitionOfEntry,
+  definitionOfListed,
+  diffDefinitions,
+  diffJson,
+  type JsonChange,
+  type ToolDefinition,
+  type ToolPresence,
+} from "./src/catalog/revisions.ts";
+export {
+  compareLock,
+  createLock,
+  LOCK_FILE_NAME,
+  type LockComparison,
+  type LockedServer,
+  type LockedTool,
+  LockError,
+  type LockErrorCode,
+  LOCKFILE_VERSION,
+  type LockMismatch,
+  lockServer,
+  parseLock,
+  serializeLock,
+  type SluiceLock,
+} from "./src/catalog/lock.ts";
+export { renderChange, renderDiff, renderLockMismatches } from "./src/catalog/render_diff.ts";
 export type {
   ArgumentProblem,
   CallErrorCode,
@@ -188,10 +220,12 @@ export {
   type RunOptions,
 } from "./src/gate/mod.ts";
 export {
+  type AcceptOptions,
   type ApprovalPolicy,
   approvalPolicy,
   type ApprovalReason,
   type ApproveCallback,
+  type ChangeMechanism,
   connect,
   connectAll,
   type ConnectAllConfig,
@@ -209,10 +243,12 @@ export {
   type EraVerdict,
   localToolName,
   type ReadyTool,
+  type RevisionSummary,
   type ServerCatalogs,
   type ServerConfig,
   type ServerReport,
   type SkippedTool,
+  type StagedRevision,
   Toolkit,
   type ToolkitCallOptions,
   type ToolkitEnvelope,

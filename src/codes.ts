@@ -262,6 +262,20 @@ export const CODES = Object.freeze(
       meaning: "The server lists more tools than the tool budget.",
     },
     mcp_tool_missing: { stage: "discovery", meaning: "A bound tool is not in the server's list." },
+    catalog_lock_mismatch: {
+      stage: "discovery",
+      meaning:
+        "A bound tool's listed definition does not have the expected entry digest (a lock, or a changed tool not yet accepted).",
+    },
+    lock_invalid: { stage: "discovery", meaning: "A lock is not JSON of the lock's shape." },
+    lock_version_unsupported: {
+      stage: "discovery",
+      meaning: "A lock's `lockfileVersion` is not one this version reads.",
+    },
+    lock_digest_mismatch: {
+      stage: "discovery",
+      meaning: "A digest in a lock is not the digest of what it covers.",
+    },
     mcp_tool_task_required: {
       stage: "discovery",
       meaning: "A bound tool requires task-augmented execution, which sluice does not do.",
@@ -399,6 +413,11 @@ export const CODES = Object.freeze(
       stage: "connect",
       meaning:
         'An allowlist entry is not an exact `"server.tool"` (a wildcard, an unknown server, ...).',
+    },
+    connect_revision_invalid: {
+      stage: "connect",
+      meaning:
+        "`accept()` got a revision this connection did not stage (or already accepted), or a tool the revision does not add, change or remove.",
     },
     connect_config_invalid: {
       stage: "connect",

@@ -10,6 +10,7 @@ import type { SchemaProblemCode, ValidationErrorCode } from "../src/schema/types
 import type { TransportErrorCode } from "../src/transport/errors.ts";
 import type { SessionErrorCode } from "../src/session/session.ts";
 import type { DiscoveryErrorCode } from "../src/catalog/errors.ts";
+import type { LockErrorCode } from "../src/catalog/lock.ts";
 import type { CallErrorCode } from "../src/calls/envelope.ts";
 import type { DeadlineStop } from "../src/calls/within_deadline.ts";
 import type { GateErrorCode } from "../src/gate/types.ts";
@@ -31,6 +32,7 @@ type _Unions = [
   Catalogued<TransportErrorCode>,
   Catalogued<SessionErrorCode>,
   Catalogued<DiscoveryErrorCode>,
+  Catalogued<LockErrorCode>,
   Catalogued<CallErrorCode>,
   Catalogued<DeadlineStop>,
   Catalogued<GateErrorCode>,

@@ -21,6 +21,11 @@ Deno.test("server-everything over Streamable HTTP: connect, report, call echo", 
     try {
       const report = connection.report();
       assert.equal(report.servers[0].status, "ready");
+      // Its list_changed right after initialize changes nothing: with per-tool digests the
+      // re-listing keeps every tool current, so no stale catalog and no revision.
+      assert.equal(report.servers[0].stale, undefined);
+      assert.equal(report.servers[0].staleTools, undefined);
+      assert.deepEqual(connection.revisions(), []);
       assert.equal(report.servers[0].era, "legacy");
       assert.ok(["2025-11-25", "2025-06-18"].includes(report.servers[0].protocolVersion!));
       assert.deepEqual(

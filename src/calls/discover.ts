@@ -20,8 +20,10 @@ import {
   type Selection,
   type UnfitTool,
 } from "../catalog/selection.ts";
+import { definitionDigest, definitionOfEntry } from "../catalog/revisions.ts";
 import {
   buildSnapshot,
+  byLocalName,
   deepFreeze,
   mapByLocalName,
   type ReadSnapshot,
@@ -56,6 +58,13 @@ export interface DiscoverOptions {
    * the other tools stay usable. A failure of the whole list throws either way.
    */
   readonly onUnfit?: "fail" | "skip";
+  /**
+   * Expected entry digests by remote name (a lock's, see `definitionDigest`): a listed bound
+   * tool whose definition has another digest, or that has no expected digest, does not fit
+   * (`catalog_lock_mismatch`, skipped or thrown as `onUnfit` says). Tools with an owner spec
+   * are the host's own definition and are not checked.
+   */
+  readonly expectedDigests?: Readonly<Record<string, string>>;
 }
 
 /** What discovery returns: the frozen snapshot and one registration per entry, same order. */
@@ -118,6 +127,44 @@ export interface Found<B extends SelectableBinding> extends Selection<B> {
   readonly session: McpSession;
   readonly monitor: CatalogMonitor;
   readonly limits: ToolLimits;
+  /** Each selected listed tool's entry digest, by remote name (owner specs have none). */
+  readonly digests: ReadonlyMap<string, string>;
+}
+
+/**
+ * Each selected listed tool's entry digest; with `expected`, the tools that do not match it
+ * move to `unfit` (or throw, with `onUnfit: "fail"`).
+ */
+async function checkDigests<B extends SelectableBinding>(
+  selection: Selection<B>,
+  expected: Readonly<Record<string, string>> | undefined,
+  onUnfit: "fail" | "skip",
+): Promise<{ selection: Selection<B>; digests: Map<string, string> }> {
+  const digests = new Map<string, string>();
+  const selected: Selected<B>[] = [];
+  const unfit: UnfitTool[] = [...selection.unfit];
+  for (const item of selection.selected) {
+    if (item.binding.spec !== undefined) {
+      selected.push(item);
+      continue;
+    }
+    const name = item.base.remoteName;
+    const found = await definitionDigest(definitionOfEntry(item.base));
+    if (expected !== undefined && !(Object.hasOwn(expected, name) && expected[name] === found)) {
+      const error = new DiscoveryError(
+        "catalog_lock_mismatch",
+        `bound tool "${name}" does not have the expected definition digest`,
+        { tool: name },
+      );
+      if (onUnfit === "fail") throw error;
+      unfit.push({ localName: item.base.localName, remoteName: name, error });
+      continue;
+    }
+    digests.set(name, found);
+    selected.push(item);
+  }
+  unfit.sort(byLocalName);
+  return { selection: { ...selection, selected, unfit }, digests };
 }
 
 /**
@@ -148,15 +195,20 @@ export async function findBound<B extends SelectableBinding>(
     const names = new Set(toList.map((binding) => binding.remoteName));
     listing = await listNamedTools(session, monitor, names, limits, options.signal);
   }
-  const selection = selectBound({
-    serverId,
-    bindings,
-    monitor,
-    limits,
-    listing: toList.length > 0 ? listing : undefined,
-    onUnfit: options.onUnfit ?? "fail",
-  });
-  return { ...selection, session, monitor, limits };
+  const onUnfit = options.onUnfit ?? "fail";
+  const { selection, digests } = await checkDigests(
+    selectBound({
+      serverId,
+      bindings,
+      monitor,
+      limits,
+      listing: toList.length > 0 ? listing : undefined,
+      onUnfit,
+    }),
+    options.expectedDigests,
+    onUnfit,
+  );
+  return { ...selection, session, monitor, limits, digests };
 }
 
 /**
@@ -228,7 +280,10 @@ export async function discoverTools(
  * tool's validators. The scope is the binding's unless the caller names one.
  */
 export function registrationContext<E extends SnapshotEntryBase>(
-  source: Pick<Found<SelectableBinding>, "session" | "monitor" | "generation" | "limits">,
+  source: Pick<
+    Found<SelectableBinding>,
+    "session" | "monitor" | "generation" | "limits" | "digests"
+  >,
   entry: E,
   item: Selected<SelectableBinding>,
   scope: ScopeValidator | null = item.binding.scope,
@@ -243,5 +298,8 @@ export function registrationContext<E extends SnapshotEntryBase>(
     validateInput: item.validateInput,
     validateOutput: item.validateOutput,
     ...(item.headers.length > 0 ? { paramHeaders: item.headers } : {}),
+    ...(source.digests.has(entry.remoteName)
+      ? { definitionDigest: source.digests.get(entry.remoteName)! }
+      : {}),
   };
 }

@@ -2,7 +2,7 @@ import { canonicalize, type JsonObject } from "../identity/mod.ts";
 import type { SchemaValidator, ValidationError } from "../schema/types.ts";
 import type { ReadPolicy, ScopeValidator } from "../catalog/bindings.ts";
 import type { ToolLimits } from "../catalog/limits.ts";
-import type { CatalogMonitor } from "../catalog/monitor.ts";
+import type { CatalogMonitor, CatalogStatus } from "../catalog/monitor.ts";
 import type { SnapshotEntry, SnapshotEntryBase } from "../catalog/snapshot.ts";
 import { type McpSession, SessionRequestError } from "../session/session.ts";
 import {
@@ -85,6 +85,8 @@ export interface DispatchHooks {
 export interface CallInternals {
   /** The snapshot entry this registration serves. */
   readonly entry: SnapshotEntryBase;
+  /** Where this one tool stands now: current, stale (a change not yet re-listed) or closed. */
+  status(): CatalogStatus;
   /** Local checks only: catalog status, argument budget and schema, scope validator. */
   admit(args: unknown, state: unknown, signal: AbortSignal | undefined): Promise<Admission>;
   /** One `tools/call` with already admitted arguments; never throws. */
@@ -126,14 +128,28 @@ export interface RegistrationContext {
   readonly validateInput: SchemaValidator;
   /** The output schema's validator, or `null` when the tool has none. */
   readonly validateOutput: SchemaValidator | null;
+  /**
+   * The entry digest of the tool's definition as listed (absent for an owner spec): after a
+   * change is heard, a re-listing that finds this digest again keeps the tool current.
+   */
+  readonly definitionDigest?: string;
   /** The input schema's `x-mcp-header` declarations (mirrored on 2026-07-28 only). */
   readonly paramHeaders?: readonly ParamHeaderDeclaration[];
   /** Send once more when the reply stream broke (2026-07-28 reads the host opted in). */
   readonly resendOnBrokenStream?: boolean;
 }
 
+/** The monitor's view of this one tool: per tool, so a change elsewhere leaves it current. */
+function toolStatus(context: RegistrationContext): CatalogStatus {
+  return context.monitor.toolStatus(
+    context.generation,
+    context.entry.remoteName,
+    context.definitionDigest,
+  );
+}
+
 function catalogProblem(context: RegistrationContext): CallErrorCode | undefined {
-  switch (context.monitor.status(context.generation)) {
+  switch (toolStatus(context)) {
     case "stale":
       return "mcp_catalog_stale";
     case "closed":
@@ -260,7 +276,7 @@ async function dispatch(
     }
     return { envelope: failure("mcp_transport_error"), sent: true };
   }
-  if (hooks.failIfCatalogChanged && context.monitor.status(context.generation) === "stale") {
+  if (hooks.failIfCatalogChanged && toolStatus(context) === "stale") {
     return { envelope: failure("mcp_catalog_stale"), sent: true };
   }
   try {
@@ -286,6 +302,7 @@ export function refusal(admission: Admission & { readonly ok: false }): ToolEnve
 export function createCallLayers(context: RegistrationContext): CallInternals {
   return {
     entry: context.entry,
+    status: () => toolStatus(context),
     admit: (args, state, signal) => admit(context, args, state, signal),
     dispatch: (args, signal, hooks) => dispatch(context, args, signal, hooks),
   };

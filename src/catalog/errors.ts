@@ -45,6 +45,8 @@ export type DiscoveryErrorCode =
   | "mcp_schema_unsupported"
   /** A bound tool is not in the server's list. */
   | "mcp_tool_missing"
+  /** A bound tool's listed definition does not have the expected entry digest (a lock). */
+  | "catalog_lock_mismatch"
   /** A bound tool requires task-augmented execution, which sluice does not do. */
   | "mcp_tool_task_required"
   /**

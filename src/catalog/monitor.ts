@@ -76,6 +76,13 @@ export class CatalogMonitor {
   /** Why each generation after the first began, by generation. */
   readonly #reasons: StaleReason[] = [];
   readonly #accepted: readonly string[];
+  /**
+   * Tools a listing that started after the latest change found unchanged: name → the entry
+   * digest it found and the generation it confirmed.
+   */
+  readonly #confirmed = new Map<string, { readonly digest: string; readonly generation: number }>();
+  /** Called after each change heard. */
+  readonly #listeners = new Set<(reason: StaleReason) => void>();
   /** Live `subscriptions/listen` streams acknowledged for tool list changes. */
   readonly #toolSubscriptions = new Set<symbol>();
 
@@ -153,6 +160,48 @@ export class CatalogMonitor {
   }
 
   /**
+   * The status of one tool of a catalog discovered at `generation`: `"current"` while no
+   * change was heard since, or when a listing begun after the latest change found the tool
+   * with the same entry digest ({@link confirm}); otherwise like {@link status}. A change
+   * that changes nothing thus keeps a tool current once the server has been listed again.
+   *
+   * @param generation the monitor's generation when discovery started
+   * @param tool the tool's remote name
+   * @param digest the entry digest the catalog holds (none: only `generation` counts)
+   */
+  toolStatus(generation: number, tool: string, digest: string | undefined): CatalogStatus {
+    const status = this.status(generation);
+    if (status !== "stale" || digest === undefined) return status;
+    const confirmed = this.#confirmed.get(tool);
+    return confirmed?.generation === this.#generation && confirmed.digest === digest
+      ? "current"
+      : "stale";
+  }
+
+  /**
+   * Records what a listing begun at `generation` found of one tool: its entry digest. Has no
+   * effect when a change was heard since that listing began (it may predate the change).
+   *
+   * @param generation the listing's generation (`ToolListing.generation`)
+   * @param tool the tool's remote name
+   * @param digest the entry digest the listing found
+   */
+  confirm(generation: number, tool: string, digest: string): void {
+    if (generation !== this.#generation || this.#closed) return;
+    this.#confirmed.set(tool, { digest, generation });
+  }
+
+  /**
+   * Records a change no notification announced: a listing found a tool defined differently.
+   * Advances the generation like a `list_changed` (without calling the change listeners) and
+   * returns the new one, for {@link confirm}ing what that listing found unchanged.
+   */
+  noteChange(): number {
+    this.#reasons[this.#generation] = "tools_list_changed";
+    return ++this.#generation;
+  }
+
+  /**
    * Inbound message hook: accepts any JSON-RPC message and acts on
    * `notifications/tools/list_changed`. A bound function, safe to pass around.
    */
@@ -193,9 +242,22 @@ export class CatalogMonitor {
     });
   }
 
+  /**
+   * Calls `listener` after each change heard (a list change, a lost change stream), for a
+   * host that lists again at once. A listener that throws is ignored. Returns the
+   * unsubscribe function; {@link close} drops every listener.
+   *
+   * @param listener receives why catalogs went stale
+   */
+  onChange(listener: (reason: StaleReason) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
   /** Marks every registration of this session's snapshots closed. Idempotent. */
   close(): void {
     this.#closed = true;
+    this.#listeners.clear();
   }
 
   #lostStream(): void {
@@ -206,5 +268,12 @@ export class CatalogMonitor {
   #advance(reason: StaleReason): void {
     this.#reasons[this.#generation] = reason;
     this.#generation++;
+    for (const listener of [...this.#listeners]) {
+      try {
+        listener(reason);
+      } catch {
+        // The host's listener; its failure must not stop the monitor.
+      }
+    }
   }
 }

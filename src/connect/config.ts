@@ -1,3 +1,4 @@
+import type { SluiceLock } from "../catalog/lock.ts";
 import { isRecord, type JsonObject } from "../identity/mod.ts";
 import type { ApprovalRecord, ApprovalStore } from "../approvals/types.ts";
 import type { ToolLimits } from "../catalog/limits.ts";
@@ -108,6 +109,20 @@ export interface ConnectCommonOptions {
    * it; nothing else is accepted.
    */
   readonly legacyProtocolVersions?: readonly string[];
+  /**
+   * A parsed `sluice.lock.json` (`parseLock`). With it, every allowed tool a server lists must
+   * match its locked entry digest; one that does not (or is not locked) is skipped with
+   * `catalog_lock_mismatch` and its diff in `report().servers[].lock`; the others run.
+   */
+  readonly lock?: SluiceLock;
+  /**
+   * Hear tool list changes and stage them as revisions (`connection.revisions()`): on
+   * 2026-07-28 a `subscriptions/listen` stream, re-opened with bounded backoff and closed by
+   * `close()`; on 2025 the `list_changed` notifications the server sends on its replies (the
+   * standalone GET stream and the `ttlMs` re-listing are not implemented yet).
+   * `report().servers[].changeDetection` says which. Default off.
+   */
+  readonly changeDetection?: boolean;
   /** Aborts setup. */
   readonly signal?: AbortSignal;
 }

@@ -9,12 +9,20 @@ import {
 } from "./config.ts";
 import type { ApprovalDecider } from "../catalog/write_bindings.ts";
 import type { ReadSnapshot, WriteSnapshot } from "../catalog/snapshot.ts";
-import { discoverServer, type ServerCatalog } from "./discovery.ts";
+import { discoverServer, type ServerCatalog, type ServerExpectations } from "./discovery.ts";
+import { createLock, type LockedServer, lockServer, type SluiceLock } from "../catalog/lock.ts";
 import { elapsed, emitEvent } from "./events.ts";
-import type { ConnectReport, ServerReport } from "./report.ts";
+import type { ChangeMechanism, ConnectReport, ServerReport } from "./report.ts";
 import { ServerSession } from "./session.ts";
-import { Toolkit, type ToolkitServer } from "./toolkit.ts";
+import { reloadToolkit, Toolkit, type ToolkitServer } from "./toolkit.ts";
+import { type AcceptOptions, hasChanges, type StagedRevision, summarize } from "./revision.ts";
+import { ConnectConfigError } from "./errors.ts";
+import { listTools } from "../calls/discover.ts";
+import type { ToolListing } from "../catalog/listing.ts";
+import { definitionDigest, definitionOfListed, diffDefinitions } from "../catalog/revisions.ts";
+import { byLocalName, deepFreeze } from "../catalog/snapshot.ts";
 import { Gate } from "../gate/gate.ts";
+import { callInternals } from "../calls/registration.ts";
 import { providerReports } from "../providers/mod.ts";
 import type { InlineApprovalRequest } from "../gate/types.ts";
 
@@ -29,6 +37,34 @@ export interface Connection {
    * (`schemaVersion: 2`, confirm policies stating who decides) for those that do.
    */
   catalogs(): readonly ServerCatalogs[];
+  /**
+   * A lock of what runs now: per contacted server, its protocol version and the definitions
+   * of its ready tools as the server listed them (owner specs are the host's own and are not
+   * locked). Write it with `serializeLock` as `sluice.lock.json`; pass it back (`parseLock`)
+   * as `connect({ lock })`.
+   */
+  lock(): Promise<SluiceLock>;
+  /**
+   * Lists every server's allowed tools again into a staged revision beside the current
+   * catalog, never replacing it: tools found unchanged stay (or become again) current, a
+   * changed tool stays stale until accepted. A change heard on a server's change detection
+   * does this by itself. Returns the revisions staged (only servers where something changed);
+   * emits one `revision` event each.
+   */
+  refresh(): Promise<readonly StagedRevision[]>;
+  /** The staged revisions not yet accepted, one per server at most. */
+  revisions(): readonly StagedRevision[];
+  /**
+   * Takes the named tools of a staged revision (default: all it adds, changes or removes):
+   * they are rebuilt from the revision's listing and callable again; a changed tool not named
+   * stays stale. A rebuilt write catalog has a new digest, so approvals bound to the old one
+   * are refused at claim. Throws `ConnectConfigError` `connect_revision_invalid` for a
+   * revision that is not staged or a tool it does not touch.
+   *
+   * @param revision a revision from {@link refresh} or {@link revisions}
+   * @param options the tools to take
+   */
+  accept(revision: StagedRevision, options?: AcceptOptions): Promise<void>;
   /** Closes every session (a legacy session is also deleted on the server). Idempotent. */
   close(): Promise<void>;
 }
@@ -62,11 +98,24 @@ export interface ConnectOptions
   readonly specs?: readonly Omit<ToolSpec, "server">[];
 }
 
+/** Listings one refresh makes at most while changes keep arriving during it. */
+const MAX_REFRESH_ROUNDS = 3;
+
 interface Prepared {
   readonly server: ResolvedServer;
   readonly session: ServerSession;
   readonly fetch: SecureFetch;
   catalog?: ServerCatalog;
+  /** The server's staged revision, if any (a newer listing replaces it). */
+  staged?: {
+    readonly revision: StagedRevision;
+    readonly listing: ToolListing;
+    /** The monitor's generation the revision describes (a later change makes it stale). */
+    readonly generation: number;
+  };
+  /** The refresh in flight, and whether another change was heard while it ran. */
+  refreshing?: Promise<StagedRevision | undefined>;
+  again?: boolean;
 }
 
 /**
@@ -120,6 +169,7 @@ export async function connectAll(config: ConnectAllConfig): Promise<Connection> 
       url: server.url,
       fetch,
       timeoutMs,
+      ...(config.changeDetection === true ? { changeDetection: true } : {}),
       ...(config.eraCache ? { eraCache: config.eraCache } : {}),
       ...(config.legacyProtocolVersions
         ? { legacyProtocolVersions: [...config.legacyProtocolVersions] }
@@ -127,33 +177,8 @@ export async function connectAll(config: ConnectAllConfig): Promise<Connection> 
     });
     return { server, session, fetch };
   });
-  let toolkitServers: ToolkitServer[];
-  let gate: Gate;
-  try {
-    await Promise.all(prepared.map(async (item) => {
-      const start = performance.now();
-      item.catalog = await discoverServer(
-        item.server,
-        item.session,
-        limits,
-        config.signal,
-        decidedBy,
-      );
-      emitEvent(config.onEvent, {
-        kind: "discovery",
-        server: item.server.id,
-        ok: item.catalog.errorCode === undefined,
-        ...(item.catalog.errorCode !== undefined ? { errorCode: item.catalog.errorCode } : {}),
-        durationMs: elapsed(start),
-        catalogDigest: item.catalog.snapshot?.revisionDigest ?? null,
-      });
-    }));
-    toolkitServers = prepared.map((item) => ({
-      id: item.server.id,
-      session: item.session,
-      tools: item.catalog!.tools,
-    }));
-    gate = new Gate({
+  const makeGate = (toolkitServers: readonly ToolkitServer[]) =>
+    new Gate({
       catalogs: toolkitServers.map((server) => ({
         registrations: server.tools.map((tool) => tool.registration),
       })),
@@ -170,6 +195,36 @@ export async function connectAll(config: ConnectAllConfig): Promise<Connection> 
         ? { allowNonDurableStoreForTests: true }
         : {}),
     });
+  const serversNow = () =>
+    prepared.map((item): ToolkitServer => ({
+      id: item.server.id,
+      session: item.session,
+      tools: item.catalog!.tools,
+    }));
+  let toolkitServers: ToolkitServer[];
+  let gate: Gate;
+  try {
+    await Promise.all(prepared.map(async (item) => {
+      const start = performance.now();
+      item.catalog = await discoverServer(
+        item.server,
+        item.session,
+        limits,
+        config.signal,
+        decidedBy,
+        expectationsOf(config.lock, item.server.id),
+      );
+      emitEvent(config.onEvent, {
+        kind: "discovery",
+        server: item.server.id,
+        ok: item.catalog.errorCode === undefined,
+        ...(item.catalog.errorCode !== undefined ? { errorCode: item.catalog.errorCode } : {}),
+        durationMs: elapsed(start),
+        catalogDigest: item.catalog.snapshot?.revisionDigest ?? null,
+      });
+    }));
+    toolkitServers = serversNow();
+    gate = makeGate(toolkitServers);
   } catch (error) {
     await Promise.all(prepared.map((item) => item.session.close()));
     throw error;
@@ -182,10 +237,162 @@ export async function connectAll(config: ConnectAllConfig): Promise<Connection> 
     ...(config.onEvent ? { onEvent: config.onEvent } : {}),
   });
   let closing: Promise<void> | undefined;
+  let revisionCount = 0;
+  /** Lists one server again and stages what changed (nothing when nothing did). */
+  const stage = async (item: Prepared): Promise<StagedRevision | undefined> => {
+    const names = item.server.tools.filter((tool) => tool.spec === undefined).map((t) => t.tool);
+    if (names.length === 0 || closing !== undefined || item.catalog === undefined) return;
+    const start = performance.now();
+    const monitor = item.session.monitor;
+    let listing: ToolListing;
+    try {
+      listing = await listTools(item.session, names, { monitor, limits });
+    } catch {
+      return undefined; // the tools stay as they are: stale, when a change was heard
+    }
+    const catalog = item.catalog;
+    const current = catalog.tools.filter((tool) => tool.source === "server")
+      .map((tool) => catalog.definitions.get(tool.allowed.tool)!);
+    const diff = await diffDefinitions(
+      current,
+      [...listing.tools.values()].map(definitionOfListed),
+    );
+    // A difference no notification announced still makes the changed tools stale.
+    const changedNow = diff.changed.length + diff.removed.length > 0;
+    const generation = changedNow && monitor.generation === listing.generation
+      ? monitor.noteChange()
+      : listing.generation;
+    // Unchanged tools are what was reviewed, byte for byte: they stay current.
+    for (const kept of diff.unchanged) monitor.confirm(generation, kept.tool, kept.digest);
+    if (!hasChanges(diff)) {
+      item.staged = undefined;
+      return undefined;
+    }
+    const revision: StagedRevision = Object.freeze({
+      id: `${item.server.id}#${++revisionCount}`,
+      server: item.server.id,
+      protocolVersion: monitor.protocolVersion ?? "",
+      diff: deepFreeze(diff),
+    });
+    item.staged = { revision, listing, generation };
+    emitEvent(config.onEvent, {
+      kind: "revision",
+      server: item.server.id,
+      ok: true,
+      durationMs: elapsed(start),
+      catalogDigest: catalog.snapshot?.revisionDigest ?? null,
+      revision: summarize(revision),
+    });
+    return revision;
+  };
+  /** One refresh per server at a time; a change heard meanwhile runs it once more. */
+  const refreshServer = (item: Prepared): Promise<StagedRevision | undefined> => {
+    if (item.refreshing !== undefined) {
+      item.again = true;
+      return item.refreshing;
+    }
+    const run = async () => {
+      let staged: StagedRevision | undefined;
+      // Bounded: a server announcing a change on every listing cannot keep this running.
+      for (let round = 0; round < MAX_REFRESH_ROUNDS; round++) {
+        item.again = false;
+        staged = await stage(item);
+        if (!item.again || closing !== undefined) break;
+      }
+      return staged;
+    };
+    item.refreshing = run().finally(() => {
+      item.refreshing = undefined;
+    });
+    return item.refreshing;
+  };
+  for (const item of prepared) {
+    item.session.monitor.onChange(() => void refreshServer(item));
+    const listed = item.catalog!.listing;
+    // A change heard while (or since) connect() listed: list again before handing tools out.
+    if (listed !== undefined && item.session.monitor.generation !== listed.generation) {
+      await refreshServer(item);
+    }
+  }
+  const accept = async (revision: StagedRevision, options: AcceptOptions = {}) => {
+    const item = prepared.find((entry) => entry.staged?.revision === revision);
+    if (item === undefined || closing !== undefined) {
+      throw new ConnectConfigError(
+        "connect_revision_invalid",
+        "this revision is not staged in this connection",
+      );
+    }
+    const { diff } = revision;
+    const touched = new Set([...diff.added, ...diff.removed, ...diff.changed].map((t) => t.tool));
+    const take = new Set(options.tools ?? touched);
+    for (const name of take) {
+      if (!touched.has(name)) {
+        throw new ConnectConfigError(
+          "connect_revision_invalid",
+          `tool "${name}" is not added, changed or removed by revision ${revision.id}`,
+        );
+      }
+    }
+    const catalog = item.catalog!;
+    const stays = new Set([...diff.changed, ...diff.removed].map((t) => t.tool));
+    // Changed or removed tools not taken keep their old, stale registration.
+    const keep = catalog.tools.filter((tool) =>
+      tool.source === "server" && stays.has(tool.allowed.tool) && !take.has(tool.allowed.tool)
+    );
+    const kept = new Set(keep.map((tool) => tool.allowed.tool));
+    const removed = new Set(diff.removed.map((t) => t.tool));
+    const ready = new Set(catalog.tools.map((tool) => tool.allowed.tool));
+    const rebuild = item.server.tools.filter((tool) =>
+      !kept.has(tool.tool) && !(removed.has(tool.tool) && take.has(tool.tool)) &&
+      (ready.has(tool.tool) || take.has(tool.tool))
+    );
+    const fresh = await discoverServer(
+      { ...item.server, tools: rebuild },
+      item.session,
+      limits,
+      undefined,
+      decidedBy,
+      { locked: false, listing: item.staged!.listing },
+    );
+    const tools = [...fresh.tools, ...keep].sort((a, b) => byLocalName(a.allowed, b.allowed));
+    const definitions = new Map(catalog.definitions);
+    for (const [name, definition] of fresh.definitions) {
+      if (!kept.has(name)) definitions.set(name, definition);
+    }
+    for (const name of removed) if (take.has(name)) definitions.delete(name);
+    const now = new Set(tools.map((tool) => tool.allowed.localName));
+    const skipped = [
+      ...fresh.skipped,
+      ...catalog.skipped.filter((old) =>
+        !now.has(old.name) && !fresh.skipped.some((item) => item.name === old.name)
+      ),
+    ];
+    item.catalog = {
+      ...fresh,
+      tools,
+      skipped,
+      definitions,
+      ...(catalog.lock ? { lock: catalog.lock } : {}),
+    };
+    // What was accepted is current while nothing changed since the revision was listed.
+    const { generation } = item.staged!;
+    for (const tool of fresh.tools) {
+      const definition = fresh.definitions.get(tool.allowed.tool);
+      if (tool.source !== "server" || definition === undefined) continue;
+      item.session.monitor.confirm(
+        generation,
+        tool.allowed.tool,
+        await definitionDigest(definition),
+      );
+    }
+    item.staged = undefined;
+    const servers = serversNow();
+    reloadToolkit(toolkit, servers, makeGate(servers));
+  };
   return Object.freeze({
     toolkit,
     report: () => ({
-      ...buildReport(prepared, decidedBy),
+      ...buildReport(prepared, decidedBy, config),
       providers: providerReports(toolkit.tools),
     }),
     catalogs: () =>
@@ -194,14 +401,63 @@ export async function connectAll(config: ConnectAllConfig): Promise<Connection> 
         read: item.catalog!.snapshot,
         write: item.catalog!.writeSnapshot,
       })),
+    lock: () => lockOf(prepared),
+    refresh: async () => {
+      const staged = await Promise.all(prepared.map((item) => refreshServer(item)));
+      return staged.filter((revision) => revision !== undefined);
+    },
+    revisions: () => prepared.flatMap((item) => item.staged ? [item.staged.revision] : []),
+    accept,
     close: () =>
-      closing ??= Promise.all(prepared.map((item) => item.session.close())).then(() => {}),
+      closing ??= (async () => {
+        await Promise.all(prepared.map((item) => item.session.close()));
+        await Promise.all(prepared.map((item) => item.refreshing?.catch(() => undefined)));
+      })(),
   });
+}
+
+async function lockOf(prepared: readonly Prepared[]): Promise<SluiceLock> {
+  const servers: Record<string, LockedServer> = {};
+  for (const item of prepared) {
+    const version = item.session.protocolVersion;
+    if (version === undefined) continue;
+    const ready = item.catalog!.tools.filter((tool) => tool.source === "server");
+    servers[item.server.id] = await lockServer(
+      version,
+      ready.map((tool) => item.catalog!.definitions.get(tool.allowed.tool)!),
+    );
+  }
+  return createLock(servers);
+}
+
+/** How a server's tool list changes reach the connection now. */
+function mechanismOf(item: Prepared): ChangeMechanism {
+  if (item.session.listening) return "subscription";
+  return item.session.era === "legacy" ? "notifications" : "none";
+}
+
+/** The stale ready tools of a server, and why (the first change not yet resolved). */
+function staleOf(item: Prepared): Pick<ServerReport, "stale" | "staleTools"> {
+  const stale = item.catalog!.tools.filter((tool) =>
+    callInternals(tool.registration)?.status() === "stale"
+  ).map((tool) => tool.allowed.tool);
+  if (stale.length === 0) return {};
+  const monitor = item.session.monitor;
+  const since = item.catalog!.listing?.generation ?? 0;
+  return { stale: monitor.staleReason(since) ?? "tools_list_changed", staleTools: stale };
+}
+
+/** What a server's listed tools are checked against under `lock`. */
+function expectationsOf(lock: SluiceLock | undefined, id: string): ServerExpectations {
+  if (lock === undefined) return { locked: false };
+  const server = Object.hasOwn(lock.servers, id) ? lock.servers[id] : undefined;
+  return { locked: true, ...(server ? { server } : {}) };
 }
 
 function buildReport(
   prepared: readonly Prepared[],
   decidedBy: ApprovalDecider,
+  config: ConnectAllConfig,
 ): Omit<ConnectReport, "providers"> {
   const ready = prepared.flatMap((item) =>
     item.catalog!.tools.map((tool) => ({
@@ -228,7 +484,9 @@ function buildReport(
       writeCatalogDigest: catalog!.writeSnapshot?.revisionDigest ?? null,
       transport: item.fetch.describe(),
       handshakes: session.stats.handshakes,
-      ...(catalog!.staleReason !== undefined ? { stale: catalog!.staleReason } : {}),
+      ...staleOf(item),
+      ...(config.changeDetection === true ? { changeDetection: mechanismOf(item) } : {}),
+      ...(catalog!.lock ? { lock: catalog!.lock } : {}),
     };
   });
   return structuredClone({ ready, skipped, servers });

@@ -12,6 +12,8 @@ import type { DiscoveryError } from "../catalog/errors.ts";
 import type { ToolLimits } from "../catalog/limits.ts";
 import type { StaleReason } from "../catalog/monitor.ts";
 import type { ToolListing } from "../catalog/listing.ts";
+import { compareLock, type LockComparison, type LockedServer } from "../catalog/lock.ts";
+import { definitionOfListed, type ToolDefinition } from "../catalog/revisions.ts";
 import type { UnfitTool } from "../catalog/selection.ts";
 import { byLocalName, type ReadSnapshot, type WriteSnapshot } from "../catalog/snapshot.ts";
 import type { ApprovalDecider, WriteEffect, WriteToolBinding } from "../catalog/write_bindings.ts";
@@ -46,6 +48,22 @@ export interface ServerCatalog {
   readonly errorCode?: string;
   /** Set when the server announced a change while it was being listed (see `DiscoveryResult`). */
   readonly staleReason?: StaleReason;
+  /** The listing the catalogs were built from (absent when nothing was listed). */
+  readonly listing?: ToolListing;
+  /** The listed allowed tools' definitions, by remote name. */
+  readonly definitions: ReadonlyMap<string, ToolDefinition>;
+  /** With a lock: what matched it and what did not. */
+  readonly lock?: LockComparison;
+}
+
+/** What connect() checks the listed tools of one server against. */
+export interface ServerExpectations {
+  /** The connection's lock applies (a missing server then locks nothing in). */
+  readonly locked: boolean;
+  /** The locked server, if the lock has it. */
+  readonly server?: LockedServer;
+  /** A listing to build from instead of listing again (a staged revision's). */
+  readonly listing?: ToolListing;
 }
 
 /** connect() has no host scope: the allowlist and the approval are the authorization. */
@@ -127,15 +145,16 @@ export async function discoverServer(
   limits: ToolLimits,
   signal: AbortSignal | undefined,
   decidedBy: ApprovalDecider,
+  expectations: ServerExpectations = { locked: false },
 ): Promise<ServerCatalog> {
   const monitor = session.monitor;
   const toList = server.tools.filter((tool) => tool.spec === undefined);
   const skipped: SkippedTool[] = [];
   const skip = (tool: AllowedTool, code: string, reason: string) =>
     skipped.push({ name: tool.localName, server: tool.server, tool: tool.tool, code, reason });
-  let listing: ToolListing | undefined;
+  let listing: ToolListing | undefined = expectations.listing;
   let errorCode: string | undefined;
-  if (toList.length > 0) {
+  if (toList.length > 0 && listing === undefined) {
     try {
       const names = toList.map((tool) => tool.tool);
       // Set up first: a change the server announces during its handshake predates the listing.
@@ -159,10 +178,26 @@ export async function discoverServer(
     if (policy.requiresApproval) writes[tool.tool] = writeBinding(tool, policy, decidedBy);
     else reads[tool.tool] = readBinding(tool);
   }
+  const definitions = new Map<string, ToolDefinition>();
+  for (const [name, raw] of listing?.tools ?? []) definitions.set(name, definitionOfListed(raw));
+  const lock = expectations.locked && listing !== undefined
+    ? await compareLock(
+      expectations.server,
+      monitor.protocolVersion,
+      toList.map((tool) => tool.tool),
+      definitions.values(),
+    )
+    : undefined;
+  const expectedDigests = expectations.locked
+    ? Object.fromEntries(
+      Object.entries(expectations.server?.tools ?? {}).map(([name, tool]) => [name, tool.digest]),
+    )
+    : undefined;
   const options = {
     monitor,
     limits,
     onUnfit: "skip" as const,
+    ...(expectedDigests ? { expectedDigests } : {}),
     ...(listing ? { listing } : {}),
     ...(signal ? { signal } : {}),
   };
@@ -227,5 +262,8 @@ export async function discoverServer(
     skipped: unique,
     ...(errorCode !== undefined ? { errorCode } : {}),
     ...(staleReason !== undefined ? { staleReason } : {}),
+    ...(listing ? { listing } : {}),
+    definitions,
+    ...(lock ? { lock } : {}),
   };
 }

@@ -9,7 +9,12 @@ export type ConnectConfigErrorCode =
   /** Two allowed tools map to the same provider-safe local name. */
   | "connect_name_collision"
   /** A `preApproved` or `specs` entry names a tool that is not in the allowlist. */
-  | "connect_not_allowed";
+  | "connect_not_allowed"
+  /**
+   * `accept()` got a revision this connection did not stage (or already accepted or
+   * replaced), or a tool the revision does not add, change or remove.
+   */
+  | "connect_revision_invalid";
 
 /**
  * Thrown by `connect()` / `connectAll()` for a configuration they refuse. The message is

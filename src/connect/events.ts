@@ -1,14 +1,16 @@
 /** The approval decision recorded on a call event. */
 export type ConnectApprovalDecision = "not_required" | "approved" | "denied" | "pending";
 
+import type { RevisionSummary } from "./revision.ts";
+
 /**
- * One audit event: one per server discovery and one per call. It carries names the owner
+ * One audit event: one per server discovery, one per call, one per staged revision. It carries names the owner
  * configured, fixed codes, a duration and the catalog digest, and never arguments, results,
  * tokens or any text a server sent.
  */
 export interface ConnectEvent {
   /** What happened. */
-  readonly kind: "discovery" | "call";
+  readonly kind: "discovery" | "call" | "revision";
   /** The owner's server id (`""` for a call to a name the toolkit does not have). */
   readonly server: string;
   /** The remote tool name as allowlisted (calls only; absent for an unknown name). */
@@ -23,6 +25,8 @@ export interface ConnectEvent {
   readonly durationMs: number;
   /** `revisionDigest` of the server's catalog, or `null` when none was built. */
   readonly catalogDigest: string | null;
+  /** For `"revision"`: the staged revision's digests and changed field names. */
+  readonly revision?: RevisionSummary;
 }
 
 /** Delivers an event; a handler that throws or rejects never affects the caller. */

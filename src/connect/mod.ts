@@ -24,7 +24,14 @@ export { ConnectConfigError, type ConnectConfigErrorCode } from "./errors.ts";
 export type { ConnectApprovalDecision, ConnectEvent } from "./events.ts";
 export { type ApprovalPolicy, approvalPolicy, type ApprovalReason } from "./governance.ts";
 export { localToolName } from "./names.ts";
-export type { ConnectReport, ReadyTool, ServerReport, SkippedTool } from "./report.ts";
+export type {
+  ChangeMechanism,
+  ConnectReport,
+  ReadyTool,
+  ServerReport,
+  SkippedTool,
+} from "./report.ts";
+export type { AcceptOptions, RevisionSummary, StagedRevision } from "./revision.ts";
 export {
   Toolkit,
   type ToolkitCallOptions,

@@ -1,5 +1,6 @@
 import { DEFAULT_TOOL_LIMITS, type ToolLimits } from "../catalog/limits.ts";
 import type { DiscoveryError } from "../catalog/errors.ts";
+import type { LockComparison } from "../catalog/lock.ts";
 import type { StaleReason } from "../catalog/monitor.ts";
 import type { ApprovalDecider } from "../catalog/write_bindings.ts";
 import type { TransportReport } from "../transport/secure_fetch.ts";
@@ -41,6 +42,9 @@ export interface SkippedTool {
   readonly reason: string;
 }
 
+/** How connect() hears of a server's tool list changes. */
+export type ChangeMechanism = "subscription" | "notifications" | "none";
+
 /** One server's state. */
 export interface ServerReport {
   /** Server id. */
@@ -66,6 +70,20 @@ export interface ServerReport {
    * stale from the start (calls answer `mcp_catalog_stale`); connect again.
    */
   readonly stale?: StaleReason;
+  /**
+   * Ready tools (remote names) that answer `mcp_catalog_stale` now: changed and not yet
+   * accepted, or a change heard and not yet listed again. Absent when none.
+   */
+  readonly staleTools?: readonly string[];
+  /**
+   * How this server's tool list changes reach the connection (with `changeDetection`):
+   * `"subscription"` (a 2026-07-28 `subscriptions/listen` stream is open), `"notifications"`
+   * (2025: `list_changed` on the server's replies; the standalone GET stream is not opened
+   * yet), `"none"` (2026-07-28 without a listen stream: only `refresh()` finds changes).
+   */
+  readonly changeDetection?: ChangeMechanism;
+  /** With `connect({ lock })`: which allowed tools match the lock, and each mismatch's diff. */
+  readonly lock?: LockComparison;
 }
 
 /** What `connection.report()` returns. */
@@ -124,6 +142,9 @@ export function toolSkipReason(
         `give the tool an owner spec in specs, or remove it from allow`;
     case "mcp_tool_missing":
       return "the server does not list this tool: check the allow entry";
+    case "catalog_lock_mismatch":
+      return "the server's definition of this tool does not match the lock: review the diff in " +
+        "report().servers[].lock, then update the lock or remove the tool from allow";
     case "mcp_tool_task_required":
       return "the tool requires task-augmented execution, which sluice does not run: " +
         "remove it from allow";

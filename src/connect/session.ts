@@ -26,6 +26,21 @@ export interface ServerSessionOptions {
   readonly eraCache?: EraCache;
   /** The 2025 revisions accepted from `initialize` (default `LEGACY_PROTOCOL_VERSIONS`). */
   readonly legacyProtocolVersions?: readonly string[];
+  /**
+   * Open a change stream: on 2026-07-28 a `subscriptions/listen` stream for tool list
+   * changes, re-opened with bounded backoff when it ends.
+   */
+  readonly changeDetection?: boolean;
+}
+
+/** The longest wait before re-opening a lost `subscriptions/listen` stream. */
+const MAX_LISTEN_BACKOFF_MS = 30_000;
+
+/** The part of the v2 client's listen handle the session uses. */
+interface ListenHandle {
+  readonly honoredFilter?: { readonly toolsListChanged?: boolean };
+  readonly closed: Promise<unknown>;
+  close(): Promise<void>;
 }
 
 /** Counters a session keeps for the report (and tests). */
@@ -102,6 +117,9 @@ export class ServerSession implements McpSession {
   #protocolVersion: string | undefined;
   #handshakes = 0;
   #expiredRecoveries = 0;
+  #listen: ListenHandle | undefined;
+  #listenTimer: ReturnType<typeof setTimeout> | undefined;
+  #listenFailures = 0;
 
   /**
    * Creates a session that connects on first use.
@@ -178,11 +196,70 @@ export class ServerSession implements McpSession {
     await this.#ensure(signal);
   }
 
+  /** Whether a `subscriptions/listen` stream for tool list changes is open now. */
+  get listening(): boolean {
+    return this.#listen !== undefined;
+  }
+
+  /**
+   * Opens `subscriptions/listen` for tool list changes and hands it to the monitor; when it
+   * ends while the session is open, re-opens it after a backoff (1 s doubling, at most
+   * {@link MAX_LISTEN_BACKOFF_MS}). A server that refuses leaves the session without one.
+   */
+  async #openListen(sdk: Client): Promise<void> {
+    if (this.#closed) return;
+    let handle: ListenHandle;
+    try {
+      const stop = AbortSignal.timeout(this.#options.timeoutMs);
+      const opening = (sdk as unknown as {
+        listen(filter: { toolsListChanged: boolean }): Promise<ListenHandle>;
+      }).listen({ toolsListChanged: true });
+      const stopped = new Promise<never>((_, reject) =>
+        stop.addEventListener("abort", () => reject(stop.reason), { once: true })
+      );
+      stopped.catch(() => {});
+      handle = await Promise.race([opening, stopped]);
+      opening.then((late) => {
+        if (late !== handle) late.close().catch(() => {});
+      }, () => {});
+    } catch {
+      this.#scheduleListen(sdk);
+      return;
+    }
+    if (this.#closed || handle.honoredFilter?.toolsListChanged !== true) {
+      await handle.close().catch(() => {});
+      return;
+    }
+    this.#listen = handle;
+    this.#listenFailures = 0;
+    this.monitor.watchSubscription(handle);
+    handle.closed.finally(() => {
+      if (this.#listen === handle) this.#listen = undefined;
+      this.#scheduleListen(sdk);
+    }).catch(() => {});
+  }
+
+  #scheduleListen(sdk: Client): void {
+    if (this.#closed || this.#client?.sdk !== sdk) return;
+    const delay = Math.min(1_000 * 2 ** this.#listenFailures++, MAX_LISTEN_BACKOFF_MS);
+    if (this.#listenFailures > 1 && delay === MAX_LISTEN_BACKOFF_MS && this.#listenFailures > 8) {
+      return; // the server keeps refusing: stop asking
+    }
+    this.#listenTimer = setTimeout(() => {
+      this.#listenTimer = undefined;
+      void this.#openListen(sdk);
+    }, delay);
+  }
+
   /** Closes the session (best-effort DELETE of a legacy session). Idempotent. */
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
     this.monitor.close();
+    clearTimeout(this.#listenTimer);
+    const listen = this.#listen;
+    this.#listen = undefined;
+    await listen?.close().catch(() => {});
     const client = this.#client ?? await this.#connecting?.catch(() => undefined);
     this.#client = undefined;
     if (client === undefined) return;
@@ -300,7 +377,13 @@ export class ServerSession implements McpSession {
       ? { era: "legacy" }
       : { era: MODERN_PROTOCOL_VERSION, discover: client.getDiscoverResult() };
     eraCache?.set(url, this.#verdict);
-    return { sdk: client, session: sessionFromClient(client) };
+    const connected = { sdk: client, session: sessionFromClient(client) };
+    if (this.#options.changeDetection && this.#era === MODERN_PROTOCOL_VERSION) {
+      // Open before anything is listed, so a change during discovery is heard.
+      this.#client = connected;
+      await this.#openListen(client);
+    }
+    return connected;
   }
 }
 

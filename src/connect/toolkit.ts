@@ -93,15 +93,37 @@ interface Entry {
   readonly model: ToolkitTool;
 }
 
+let reload: (toolkit: Toolkit, servers: readonly ToolkitServer[], gate: Gate) => void;
+
+/**
+ * Gives a toolkit new servers' tools and the gate they run through (connect() does this when
+ * a revision is accepted). Not part of the public API.
+ *
+ * @param toolkit the connection's toolkit
+ * @param servers every server's tools now
+ * @param gate the gate over those tools
+ */
+export function reloadToolkit(
+  toolkit: Toolkit,
+  servers: readonly ToolkitServer[],
+  gate: Gate,
+): void {
+  reload(toolkit, servers, gate);
+}
+
 /**
  * The allowlisted tools of a connection, as the model sees them. `call` never throws; the
  * provider exports give each API's exact tool shape.
  */
 export class Toolkit {
-  /** The model-facing tools, sorted by name. */
-  readonly tools: readonly ToolkitTool[];
-  readonly #entries: ReadonlyMap<string, Entry>;
+  #tools: readonly ToolkitTool[] = [];
+  #entries: ReadonlyMap<string, Entry> = new Map();
+  #gate: Gate;
   readonly #context: ToolkitContext;
+
+  static {
+    reload = (toolkit, servers, gate) => toolkit.#load(servers, gate);
+  }
 
   /**
    * Builds the toolkit from discovered servers (connect() does this).
@@ -110,8 +132,18 @@ export class Toolkit {
    */
   constructor(context: ToolkitContext) {
     this.#context = context;
+    this.#gate = context.gate;
+    this.#load(context.servers, context.gate);
+  }
+
+  /** The model-facing tools, sorted by name (new ones once a revision is accepted). */
+  get tools(): readonly ToolkitTool[] {
+    return this.#tools;
+  }
+
+  #load(servers: readonly ToolkitServer[], gate: Gate): void {
     const entries = new Map<string, Entry>();
-    for (const server of context.servers) {
+    for (const server of servers) {
       for (const connected of server.tools) {
         const { registration } = connected;
         const model: ToolkitTool = Object.freeze({
@@ -126,7 +158,8 @@ export class Toolkit {
       }
     }
     this.#entries = entries;
-    this.tools = Object.freeze(
+    this.#gate = gate;
+    this.#tools = Object.freeze(
       [...entries.values()].map((entry) => entry.model).sort((a, b) =>
         a.name < b.name ? -1 : a.name > b.name ? 1 : 0
       ),
@@ -192,7 +225,7 @@ export class Toolkit {
       envelope = failure("unknown_tool");
     } else {
       try {
-        const [outcome] = await this.#context.gate.run([{
+        const [outcome] = await this.#gate.run([{
           id: options.callId ?? crypto.randomUUID(),
           name,
           arguments: options.strictNulls ? stripExportNulls(args, options.strictNulls) : args,
@@ -219,7 +252,8 @@ export class Toolkit {
    */
   async resume(approvalId: string, options: ToolkitResumeOptions = {}): Promise<ToolkitEnvelope> {
     const start = performance.now();
-    const { gate, store } = this.#context;
+    const { store } = this.#context;
+    const gate = this.#gate;
     let entry: Entry | undefined;
     let envelope: ToolkitEnvelope;
     try {
