@@ -3,7 +3,7 @@
  * `fixtures/json-schema-test-suite/`) through sluice's `compileSchema` and counts, per suite
  * file (one keyword, or a group such as `if-then-else`): the cases whose schema the profile
  * refuses, and of the admitted ones how many the compiled validator answers as the suite
- * expects. `tests/schema_suite_test.ts` checks these counts against `docs/schema-profile.md`.
+ * expects. `tests/schema/suite_test.ts` checks these counts against `docs/schema-profile.md`.
  *
  * Run: `deno run -A scripts/schema_suite.ts` (prints the table the docs page holds).
  *

@@ -1,5 +1,5 @@
 /**
- * The version `sluice --version` prints; `tests/cli_test.ts` keeps it equal to deno.json's.
+ * The version `sluice --version` prints; `tests/cli/cli_test.ts` keeps it equal to deno.json's.
  *
  * @module
  */

@@ -60,7 +60,7 @@ const IN_PLACE = { inPlace: true };
  * Every keyword the profile knows. An applicator or assertion is admitted when
  * `@cfworker/json-schema` passes every case of the official JSON-Schema-Test-Suite (draft
  * 2020-12) for it that the profile admits, run through `compileSchema`
- * (`tests/schema_suite_test.ts`, counts in `docs/schema-profile.md`), and its cost is bounded
+ * (`tests/schema/suite_test.ts`, counts in `docs/schema-profile.md`), and its cost is bounded
  * by the value and evaluation budgets. Annotations of the 2020-12 meta-data and content
  * vocabularies are kept and never applied. The refused ones carry their reason.
  */

@@ -1,0 +1,227 @@
+/**
+ * The PostgreSQL store against a real PostgreSQL server started for this file: the shared store
+ * suite unchanged, the state machine enforced by triggers against raw SQL, versioned migrations,
+ * the open check refusing a tampered database, and connection strings.
+ */
+import assert from "node:assert/strict";
+import { processGone } from "../../fixtures/process.ts";
+import postgres from "postgres";
+import { PostgresApprovalStore } from "../../postgres.ts";
+import { SluiceError } from "../../mod.ts";
+import { approvalStoreSuite, rejectsWith } from "../support/approval_store_suite.ts";
+import { expectationFor, makeRequest } from "../support/approval_requests.ts";
+import {
+  type RawSqlAttempt,
+  rawSqlAttempts,
+  type SeededIds,
+  seedStates,
+} from "../support/raw_sql_attempts.ts";
+import {
+  postgresAvailable,
+  type PostgresServer,
+  startPostgres,
+} from "../support/postgres_server.ts";
+
+const available = postgresAvailable();
+let server: PostgresServer | undefined;
+const theServer = async () => server ??= await startPostgres();
+
+/** A raw connection of the test's own to `url`. */
+function raw(url: string) {
+  return postgres(url, { max: 1, onnotice: () => {} });
+}
+
+if (available) {
+  approvalStoreSuite("postgres", async (clock) => {
+    const url = await (await theServer()).createDatabase();
+    const store = await PostgresApprovalStore.open(url, { now: clock.now });
+    return { store, cleanup: () => Promise.resolve() };
+  });
+
+  Deno.test("postgres: migrations are versioned, idempotent on reopen; a newer database is refused", async () => {
+    const url = await (await theServer()).createDatabase();
+    const first = await PostgresApprovalStore.open(url);
+    const { id } = await first.prepare(await makeRequest(Date.now()));
+    await first.close();
+    const second = await PostgresApprovalStore.open(url);
+    assert.equal((await second.get(id))?.state, "pending");
+    await second.close();
+    const sql = raw(url);
+    try {
+      const versions = await sql`SELECT version FROM schema_version ORDER BY version`;
+      assert.deepEqual(versions.map((row) => row.version), [1]);
+      await sql`INSERT INTO schema_version (version, applied_at) VALUES (2, 0)`;
+    } finally {
+      await sql.end();
+    }
+    await rejectsWith(PostgresApprovalStore.open(url), "approval_store_schema_too_new");
+  });
+
+  Deno.test("postgres: triggers abort illegal transitions and edits made with raw SQL", async () => {
+    const url = await (await theServer()).createDatabase();
+    const store = await PostgresApprovalStore.open(url);
+    let ids: SeededIds;
+    try {
+      ids = await seedStates(store);
+    } finally {
+      await store.close();
+    }
+    const sql = raw(url);
+    try {
+      const snapshot = async () =>
+        JSON.stringify([
+          await sql`SELECT * FROM approvals ORDER BY id`,
+          await sql`SELECT * FROM approval_events ORDER BY approval_id, seq`,
+        ]);
+      const before = await snapshot();
+      const attempts = [
+        ...rawSqlAttempts(ids),
+        ["approvals truncated", "TRUNCATE approvals CASCADE", [], /append-only/],
+        ["events truncated", "TRUNCATE approval_events", [], /append-only/],
+      ] as RawSqlAttempt[];
+      for (const [label, text, args, message] of attempts) {
+        let n = 0;
+        const numbered = text.replace(/\?/g, () => `$${++n}`);
+        await assert.rejects(sql.unsafe(numbered, args), message, label);
+      }
+      assert.equal(await snapshot(), before, "no row and no event changed");
+      // Not a blanket refusal: a legal transition written by hand goes through, with its event.
+      const legal = await sql.unsafe(
+        "UPDATE approvals SET state = 'approved', decided_by = 'carol', decided_at = 1 WHERE id = $1 RETURNING id",
+        [ids.pending2],
+      );
+      assert.equal(legal.length, 1);
+      const events = await sql`SELECT to_state FROM approval_events
+        WHERE approval_id = ${ids.pending2} ORDER BY seq`;
+      assert.deepEqual(events.map((row) => row.to_state), ["pending", "approved"]);
+    } finally {
+      await sql.end();
+    }
+  });
+
+  Deno.test("postgres: a tampered database is refused at open: approval_store_schema_invalid", async () => {
+    const tamperings: [string, string[]][] = [
+      ["a trigger dropped", ["DROP TRIGGER approvals_guard ON approvals"]],
+      ["a trigger disabled", ["ALTER TABLE approvals DISABLE TRIGGER approvals_event"]],
+      ["a trigger function weakened", [
+        `CREATE OR REPLACE FUNCTION sluice_approvals_guard() RETURNS trigger
+          LANGUAGE plpgsql AS $$ BEGIN RETURN NEW; END $$`,
+      ]],
+      ["a foreign trigger added", [
+        `CREATE FUNCTION sneaky() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN NEW; END $$`,
+        `CREATE TRIGGER sneaky BEFORE UPDATE ON approvals FOR EACH ROW EXECUTE FUNCTION sneaky()`,
+      ]],
+      ["a constraint dropped", ["ALTER TABLE approvals DROP CONSTRAINT approvals_claimed"]],
+      ["a NOT NULL dropped", ["ALTER TABLE approvals ALTER COLUMN scope_id DROP NOT NULL"]],
+    ];
+    for (const [label, statements] of tamperings) {
+      const url = await (await theServer()).createDatabase();
+      const store = await PostgresApprovalStore.open(url);
+      await store.prepare(await makeRequest(Date.now()));
+      await store.close();
+      const sql = raw(url);
+      try {
+        for (const statement of statements) await sql.unsafe(statement);
+      } finally {
+        await sql.end();
+      }
+      await assert.rejects(PostgresApprovalStore.open(url), (error: unknown) => {
+        assert.ok(error instanceof SluiceError, label);
+        assert.equal(error.code, "approval_store_schema_invalid", label);
+        return true;
+      });
+    }
+  });
+
+  Deno.test("postgres: connection strings: postgres: only, no password inside; an unreachable server is approval_store_error", async () => {
+    for (const bad of ["", "mysql://db/a", "postgres://u:secret@127.0.0.1/a", "not a url"]) {
+      await rejectsWith(PostgresApprovalStore.open(bad), "approval_store_url_invalid");
+    }
+    const port = (await theServer()).url("x").match(/:(\d+)\//)![1];
+    // A port nothing listens on (the server's port plus one is free while the test runs here).
+    await assert.rejects(
+      PostgresApprovalStore.open(`postgres://postgres@127.0.0.1:${Number(port) + 1}/x`),
+      (error: unknown) => {
+        assert.ok(error instanceof SluiceError);
+        assert.equal(error.code, "approval_store_error");
+        // At most the driver's code (ECONNREFUSED): never its text, which names the host.
+        assert.match(error.message, /^the approval database failed while opening it( \(\w+\))?$/);
+        return true;
+      },
+    );
+  });
+
+  Deno.test("postgres: the sluice CLI in another process approves; this process sees it", async () => {
+    const url = await (await theServer()).createDatabase();
+    const store = await PostgresApprovalStore.open(url);
+    try {
+      const request = await makeRequest(Date.now());
+      const { id } = await store.prepare(request);
+      const output = await new Deno.Command(Deno.execPath(), {
+        args: [
+          "run",
+          "-A",
+          new URL("../../scripts/sluice.ts", import.meta.url).pathname,
+          "approvals",
+          "approve",
+          id,
+          "--by",
+          "carol",
+          "--db",
+          url,
+        ],
+        stdout: "piped",
+        stderr: "piped",
+      }).output();
+      assert.equal(output.code, 0, new TextDecoder().decode(output.stderr));
+      const seen = await store.get(id);
+      assert.equal(seen?.state, "approved");
+      assert.equal(seen?.decision?.by, "carol");
+      assert.equal((await store.claim(id, expectationFor(request))).ok, true);
+    } finally {
+      await store.close();
+    }
+  });
+
+  Deno.test("postgres: a role with only the grants docs/stores.md lists runs the store", async () => {
+    const url = await (await theServer()).createDatabase();
+    await (await PostgresApprovalStore.open(url)).close();
+    const sql = raw(url);
+    const role = `agent_${Deno.pid}_${Math.floor(Math.random() * 1e6)}`;
+    try {
+      await sql.unsafe(`CREATE ROLE ${role} LOGIN`);
+      await sql.unsafe("REVOKE CREATE ON SCHEMA public FROM PUBLIC");
+      const [{ schema }] = await sql`SELECT current_schema() AS schema`;
+      await sql.unsafe(`GRANT USAGE ON SCHEMA ${schema} TO ${role}`);
+      await sql.unsafe(`GRANT SELECT, INSERT, UPDATE ON approvals TO ${role}`);
+      await sql.unsafe(`GRANT SELECT, INSERT ON approval_events TO ${role}`);
+      await sql.unsafe(`GRANT SELECT ON schema_version TO ${role}`);
+    } finally {
+      await sql.end();
+    }
+    const store = await PostgresApprovalStore.open(url.replace("postgres@", `${role}@`));
+    // The role may not create anything: not in its schema, not in public.
+    const asRole = raw(url.replace("postgres@", `${role}@`));
+    try {
+      await assert.rejects(asRole.unsafe("CREATE TABLE intruder (x int)"), /permission denied/);
+    } finally {
+      await asRole.end();
+    }
+    try {
+      const request = await makeRequest(Date.now());
+      const { id } = await store.prepare(request);
+      await store.approve(id, { by: "alice" });
+      assert.equal((await store.claim(id, expectationFor(request))).ok, true);
+      assert.equal((await store.events(id)).length, 3);
+    } finally {
+      await store.close();
+    }
+  });
+
+  Deno.test("postgres: the test server stops by its PID", async () => {
+    if (server === undefined) return;
+    const pid = server.pid;
+    await server.stop();
+    assert.ok(await processGone(pid), "the postmaster is gone");
+  });
+}
