@@ -8,6 +8,7 @@ import { SluiceError } from "../src/errors.ts";
 import type { JsonErrorCode } from "../src/identity/errors.ts";
 import type { SchemaProblemCode, ValidationErrorCode } from "../src/schema/types.ts";
 import type { TransportErrorCode } from "../src/transport/errors.ts";
+import type { AuthErrorCode } from "../src/auth/errors.ts";
 import type { SessionErrorCode } from "../src/session/session.ts";
 import type { DiscoveryErrorCode } from "../src/catalog/errors.ts";
 import type { CallErrorCode } from "../src/calls/envelope.ts";
@@ -28,6 +29,7 @@ type _Unions = [
   Catalogued<ValidationErrorCode>,
   Catalogued<"schema_unsupported">,
   Catalogued<TransportErrorCode>,
+  Catalogued<AuthErrorCode>,
   Catalogued<SessionErrorCode>,
   Catalogued<DiscoveryErrorCode>,
   Catalogued<CallErrorCode>,

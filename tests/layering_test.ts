@@ -16,7 +16,10 @@ const ALLOWED: Readonly<Record<string, readonly string[]>> = {
   transport: ["base", "identity", "transport/runtime"],
   schema: ["base", "identity"],
   approvals: ["base", "identity"],
-  session: ["base", "identity", "transport"],
+  // OAuth: the hardened fetch and its resolver below it; connect (and the CLI) above it.
+  auth: ["base", "identity", "transport", "transport/runtime", "approvals"],
+  // The session contract names the OAuth codes (auth/errors.ts imports only base).
+  session: ["base", "identity", "transport", "auth"],
   catalog: ["base", "identity", "schema", "session"],
   calls: ["base", "identity", "schema", "session", "catalog", "approvals"],
   gate: ["base", "identity", "schema", "session", "catalog", "calls", "approvals"],
@@ -32,6 +35,7 @@ const ALLOWED: Readonly<Record<string, readonly string[]>> = {
     "approvals",
     "transport",
     "providers",
+    "auth",
   ],
   inbox: ["base", "identity", "approvals", "transport"],
   cli: [
