@@ -6,6 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { connect, MemoryTokenStore, OAuthClient } from "../mod.ts";
+import { browserTestsRun, launchChromium } from "./support/inbox_browser.ts";
 import { startAuthorizationServer, startProtectedMcpServer } from "../fixtures/oauth_mcp_server.ts";
 
 const LOOPBACK = { dangerouslyAllowLoopback: true, timeoutMs: 15_000 } as const;
@@ -43,6 +44,118 @@ Deno.test({
       await connection.close();
     }
   } finally {
+    await as.stop();
+    await mcp.close();
+  }
+});
+
+Deno.test({
+  name: "OAuthClient: authorization code in Chromium, restart reuses the token, refresh once",
+  ignore: !browserTestsRun(),
+  sanitizeOps: false,
+  sanitizeResources: false,
+}, async () => {
+  const mcp = await startProtectedMcpServer();
+  const as = await startAuthorizationServer(mcp.url);
+  const callback = Promise.withResolvers<string>();
+  const listener = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, (request) => {
+    callback.resolve(request.url);
+    return new Response("You may close this page.");
+  });
+  const redirectUri = `http://127.0.0.1:${listener.addr.port}/callback`;
+  const browser = await launchChromium();
+  const events: unknown[] = [];
+  const reports: unknown[] = [];
+  const envelopes: unknown[] = [];
+  const errors: string[] = [];
+  try {
+    mcp.setIssuer(as.issuer);
+    const store = new MemoryTokenStore();
+    let authorizationUrl: URL | undefined;
+    const auth = new OAuthClient({
+      store,
+      redirectUri,
+      redirect: (url) => {
+        authorizationUrl = url;
+      },
+    });
+    const options = {
+      id: "docs",
+      allow: ["echo"],
+      preApproved: ["echo"],
+      transport: LOOPBACK,
+      onEvent: (event: unknown) => events.push(event),
+    };
+    const first = await connect(mcp.url, { ...options, auth });
+    reports.push(first.report());
+    assert.equal(first.report().servers[0]!.errorCode, "auth_authorization_required");
+    await first.close();
+    assert.ok(authorizationUrl !== undefined, "redirect() got the authorization URL");
+    assert.equal(authorizationUrl.searchParams.get("code_challenge_method"), "S256");
+    assert.equal(authorizationUrl.searchParams.get("resource"), mcp.url.href);
+
+    // The person: oidc-provider's own development login and consent pages.
+    const page = await browser.newPage();
+    await page.goto(authorizationUrl.href);
+    await page.fill("input[name=login]", "alice");
+    await page.fill("input[name=password]", "any");
+    await page.click("button[type=submit]");
+    await page.waitForSelector("button[type=submit]");
+    await page.click("button[type=submit]");
+    const returned = await callback.promise;
+    assert.ok(new URL(returned).searchParams.has("iss"), "RFC 9207 iss on the response");
+    await auth.finish(returned);
+
+    const second = await connect(mcp.url, { ...options, auth });
+    reports.push(second.report());
+    assert.equal(second.report().servers[0]!.status, "ready", JSON.stringify(second.report()));
+    envelopes.push(await second.toolkit.call("docs__echo", { message: "after login" }));
+    assert.equal((envelopes.at(-1) as { errorCode?: string }).errorCode, undefined);
+    await second.close();
+
+    // A restart: a new client over the same store needs no person.
+    const restarted = new OAuthClient({
+      store,
+      redirectUri,
+      redirect: () => assert.fail("a stored token must be reused"),
+    });
+    const third = await connect(mcp.url, { ...options, auth: restarted });
+    reports.push(third.report());
+    assert.equal(third.report().servers[0]!.status, "ready");
+    const before = (await store.get(`tokens ${mcp.url.href}`))!;
+
+    // Expired: the server refuses the token; sluice refreshes once and the call succeeds.
+    mcp.expireIssuedTokens();
+    const seen = mcp.authorizations.length;
+    // Tokens issued from the next second on are valid again (JWT `iat` has second precision).
+    await new Promise((r) => setTimeout(r, 1100));
+    envelopes.push(await third.toolkit.call("docs__echo", { message: "after refresh" }));
+    assert.equal(
+      (envelopes.at(-1) as { errorCode?: string }).errorCode,
+      undefined,
+      JSON.stringify(envelopes.at(-1)),
+    );
+    const after = (await store.get(`tokens ${mcp.url.href}`))!;
+    assert.notEqual(after.access_token, before.access_token, "a new access token");
+    const sent = mcp.authorizations.slice(seen);
+    assert.deepEqual(sent, [`Bearer ${before.access_token}`, `Bearer ${after.access_token}`]);
+    reports.push(third.report());
+    await third.close();
+
+    // Sentinel: no token value in any event, report, envelope or error message.
+    const secrets = [
+      before.access_token,
+      before.refresh_token,
+      after.access_token,
+      after.refresh_token,
+    ]
+      .filter((value): value is string => typeof value === "string");
+    assert.ok(secrets.length >= 3);
+    const haystack = JSON.stringify({ events, reports, envelopes, errors });
+    for (const secret of secrets) assert.ok(!haystack.includes(secret), "a token leaked");
+  } finally {
+    await browser.close();
+    await listener.shutdown();
     await as.stop();
     await mcp.close();
   }

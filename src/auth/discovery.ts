@@ -7,6 +7,7 @@
  */
 import * as oauth from "oauth4webapi";
 import { isRecord } from "../identity/mod.ts";
+import { TransportError } from "../transport/errors.ts";
 import type { FetchFunction } from "../transport/secure_fetch.ts";
 import type { BearerChallenge } from "./challenge.ts";
 import { checkEndpoint, type EndpointPolicy } from "./endpoint.ts";
@@ -46,6 +47,21 @@ const ENDPOINT_FIELDS = [
   "pushed_authorization_request_endpoint",
 ] as const;
 
+/**
+ * The hardened fetch's own failure behind an error oauth4webapi wrapped (a byte cap or a
+ * deadline while it read a body), so it keeps its transport code.
+ *
+ * @param error any thrown value
+ */
+export function transportFailure(error: unknown): TransportError | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 8 && current instanceof Error; depth++) {
+    if (current instanceof TransportError) return current;
+    current = current.cause;
+  }
+  return undefined;
+}
+
 /** The options oauth4webapi needs to send a request through the hardened fetch. */
 export function oauthRequestOptions(context: DiscoveryContext): {
   [oauth.customFetch]: FetchFunction;
@@ -71,7 +87,7 @@ async function readJson(response: Response, what: string): Promise<Record<string
     body = await response.json();
   } catch (error) {
     // The byte cap and the deadline are the transport's own failures.
-    if (error instanceof Error && error.name === "TransportError") throw error;
+    if (transportFailure(error)) throw transportFailure(error);
     throw new AuthError("auth_metadata_invalid", `The ${what} is not JSON.`);
   }
   if (!isRecord(body)) {
@@ -125,10 +141,15 @@ async function authorizationServerMetadata(
       response.body?.cancel().catch(() => {});
       continue;
     }
+    // Read the body here, so the byte cap and the deadline fail with the transport's code.
+    const buffered = new Response(await response.arrayBuffer(), {
+      status: response.status,
+      headers: response.headers,
+    });
     try {
-      return await oauth.processDiscoveryResponse(issuer, response);
+      return await oauth.processDiscoveryResponse(issuer, buffered);
     } catch (error) {
-      if (error instanceof Error && error.name === "TransportError") throw error;
+      if (transportFailure(error)) throw transportFailure(error);
       if (
         error instanceof oauth.OperationProcessingError &&
         error.code === oauth.JSON_ATTRIBUTE_COMPARISON

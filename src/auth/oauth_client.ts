@@ -20,6 +20,7 @@ import {
   type Discovered,
   type DiscoveryContext,
   oauthRequestOptions,
+  transportFailure,
 } from "./discovery.ts";
 import { AuthError } from "./errors.ts";
 import { MemoryTokenStore, type TokenRecord, type TokenStore } from "./token_store.ts";
@@ -434,7 +435,7 @@ export class OAuthClient {
       }, oauthRequestOptions(context));
       registered = await oauth.processDynamicClientRegistrationResponse(response);
     } catch (error) {
-      if (error instanceof Error && error.name === "TransportError") throw error;
+      if (transportFailure(error)) throw transportFailure(error);
       throw new AuthError("auth_registration_failed", "The dynamic client registration failed.");
     }
     await this.#write(clientKey(discovered.issuer), {
@@ -458,7 +459,7 @@ export class OAuthClient {
     } catch (error) {
       // The transport's codes pass through whole; the body of an OAuth error (it may echo a
       // grant) is never copied.
-      if (error instanceof Error && error.name === "TransportError") throw error;
+      if (transportFailure(error)) throw transportFailure(error);
       throw new AuthError("auth_token_failed", "The token endpoint refused the grant.");
     }
   }
