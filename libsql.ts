@@ -20,3 +20,4 @@ export type { DurabilitySettings } from "./src/approvals/durability.ts";
 // The store's record and input types, so this entry documents itself completely.
 export type * from "./src/approvals/types.ts";
 export type { JsonArray, JsonObject, JsonPrimitive, JsonValue } from "./src/identity/mod.ts";
+export { LibsqlTokenStore, type LibsqlTokenStoreOptions } from "./src/auth/libsql_token_store.ts";

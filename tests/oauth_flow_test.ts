@@ -5,7 +5,8 @@
  * consent pages.
  */
 import assert from "node:assert/strict";
-import { connect, MemoryTokenStore, OAuthClient } from "../mod.ts";
+import { AuthError, connect, OAuthClient } from "../mod.ts";
+import { LibsqlTokenStore } from "../libsql.ts";
 import { browserTestsRun, launchChromium } from "./support/inbox_browser.ts";
 import { startAuthorizationServer, startProtectedMcpServer } from "../fixtures/oauth_mcp_server.ts";
 
@@ -40,6 +41,9 @@ Deno.test({
       mcp.requireScope("admin:write");
       const refused = await connection.toolkit.call("docs__echo", { message: "hi" });
       assert.equal(refused.errorCode, "auth_insufficient_scope", JSON.stringify(refused));
+      // The host learns which scopes the server asked for; the model sees only the code.
+      assert.deepEqual(auth.scopeNeeded(mcp.url), ["admin:write"]);
+      assert.deepEqual(refused.text, []);
     } finally {
       await connection.close();
     }
@@ -70,7 +74,10 @@ Deno.test({
   const errors: string[] = [];
   try {
     mcp.setIssuer(as.issuer);
-    const store = new MemoryTokenStore();
+    // The durable store, sealed with the host's key; the restart below opens the file again.
+    const dir = await Deno.makeTempDir({ prefix: "sluice-oauth-" });
+    const key = crypto.getRandomValues(new Uint8Array(32));
+    const store = await LibsqlTokenStore.open(`${dir}/tokens.db`, { key });
     let authorizationUrl: URL | undefined;
     const auth = new OAuthClient({
       store,
@@ -105,6 +112,11 @@ Deno.test({
     const returned = await callback.promise;
     assert.ok(new URL(returned).searchParams.has("iss"), "RFC 9207 iss on the response");
     await auth.finish(returned);
+    // A replayed callback is refused: its state was used once.
+    await assert.rejects(() => auth.finish(returned), (error) => {
+      errors.push(String(error), (error as Error).stack ?? "");
+      return error instanceof AuthError && error.code === "auth_callback_invalid";
+    });
 
     const second = await connect(mcp.url, { ...options, auth });
     reports.push(second.report());
@@ -113,16 +125,18 @@ Deno.test({
     assert.equal((envelopes.at(-1) as { errorCode?: string }).errorCode, undefined);
     await second.close();
 
-    // A restart: a new client over the same store needs no person.
+    // A restart: a new client over the same database file needs no person.
+    store.close();
+    const reopened = await LibsqlTokenStore.open(`${dir}/tokens.db`, { key });
     const restarted = new OAuthClient({
-      store,
+      store: reopened,
       redirectUri,
       redirect: () => assert.fail("a stored token must be reused"),
     });
     const third = await connect(mcp.url, { ...options, auth: restarted });
     reports.push(third.report());
     assert.equal(third.report().servers[0]!.status, "ready");
-    const before = (await store.get(`tokens ${mcp.url.href}`))!;
+    const before = (await reopened.get(`tokens ${mcp.url.href}`))!;
 
     // Expired: the server refuses the token; sluice refreshes once and the call succeeds.
     mcp.expireIssuedTokens();
@@ -135,10 +149,14 @@ Deno.test({
       undefined,
       JSON.stringify(envelopes.at(-1)),
     );
-    const after = (await store.get(`tokens ${mcp.url.href}`))!;
+    const after = (await reopened.get(`tokens ${mcp.url.href}`))!;
     assert.notEqual(after.access_token, before.access_token, "a new access token");
     const sent = mcp.authorizations.slice(seen);
     assert.deepEqual(sent, [`Bearer ${before.access_token}`, `Bearer ${after.access_token}`]);
+    mcp.requireScope("admin:write");
+    envelopes.push(await third.toolkit.call("docs__echo", { message: "more scope" }));
+    assert.equal((envelopes.at(-1) as { errorCode?: string }).errorCode, "auth_insufficient_scope");
+    mcp.requireScope(undefined);
     reports.push(third.report());
     await third.close();
 
@@ -153,6 +171,10 @@ Deno.test({
     assert.ok(secrets.length >= 3);
     const haystack = JSON.stringify({ events, reports, envelopes, errors });
     for (const secret of secrets) assert.ok(!haystack.includes(secret), "a token leaked");
+    reopened.close();
+    const file = new TextDecoder("latin1").decode(await Deno.readFile(`${dir}/tokens.db`));
+    for (const secret of secrets) assert.ok(!file.includes(secret), "a token in clear on disk");
+    await Deno.remove(dir, { recursive: true });
   } finally {
     await browser.close();
     await listener.shutdown();

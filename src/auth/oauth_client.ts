@@ -93,6 +93,7 @@ export class OAuthClient {
   readonly #store: TokenStore;
   readonly #pending = new Map<string, Pending>();
   readonly #renewing = new Map<string, Promise<string>>();
+  readonly #scopeNeeded = new Map<string, readonly string[]>();
 
   /**
    * Creates the client.
@@ -116,6 +117,17 @@ export class OAuthClient {
     }
     this.#options = options;
     this.#store = options.store ?? new MemoryTokenStore();
+  }
+
+  /**
+   * The scopes an MCP server last asked for in a 403 `insufficient_scope` answer (the call
+   * ended `auth_insufficient_scope` and was not retried), or `undefined`. Each is a valid
+   * RFC 6749 scope token; authorize again with `scope` widened to get them.
+   *
+   * @param resource the MCP server's URL
+   */
+  scopeNeeded(resource: string | URL): readonly string[] | undefined {
+    return this.#scopeNeeded.get(new URL(resource).href);
   }
 
   /** The store this client keeps registrations and tokens in. */
@@ -233,6 +245,7 @@ export class OAuthClient {
         const challenge = parseBearerChallenge(response.headers.get("www-authenticate"));
         if (challenge.error === "insufficient_scope") {
           discard(response);
+          this.#scopeNeeded.set(resource.href, Object.freeze([...challenge.scopes]));
           const named = challenge.scopes.length > 0 ? challenge.scopes.join(" ") : "(none named)";
           throw new AuthError(
             "auth_insufficient_scope",

@@ -44,19 +44,19 @@ export interface TokenStore {
 export class MemoryTokenStore implements TokenStore {
   readonly #records = new Map<string, TokenRecord>();
 
-  /** @inheritdoc */
+  /** The record under `key`, or `undefined`. */
   get(key: string): Promise<TokenRecord | undefined> {
     const record = this.#records.get(key);
     return Promise.resolve(record === undefined ? undefined : { ...record });
   }
 
-  /** @inheritdoc */
+  /** Stores (replaces) the record under `key`. */
   set(key: string, record: TokenRecord): Promise<void> {
     this.#records.set(key, Object.freeze({ ...record }));
     return Promise.resolve();
   }
 
-  /** @inheritdoc */
+  /** Removes the record under `key`. */
   delete(key: string): Promise<void> {
     this.#records.delete(key);
     return Promise.resolve();
