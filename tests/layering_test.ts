@@ -48,6 +48,7 @@ const ALLOWED: Readonly<Record<string, readonly string[]>> = {
     "calls",
     "gate",
     "inbox",
+    "auth",
   ],
 };
 

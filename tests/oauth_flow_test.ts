@@ -5,8 +5,9 @@
  * consent pages.
  */
 import assert from "node:assert/strict";
-import { AuthError, connect, OAuthClient } from "../mod.ts";
+import { AuthError, connect, MemoryTokenStore, OAuthClient } from "../mod.ts";
 import { LibsqlTokenStore } from "../libsql.ts";
+import { login } from "../src/cli/login.ts";
 import { browserTestsRun, launchChromium } from "./support/inbox_browser.ts";
 import { startAuthorizationServer, startProtectedMcpServer } from "../fixtures/oauth_mcp_server.ts";
 
@@ -178,6 +179,71 @@ Deno.test({
   } finally {
     await browser.close();
     await listener.shutdown();
+    await as.stop();
+    await mcp.close();
+  }
+});
+
+Deno.test({
+  name: "login(): prints the URL, stores tokens that a later connect() uses, prints no token",
+  ignore: !browserTestsRun(),
+  sanitizeOps: false,
+  sanitizeResources: false,
+}, async () => {
+  const mcp = await startProtectedMcpServer();
+  const as = await startAuthorizationServer(mcp.url);
+  const browser = await launchChromium();
+  const printed: string[] = [];
+  try {
+    mcp.setIssuer(as.issuer);
+    const store = new MemoryTokenStore();
+    const opened = Promise.withResolvers<string>();
+    const exit = login({
+      url: mcp.url.href,
+      store,
+      transport: LOOPBACK,
+      output: {
+        stdout: (text) => {
+          printed.push(text);
+          const match = /^(http\S+)$/m.exec(text);
+          if (match) opened.resolve(match[1]!);
+        },
+        stderr: (text) => printed.push(text),
+      },
+    });
+    const page = await browser.newPage();
+    await page.goto(await opened.promise);
+    await page.fill("input[name=login]", "operator");
+    await page.fill("input[name=password]", "any");
+    await page.click("button[type=submit]");
+    await page.waitForSelector("button[type=submit]");
+    await page.click("button[type=submit]");
+    assert.equal(await exit, 0, printed.join(""));
+    const tokens = (await store.get(`tokens ${mcp.url.href}`))!;
+    assert.equal(typeof tokens.access_token, "string");
+    for (const text of printed) {
+      assert.ok(!text.includes(tokens.access_token as string), "the access token was printed");
+      if (typeof tokens.refresh_token === "string") assert.ok(!text.includes(tokens.refresh_token));
+    }
+    const connection = await connect(mcp.url, {
+      id: "docs",
+      auth: new OAuthClient({
+        store,
+        redirectUri: "http://127.0.0.1:1/callback",
+        redirect: () => assert.fail("login stored the tokens"),
+      }),
+      allow: ["echo"],
+      preApproved: ["echo"],
+      transport: LOOPBACK,
+    });
+    try {
+      const result = await connection.toolkit.call("docs__echo", { message: "after login" });
+      assert.equal(result.errorCode, undefined, JSON.stringify(result));
+    } finally {
+      await connection.close();
+    }
+  } finally {
+    await browser.close();
     await as.stop();
     await mcp.close();
   }
