@@ -17,3 +17,7 @@ export {
 export { resolveStoreUrl, type StoreLocation } from "./src/approvals/libsql/url.ts";
 export type { DurabilitySettings } from "./src/approvals/libsql/durability.ts";
 export * from "./src/approvals/sql/mod.ts";
+// The store's record and input types, so this entry documents itself completely.
+export type * from "./src/approvals/types.ts";
+export type { JsonArray, JsonObject, JsonPrimitive, JsonValue } from "./src/identity/mod.ts";
+export { LibsqlTokenStore, type LibsqlTokenStoreOptions } from "./src/auth/libsql_token_store.ts";

@@ -288,3 +288,14 @@ export {
   toOpenAIResponsesTools,
   toOpenAITools,
 } from "./src/providers/mod.ts";
+export {
+  AuthError,
+  type AuthErrorCode,
+  authErrorCode,
+  MemoryTokenStore,
+  OAUTH_MAX_RESPONSE_BYTES,
+  OAuthClient,
+  type OAuthClientOptions,
+  type TokenRecord,
+  type TokenStore,
+} from "./src/auth/mod.ts";

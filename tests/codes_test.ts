@@ -8,6 +8,7 @@ import { SluiceError } from "../src/errors.ts";
 import type { JsonErrorCode } from "../src/identity/errors.ts";
 import type { SchemaProblemCode, ValidationErrorCode } from "../src/schema/types.ts";
 import type { TransportErrorCode } from "../src/transport/errors.ts";
+import type { AuthErrorCode } from "../src/auth/errors.ts";
 import type { SessionErrorCode } from "../src/session/session.ts";
 import type { DiscoveryErrorCode } from "../src/catalog/errors.ts";
 import type { LockErrorCode } from "../src/catalog/lock.ts";
@@ -30,6 +31,7 @@ type _Unions = [
   Catalogued<ValidationErrorCode>,
   Catalogued<"schema_unsupported">,
   Catalogued<TransportErrorCode>,
+  Catalogued<AuthErrorCode>,
   Catalogued<SessionErrorCode>,
   Catalogued<DiscoveryErrorCode>,
   Catalogued<LockErrorCode>,

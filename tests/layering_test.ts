@@ -17,7 +17,10 @@ const ALLOWED: Readonly<Record<string, readonly string[]>> = {
   transport: ["base", "identity", "transport/runtime"],
   schema: ["base", "identity"],
   approvals: ["base", "identity"],
-  session: ["base", "identity", "transport"],
+  // OAuth: the hardened fetch and its resolver below it; connect (and the CLI) above it.
+  auth: ["base", "identity", "transport", "transport/runtime", "approvals"],
+  // The session contract names the OAuth codes (auth/errors.ts imports only base).
+  session: ["base", "identity", "transport", "auth"],
   catalog: ["base", "identity", "schema", "session"],
   calls: ["base", "identity", "schema", "session", "catalog", "approvals"],
   gate: ["base", "identity", "schema", "session", "catalog", "calls", "approvals"],
@@ -33,6 +36,7 @@ const ALLOWED: Readonly<Record<string, readonly string[]>> = {
     "approvals",
     "transport",
     "providers",
+    "auth",
   ],
   inbox: ["base", "identity", "approvals", "transport"],
   cli: [
@@ -47,6 +51,7 @@ const ALLOWED: Readonly<Record<string, readonly string[]>> = {
     "calls",
     "gate",
     "inbox",
+    "auth",
   ],
 };
 

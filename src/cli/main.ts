@@ -10,6 +10,8 @@ import { runApprovalsCli } from "./approvals.ts";
 import { EXIT_CODES_TEXT, EXIT_OK, EXIT_USAGE } from "./exit_codes.ts";
 import { runInspectCli } from "./inspect.ts";
 import { runInboxCli } from "./inbox.ts";
+import { login } from "./login.ts";
+import { LibsqlTokenStore } from "../auth/libsql_token_store.ts";
 import { serveOnNode } from "./serve_node.ts";
 import { openCliStore } from "./store.ts";
 import { terminalSafe } from "./terminal.ts";
@@ -52,6 +54,26 @@ export const COMMANDS: Readonly<Record<string, CliCommand>> = {
   inspect: {
     summary: "what an MCP server offers, what of it fits the profile, and a starter config",
     run: (argv, host) => runInspectCli(argv, host),
+  },
+  login: {
+    summary: "OAuth sign-in for a server (Deno): stores the tokens for later connect()s",
+    run: async (argv, host) => {
+      const [url, flag, db] = argv;
+      const key = host.env("SLUICE_TOKEN_KEY");
+      if (url === undefined || flag !== "--db" || db === undefined || key === undefined) {
+        host.stderr(
+          "usage: sluice login <url> --db <file>  (SLUICE_TOKEN_KEY: base64 of a 32-byte key)\n",
+        );
+        return EXIT_USAGE;
+      }
+      const keyBytes = Uint8Array.from(atob(key), (char) => char.charCodeAt(0));
+      const store = await LibsqlTokenStore.open(db, { key: keyBytes });
+      try {
+        return await login({ url, store, output: host });
+      } finally {
+        await store.close();
+      }
+    },
   },
   inbox: {
     summary: "serve the approval inbox on loopback and print a one-time login link",

@@ -2,6 +2,7 @@ import type { SluiceLock } from "../catalog/lock.ts";
 import { isRecord, type JsonObject } from "../identity/mod.ts";
 import type { ApprovalRecord, ApprovalStore } from "../approvals/types.ts";
 import type { ToolLimits } from "../catalog/limits.ts";
+import type { OAuthClient } from "../auth/oauth_client.ts";
 import type { Resolver } from "../transport/resolver.ts";
 import type { FetchFunction } from "../transport/secure_fetch.ts";
 import type { EraCache } from "./era.ts";
@@ -18,6 +19,11 @@ export interface ServerConfig {
   readonly url: string | URL;
   /** Bearer token, sent only to this URL's origin. */
   readonly token?: string;
+  /**
+   * OAuth 2.1 for this server (instead of `token`): discovery, tokens and refresh through the
+   * hardened fetch (see docs/oauth.md).
+   */
+  readonly auth?: OAuthClient;
   /**
    * Trust this server's `readOnlyHint: true` annotation: such tools need no approval. Default
    * `false`: annotations are remote text and grant nothing unless the owner says so here.
@@ -163,6 +169,7 @@ export interface ResolvedServer {
   readonly id: string;
   readonly url: URL;
   readonly token?: string;
+  readonly auth?: OAuthClient;
   readonly trustReadOnlyHint: boolean;
   /** Allowed tools of this server, in allowlist order. */
   readonly tools: readonly AllowedTool[];
@@ -256,6 +263,16 @@ export function resolveConfig(config: ConnectAllConfig): ResolvedServer[] {
     if (server.token !== undefined && typeof server.token !== "string") {
       throw invalid(`server "${server.id}" has a token that is not a string`);
     }
+    if (
+      server.auth !== undefined &&
+      (typeof server.auth !== "object" || server.auth === null ||
+        typeof (server.auth as { fetchFor?: unknown }).fetchFor !== "function")
+    ) {
+      throw invalid(`server "${server.id}": auth must be an OAuthClient`);
+    }
+    if (server.auth !== undefined && server.token !== undefined) {
+      throw invalid(`server "${server.id}": give token or auth, not both`);
+    }
     if (server.trustReadOnlyHint !== undefined && typeof server.trustReadOnlyHint !== "boolean") {
       throw invalid(`server "${server.id}": trustReadOnlyHint must be a boolean`);
     }
@@ -339,6 +356,7 @@ export function resolveConfig(config: ConnectAllConfig): ResolvedServer[] {
       id: server.id,
       url,
       ...(server.token !== undefined ? { token: server.token } : {}),
+      ...(server.auth !== undefined ? { auth: server.auth } : {}),
       trustReadOnlyHint: server.trustReadOnlyHint === true,
       tools,
     };

@@ -5,6 +5,7 @@ import {
   type ConnectCommonOptions,
   resolveConfig,
   type ResolvedServer,
+  type ServerConfig,
   type ToolSpec,
 } from "./config.ts";
 import type { ApprovalDecider } from "../catalog/write_bindings.ts";
@@ -86,6 +87,8 @@ export interface ConnectOptions
   readonly id?: string;
   /** Bearer token, sent only to the URL's origin. */
   readonly token?: string;
+  /** OAuth 2.1 for the server, instead of `token` (see docs/oauth.md). */
+  readonly auth?: ServerConfig["auth"];
   /** Trust the server's `readOnlyHint: true` (see `ServerConfig`). */
   readonly trustReadOnlyHint?: boolean;
   /** Exact remote tool names the model may call; no wildcards. */
@@ -167,7 +170,7 @@ export async function connectAll(config: ConnectAllConfig): Promise<Connection> 
     });
     const session = new ServerSession({
       url: server.url,
-      fetch,
+      fetch: server.auth !== undefined ? server.auth.fetchFor(server.url, transport) : fetch,
       timeoutMs,
       ...(config.changeDetection === true ? { changeDetection: true } : {}),
       ...(config.eraCache ? { eraCache: config.eraCache } : {}),
@@ -520,14 +523,23 @@ export function connect(url: string | URL, options: ConnectOptions): Promise<Con
     if (!Array.isArray(names)) return names; // resolveConfig reports the shape
     return names.map((name) => typeof name === "string" ? `${id}.${name}` : name);
   };
-  const { allow, preApproved, resendOnBrokenStream, specs, token, trustReadOnlyHint, ...common } =
-    options;
+  const {
+    allow,
+    preApproved,
+    resendOnBrokenStream,
+    specs,
+    token,
+    auth,
+    trustReadOnlyHint,
+    ...common
+  } = options;
   return connectAll({
     ...common,
     servers: [{
       id,
       url,
       ...(token !== undefined ? { token } : {}),
+      ...(auth !== undefined ? { auth } : {}),
       ...(trustReadOnlyHint !== undefined ? { trustReadOnlyHint } : {}),
     }],
     allow: qualify(allow) ?? [],

@@ -11,6 +11,7 @@ import {
   type SessionRequestOptions,
 } from "../session/session.ts";
 import { deadlineSignal } from "../calls/within_deadline.ts";
+import { authErrorCode } from "../auth/errors.ts";
 import { transportErrorCode } from "../transport/errors.ts";
 import type { FetchFunction } from "../transport/secure_fetch.ts";
 import type { Era, EraCache, EraVerdict } from "./era.ts";
@@ -411,6 +412,8 @@ function setupError(
 ): SessionRequestError {
   const transportCode = transportErrorCode(error);
   if (transportCode !== undefined) return setupFailed(transportCode, error);
+  const authCode = authErrorCode(error);
+  if (authCode !== undefined) return setupFailed(authCode, error);
   if (typeof answered === "string" && !accepted.includes(answered)) {
     return setupFailed("mcp_protocol_version_unsupported", error);
   }

@@ -4,6 +4,7 @@
  * @module
  */
 import type { JsonObject } from "../identity/mod.ts";
+import { authErrorCode } from "../auth/errors.ts";
 import { failedBeforeSending, transportErrorCode } from "../transport/errors.ts";
 import {
   isMcpSession,
@@ -92,6 +93,8 @@ function classify(
   // A host that gave its transport sluice's hardened fetch gets that fetch's own code.
   const transportCode = transportErrorCode(error);
   if (transportCode !== undefined) return transportCode;
+  const authCode = authErrorCode(error);
+  if (authCode !== undefined) return authCode;
   const code = typeof error === "object" && error !== null
     ? (error as { code?: unknown }).code
     : undefined;

@@ -7,6 +7,7 @@
 import type { JsonObject } from "../identity/mod.ts";
 import { SluiceError } from "../errors.ts";
 import type { TransportErrorCode } from "../transport/errors.ts";
+import type { AuthErrorCode } from "../auth/errors.ts";
 
 /** Why a request to the server produced no result. */
 export type SessionErrorCode =
@@ -27,7 +28,9 @@ export type SessionErrorCode =
   /** The server needs input (elicitation, sampling) sluice cannot give. */
   | "mcp_input_required_unsupported"
   /** sluice's hardened fetch refused or failed the request, with its own code. */
-  | TransportErrorCode;
+  | TransportErrorCode
+  /** The OAuth client refused or failed (metadata, token, scope), with its own code. */
+  | AuthErrorCode;
 
 /** Options of one request. */
 export interface SessionRequestOptions {

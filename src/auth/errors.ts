@@ -1,0 +1,90 @@
+/**
+ * The codes of the OAuth client, and the one error class that carries them.
+ *
+ * @module
+ */
+import { SluiceError } from "../errors.ts";
+
+/** Stable codes for everything the OAuth client refuses or fails on. */
+export type AuthErrorCode =
+  /** The `auth` options are inconsistent (no flow, a redirect URI without `redirect`, ...). */
+  | "auth_config_invalid"
+  /**
+   * A metadata document (or the server's challenge) names a URL the transport would refuse:
+   * another scheme, user info, an IP literal, a refused name, or a name resolving to a
+   * private, loopback or link-local address. Refused before any request to it.
+   */
+  | "auth_metadata_refused"
+  /** A metadata document is not JSON, lacks a required field, or names another resource. */
+  | "auth_metadata_invalid"
+  /** The authorization server's metadata names another `issuer` than the one discovered. */
+  | "auth_issuer_mismatch"
+  /** No client could be obtained: no client ID metadata document and no registration. */
+  | "auth_registration_failed"
+  /**
+   * A person must authorize: the host's `redirect(url)` was given the authorization URL;
+   * after `auth.finish(callbackUrl)` connect again.
+   */
+  | "auth_authorization_required"
+  /** The callback is unknown, forged (state, `iss`), or carries an authorization error. */
+  | "auth_callback_invalid"
+  /** The token endpoint refused the grant (code, refresh token or client credentials). */
+  | "auth_token_failed"
+  /** The server still answered 401 after one new token; sluice does not loop. */
+  | "auth_unauthorized"
+  /** The server answered 403 `insufficient_scope`; the message names the scopes it asked for. */
+  | "auth_insufficient_scope"
+  /** The token store failed, or a stored record could not be decrypted with the key. */
+  | "auth_store_failed";
+
+/**
+ * Thrown by the OAuth client. The message is sluice text: it never holds a token, a code or a
+ * client secret, and remote text only as the scope names of an `insufficient_scope` answer
+ * (restricted to the characters RFC 6749 allows in a scope).
+ *
+ * @example
+ * ```ts
+ * import { AuthError } from "@sluice/mcp";
+ * const error = new AuthError("auth_issuer_mismatch", "the issuer differs");
+ * console.log(error.code); // "auth_issuer_mismatch"
+ * ```
+ */
+export class AuthError extends SluiceError<AuthErrorCode> {
+  /** For `auth_metadata_refused`: the transport code the URL would have met. */
+  readonly reason?: string;
+
+  /**
+   * Creates an OAuth error.
+   *
+   * @param code stable error code
+   * @param message fixed explanation written by sluice
+   * @param reason the transport code behind a refused metadata URL
+   */
+  constructor(code: AuthErrorCode, message: string, reason?: string) {
+    super(code, message);
+    this.name = "AuthError";
+    if (reason !== undefined) this.reason = reason;
+  }
+}
+
+/**
+ * Finds an OAuth code on an error or along its `cause` chain.
+ *
+ * @example
+ * ```ts
+ * import { AuthError, authErrorCode } from "@sluice/mcp";
+ * authErrorCode(new Error("x", { cause: new AuthError("auth_unauthorized", "no") }));
+ * // "auth_unauthorized"
+ * ```
+ *
+ * @param error any thrown value
+ * @returns the code, or `undefined` when no {@link AuthError} is in the chain
+ */
+export function authErrorCode(error: unknown): AuthErrorCode | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 8 && current !== undefined && current !== null; depth++) {
+    if (current instanceof AuthError) return current.code;
+    current = typeof current === "object" ? (current as { cause?: unknown }).cause : undefined;
+  }
+  return undefined;
+}

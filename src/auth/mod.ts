@@ -1,0 +1,8 @@
+/**
+ * OAuth 2.1 for the MCP servers `connect()` reaches: the client and its token stores.
+ *
+ * @module
+ */
+export { AuthError, type AuthErrorCode, authErrorCode } from "./errors.ts";
+export { OAUTH_MAX_RESPONSE_BYTES, OAuthClient, type OAuthClientOptions } from "./oauth_client.ts";
+export { MemoryTokenStore, type TokenRecord, type TokenStore } from "./token_store.ts";

@@ -1,0 +1,520 @@
+/**
+ * `OAuthClient`: OAuth 2.1 for the MCP servers `connect()` reaches, built on `oauth4webapi`,
+ * every request sent through sluice's hardened fetch. Flows: authorization code with PKCE
+ * (S256) for a person present (`redirect(url)`, then `finish(callbackUrl)`), and client
+ * credentials for machines. Refresh on a 401, once per request; never a loop.
+ *
+ * @module
+ */
+import * as oauth from "oauth4webapi";
+import { runtimeResolver } from "../transport/runtime/mod.ts";
+import {
+  DEFAULT_MAX_RESPONSE_BYTES,
+  type FetchFunction,
+  secureFetch,
+  type SecureFetchOptions,
+} from "../transport/secure_fetch.ts";
+import { type BearerChallenge, parseBearerChallenge } from "./challenge.ts";
+import {
+  discoverAuthorizationServer,
+  type Discovered,
+  type DiscoveryContext,
+  oauthRequestOptions,
+  transportFailure,
+} from "./discovery.ts";
+import { AuthError } from "./errors.ts";
+import { MemoryTokenStore, type TokenRecord, type TokenStore } from "./token_store.ts";
+
+/** Byte cap on every OAuth response (metadata, registration, tokens): 64 KiB at most. */
+export const OAUTH_MAX_RESPONSE_BYTES = 64 * 1024;
+
+/** Options of {@link OAuthClient}. Give `clientCredentials`, or `redirectUri` and `redirect`. */
+export interface OAuthClientOptions {
+  /** Where client registrations and tokens are kept. Default: a {@link MemoryTokenStore}. */
+  readonly store?: TokenStore;
+  /** Machine-to-machine: a client registered at the authorization server beforehand. */
+  readonly clientCredentials?: { readonly clientId: string; readonly clientSecret: string };
+  /** Authorization code flow: the redirect URI the authorization server sends the person to. */
+  readonly redirectUri?: string;
+  /** Authorization code flow: shows the authorization URL to the person (opens a browser). */
+  readonly redirect?: (url: URL) => void | Promise<void>;
+  /**
+   * An https URL of this client's client ID metadata document; used as `client_id` where the
+   * authorization server supports such documents, else dynamic registration is used.
+   */
+  readonly clientMetadataUrl?: string;
+  /** The `client_name` sent in a dynamic registration. Default `"sluice"`. */
+  readonly clientName?: string;
+  /** The scope requested. Default: the scopes the protected resource lists, if any. */
+  readonly scope?: string;
+}
+
+/** A person's authorization in progress, kept in this process only. */
+interface Pending {
+  readonly resource: URL;
+  readonly discovered: Discovered;
+  readonly client: oauth.Client;
+  readonly verifier: string;
+  readonly context: DiscoveryContext;
+}
+
+const tokensKey = (resource: URL): string => `tokens ${resource.href}`;
+const clientKey = (issuer: string): string => `client ${issuer}`;
+
+const discard = (response: Response): void => {
+  response.body?.cancel().catch(() => {});
+};
+
+function str(record: TokenRecord | undefined, field: string): string | undefined {
+  const value = record?.[field];
+  return typeof value === "string" ? value : undefined;
+}
+
+/**
+ * An OAuth client for `connect()`: pass it as a server's `auth`. One instance can serve several
+ * servers; client registrations are kept per issuer and tokens per MCP server in its store.
+ * The access token is sent only to the MCP server's origin, the refresh token only to the
+ * token endpoint, and neither appears in an error, event or report.
+ *
+ * @example
+ * ```ts
+ * import { MemoryTokenStore, OAuthClient } from "@sluice/mcp";
+ * const auth = new OAuthClient({
+ *   store: new MemoryTokenStore(),
+ *   redirectUri: "http://127.0.0.1:8976/callback",
+ *   redirect: (url) => console.log(`Open ${url.href}`),
+ * });
+ * // connect(url, { auth, allow: [...] }) fails with auth_authorization_required the first
+ * // time; once the callback arrives: await auth.finish(callbackUrl), then connect again.
+ * ```
+ */
+export class OAuthClient {
+  readonly #options: OAuthClientOptions;
+  readonly #store: TokenStore;
+  readonly #pending = new Map<string, Pending>();
+  readonly #renewing = new Map<string, Promise<string>>();
+  readonly #scopeNeeded = new Map<string, readonly string[]>();
+
+  /**
+   * Creates the client.
+   *
+   * @param options the flow (client credentials, or a redirect URI and `redirect`) and store
+   * @throws {AuthError} `auth_config_invalid` when no flow is configured
+   */
+  constructor(options: OAuthClientOptions) {
+    const code = options.redirectUri !== undefined || options.redirect !== undefined;
+    if (code && (typeof options.redirect !== "function" || !URL.canParse(options.redirectUri!))) {
+      throw new AuthError(
+        "auth_config_invalid",
+        "The authorization code flow needs both redirectUri (a URL) and redirect (a function).",
+      );
+    }
+    if (!code && options.clientCredentials === undefined) {
+      throw new AuthError(
+        "auth_config_invalid",
+        "Give clientCredentials, or redirectUri and redirect for the authorization code flow.",
+      );
+    }
+    this.#options = options;
+    this.#store = options.store ?? new MemoryTokenStore();
+  }
+
+  /**
+   * The scopes an MCP server last asked for in a 403 `insufficient_scope` answer (the call
+   * ended `auth_insufficient_scope` and was not retried), or `undefined`. Each is a valid
+   * RFC 6749 scope token; authorize again with `scope` widened to get them.
+   *
+   * @param resource the MCP server's URL
+   */
+  scopeNeeded(resource: string | URL): readonly string[] | undefined {
+    return this.#scopeNeeded.get(new URL(resource).href);
+  }
+
+  /** The store this client keeps registrations and tokens in. */
+  get store(): TokenStore {
+    return this.#store;
+  }
+
+  /**
+   * Completes an authorization: checks the callback (state, `iss` per RFC 9207, error),
+   * exchanges the code with PKCE and the resource indicator, and stores the tokens.
+   *
+   * @param callbackUrl the full URL the authorization server redirected the person to
+   * @throws {AuthError} `auth_callback_invalid` or `auth_token_failed`
+   */
+  async finish(callbackUrl: string | URL): Promise<void> {
+    let url: URL;
+    try {
+      url = new URL(callbackUrl);
+    } catch {
+      throw new AuthError("auth_callback_invalid", "The callback URL does not parse.");
+    }
+    const state = url.searchParams.get("state") ?? "";
+    const pending = this.#pending.get(state);
+    const expected = new URL(this.#options.redirectUri ?? "about:blank");
+    if (
+      pending === undefined || url.origin + url.pathname !== expected.origin + expected.pathname
+    ) {
+      throw new AuthError(
+        "auth_callback_invalid",
+        "The callback matches no authorization in progress.",
+      );
+    }
+    this.#pending.delete(state);
+    const { server } = pending.discovered;
+    let parameters: URLSearchParams;
+    try {
+      parameters = oauth.validateAuthResponse(server, pending.client, url, state);
+    } catch {
+      throw new AuthError(
+        "auth_callback_invalid",
+        "The authorization response was refused (an error, or a wrong state or issuer).",
+      );
+    }
+    const tokens = await this.#grant(pending.discovered, () =>
+      oauth.authorizationCodeGrantRequest(
+        server,
+        pending.client,
+        oauth.None(),
+        parameters,
+        this.#options.redirectUri!,
+        pending.verifier,
+        {
+          ...oauthRequestOptions(pending.context),
+          additionalParameters: { resource: pending.discovered.resource },
+        },
+      ), (response) => oauth.processAuthorizationCodeResponse(server, pending.client, response));
+    await this.#save(pending.resource, pending.discovered, tokens);
+  }
+
+  /**
+   * The fetch `connect()` uses for one MCP server: the hardened fetch with the current access
+   * token for the server's origin only, discovery and a new token on a 401 (once per request),
+   * and `auth_insufficient_scope` for a 403 that asks for more scope.
+   *
+   * @param resource the MCP server's URL
+   * @param transport the hardened fetch's options (the token fields are ignored)
+   * @returns a function with `fetch`'s signature
+   */
+  fetchFor(resource: URL, transport: SecureFetchOptions): FetchFunction {
+    const { token: _token, tokenOrigin: _origin, ...base } = transport;
+    const oauthFetch = secureFetch({
+      ...base,
+      maxResponseBytes: Math.min(
+        base.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
+        OAUTH_MAX_RESPONSE_BYTES,
+      ),
+    });
+    const policy = {
+      allowLoopback: base.dangerouslyAllowLoopback === true,
+      resolve: base.resolve ?? runtimeResolver()?.resolve,
+    };
+    let cached: { token: string; fetch: FetchFunction } | undefined;
+    const withToken = (token: string | undefined): FetchFunction => {
+      if (token === undefined) return secureFetch(base);
+      if (cached?.token !== token) {
+        cached = { token, fetch: secureFetch({ ...base, token, tokenOrigin: resource.origin }) };
+      }
+      return cached.fetch;
+    };
+    return async (input, init) => {
+      const again = input instanceof Request ? input.clone() : input;
+      const signal = init?.signal ?? undefined;
+      const context: DiscoveryContext = {
+        fetch: oauthFetch,
+        policy,
+        ...(signal ? { signal } : {}),
+      };
+      const stored = await this.#read(tokensKey(resource));
+      const used = str(stored, "access_token");
+      let response = await withToken(used)(input, init);
+      if (response.status === 401) {
+        const challenge = parseBearerChallenge(response.headers.get("www-authenticate"));
+        discard(response);
+        const fresh = await this.#renew(resource, stored, used, challenge, context);
+        response = await withToken(fresh)(again, init);
+        if (response.status === 401) {
+          discard(response);
+          throw new AuthError(
+            "auth_unauthorized",
+            "The server refused the new access token too; sluice does not retry again.",
+          );
+        }
+      }
+      if (response.status === 403) {
+        const challenge = parseBearerChallenge(response.headers.get("www-authenticate"));
+        if (challenge.error === "insufficient_scope") {
+          discard(response);
+          this.#scopeNeeded.set(resource.href, Object.freeze([...challenge.scopes]));
+          const named = challenge.scopes.length > 0 ? challenge.scopes.join(" ") : "(none named)";
+          throw new AuthError(
+            "auth_insufficient_scope",
+            `The server needs more scope for this request: ${named}.`,
+          );
+        }
+      }
+      return response;
+    };
+  }
+
+  /** One new access token for `resource`, shared by concurrent requests that saw the same one. */
+  #renew(
+    resource: URL,
+    stored: TokenRecord | undefined,
+    used: string | undefined,
+    challenge: BearerChallenge,
+    context: DiscoveryContext,
+  ): Promise<string> {
+    const key = `${resource.href} ${used ?? ""}`;
+    let renewing = this.#renewing.get(key);
+    if (renewing === undefined) {
+      renewing = this.#obtain(resource, stored, challenge, context).finally(() => {
+        this.#renewing.delete(key);
+      });
+      this.#renewing.set(key, renewing);
+    }
+    return renewing;
+  }
+
+  async #obtain(
+    resource: URL,
+    stored: TokenRecord | undefined,
+    challenge: BearerChallenge,
+    context: DiscoveryContext,
+  ): Promise<string> {
+    const discovered = await discoverAuthorizationServer(resource, challenge, context);
+    const refreshToken = str(stored, "refresh_token");
+    if (refreshToken !== undefined && str(stored, "issuer") === discovered.issuer) {
+      const client = await this.#client(discovered, context);
+      try {
+        const tokens = await this.#grant(
+          discovered,
+          () =>
+            oauth.refreshTokenGrantRequest(
+              discovered.server,
+              client.client,
+              client.auth,
+              refreshToken,
+              {
+                ...oauthRequestOptions(context),
+                additionalParameters: { resource: discovered.resource },
+              },
+            ),
+          (response) =>
+            oauth.processRefreshTokenResponse(discovered.server, client.client, response),
+        );
+        return await this.#save(resource, discovered, tokens, refreshToken);
+      } catch (error) {
+        if (!(error instanceof AuthError && error.code === "auth_token_failed")) throw error;
+        await this.#store.delete(tokensKey(resource));
+      }
+    }
+    const credentials = this.#options.clientCredentials;
+    if (credentials !== undefined) {
+      const client: oauth.Client = {
+        client_id: credentials.clientId,
+        token_endpoint_auth_method: "client_secret_post",
+      };
+      const tokens = await this.#grant(
+        discovered,
+        () =>
+          oauth.clientCredentialsGrantRequest(
+            discovered.server,
+            client,
+            // Basic authentication would need an Authorization header, which the hardened fetch
+            // never sends; the secret goes in the body to the token endpoint only.
+            oauth.ClientSecretPost(credentials.clientSecret),
+            {
+              resource: discovered.resource,
+              ...(this.#scope(discovered, challenge)
+                ? { scope: this.#scope(discovered, challenge)! }
+                : {}),
+            },
+            oauthRequestOptions(context),
+          ),
+        (response) => oauth.processClientCredentialsResponse(discovered.server, client, response),
+      );
+      return await this.#save(resource, discovered, tokens);
+    }
+    await this.#startAuthorization(resource, discovered, challenge, context);
+    throw new AuthError(
+      "auth_authorization_required",
+      "A person must authorize this server: the authorization URL went to redirect(); " +
+        "call auth.finish(callbackUrl), then connect again.",
+    );
+  }
+
+  #scope(discovered: Discovered, challenge: BearerChallenge): string | undefined {
+    if (this.#options.scope !== undefined) return this.#options.scope;
+    if (challenge.scopes.length > 0) return challenge.scopes.join(" ");
+    return discovered.scopesSupported.length > 0 ? discovered.scopesSupported.join(" ") : undefined;
+  }
+
+  async #startAuthorization(
+    resource: URL,
+    discovered: Discovered,
+    challenge: BearerChallenge,
+    context: DiscoveryContext,
+  ): Promise<void> {
+    const { server } = discovered;
+    if (server.authorization_endpoint === undefined) {
+      throw new AuthError(
+        "auth_metadata_invalid",
+        "The authorization server has no authorization endpoint.",
+      );
+    }
+    if (!server.code_challenge_methods_supported?.includes("S256")) {
+      throw new AuthError(
+        "auth_metadata_invalid",
+        "The authorization server does not list PKCE S256.",
+      );
+    }
+    const { client } = await this.#client(discovered, context);
+    const verifier = oauth.generateRandomCodeVerifier();
+    const state = oauth.generateRandomState();
+    const url = new URL(server.authorization_endpoint);
+    url.searchParams.set("response_type", "code");
+    url.searchParams.set("client_id", client.client_id);
+    url.searchParams.set("redirect_uri", this.#options.redirectUri!);
+    url.searchParams.set("code_challenge", await oauth.calculatePKCECodeChallenge(verifier));
+    url.searchParams.set("code_challenge_method", "S256");
+    url.searchParams.set("state", state);
+    url.searchParams.set("resource", discovered.resource);
+    const scope = this.#scope(discovered, challenge);
+    if (scope !== undefined) url.searchParams.set("scope", scope);
+    this.#pending.set(state, {
+      resource,
+      discovered,
+      client,
+      verifier,
+      context: { ...context, signal: undefined } as DiscoveryContext,
+    });
+    await this.#options.redirect!(url);
+  }
+
+  /** The client at this issuer: a client ID metadata document, a stored one, or a new registration. */
+  async #client(
+    discovered: Discovered,
+    context: DiscoveryContext,
+  ): Promise<{ client: oauth.Client; auth: oauth.ClientAuth }> {
+    const credentials = this.#options.clientCredentials;
+    if (credentials !== undefined) {
+      return {
+        client: {
+          client_id: credentials.clientId,
+          token_endpoint_auth_method: "client_secret_post",
+        },
+        auth: oauth.ClientSecretPost(credentials.clientSecret),
+      };
+    }
+    const { server } = discovered;
+    const metadataUrl = this.#options.clientMetadataUrl;
+    if (
+      metadataUrl !== undefined &&
+      (server as { client_id_metadata_document_supported?: unknown })
+          .client_id_metadata_document_supported === true
+    ) {
+      return {
+        client: { client_id: metadataUrl, token_endpoint_auth_method: "none" },
+        auth: oauth.None(),
+      };
+    }
+    const stored = await this.#read(clientKey(discovered.issuer));
+    const storedId = str(stored, "client_id");
+    if (storedId !== undefined && str(stored, "redirect_uri") === this.#options.redirectUri) {
+      return {
+        client: { client_id: storedId, token_endpoint_auth_method: "none" },
+        auth: oauth.None(),
+      };
+    }
+    if (server.registration_endpoint === undefined) {
+      throw new AuthError(
+        "auth_registration_failed",
+        "The authorization server offers neither client ID metadata documents nor registration.",
+      );
+    }
+    const loopback = /^http:\/\/(127\.0\.0\.1|\[::1\]|localhost)(:|\/)/.test(
+      this.#options.redirectUri!,
+    );
+    let registered: oauth.OmitSymbolProperties<oauth.Client>;
+    try {
+      const response = await oauth.dynamicClientRegistrationRequest(server, {
+        client_name: this.#options.clientName ?? "sluice",
+        redirect_uris: [this.#options.redirectUri!],
+        grant_types: ["authorization_code", "refresh_token"],
+        response_types: ["code"],
+        token_endpoint_auth_method: "none",
+        ...(loopback ? { application_type: "native" } : {}),
+      }, oauthRequestOptions(context));
+      registered = await oauth.processDynamicClientRegistrationResponse(response);
+    } catch (error) {
+      if (transportFailure(error)) throw transportFailure(error);
+      throw new AuthError("auth_registration_failed", "The dynamic client registration failed.");
+    }
+    await this.#write(clientKey(discovered.issuer), {
+      client_id: registered.client_id,
+      redirect_uri: this.#options.redirectUri!,
+    });
+    return {
+      client: { client_id: registered.client_id, token_endpoint_auth_method: "none" },
+      auth: oauth.None(),
+    };
+  }
+
+  /** Sends one token request and processes it; OAuth errors become `auth_token_failed`. */
+  async #grant(
+    _discovered: Discovered,
+    send: () => Promise<Response>,
+    process: (response: Response) => Promise<oauth.TokenEndpointResponse>,
+  ): Promise<oauth.TokenEndpointResponse> {
+    try {
+      return await process(await send());
+    } catch (error) {
+      // The transport's codes pass through whole; the body of an OAuth error (it may echo a
+      // grant) is never copied.
+      if (transportFailure(error)) throw transportFailure(error);
+      throw new AuthError("auth_token_failed", "The token endpoint refused the grant.");
+    }
+  }
+
+  async #save(
+    resource: URL,
+    discovered: Discovered,
+    tokens: oauth.TokenEndpointResponse,
+    previousRefresh?: string,
+  ): Promise<string> {
+    if (tokens.token_type.toLowerCase() !== "bearer") {
+      throw new AuthError(
+        "auth_token_failed",
+        "The token endpoint issued a token that is not Bearer.",
+      );
+    }
+    const refresh = tokens.refresh_token ?? previousRefresh;
+    await this.#write(tokensKey(resource), {
+      issuer: discovered.issuer,
+      resource: discovered.resource,
+      access_token: tokens.access_token,
+      refresh_token: refresh ?? null,
+      expires_at: tokens.expires_in !== undefined ? Date.now() + tokens.expires_in * 1000 : null,
+      scope: tokens.scope ?? null,
+    });
+    return tokens.access_token;
+  }
+
+  async #read(key: string): Promise<TokenRecord | undefined> {
+    try {
+      return await this.#store.get(key);
+    } catch (error) {
+      if (error instanceof AuthError) throw error;
+      throw new AuthError("auth_store_failed", "The token store could not be read.");
+    }
+  }
+
+  async #write(key: string, record: TokenRecord): Promise<void> {
+    try {
+      await this.#store.set(key, record);
+    } catch {
+      throw new AuthError("auth_store_failed", "The token store could not be written.");
+    }
+  }
+}
