@@ -7,7 +7,11 @@
  */
 import { SluiceError } from "./errors.ts";
 
-/** The pipeline stage a code belongs to, in the order a call meets them. */
+/**
+ * The pipeline stage a code belongs to, in the order a call meets them.
+ *
+ * @category Errors
+ */
 export type CodeStage =
   | "identity"
   | "schema"
@@ -22,7 +26,11 @@ export type CodeStage =
   | "inbox"
   | "cli";
 
-/** Every code, with its stage and what it means. */
+/**
+ * Every code, with its stage and what it means.
+ *
+ * @category Errors
+ */
 export const CODES = Object.freeze(
   {
     json_bigint: { stage: "identity", meaning: "A value is a bigint." },
@@ -550,7 +558,11 @@ export const CODES = Object.freeze(
   } as const satisfies Readonly<Record<string, { stage: CodeStage; meaning: string }>>,
 );
 
-/** Any code sluice returns or throws. */
+/**
+ * Any code sluice returns or throws.
+ *
+ * @category Errors
+ */
 export type SluiceCode = keyof typeof CODES;
 
 /**
@@ -565,6 +577,8 @@ export type SluiceCode = keyof typeof CODES;
  * ```
  *
  * @param error any thrown value
+ *
+ * @category Errors
  */
 export function codeOf(error: unknown): string | undefined {
   return error instanceof SluiceError ? error.code : undefined;

@@ -13,6 +13,8 @@
  *   }
  * }
  * ```
+ *
+ * @category Errors
  */
 export class SluiceError<Code extends string = string> extends Error {
   /** Stable error code, for example `json_cycle` or `mcp_schema_unsupported`. */

@@ -1,6 +1,10 @@
 import { SluiceError } from "../errors.ts";
 
-/** Stable codes of {@link ApprovalError}. */
+/**
+ * Stable codes of {@link ApprovalError}.
+ *
+ * @category Approvals
+ */
 export type ApprovalErrorCode =
   | "approval_not_found"
   | "approval_invalid_transition"
@@ -29,6 +33,8 @@ export type ApprovalErrorCode =
  *   console.assert(error instanceof ApprovalError && error.code === "approval_not_found");
  * }
  * ```
+ *
+ * @category Approvals
  */
 export class ApprovalError extends SluiceError<ApprovalErrorCode> {
   /**

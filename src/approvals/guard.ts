@@ -1,7 +1,11 @@
 import { ApprovalError } from "./errors.ts";
 import type { ApprovalStore } from "./types.ts";
 
-/** Options of {@link assertDurableStore}. */
+/**
+ * Options of {@link assertDurableStore}.
+ *
+ * @category Approvals
+ */
 export interface DurableStoreOptions {
   /**
    * Lets a non-durable store (such as `MemoryApprovalStore`) gate writes. Only for tests: a
@@ -20,6 +24,8 @@ export interface DurableStoreOptions {
  * const store = new MemoryApprovalStore();
  * assertDurableStore(store, { allowNonDurableStoreForTests: true }); // passes
  * ```
+ *
+ * @category Approvals
  */
 export function assertDurableStore(
   store: Pick<ApprovalStore, "durable">,

@@ -17,7 +17,11 @@ import type {
   ReconcileInput,
 } from "./types.ts";
 
-/** Every legal transition; anything else is `approval_invalid_transition`. */
+/**
+ * Every legal transition; anything else is `approval_invalid_transition`.
+ *
+ * @category Approvals
+ */
 export const TRANSITIONS: Readonly<Record<ApprovalState, readonly ApprovalState[]>> = Object
   .freeze({
     pending: ["approved", "denied", "expired"],
@@ -32,17 +36,29 @@ export const TRANSITIONS: Readonly<Record<ApprovalState, readonly ApprovalState[
     reconciled: [],
   });
 
-/** States no transition leaves. */
+/**
+ * States no transition leaves.
+ *
+ * @category Approvals
+ */
 export const TERMINAL_STATES: readonly ApprovalState[] = Object.freeze(
   (Object.keys(TRANSITIONS) as ApprovalState[]).filter((state) => TRANSITIONS[state].length === 0),
 );
 
-/** Every state, for validation of input. */
+/**
+ * Every state, for validation of input.
+ *
+ * @category Approvals
+ */
 export const APPROVAL_STATES: readonly ApprovalState[] = Object.freeze(
   Object.keys(TRANSITIONS) as ApprovalState[],
 );
 
-/** Throws `approval_invalid_transition` unless `from → to` is legal. */
+/**
+ * Throws `approval_invalid_transition` unless `from → to` is legal.
+ *
+ * @category Approvals
+ */
 export function assertTransition(id: string, from: ApprovalState, to: ApprovalState): void {
   if (!TRANSITIONS[from].includes(to)) {
     throw new ApprovalError(
@@ -52,7 +68,11 @@ export function assertTransition(id: string, from: ApprovalState, to: ApprovalSt
   }
 }
 
-/** Throws `approval_invalid_request` unless `value` is a non-empty string. */
+/**
+ * Throws `approval_invalid_request` unless `value` is a non-empty string.
+ *
+ * @category Approvals
+ */
 export function requireText(value: unknown, name: string): string {
   if (typeof value !== "string" || value.length === 0) {
     throw new ApprovalError("approval_invalid_request", `${name} must be a non-empty string`);
@@ -75,6 +95,8 @@ const BINDING_TEXT_FIELDS = [
  * effect, a finite expiry, run and call ids together or not at all, arguments a JSON object.
  * Returns the canonical JSON text of the arguments, which is what a store keeps and what
  * {@link verifyArgumentsDigest} hashes.
+ *
+ * @category Approvals
  */
 export function checkRequest(request: ApprovalRequest): string {
   validateExpectation(request);
@@ -96,6 +118,8 @@ export function checkRequest(request: ApprovalRequest): string {
 /**
  * Checks that `argumentsDigest` is the digest of the arguments' canonical text, so what people
  * see is exactly what the claim is bound to.
+ *
+ * @category Approvals
  */
 export async function verifyArgumentsDigest(canonical: string, expected: string): Promise<void> {
   if (await digestText(canonical) !== expected) {
@@ -106,7 +130,11 @@ export async function verifyArgumentsDigest(canonical: string, expected: string)
   }
 }
 
-/** {@link checkRequest} then {@link verifyArgumentsDigest}; returns the canonical arguments. */
+/**
+ * {@link checkRequest} then {@link verifyArgumentsDigest}; returns the canonical arguments.
+ *
+ * @category Approvals
+ */
 export async function validateRequest(request: ApprovalRequest): Promise<string> {
   const canonical = checkRequest(request);
   await verifyArgumentsDigest(canonical, request.argumentsDigest);
@@ -118,6 +146,8 @@ export async function validateRequest(request: ApprovalRequest): Promise<string>
  * effect, an arguments digest. A malformed expectation is the caller's bug, not a refusal: it
  * throws `approval_invalid_request` and no store records anything for it, so every store answers
  * the same bad input the same way.
+ *
+ * @category Approvals
  */
 export function validateExpectation(expected: ClaimExpectation): void {
   if (typeof expected !== "object" || expected === null) {
@@ -133,14 +163,22 @@ export function validateExpectation(expected: ClaimExpectation): void {
   }
 }
 
-/** Checks the instant a claim is judged at, when the caller passes one. */
+/**
+ * Checks the instant a claim is judged at, when the caller passes one.
+ *
+ * @category Approvals
+ */
 export function validateInstant(now: number | undefined): void {
   if (now !== undefined && (typeof now !== "number" || !Number.isFinite(now))) {
     throw new ApprovalError("approval_invalid_request", "now must be a finite number");
   }
 }
 
-/** Checks a person's decision: who, and an optional text note. */
+/**
+ * Checks a person's decision: who, and an optional text note.
+ *
+ * @category Approvals
+ */
 export function validateDecision(input: DecisionInput): void {
   requireText(input?.by, "by");
   if (input.note !== undefined && typeof input.note !== "string") {
@@ -148,7 +186,11 @@ export function validateDecision(input: DecisionInput): void {
   }
 }
 
-/** Checks an outcome: a receipt with a digest and a time, or a reason. */
+/**
+ * Checks an outcome: a receipt with a digest and a time, or a reason.
+ *
+ * @category Approvals
+ */
 export function validateOutcome(outcome: ApprovalOutcome): void {
   switch (outcome?.outcome) {
     case "committed":
@@ -169,7 +211,11 @@ export function validateOutcome(outcome: ApprovalOutcome): void {
   }
 }
 
-/** Checks a reconciliation: what happened, the evidence and who; all required. */
+/**
+ * Checks a reconciliation: what happened, the evidence and who; all required.
+ *
+ * @category Approvals
+ */
 export function validateReconcile(input: ReconcileInput): void {
   requireText(input?.by, "by");
   requireText(input.evidence, "evidence");
@@ -181,6 +227,8 @@ export function validateReconcile(input: ReconcileInput): void {
 /**
  * Whether a stored approval is the same call as a new request with the same run and call ids.
  * The expiry is not part of it: a retried prepare computes a fresh one.
+ *
+ * @category Approvals
  */
 export function sameCall(record: ApprovalRecord, request: ApprovalRequest): boolean {
   return BINDING_TEXT_FIELDS.every((field) => record[field] === request[field]) &&
@@ -190,6 +238,8 @@ export function sameCall(record: ApprovalRecord, request: ApprovalRequest): bool
 /**
  * Why an approval past its decision cannot be claimed: it was denied, it expired, or it was
  * claimed before (any later state).
+ *
+ * @category Approvals
  */
 export function settledRefusal(state: ApprovalState): ClaimRefusalCode {
   return state === "denied"
@@ -199,7 +249,11 @@ export function settledRefusal(state: ApprovalState): ClaimRefusalCode {
     : "approval_already_claimed";
 }
 
-/** What a claim does to the record. */
+/**
+ * What a claim does to the record.
+ *
+ * @category Approvals
+ */
 export type ClaimPlan =
   | { readonly kind: "claim" }
   /** Refused with nothing recorded: the record's state already says why. */
@@ -213,6 +267,8 @@ export type ClaimPlan =
  * Decides a claim. Order: state, expiry, tool identity, scope revision, catalog digest, arguments.
  * A different scope id is a different binding; only a different scope revision of the same scope
  * is a revocation.
+ *
+ * @category Approvals
  */
 export function planClaim(
   record: ApprovalRecord,

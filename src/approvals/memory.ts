@@ -51,6 +51,8 @@ type Mutable<T> = { -readonly [K in keyof T]: T[K] };
  * });
  * await store.approve(approval.id, { by: "alice" });
  * ```
+ *
+ * @category Approvals
  */
 export class MemoryApprovalStore implements ApprovalStore {
   /** Always `false`: nothing survives the process. */

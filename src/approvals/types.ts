@@ -5,7 +5,11 @@
  */
 import type { JsonObject } from "../identity/mod.ts";
 
-/** What a write does: `write` changes data, `destructive` may remove or overwrite it. */
+/**
+ * What a write does: `write` changes data, `destructive` may remove or overwrite it.
+ *
+ * @category Approvals
+ */
 export type ApprovalEffect = "write" | "destructive";
 
 /**
@@ -13,6 +17,8 @@ export type ApprovalEffect = "write" | "destructive";
  * `approved → claimed | expired`; `claimed → committed | not_started | unknown`;
  * `unknown → reconciled`. `denied`, `expired`, `committed`, `not_started` and `reconciled`
  * are terminal.
+ *
+ * @category Approvals
  */
 export type ApprovalState =
   | "pending"
@@ -29,6 +35,8 @@ export type ApprovalState =
  * The binding identity an approval is bound to: which tool of which server, under which
  * write catalog and scope. The gate compares the current registration's identity with the
  * approved one at claim time.
+ *
+ * @category Approvals
  */
 export interface ApprovalBinding {
   /** The host's id for the remote server. */
@@ -49,7 +57,11 @@ export interface ApprovalBinding {
   readonly effect: ApprovalEffect;
 }
 
-/** What the gate prepares: one model tool call waiting for a person's decision. */
+/**
+ * What the gate prepares: one model tool call waiting for a person's decision.
+ *
+ * @category Approvals
+ */
 export interface ApprovalRequest extends ApprovalBinding {
   /** `digest(arguments)`; checked against `arguments` when the request is prepared. */
   readonly argumentsDigest: string;
@@ -63,13 +75,21 @@ export interface ApprovalRequest extends ApprovalBinding {
   readonly callId?: string;
 }
 
-/** What a caller expects at claim time: the current binding identity and arguments digest. */
+/**
+ * What a caller expects at claim time: the current binding identity and arguments digest.
+ *
+ * @category Approvals
+ */
 export interface ClaimExpectation extends ApprovalBinding {
   /** Digest of the arguments about to be sent. */
   readonly argumentsDigest: string;
 }
 
-/** A person's decision on a pending approval. */
+/**
+ * A person's decision on a pending approval.
+ *
+ * @category Approvals
+ */
 export interface ApprovalDecision {
   /** `approved` or `denied`. */
   readonly decision: "approved" | "denied";
@@ -81,7 +101,11 @@ export interface ApprovalDecision {
   readonly at: number;
 }
 
-/** Proof that a dispatched write completed with a validated result. */
+/**
+ * Proof that a dispatched write completed with a validated result.
+ *
+ * @category Approvals
+ */
 export interface ApprovalReceipt {
   /** Digest of the validated result. */
   readonly resultDigest: string;
@@ -89,7 +113,11 @@ export interface ApprovalReceipt {
   readonly at: number;
 }
 
-/** A person's reconciliation of an `unknown` outcome. */
+/**
+ * A person's reconciliation of an `unknown` outcome.
+ *
+ * @category Approvals
+ */
 export interface ApprovalReconciliation {
   /** What the person established actually happened. */
   readonly outcome: "committed" | "not_started";
@@ -101,7 +129,11 @@ export interface ApprovalReconciliation {
   readonly at: number;
 }
 
-/** Codes a claim can be refused with. */
+/**
+ * Codes a claim can be refused with.
+ *
+ * @category Approvals
+ */
 export type ClaimRefusalCode =
   | "approval_not_found"
   | "approval_pending"
@@ -112,7 +144,11 @@ export type ClaimRefusalCode =
   | "approval_scope_revoked"
   | "approval_arguments_changed";
 
-/** A claim refused against an approved record, recorded on it (the record ends `not_started`). */
+/**
+ * A claim refused against an approved record, recorded on it (the record ends `not_started`).
+ *
+ * @category Approvals
+ */
 export interface ApprovalRefusal {
   /** Why the claim was refused. */
   readonly code: ClaimRefusalCode;
@@ -120,7 +156,11 @@ export interface ApprovalRefusal {
   readonly at: number;
 }
 
-/** One approval as stored. Plain data; a new object is returned on every read. */
+/**
+ * One approval as stored. Plain data; a new object is returned on every read.
+ *
+ * @category Approvals
+ */
 export interface ApprovalRecord extends ApprovalRequest {
   /** Store-assigned id. */
   readonly id: string;
@@ -144,7 +184,11 @@ export interface ApprovalRecord extends ApprovalRequest {
   readonly reconciliation?: ApprovalReconciliation;
 }
 
-/** One appended line of an approval's history. */
+/**
+ * One appended line of an approval's history.
+ *
+ * @category Approvals
+ */
 export interface ApprovalEvent {
   /** Position in the approval's history, from 1. */
   readonly seq: number;
@@ -162,7 +206,11 @@ export interface ApprovalEvent {
   readonly detail?: string;
 }
 
-/** The outcome of a claim: the claimed record, or a refusal with its code. */
+/**
+ * The outcome of a claim: the claimed record, or a refusal with its code.
+ *
+ * @category Approvals
+ */
 export type ClaimResult =
   | { readonly ok: true; readonly approval: ApprovalRecord }
   | {
@@ -172,13 +220,21 @@ export type ClaimResult =
     readonly approval?: ApprovalRecord;
   };
 
-/** The outcome recorded after a claim. */
+/**
+ * The outcome recorded after a claim.
+ *
+ * @category Approvals
+ */
 export type ApprovalOutcome =
   | { readonly outcome: "committed"; readonly receipt: ApprovalReceipt }
   | { readonly outcome: "not_started"; readonly reason: string }
   | { readonly outcome: "unknown"; readonly reason: string };
 
-/** A person's decision input. */
+/**
+ * A person's decision input.
+ *
+ * @category Approvals
+ */
 export interface DecisionInput {
   /** Who decides; non-empty. */
   readonly by: string;
@@ -186,7 +242,11 @@ export interface DecisionInput {
   readonly note?: string;
 }
 
-/** A person's reconciliation input. */
+/**
+ * A person's reconciliation input.
+ *
+ * @category Approvals
+ */
 export interface ReconcileInput {
   /** What actually happened. */
   readonly outcome: "committed" | "not_started";
@@ -196,13 +256,21 @@ export interface ReconcileInput {
   readonly by: string;
 }
 
-/** Filter for {@link ApprovalStore.list}. */
+/**
+ * Filter for {@link ApprovalStore.list}.
+ *
+ * @category Approvals
+ */
 export interface ListFilter {
   /** Only approvals in this state. */
   readonly state?: ApprovalState;
 }
 
-/** Options shared by store constructors. */
+/**
+ * Options shared by store constructors.
+ *
+ * @category Approvals
+ */
 export interface ApprovalStoreOptions {
   /** Clock in milliseconds since the Unix epoch; `Date.now` by default. Injectable for tests. */
   readonly now?: () => number;
@@ -211,6 +279,8 @@ export interface ApprovalStoreOptions {
 /**
  * A store of approvals. Every transition is checked; an illegal one throws an
  * `ApprovalError` with code `approval_invalid_transition`.
+ *
+ * @category Approvals
  */
 export interface ApprovalStore {
   /** Whether records survive a process crash. Only durable stores may gate real writes. */

@@ -6,7 +6,11 @@
  * @module
  */
 
-/** The parts of a Bearer challenge the OAuth client uses. */
+/**
+ * The parts of a Bearer challenge the OAuth client uses.
+ *
+ * @category OAuth
+ */
 export interface BearerChallenge {
   /** The protected resource metadata URL (RFC 9728), unchecked. */
   readonly resourceMetadata?: string;
@@ -26,6 +30,8 @@ const ERROR_TOKEN = /^[a-z_]{1,64}$/;
  *
  * @param header the header value, or `null`
  * @returns the challenge's parameters (empty when there is no Bearer challenge)
+ *
+ * @category OAuth
  */
 export function parseBearerChallenge(header: string | null): BearerChallenge {
   if (header === null || header.length > MAX_HEADER) return { scopes: [] };

@@ -13,7 +13,11 @@ import type { BearerChallenge } from "./challenge.ts";
 import { checkEndpoint, type EndpointPolicy } from "./endpoint.ts";
 import { AuthError } from "./errors.ts";
 
-/** How discovery sends its requests. */
+/**
+ * How discovery sends its requests.
+ *
+ * @category OAuth
+ */
 export interface DiscoveryContext {
   /** The hardened fetch without any token. */
   readonly fetch: FetchFunction;
@@ -23,7 +27,11 @@ export interface DiscoveryContext {
   readonly signal?: AbortSignal;
 }
 
-/** What discovery found: the resource indicator, the issuer and its checked metadata. */
+/**
+ * What discovery found: the resource indicator, the issuer and its checked metadata.
+ *
+ * @category OAuth
+ */
 export interface Discovered {
   /** The protected resource's identifier, sent as `resource` (RFC 8707). */
   readonly resource: string;
@@ -52,6 +60,8 @@ const ENDPOINT_FIELDS = [
  * deadline while it read a body), so it keeps its transport code.
  *
  * @param error any thrown value
+ *
+ * @category OAuth
  */
 export function transportFailure(error: unknown): TransportError | undefined {
   let current: unknown = error;
@@ -62,7 +72,11 @@ export function transportFailure(error: unknown): TransportError | undefined {
   return undefined;
 }
 
-/** The options oauth4webapi needs to send a request through the hardened fetch. */
+/**
+ * The options oauth4webapi needs to send a request through the hardened fetch.
+ *
+ * @category OAuth
+ */
 export function oauthRequestOptions(context: DiscoveryContext): {
   [oauth.customFetch]: FetchFunction;
   [oauth.allowInsecureRequests]: boolean;
@@ -174,6 +188,8 @@ async function authorizationServerMetadata(
  * @param context the hardened fetch, the destination rules and the signal
  * @returns the resource indicator, the issuer and its metadata
  * @throws {AuthError} `auth_metadata_refused`, `auth_metadata_invalid`, `auth_issuer_mismatch`
+ *
+ * @category OAuth
  */
 export async function discoverAuthorizationServer(
   resource: URL,

@@ -10,7 +10,11 @@ import { checkResolvedAddresses, checkUrl, type DestinationPolicy } from "../tra
 import type { Resolver } from "../transport/resolver.ts";
 import { AuthError } from "./errors.ts";
 
-/** What the endpoint check needs: the destination policy and the resolver, if any. */
+/**
+ * What the endpoint check needs: the destination policy and the resolver, if any.
+ *
+ * @category OAuth
+ */
 export interface EndpointPolicy extends DestinationPolicy {
   /** The resolver whose answers must all be public; `undefined` where the runtime has none. */
   readonly resolve: Resolver | undefined;
@@ -25,6 +29,8 @@ export interface EndpointPolicy extends DestinationPolicy {
  * @param policy the destination policy and resolver
  * @param signal aborts the resolution
  * @returns the parsed URL
+ *
+ * @category OAuth
  */
 export async function checkEndpoint(
   value: unknown,

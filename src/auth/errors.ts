@@ -5,7 +5,11 @@
  */
 import { SluiceError } from "../errors.ts";
 
-/** Stable codes for everything the OAuth client refuses or fails on. */
+/**
+ * Stable codes for everything the OAuth client refuses or fails on.
+ *
+ * @category OAuth
+ */
 export type AuthErrorCode =
   /** The `auth` options are inconsistent (no flow, a redirect URI without `redirect`, ...). */
   | "auth_config_invalid"
@@ -48,6 +52,8 @@ export type AuthErrorCode =
  * const error = new AuthError("auth_issuer_mismatch", "the issuer differs");
  * console.log(error.code); // "auth_issuer_mismatch"
  * ```
+ *
+ * @category OAuth
  */
 export class AuthError extends SluiceError<AuthErrorCode> {
   /** For `auth_metadata_refused`: the transport code the URL would have met. */
@@ -79,6 +85,8 @@ export class AuthError extends SluiceError<AuthErrorCode> {
  *
  * @param error any thrown value
  * @returns the code, or `undefined` when no {@link AuthError} is in the chain
+ *
+ * @category OAuth
  */
 export function authErrorCode(error: unknown): AuthErrorCode | undefined {
   let current: unknown = error;

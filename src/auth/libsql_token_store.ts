@@ -9,7 +9,11 @@ import { resolveStoreUrl } from "../approvals/libsql/url.ts";
 import { AuthError } from "./errors.ts";
 import type { TokenRecord, TokenStore } from "./token_store.ts";
 
-/** Options of {@link LibsqlTokenStore.open}. */
+/**
+ * Options of {@link LibsqlTokenStore.open}.
+ *
+ * @category OAuth
+ */
 export interface LibsqlTokenStoreOptions {
   /**
    * The encryption key: an AES-GCM `CryptoKey`, or 32 random bytes (AES-256). Keep it outside
@@ -44,6 +48,8 @@ const failed = (what: string): AuthError =>
  * const store = await LibsqlTokenStore.open("./sluice.db", { key });
  * const auth = new OAuthClient({ store, clientCredentials: { clientId: "id", clientSecret: "s" } });
  * ```
+ *
+ * @category OAuth
  */
 export class LibsqlTokenStore implements TokenStore {
   readonly #client: Client;

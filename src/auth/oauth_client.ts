@@ -25,10 +25,18 @@ import {
 import { AuthError } from "./errors.ts";
 import { MemoryTokenStore, type TokenRecord, type TokenStore } from "./token_store.ts";
 
-/** Byte cap on every OAuth response (metadata, registration, tokens): 64 KiB at most. */
+/**
+ * Byte cap on every OAuth response (metadata, registration, tokens): 64 KiB at most.
+ *
+ * @category OAuth
+ */
 export const OAUTH_MAX_RESPONSE_BYTES = 64 * 1024;
 
-/** Options of {@link OAuthClient}. Give `clientCredentials`, or `redirectUri` and `redirect`. */
+/**
+ * Options of {@link OAuthClient}. Give `clientCredentials`, or `redirectUri` and `redirect`.
+ *
+ * @category OAuth
+ */
 export interface OAuthClientOptions {
   /** Where client registrations and tokens are kept. Default: a {@link MemoryTokenStore}. */
   readonly store?: TokenStore;
@@ -87,6 +95,8 @@ function str(record: TokenRecord | undefined, field: string): string | undefined
  * // connect(url, { auth, allow: [...] }) fails with auth_authorization_required the first
  * // time; once the callback arrives: await auth.finish(callbackUrl), then connect again.
  * ```
+ *
+ * @category OAuth
  */
 export class OAuthClient {
   readonly #options: OAuthClientOptions;

@@ -6,7 +6,11 @@
  * @module
  */
 
-/** What the OAuth client keeps: a client registration or a token set, as plain JSON. */
+/**
+ * What the OAuth client keeps: a client registration or a token set, as plain JSON.
+ *
+ * @category OAuth
+ */
 export type TokenRecord = Readonly<Record<string, string | number | boolean | null>>;
 
 /**
@@ -20,6 +24,8 @@ export type TokenRecord = Readonly<Record<string, string | number | boolean | nu
  * const store: TokenStore = new MemoryTokenStore();
  * await store.set("tokens https://mcp.example.com/mcp", { access_token: "…" });
  * ```
+ *
+ * @category OAuth
  */
 export interface TokenStore {
   /** The record under `key`, or `undefined`. */
@@ -40,6 +46,8 @@ export interface TokenStore {
  * const store = new MemoryTokenStore();
  * console.log(await store.get("tokens https://mcp.example.com/mcp")); // undefined
  * ```
+ *
+ * @category OAuth
  */
 export class MemoryTokenStore implements TokenStore {
   readonly #records = new Map<string, TokenRecord>();

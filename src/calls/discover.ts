@@ -39,7 +39,11 @@ import {
   type ToolRegistration,
 } from "./registration.ts";
 
-/** Options of {@link discoverTools} and `discoverWriteTools`. */
+/**
+ * Options of {@link discoverTools} and `discoverWriteTools`.
+ *
+ * @category Discovery and calls
+ */
 export interface DiscoverOptions {
   /** The session's monitor: protocol version, list changes, close. Required. */
   readonly monitor: CatalogMonitor;
@@ -67,7 +71,11 @@ export interface DiscoverOptions {
   readonly expectedDigests?: Readonly<Record<string, string>>;
 }
 
-/** What discovery returns: the frozen snapshot and one registration per entry, same order. */
+/**
+ * What discovery returns: the frozen snapshot and one registration per entry, same order.
+ *
+ * @category Discovery and calls
+ */
 export interface DiscoveryResult {
   /** The detached, deeply frozen catalog. */
   readonly snapshot: ReadSnapshot;
@@ -88,6 +96,8 @@ export interface DiscoveryResult {
  * Whether the catalog of a selection is stale already, and why, as discovery results say it.
  *
  * @param found the selection
+ *
+ * @category Discovery and calls
  */
 export function staleness(
   found: Pick<Found<SelectableBinding>, "monitor" | "generation">,
@@ -112,6 +122,8 @@ export function staleness(
  * @param source the host's connected SDK client (v1 or v2), or a session
  * @param names the remote names to keep
  * @param options the monitor, limits and signal
+ *
+ * @category Discovery and calls
  */
 export function listTools(
   source: SdkClientLike | McpSession,
@@ -122,7 +134,11 @@ export function listTools(
   return listNamedTools(asSession(source), options.monitor, new Set(names), limits, options.signal);
 }
 
-/** A selection with the session and limits its registrations are built from. */
+/**
+ * A selection with the session and limits its registrations are built from.
+ *
+ * @category Discovery and calls
+ */
 export interface Found<B extends SelectableBinding> extends Selection<B> {
   readonly session: McpSession;
   readonly monitor: CatalogMonitor;
@@ -170,6 +186,8 @@ async function checkDigests<B extends SelectableBinding>(
 /**
  * The discovery steps shared by read and write catalogs: limits, bindings, the listing (unless
  * given or every binding has an owner spec), and each bound tool's checks.
+ *
+ * @category Discovery and calls
  */
 export async function findBound<B extends SelectableBinding>(
   source: SdkClientLike | McpSession,
@@ -248,6 +266,8 @@ export async function findBound<B extends SelectableBinding>(
  *   monitor.close();
  * }
  * ```
+ *
+ * @category Discovery and calls
  */
 export async function discoverTools(
   source: SdkClientLike | McpSession,
@@ -278,6 +298,8 @@ export async function discoverTools(
 /**
  * What a registration of `entry` needs: the session side of a selection plus the selected
  * tool's validators. The scope is the binding's unless the caller names one.
+ *
+ * @category Discovery and calls
  */
 export function registrationContext<E extends SnapshotEntryBase>(
   source: Pick<

@@ -34,6 +34,8 @@ import type { StaleReason } from "../catalog/monitor.ts";
  * write-catalog digest (the snapshot's `revisionDigest`), which covers the host's own binding
  * revision, the server identity, every schema and the scope identity; it is never the host's
  * revision string itself, so a changed schema invalidates approvals just like a changed binding.
+ *
+ * @category Discovery and calls
  */
 export interface WriteApprovalBinding {
   /** The host's binding id. */
@@ -52,6 +54,8 @@ export interface WriteApprovalBinding {
  * A write tool of a write catalog: the fields of a read {@link ToolRegistration} (the
  * description is model-facing and grants nothing) without `call`, on purpose: writes run only
  * through a `Gate`, which gets a durable approval first.
+ *
+ * @category Discovery and calls
  */
 export interface WriteToolRegistration
   extends Omit<ToolRegistration, "policy" | "concurrencySafe" | "call"> {
@@ -65,7 +69,11 @@ export interface WriteToolRegistration
   readonly approvalBinding: WriteApprovalBinding;
 }
 
-/** What write discovery returns: the frozen write snapshot and its registrations. */
+/**
+ * What write discovery returns: the frozen write snapshot and its registrations.
+ *
+ * @category Discovery and calls
+ */
 export interface WriteDiscoveryResult {
   /** The detached, deeply frozen write catalog (`schemaVersion: 2`). */
   readonly snapshot: WriteSnapshot;
@@ -109,6 +117,8 @@ export interface WriteDiscoveryResult {
  *   },
  * }, { monitor });
  * ```
+ *
+ * @category Discovery and calls
  */
 export async function discoverWriteTools(
   source: SdkClientLike | McpSession,
@@ -153,6 +163,8 @@ export async function discoverWriteTools(
  * @param entry the frozen write-snapshot entry
  * @param revisionDigest the write snapshot's `revisionDigest`
  * @param layers the entry's call layers (run only by the gate)
+ *
+ * @category Discovery and calls
  */
 export function createWriteRegistration(
   serverId: string,

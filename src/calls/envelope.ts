@@ -8,7 +8,11 @@ import type { JsonValue } from "../identity/mod.ts";
 import type { SessionErrorCode } from "../session/session.ts";
 import type { ApprovalReceipt } from "../approvals/types.ts";
 
-/** Why a call produced no result. A fixed string; remote error text never appears. */
+/**
+ * Why a call produced no result. A fixed string; remote error text never appears.
+ *
+ * @category Discovery and calls
+ */
 export type CallErrorCode =
   /** The arguments are not a JSON object within budget that fits the input schema. */
   | "mcp_invalid_arguments"
@@ -38,6 +42,8 @@ export type CallErrorCode =
 /**
  * Where the model's arguments broke the input schema: a JSON Pointer into the arguments the
  * model sent and the profile keyword that failed. Never a value from the server's schema.
+ *
+ * @category Discovery and calls
  */
 export interface ArgumentProblem {
   /** JSON Pointer (RFC 6901) into the model's arguments. */
@@ -46,10 +52,18 @@ export interface ArgumentProblem {
   readonly keyword: string;
 }
 
-/** Most argument problems an envelope carries. */
+/**
+ * Most argument problems an envelope carries.
+ *
+ * @category Discovery and calls
+ */
 export const MAX_ARGUMENT_PROBLEMS = 8;
 
-/** What a write did, as far as sluice can prove it. */
+/**
+ * What a write did, as far as sluice can prove it.
+ *
+ * @category Discovery and calls
+ */
 export type WriteOutcomeEffect = "committed" | "not_started" | "unknown";
 
 /**
@@ -59,6 +73,8 @@ export type WriteOutcomeEffect = "committed" | "not_started" | "unknown";
  * adds `receipt`.
  *
  * @typeParam Code the codes this path can return
+ *
+ * @category Discovery and calls
  */
 export interface ToolEnvelope<Code extends string = CallErrorCode> {
   /** The text blocks of the result, in order (or sluice's fixed approval sentence). */
@@ -82,6 +98,8 @@ export interface ToolEnvelope<Code extends string = CallErrorCode> {
  *
  * @param code why the call produced no result
  * @param extra problems or write fields
+ *
+ * @category Discovery and calls
  */
 export function failure<Code extends string>(
   code: Code,

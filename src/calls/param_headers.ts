@@ -8,7 +8,11 @@
  */
 import type { JsonObject, JsonValue } from "../identity/mod.ts";
 
-/** Where one declared header's value sits in the arguments, and its header name. */
+/**
+ * Where one declared header's value sits in the arguments, and its header name.
+ *
+ * @category Discovery and calls
+ */
 export interface ParamHeaderDeclaration {
   /** The full header name, e.g. `Mcp-Param-Region`. */
   readonly header: string;
@@ -55,6 +59,8 @@ function base64(text: string): string {
  *
  * @param declarations the tool's header declarations
  * @param args the admitted arguments
+ *
+ * @category Discovery and calls
  */
 export function paramHeaders(
   declarations: readonly ParamHeaderDeclaration[],

@@ -17,7 +17,11 @@ import { type ParamHeaderDeclaration, paramHeaders } from "./param_headers.ts";
 import { MODERN_PROTOCOL_VERSION } from "../session/protocol.ts";
 import { DeadlineStopped, withinDeadline } from "./within_deadline.ts";
 
-/** Options of one call. */
+/**
+ * Options of one call.
+ *
+ * @category Discovery and calls
+ */
 export interface CallOptions {
   /** Stops local waiting; a late result is discarded and the call ends in `mcp_aborted`. */
   readonly signal?: AbortSignal;
@@ -25,7 +29,11 @@ export interface CallOptions {
   readonly state?: unknown;
 }
 
-/** A model-facing tool backed by one remote tool of a snapshot. */
+/**
+ * A model-facing tool backed by one remote tool of a snapshot.
+ *
+ * @category Discovery and calls
+ */
 export interface ToolRegistration {
   /** Name the model sees. */
   readonly localName: string;
@@ -47,7 +55,11 @@ export interface ToolRegistration {
   call(args: unknown, options?: CallOptions): Promise<ToolEnvelope>;
 }
 
-/** Outcome of the local checks of a call. */
+/**
+ * Outcome of the local checks of a call.
+ *
+ * @category Discovery and calls
+ */
 export type Admission =
   /** Admitted: detached arguments, safe to send, and their canonical text (for digests). */
   | { readonly ok: true; readonly args: JsonObject; readonly canonical: string }
@@ -58,7 +70,11 @@ export type Admission =
     readonly problems?: readonly ArgumentProblem[];
   };
 
-/** Outcome of sending a call: the envelope and whether the request may have left sluice. */
+/**
+ * Outcome of sending a call: the envelope and whether the request may have left sluice.
+ *
+ * @category Discovery and calls
+ */
 export interface Dispatch {
   /** The call's envelope. */
   readonly envelope: ToolEnvelope;
@@ -66,7 +82,11 @@ export interface Dispatch {
   readonly sent: boolean;
 }
 
-/** Hooks of one dispatch, for the write gate's persistence points. */
+/**
+ * Hooks of one dispatch, for the write gate's persistence points.
+ *
+ * @category Discovery and calls
+ */
 export interface DispatchHooks {
   /** Runs once the request was handed to the session, while its answer is awaited. */
   readonly onSent?: () => void | Promise<void>;
@@ -81,6 +101,8 @@ export interface DispatchHooks {
 /**
  * The two layers of a call, for the write gate: `admit` runs every local check and returns
  * detached arguments; `dispatch` sends exactly one `tools/call` and checks the result.
+ *
+ * @category Discovery and calls
  */
 export interface CallInternals {
   /** The snapshot entry this registration serves. */
@@ -100,17 +122,29 @@ export interface CallInternals {
 // Keyed by any registration object (read or write) created by discovery.
 const internals = new WeakMap<object, CallInternals>();
 
-/** The internal call layers of a registration (read or write) created by discovery. */
+/**
+ * The internal call layers of a registration (read or write) created by discovery.
+ *
+ * @category Discovery and calls
+ */
 export function callInternals(registration: object): CallInternals | undefined {
   return internals.get(registration);
 }
 
-/** Attaches call layers to a registration object (used by read and write discovery). */
+/**
+ * Attaches call layers to a registration object (used by read and write discovery).
+ *
+ * @category Discovery and calls
+ */
 export function attachCallInternals(registration: object, layers: CallInternals): void {
   internals.set(registration, layers);
 }
 
-/** What a registration needs from discovery. */
+/**
+ * What a registration needs from discovery.
+ *
+ * @category Discovery and calls
+ */
 export interface RegistrationContext {
   /** The frozen snapshot entry. */
   readonly entry: SnapshotEntryBase;
@@ -290,6 +324,8 @@ async function dispatch(
  * The envelope of a refused admission (with its argument problems, when any).
  *
  * @param admission the refusal
+ *
+ * @category Discovery and calls
  */
 export function refusal(admission: Admission & { readonly ok: false }): ToolEnvelope {
   return failure(
@@ -298,7 +334,11 @@ export function refusal(admission: Admission & { readonly ok: false }): ToolEnve
   );
 }
 
-/** The call layers for one entry; validators are compiled once, by the caller. */
+/**
+ * The call layers for one entry; validators are compiled once, by the caller.
+ *
+ * @category Discovery and calls
+ */
 export function createCallLayers(context: RegistrationContext): CallInternals {
   return {
     entry: context.entry,
@@ -308,7 +348,11 @@ export function createCallLayers(context: RegistrationContext): CallInternals {
   };
 }
 
-/** Creates the read registration for one entry. */
+/**
+ * Creates the read registration for one entry.
+ *
+ * @category Discovery and calls
+ */
 export function createRegistration(
   context: RegistrationContext & { readonly entry: SnapshotEntry },
 ): ToolRegistration {

@@ -12,6 +12,8 @@ import { failure, type ToolEnvelope } from "./envelope.ts";
  * @param raw the result object exactly as the session returned it
  * @param validateOutput the compiled output schema validator, or `null` when the tool has none
  * @param limits the catalog's limits
+ *
+ * @category Discovery and calls
  */
 export function checkCallResult(
   raw: unknown,

@@ -7,10 +7,18 @@
  */
 import { SluiceError } from "../errors.ts";
 
-/** Why {@link withinDeadline} stopped waiting. */
+/**
+ * Why {@link withinDeadline} stopped waiting.
+ *
+ * @category Discovery and calls
+ */
 export type DeadlineStop = "mcp_aborted" | "mcp_timeout";
 
-/** The rejection of {@link withinDeadline} when it stops waiting. */
+/**
+ * The rejection of {@link withinDeadline} when it stops waiting.
+ *
+ * @category Discovery and calls
+ */
 export class DeadlineStopped extends SluiceError<DeadlineStop> {
   /**
    * Creates the rejection.
@@ -29,6 +37,8 @@ export class DeadlineStopped extends SluiceError<DeadlineStop> {
  *
  * @param signal the caller's signal
  * @param timeoutMs the deadline in milliseconds
+ *
+ * @category Discovery and calls
  */
 export function deadlineSignal(
   signal: AbortSignal | undefined,
@@ -52,6 +62,8 @@ function stopCode(signal: AbortSignal | undefined): DeadlineStop {
  * @param work the host's code
  * @param signal the caller's signal
  * @param timeoutMs the deadline in milliseconds
+ *
+ * @category Discovery and calls
  */
 export function withinDeadline<T>(
   work: (stop: AbortSignal) => T | Promise<T>,

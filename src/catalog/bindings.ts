@@ -5,6 +5,8 @@ import { DiscoveryError } from "./errors.ts";
  * The host's extra authorization check for one call, run after the arguments validated.
  * Return `undefined` to allow; a non-empty string denies (the string stays local and is not
  * shown to the model). A validator that throws, or returns anything else, denies as well.
+ *
+ * @category Discovery and calls
  */
 export type ScopeValidator = (
   state: unknown,
@@ -12,7 +14,11 @@ export type ScopeValidator = (
   signal: AbortSignal,
 ) => undefined | string | Promise<undefined | string>;
 
-/** The policy of a read tool: no approval, a human-readable title. */
+/**
+ * The policy of a read tool: no approval, a human-readable title.
+ *
+ * @category Discovery and calls
+ */
 export interface ReadPolicy {
   /** Always `"read"` on the read entry point. */
   readonly mode: "read";
@@ -23,6 +29,8 @@ export interface ReadPolicy {
 /**
  * The host's explicit statement for one remote tool: the tool really is read-only, is exposed
  * under `localName`, and needs the given scope check. Remote annotations grant nothing.
+ *
+ * @category Discovery and calls
  */
 export interface ReadToolBinding {
   /** Name the model sees: 1 to 64 characters of `[A-Za-z0-9_-]`, unique among bindings. */
@@ -39,6 +47,8 @@ export interface ReadToolBinding {
  * The host's own description and input schema for a tool: discovery then never lists it, and
  * the server's description and schema are never used. The schema goes through the same
  * profile and budget checks as a listed one.
+ *
+ * @category Discovery and calls
  */
 export interface OwnerSpec {
   /** Model-facing description. */
@@ -47,10 +57,18 @@ export interface OwnerSpec {
   readonly inputSchema: Readonly<JsonObject>;
 }
 
-/** Bindings keyed by the remote tool name. */
+/**
+ * Bindings keyed by the remote tool name.
+ *
+ * @category Discovery and calls
+ */
 export type ReadToolBindings = Readonly<Record<string, ReadToolBinding>>;
 
-/** A binding after validation, detached from the host's object. */
+/**
+ * A binding after validation, detached from the host's object.
+ *
+ * @category Discovery and calls
+ */
 export interface ResolvedBinding {
   /** The binding's key: the tool's name on the server. */
   readonly remoteName: string;
@@ -68,16 +86,26 @@ export interface ResolvedBinding {
   readonly resendOnBrokenStream: boolean;
 }
 
-/** Most characters of a local tool name (every provider accepts 64). */
+/**
+ * Most characters of a local tool name (every provider accepts 64).
+ *
+ * @category Discovery and calls
+ */
 export const MAX_LOCAL_NAME_LENGTH = 64;
 
 /**
  * The one local-name rule: names every provider accepts (Anthropic, OpenAI and Gemini share
  * this pattern). Bindings are checked against it; connect() builds its names to fit it.
+ *
+ * @category Discovery and calls
  */
 export const LOCAL_NAME: RegExp = /^[A-Za-z0-9_-]{1,64}$/;
 
-/** Whether `policy` is an object of the given `mode` with a non-blank string `title`. */
+/**
+ * Whether `policy` is an object of the given `mode` with a non-blank string `title`.
+ *
+ * @category Discovery and calls
+ */
 export function isTitledPolicy(
   policy: unknown,
   mode: string,
@@ -86,7 +114,11 @@ export function isTitledPolicy(
     policy.title.trim().length > 0;
 }
 
-/** What every kind of binding shares once its name checks passed. */
+/**
+ * What every kind of binding shares once its name checks passed.
+ *
+ * @category Discovery and calls
+ */
 export interface BindingNames {
   readonly remoteName: string;
   readonly localName: string;
@@ -114,6 +146,8 @@ function resolveSpec(value: unknown, remoteName: string): OwnerSpec | undefined 
  * Walks host bindings with the checks every kind shares (an object keyed by non-empty remote
  * names, valid and unique local names, at least one binding) and lets `resolveOne` check and
  * copy the rest of each binding. Throws a {@link DiscoveryError} with a `binding_*` code.
+ *
+ * @category Discovery and calls
  */
 export function resolveBindingsWith<T extends BindingNames>(
   bindings: unknown,
@@ -166,6 +200,8 @@ export function resolveBindingsWith<T extends BindingNames>(
 /**
  * Validates read bindings and copies them, so a host mutating its object after discovery
  * changes nothing. Throws a {@link DiscoveryError} with a `binding_*` code.
+ *
+ * @category Discovery and calls
  */
 export function resolveBindings(bindings: unknown): Map<string, ResolvedBinding> {
   return resolveBindingsWith(bindings, (binding, names) => {

@@ -1,7 +1,11 @@
 import { SluiceError } from "../errors.ts";
 import type { SessionErrorCode } from "../session/session.ts";
 
-/** Stable codes for why discovery failed. */
+/**
+ * Stable codes for why discovery failed.
+ *
+ * @category Discovery and calls
+ */
 export type DiscoveryErrorCode =
   /** A binding's local name is empty or not `[A-Za-z0-9_-]{1,64}`. */
   | "binding_invalid_name"
@@ -62,10 +66,18 @@ export type DiscoveryErrorCode =
   /** A `tools/list` request failed: deadline, abort, closed session, transport (its code). */
   | SessionErrorCode;
 
-/** Which schema of a tool a schema error concerns. */
+/**
+ * Which schema of a tool a schema error concerns.
+ *
+ * @category Discovery and calls
+ */
 export type SchemaRole = "input" | "output";
 
-/** Details attached to a {@link DiscoveryError}. */
+/**
+ * Details attached to a {@link DiscoveryError}.
+ *
+ * @category Discovery and calls
+ */
 export interface DiscoveryErrorDetails {
   /** Remote name of the bound tool concerned (a name the host chose to bind). */
   readonly tool?: string;
@@ -83,6 +95,8 @@ export interface DiscoveryErrorDetails {
  * Thrown by `discoverTools` with a stable code. The message is sluice's own text: it names
  * only host-bound tool names and sluice's codes, never remote descriptions, values, error
  * messages, schema keywords or JSON Pointers (those two are in `keyword` and `path`).
+ *
+ * @category Discovery and calls
  */
 export class DiscoveryError extends SluiceError<DiscoveryErrorCode> {
   /** Remote name of the bound tool concerned. */

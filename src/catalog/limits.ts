@@ -1,6 +1,10 @@
 import { SluiceError } from "../errors.ts";
 
-/** Bounds on one discovery and on every call made through its registrations. */
+/**
+ * Bounds on one discovery and on every call made through its registrations.
+ *
+ * @category Discovery and calls
+ */
 export interface ToolLimits {
   /** Most `tools/list` pages fetched. */
   readonly maxPages: number;
@@ -22,12 +26,18 @@ export interface ToolLimits {
   readonly timeoutMs: number;
 }
 
-/** Most milliseconds a request deadline may be raised to. */
+/**
+ * Most milliseconds a request deadline may be raised to.
+ *
+ * @category Discovery and calls
+ */
 export const MAX_TIMEOUT_MS = 300_000;
 
 /**
  * Default {@link ToolLimits}: 32 pages, 256 tools, 1 MiB catalog, 64 KiB per selected schema,
  * 8 KiB description, 64 KiB argument and result budgets, 128 content blocks, 30 s per request.
+ *
+ * @category Discovery and calls
  */
 export const DEFAULT_TOOL_LIMITS: ToolLimits = Object.freeze({
   maxPages: 32,
@@ -45,6 +55,8 @@ export const DEFAULT_TOOL_LIMITS: ToolLimits = Object.freeze({
  * Merges host overrides into the defaults. Every bound may only be lowered (a positive
  * integer at most its default); `timeoutMs` may be raised up to {@link MAX_TIMEOUT_MS}.
  * Anything else (unknown keys, non-integers, zero, larger values) throws `limits_invalid`.
+ *
+ * @category Discovery and calls
  */
 export function resolveToolLimits(overrides: Partial<ToolLimits> = {}): ToolLimits {
   if (typeof overrides !== "object" || overrides === null || Array.isArray(overrides)) {

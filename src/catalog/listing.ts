@@ -10,7 +10,11 @@ import { DiscoveryError } from "./errors.ts";
 import type { ToolLimits } from "./limits.ts";
 import type { CatalogMonitor } from "./monitor.ts";
 
-/** What one listing found for the names it was asked about. */
+/**
+ * What one listing found for the names it was asked about.
+ *
+ * @category Discovery and calls
+ */
 export interface ToolListing {
   /** The monitor the listing was made under. */
   readonly monitor: CatalogMonitor;
@@ -40,6 +44,8 @@ function protocolError(message: string): DiscoveryError {
  * @param names the remote names to keep
  * @param limits the budgets
  * @param signal aborts the listing
+ *
+ * @category Discovery and calls
  */
 export async function listNamedTools(
   session: McpSession,

@@ -16,13 +16,25 @@ import {
   type ToolDefinition,
 } from "./revisions.ts";
 
-/** The file name hosts conventionally give a lock. */
+/**
+ * The file name hosts conventionally give a lock.
+ *
+ * @category Discovery and calls
+ */
 export const LOCK_FILE_NAME = "sluice.lock.json";
 
-/** The only lock format this version reads and writes. */
+/**
+ * The only lock format this version reads and writes.
+ *
+ * @category Discovery and calls
+ */
 export const LOCKFILE_VERSION = 1;
 
-/** One locked tool: its entry digest and the definition it is the digest of. */
+/**
+ * One locked tool: its entry digest and the definition it is the digest of.
+ *
+ * @category Discovery and calls
+ */
 export interface LockedTool {
   /** `sha256:<hex>` of the definition's canonical JSON. */
   readonly digest: string;
@@ -30,7 +42,11 @@ export interface LockedTool {
   readonly definition: ToolDefinition;
 }
 
-/** One locked server. */
+/**
+ * One locked server.
+ *
+ * @category Discovery and calls
+ */
 export interface LockedServer {
   /** The protocol version negotiated when the lock was written (recorded, not enforced). */
   readonly protocolVersion: string;
@@ -44,7 +60,11 @@ export interface LockedServer {
   readonly tools: Readonly<Record<string, LockedTool>>;
 }
 
-/** A whole lock: servers by the host's server id. */
+/**
+ * A whole lock: servers by the host's server id.
+ *
+ * @category Discovery and calls
+ */
 export interface SluiceLock {
   /** Always {@link LOCKFILE_VERSION}. */
   readonly lockfileVersion: 1;
@@ -52,7 +72,11 @@ export interface SluiceLock {
   readonly servers: Readonly<Record<string, LockedServer>>;
 }
 
-/** Why a lock was refused. */
+/**
+ * Why a lock was refused.
+ *
+ * @category Discovery and calls
+ */
 export type LockErrorCode =
   /** The lock is not JSON of the lock's shape. */
   | "lock_invalid"
@@ -61,7 +85,11 @@ export type LockErrorCode =
   /** A digest in the lock is not the digest of what it covers (edited by hand, or corrupt). */
   | "lock_digest_mismatch";
 
-/** A refused lock; `path` is the JSON Pointer of the offending part. */
+/**
+ * A refused lock; `path` is the JSON Pointer of the offending part.
+ *
+ * @category Discovery and calls
+ */
 export class LockError extends SluiceError<LockErrorCode> {
   /** Where in the lock the problem is (JSON Pointer). */
   readonly path: string;
@@ -102,6 +130,8 @@ function catalogDigestOf(tools: Readonly<Record<string, { readonly digest: strin
  *
  * @param protocolVersion the negotiated protocol version
  * @param definitions the allowed tools' definitions
+ *
+ * @category Discovery and calls
  */
 export async function lockServer(
   protocolVersion: string,
@@ -119,6 +149,8 @@ export async function lockServer(
  * A lock of the given servers.
  *
  * @param servers locked servers by id
+ *
+ * @category Discovery and calls
  */
 export function createLock(servers: Readonly<Record<string, LockedServer>>): SluiceLock {
   return { lockfileVersion: LOCKFILE_VERSION, servers };
@@ -129,6 +161,8 @@ export function createLock(servers: Readonly<Record<string, LockedServer>>): Slu
  * lock always writes the same bytes (and diffs well in review).
  *
  * @param lock the lock
+ *
+ * @category Discovery and calls
  */
 export function serializeLock(lock: SluiceLock): string {
   return JSON.stringify(JSON.parse(canonicalize(lock as unknown as JsonValue)), null, 2) + "\n";
@@ -176,6 +210,8 @@ function checkDefinition(value: unknown, name: string, path: string): ToolDefini
  * ```
  *
  * @param input the file's text or its parsed value
+ *
+ * @category Discovery and calls
  */
 export async function parseLock(input: string | unknown): Promise<SluiceLock> {
   let value: unknown = input;
@@ -241,7 +277,11 @@ export async function parseLock(input: string | unknown): Promise<SluiceLock> {
   return { lockfileVersion: LOCKFILE_VERSION, servers };
 }
 
-/** One tool that does not match its lock. */
+/**
+ * One tool that does not match its lock.
+ *
+ * @category Discovery and calls
+ */
 export interface LockMismatch {
   /** The tool's name on the server. */
   readonly tool: string;
@@ -258,7 +298,11 @@ export interface LockMismatch {
   readonly change?: ChangedTool;
 }
 
-/** What {@link compareLock} found for one server. */
+/**
+ * What {@link compareLock} found for one server.
+ *
+ * @category Discovery and calls
+ */
 export interface LockComparison {
   /** Names whose listed definition matches the lock. */
   readonly matched: readonly string[];
@@ -289,6 +333,8 @@ export interface LockComparison {
  * @param protocolVersion the session's negotiated version
  * @param names the tools to check (the allowed ones)
  * @param listed the definitions the server lists now
+ *
+ * @category Discovery and calls
  */
 export async function compareLock(
   locked: LockedServer | undefined,

@@ -13,10 +13,16 @@ const LISTEN_ERA = MODERN_PROTOCOL_VERSION;
  *   {@link CatalogMonitor.watchSubscription} (which also sees the stream end, even a local
  *   close that no inbound message reveals);
  * - `"unavailable"`: 2026-07-28 without such a stream; the snapshot cannot notice changes.
+ *
+ * @category Discovery and calls
  */
 export type ChangeDetection = "notifications" | "subscription" | "unavailable";
 
-/** The part of a v2 client's `listen()` handle the monitor reads. */
+/**
+ * The part of a v2 client's `listen()` handle the monitor reads.
+ *
+ * @category Discovery and calls
+ */
 export interface ListenSubscription {
   /** What the server agreed to deliver. */
   readonly honoredFilter?: { readonly toolsListChanged?: boolean };
@@ -24,16 +30,26 @@ export interface ListenSubscription {
   readonly closed: Promise<unknown>;
 }
 
-/** Where a registration's catalog stands. */
+/**
+ * Where a registration's catalog stands.
+ *
+ * @category Discovery and calls
+ */
 export type CatalogStatus = "current" | "stale" | "closed";
 
 /**
  * Why catalogs went stale: the server said its tool list changed, or the stream that would
  * have carried such a change ended.
+ *
+ * @category Discovery and calls
  */
 export type StaleReason = "tools_list_changed" | "change_stream_ended";
 
-/** Options of a {@link CatalogMonitor}. */
+/**
+ * Options of a {@link CatalogMonitor}.
+ *
+ * @category Discovery and calls
+ */
 export interface CatalogMonitorOptions {
   /**
    * The protocol versions this session may use (default `ACCEPTED_PROTOCOL_VERSIONS`); a host
@@ -68,6 +84,8 @@ export interface CatalogMonitorOptions {
  *   monitor.close();
  * }
  * ```
+ *
+ * @category Discovery and calls
  */
 export class CatalogMonitor {
   #protocolVersion: string | undefined;

@@ -70,6 +70,8 @@ function propertyNote(change: JsonChange): string | undefined {
  * ```
  *
  * @param change the changed tool
+ *
+ * @category Discovery and calls
  */
 export function renderChange(change: ChangedTool): string {
   const tool = printable(change.tool);
@@ -111,6 +113,8 @@ export function renderChange(change: ChangedTool): string {
  * ```
  *
  * @param diff the diff
+ *
+ * @category Discovery and calls
  */
 export function renderDiff(diff: CatalogDiff): string {
   const parts: string[] = [];
@@ -127,6 +131,8 @@ export function renderDiff(diff: CatalogDiff): string {
  * `"matches the lock"` when there are none.
  *
  * @param mismatches what `compareLock` found
+ *
+ * @category Discovery and calls
  */
 export function renderLockMismatches(mismatches: readonly LockMismatch[]): string {
   if (mismatches.length === 0) return "matches the lock";

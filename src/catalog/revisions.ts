@@ -12,6 +12,8 @@ import type { SnapshotEntryBase } from "./snapshot.ts";
 /**
  * The fields of a tool that its server defines, in the order a diff names them. The entry
  * digest covers exactly these and the tool's name.
+ *
+ * @category Discovery and calls
  */
 export const DEFINITION_FIELDS = [
   "title",
@@ -22,7 +24,11 @@ export const DEFINITION_FIELDS = [
   "execution",
 ] as const;
 
-/** One server-defined field of a tool. */
+/**
+ * One server-defined field of a tool.
+ *
+ * @category Discovery and calls
+ */
 export type DefinitionField = typeof DEFINITION_FIELDS[number];
 
 /**
@@ -31,6 +37,8 @@ export type DefinitionField = typeof DEFINITION_FIELDS[number];
  * `execution` are left out when absent. The host's local name, policy, concurrency and
  * authorization are not part of it: they are the host's own configuration, already under the
  * host's review, and a lock or a revision pins only what the server can change.
+ *
+ * @category Discovery and calls
  */
 export interface ToolDefinition {
   /** The tool's name on the server. */
@@ -64,6 +72,8 @@ export interface ToolDefinition {
  * ```
  *
  * @param entry a read or write snapshot entry
+ *
+ * @category Discovery and calls
  */
 export function definitionOfEntry(
   entry: Omit<SnapshotEntryBase, "policy" | "concurrencySafe">,
@@ -92,6 +102,8 @@ export function definitionOfEntry(
  * ```
  *
  * @param tool one detached tool of a listing
+ *
+ * @category Discovery and calls
  */
 export function definitionOfListed(tool: Readonly<Record<string, unknown>>): ToolDefinition {
   const object = (value: unknown) => (value === undefined ? null : value) as JsonObject | null;
@@ -120,12 +132,18 @@ export function definitionOfListed(tool: Readonly<Record<string, unknown>>): Too
  * ```
  *
  * @param definition the tool's definition
+ *
+ * @category Discovery and calls
  */
 export function definitionDigest(definition: ToolDefinition): Promise<string> {
   return digest(definition as unknown as JsonValue);
 }
 
-/** One difference at a JSON Pointer path: a value absent on one side has no key there. */
+/**
+ * One difference at a JSON Pointer path: a value absent on one side has no key there.
+ *
+ * @category Discovery and calls
+ */
 export interface JsonChange {
   /** JSON Pointer (RFC 6901, escaped) into the field's value; `""` is the whole value. */
   readonly path: string;
@@ -152,6 +170,8 @@ export interface JsonChange {
  *
  * @param before the earlier value (`undefined` when absent)
  * @param after the later value (`undefined` when absent)
+ *
+ * @category Discovery and calls
  */
 export function diffJson(before: unknown, after: unknown): JsonChange[] {
   const changes: JsonChange[] = [];
@@ -185,7 +205,11 @@ function sameJson(a: unknown, b: unknown): boolean {
   return JSON.stringify(a) === JSON.stringify(b);
 }
 
-/** A tool only one side has. */
+/**
+ * A tool only one side has.
+ *
+ * @category Discovery and calls
+ */
 export interface ToolPresence {
   /** The tool's name on the server. */
   readonly tool: string;
@@ -193,7 +217,11 @@ export interface ToolPresence {
   readonly digest: string;
 }
 
-/** A tool both sides have, with different definitions. */
+/**
+ * A tool both sides have, with different definitions.
+ *
+ * @category Discovery and calls
+ */
 export interface ChangedTool {
   /** The tool's name on the server. */
   readonly tool: string;
@@ -207,7 +235,11 @@ export interface ChangedTool {
   readonly changes: Readonly<Partial<Record<DefinitionField, readonly JsonChange[]>>>;
 }
 
-/** A structured diff between two lists of tool definitions, each part sorted by name. */
+/**
+ * A structured diff between two lists of tool definitions, each part sorted by name.
+ *
+ * @category Discovery and calls
+ */
 export interface CatalogDiff {
   /** Tools only the later list has. */
   readonly added: readonly ToolPresence[];
@@ -236,6 +268,8 @@ export interface CatalogDiff {
  *
  * @param before the earlier definitions
  * @param after the later definitions
+ *
+ * @category Discovery and calls
  */
 export async function diffDefinitions(
   before: Iterable<ToolDefinition>,
@@ -280,6 +314,8 @@ export async function diffDefinitions(
  *
  * @param before the earlier definition
  * @param after the later definition (same name)
+ *
+ * @category Discovery and calls
  */
 export async function compareDefinitions(
   before: ToolDefinition,

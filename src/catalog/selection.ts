@@ -80,7 +80,11 @@ function admitSchema(
   }
 }
 
-/** The binding fields the shared discovery needs. */
+/**
+ * The binding fields the shared discovery needs.
+ *
+ * @category Discovery and calls
+ */
 export interface SelectableBinding {
   readonly remoteName: string;
   readonly localName: string;
@@ -88,7 +92,11 @@ export interface SelectableBinding {
   readonly spec?: OwnerSpec;
 }
 
-/** One bound tool after its checks: the server's fields and the compiled validators. */
+/**
+ * One bound tool after its checks: the server's fields and the compiled validators.
+ *
+ * @category Discovery and calls
+ */
 export interface Selected<B extends SelectableBinding> {
   /** Everything of the entry that comes from the server, plus the local name. */
   readonly base: Omit<SnapshotEntryBase, "policy" | "concurrencySafe">;
@@ -99,7 +107,11 @@ export interface Selected<B extends SelectableBinding> {
   readonly headers: readonly McpHeaderDeclaration[];
 }
 
-/** Validates one bound tool (listed, or the owner's spec) and builds the server's part of its entry. */
+/**
+ * Validates one bound tool (listed, or the owner's spec) and builds the server's part of its entry.
+ *
+ * @category Discovery and calls
+ */
 export function selectTool<B extends SelectableBinding>(
   binding: B,
   tool: Record<string, unknown>,
@@ -152,7 +164,11 @@ export function selectTool<B extends SelectableBinding>(
   return { base, binding, validateInput, validateOutput, headers };
 }
 
-/** A bound tool that does not fit, when discovery skips instead of failing. */
+/**
+ * A bound tool that does not fit, when discovery skips instead of failing.
+ *
+ * @category Discovery and calls
+ */
 export interface UnfitTool {
   /** The local name it would have had. */
   readonly localName: string;
@@ -165,10 +181,16 @@ export interface UnfitTool {
 /**
  * The protocol version a snapshot records for a server discovery did not contact (every
  * bound tool has an owner spec and the session has not negotiated yet).
+ *
+ * @category Discovery and calls
  */
 export const NOT_NEGOTIATED = "not-negotiated";
 
-/** What the shared selection produces for read and write discovery alike. */
+/**
+ * What the shared selection produces for read and write discovery alike.
+ *
+ * @category Discovery and calls
+ */
 export interface Selection<B extends SelectableBinding> {
   /** The monitor's generation when the listing started (or now, without one). */
   readonly generation: number;
@@ -180,7 +202,11 @@ export interface Selection<B extends SelectableBinding> {
   readonly unfit: readonly UnfitTool[];
 }
 
-/** What {@link selectBound} needs. */
+/**
+ * What {@link selectBound} needs.
+ *
+ * @category Discovery and calls
+ */
 export interface SelectionInput<B extends SelectableBinding> {
   readonly serverId: string;
   readonly bindings: ReadonlyMap<string, B>;
@@ -196,6 +222,8 @@ export interface SelectionInput<B extends SelectableBinding> {
  * Checks that discovery may run: a valid server id, an open monitor, an accepted protocol
  * version (unless nothing needs listing and the session has not negotiated yet). Returns the
  * catalog header.
+ *
+ * @category Discovery and calls
  */
 export function catalogHeader(
   serverId: unknown,
@@ -247,6 +275,8 @@ function rawEntry(
 /**
  * Runs each binding's checks, in local-name order. With `onUnfit: "skip"` a tool that does not
  * fit is returned in `unfit` and the others go on; with `"fail"` the first one throws.
+ *
+ * @category Discovery and calls
  */
 export function selectBound<B extends SelectableBinding>(
   input: SelectionInput<B>,
@@ -270,6 +300,8 @@ export function selectBound<B extends SelectableBinding>(
  * The limits discovery runs under: the defaults adjusted by the host's, or `limits_invalid`.
  *
  * @param limits the host's adjustments
+ *
+ * @category Discovery and calls
  */
 export function discoveryLimits(limits: Partial<ToolLimits> | undefined): ToolLimits {
   try {

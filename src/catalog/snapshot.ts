@@ -3,7 +3,11 @@ import type { ReadPolicy } from "./bindings.ts";
 import type { ChangeDetection } from "./monitor.ts";
 import type { WriteEffect, WritePolicy } from "./write_bindings.ts";
 
-/** The fields every entry has, read or write: what the server sent plus the local name. */
+/**
+ * The fields every entry has, read or write: what the server sent plus the local name.
+ *
+ * @category Discovery and calls
+ */
 export interface SnapshotEntryBase {
   /** Name the model sees (from the binding). */
   readonly localName: string;
@@ -27,13 +31,21 @@ export interface SnapshotEntryBase {
   readonly execution?: Readonly<JsonObject>;
 }
 
-/** One selected read tool as discovered: what the host bound plus what the server sent. */
+/**
+ * One selected read tool as discovered: what the host bound plus what the server sent.
+ *
+ * @category Discovery and calls
+ */
 export interface SnapshotEntry extends SnapshotEntryBase {
   /** The host's read policy. */
   readonly policy: ReadPolicy;
 }
 
-/** The host's authorization identity of one write tool, recorded in the write snapshot. */
+/**
+ * The host's authorization identity of one write tool, recorded in the write snapshot.
+ *
+ * @category Discovery and calls
+ */
 export interface WriteAuthorization {
   /** The host's binding id. */
   readonly bindingId: string;
@@ -47,7 +59,11 @@ export interface WriteAuthorization {
   readonly effect: WriteEffect;
 }
 
-/** One selected write tool: the base fields, the confirm policy and the authorization. */
+/**
+ * One selected write tool: the base fields, the confirm policy and the authorization.
+ *
+ * @category Discovery and calls
+ */
 export interface WriteSnapshotEntry extends SnapshotEntryBase {
   /** The host's confirm policy. */
   readonly policy: WritePolicy;
@@ -60,6 +76,8 @@ export interface WriteSnapshotEntry extends SnapshotEntryBase {
 /**
  * A write catalog: like a read catalog, with `schemaVersion: 2` and each entry's host
  * authorization identity. Its `revisionDigest` is the write-catalog digest approvals bind to.
+ *
+ * @category Discovery and calls
  */
 export interface WriteSnapshot {
   /** `2` for write catalogs. */
@@ -79,6 +97,8 @@ export interface WriteSnapshot {
 /**
  * A read catalog: deeply frozen plain data, detached from the session and from the host's
  * bindings. `revisionDigest` is `digest()` of every other field.
+ *
+ * @category Discovery and calls
  */
 export interface ReadSnapshot {
   /** `1` for read catalogs. */
@@ -95,7 +115,11 @@ export interface ReadSnapshot {
   readonly entries: readonly SnapshotEntry[];
 }
 
-/** Freezes a plain JSON-like tree in place. */
+/**
+ * Freezes a plain JSON-like tree in place.
+ *
+ * @category Discovery and calls
+ */
 export function deepFreeze<T>(value: T): T {
   if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
     Object.freeze(value);
@@ -104,7 +128,11 @@ export function deepFreeze<T>(value: T): T {
   return value;
 }
 
-/** The fields a catalog is built from: everything but the digest and the version. */
+/**
+ * The fields a catalog is built from: everything but the digest and the version.
+ *
+ * @category Discovery and calls
+ */
 export interface CatalogFields<E extends SnapshotEntryBase> {
   readonly serverId: string;
   readonly protocolVersion: string;
@@ -112,10 +140,18 @@ export interface CatalogFields<E extends SnapshotEntryBase> {
   readonly entries: readonly E[];
 }
 
-/** A catalog's fields other than its entries: the server id and the session it came from. */
+/**
+ * A catalog's fields other than its entries: the server id and the session it came from.
+ *
+ * @category Discovery and calls
+ */
 export type CatalogHeader = Omit<CatalogFields<SnapshotEntryBase>, "entries">;
 
-/** Orders anything named by local name, in UTF-16 code units (the snapshot's order). */
+/**
+ * Orders anything named by local name, in UTF-16 code units (the snapshot's order).
+ *
+ * @category Discovery and calls
+ */
 export function byLocalName(a: { localName: string }, b: { localName: string }): number {
   return a.localName < b.localName ? -1 : a.localName > b.localName ? 1 : 0;
 }
@@ -140,12 +176,20 @@ async function buildCatalog<V extends 1 | 2, E extends SnapshotEntryBase>(
   return deepFreeze({ ...body, revisionDigest });
 }
 
-/** Builds a read snapshot (`schemaVersion: 1`). */
+/**
+ * Builds a read snapshot (`schemaVersion: 1`).
+ *
+ * @category Discovery and calls
+ */
 export function buildSnapshot(fields: CatalogFields<SnapshotEntry>): Promise<ReadSnapshot> {
   return buildCatalog(1, fields);
 }
 
-/** Builds a write snapshot (`schemaVersion: 2`). */
+/**
+ * Builds a write snapshot (`schemaVersion: 2`).
+ *
+ * @category Discovery and calls
+ */
 export function buildWriteSnapshot(
   fields: CatalogFields<WriteSnapshotEntry>,
 ): Promise<WriteSnapshot> {
@@ -155,6 +199,8 @@ export function buildWriteSnapshot(
 /**
  * Maps each entry of a built snapshot together with the item it was built from, matched by
  * local name (the snapshot orders its entries itself).
+ *
+ * @category Discovery and calls
  */
 export function mapByLocalName<E extends { readonly localName: string }, T, R>(
   entries: readonly E[],

@@ -6,7 +6,11 @@ import {
   type ScopeValidator,
 } from "./bindings.ts";
 
-/** What a write does: `write` changes data, `destructive` may remove or overwrite it. */
+/**
+ * What a write does: `write` changes data, `destructive` may remove or overwrite it.
+ *
+ * @category Discovery and calls
+ */
 export type WriteEffect = "write" | "destructive";
 
 /**
@@ -14,10 +18,16 @@ export type WriteEffect = "write" | "destructive";
  * approver (the `approve` callback); `"store"`, a person through the approval store (the call
  * ends `approval_pending`, then `resume`); `"none"`, nobody is configured to decide, so every
  * call ends `approval_unavailable` and is never sent.
+ *
+ * @category Discovery and calls
  */
 export type ApprovalDecider = "inline" | "store" | "none";
 
-/** The policy of a write tool: every call needs a person's approval. */
+/**
+ * The policy of a write tool: every call needs a person's approval.
+ *
+ * @category Discovery and calls
+ */
 export interface WritePolicy {
   /** Always `"confirm"`: a durable, single-use approval per call. */
   readonly mode: "confirm";
@@ -36,6 +46,8 @@ export interface WritePolicy {
  * The host's explicit statement that a remote tool writes, under which identity it is
  * authorized, and which scope check guards it. Server annotations never make a tool a write
  * tool, nor exempt one from approval.
+ *
+ * @category Discovery and calls
  */
 export interface WriteToolBinding {
   /** Name the model sees: 1 to 64 characters of `[A-Za-z0-9_-]`, unique among bindings. */
@@ -58,10 +70,18 @@ export interface WriteToolBinding {
   readonly spec?: OwnerSpec;
 }
 
-/** Write bindings keyed by the remote tool name. */
+/**
+ * Write bindings keyed by the remote tool name.
+ *
+ * @category Discovery and calls
+ */
 export type WriteToolBindings = Readonly<Record<string, WriteToolBinding>>;
 
-/** A write binding after validation, detached from the host's object. */
+/**
+ * A write binding after validation, detached from the host's object.
+ *
+ * @category Discovery and calls
+ */
 export interface ResolvedWriteBinding {
   readonly remoteName: string;
   readonly localName: string;
@@ -88,6 +108,8 @@ function isEffect(value: unknown): value is WriteEffect {
  * (an effect other than write/destructive), `binding_effect_mismatch` (policy and binding
  * disagree), `binding_scope_missing` (no callable validator), `binding_identity_missing`
  * (an empty or absent bindingId, bindingRevision, scopeId or scopeRevision).
+ *
+ * @category Discovery and calls
  */
 export function resolveWriteBindings(bindings: unknown): Map<string, ResolvedWriteBinding> {
   return resolveBindingsWith(bindings, (binding, names) => {

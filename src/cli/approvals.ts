@@ -19,7 +19,11 @@ import { type ParsedFlags, parseFlags, UsageError } from "./flags.ts";
 import type { CliStoreOptions } from "./store.ts";
 import { terminalSafe, terminalSafeJson } from "./terminal.ts";
 
-/** Where the CLI writes; each call is one chunk of text ending in a newline. */
+/**
+ * Where the CLI writes; each call is one chunk of text ending in a newline.
+ *
+ * @category CLI
+ */
 export interface CliOutput {
   /** Normal output. */
   stdout(text: string): void;
@@ -27,7 +31,11 @@ export interface CliOutput {
   stderr(text: string): void;
 }
 
-/** What the CLI needs from its host. */
+/**
+ * What the CLI needs from its host.
+ *
+ * @category CLI
+ */
 export interface ApprovalsCliOptions {
   /** Opens the store named by `--db`, with `--auth-token` and `--create`. */
   openStore(url: string, options: CliStoreOptions): Promise<ApprovalStore>;
@@ -39,7 +47,11 @@ export interface ApprovalsCliOptions {
   readonly now?: () => number;
 }
 
-/** Usage text of `sluice approvals`. */
+/**
+ * Usage text of `sluice approvals`.
+ *
+ * @category CLI
+ */
 export const APPROVALS_USAGE = `usage: sluice approvals <command> [--db <url>] [--json]
   list [--state <state>]                 approvals, oldest first
   show <id>                              everything being approved, and its history
@@ -111,7 +123,11 @@ function listLine(record: ApprovalRecord, now: number): string {
   ].map(terminalSafe).join("  ");
 }
 
-/** The full description of one approval, as people see it before deciding. */
+/**
+ * The full description of one approval, as people see it before deciding.
+ *
+ * @category CLI
+ */
 export function describeApproval(
   record: ApprovalRecord,
   events: readonly ApprovalEvent[],
@@ -171,6 +187,8 @@ export function describeApproval(
  *   stdout: (t) => console.log(t), stderr: (t) => console.error(t),
  * }, { openStore: openCliStore });
  * ```
+ *
+ * @category CLI
  */
 export async function runApprovalsCli(
   argv: readonly string[],

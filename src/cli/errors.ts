@@ -6,14 +6,22 @@
  */
 import { SluiceError } from "../errors.ts";
 
-/** Codes of {@link CliError}. */
+/**
+ * Codes of {@link CliError}.
+ *
+ * @category CLI
+ */
 export type CliErrorCode =
   | "cli_db_missing"
   | "cli_db_not_a_store"
   | "cli_db_token_in_url"
   | "cli_inspect_failed";
 
-/** A refusal of the CLI, with a stable code; the message never holds the refused secret. */
+/**
+ * A refusal of the CLI, with a stable code; the message never holds the refused secret.
+ *
+ * @category CLI
+ */
 export class CliError extends SluiceError<CliErrorCode> {
   /**
    * Creates a CLI refusal.

@@ -6,10 +6,18 @@
  * @module
  */
 
-/** A wrong command line; its message is printed (escaped) above the usage. */
+/**
+ * A wrong command line; its message is printed (escaped) above the usage.
+ *
+ * @category CLI
+ */
 export class UsageError extends Error {}
 
-/** Which flags a command takes. */
+/**
+ * Which flags a command takes.
+ *
+ * @category CLI
+ */
 export interface FlagSpec {
   /** Flags that take a value. */
   readonly values: readonly string[];
@@ -19,13 +27,21 @@ export interface FlagSpec {
   readonly command: string;
 }
 
-/** What a command line holds: positional arguments and flags (booleans map to `""`). */
+/**
+ * What a command line holds: positional arguments and flags (booleans map to `""`).
+ *
+ * @category CLI
+ */
 export interface ParsedFlags {
   readonly positional: string[];
   readonly flags: Map<string, string>;
 }
 
-/** Parses `args` against `spec`; throws {@link UsageError} for anything the spec does not take. */
+/**
+ * Parses `args` against `spec`; throws {@link UsageError} for anything the spec does not take.
+ *
+ * @category CLI
+ */
 export function parseFlags(args: readonly string[], spec: FlagSpec): ParsedFlags {
   const positional: string[] = [];
   const flags = new Map<string, string>();

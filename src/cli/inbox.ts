@@ -13,7 +13,11 @@ import type { CliOutput } from "./approvals.ts";
 import { EXIT_OK, EXIT_USAGE } from "./exit_codes.ts";
 import { terminalSafe } from "./terminal.ts";
 
-/** A running server, as the host's `serve` reports it. */
+/**
+ * A running server, as the host's `serve` reports it.
+ *
+ * @category CLI
+ */
 export interface InboxServer {
   /** The port it listens on (the real one when 0 was asked for). */
   readonly port: number;
@@ -21,7 +25,11 @@ export interface InboxServer {
   readonly finished: Promise<void>;
 }
 
-/** What `sluice inbox` needs from its host. */
+/**
+ * What `sluice inbox` needs from its host.
+ *
+ * @category CLI
+ */
 export interface InboxCliOptions {
   /** Opens the store named by `--db`. */
   openStore(url: string): Promise<ApprovalStore>;
@@ -35,13 +43,21 @@ export interface InboxCliOptions {
   readonly defaultPerson?: string;
 }
 
-/** Usage text of `sluice inbox`. */
+/**
+ * Usage text of `sluice inbox`.
+ *
+ * @category CLI
+ */
 export const INBOX_USAGE = `usage: sluice inbox --db <url> [--port N] [--as <person>]
   serves the approval inbox on http://127.0.0.1:<port>/ (default port 8787; 0 picks one)
   and prints a one-time login link; decisions are recorded as made by <person>
   (default: your login name). Stop it with Ctrl-C.`;
 
-/** The default port of `sluice inbox`. */
+/**
+ * The default port of `sluice inbox`.
+ *
+ * @category CLI
+ */
 export const DEFAULT_INBOX_PORT = 8787;
 
 function parse(argv: readonly string[]): Map<string, string> {
@@ -74,6 +90,8 @@ function parse(argv: readonly string[]): Map<string, string> {
  *   },
  * });
  * ```
+ *
+ * @category CLI
  */
 export async function runInboxCli(
   argv: readonly string[],

@@ -32,7 +32,11 @@ import {
 import { parseFlags, UsageError } from "./flags.ts";
 import { terminalSafe, terminalSafeJson } from "./terminal.ts";
 
-/** Where `sluice inspect` writes. */
+/**
+ * Where `sluice inspect` writes.
+ *
+ * @category CLI
+ */
 export interface InspectOutput {
   /** Normal output. */
   stdout(text: string): void;
@@ -42,7 +46,11 @@ export interface InspectOutput {
   env(name: string): string | undefined;
 }
 
-/** Usage text of `sluice inspect`. */
+/**
+ * Usage text of `sluice inspect`.
+ *
+ * @category CLI
+ */
 export const INSPECT_USAGE = `usage: sluice inspect <url> [options]
        sluice inspect --stdio [options] -- <command> [args...]
   <url>              a Streamable HTTP endpoint (https; http only to loopback with
@@ -220,6 +228,8 @@ function bindingsFor(tools: readonly Record<string, unknown>[]): ReadToolBinding
  *   stdout: (t) => console.log(t), stderr: (t) => console.error(t), env: () => undefined,
  * });
  * ```
+ *
+ * @category CLI
  */
 export async function runInspectCli(
   argv: readonly string[],

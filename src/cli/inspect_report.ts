@@ -12,7 +12,11 @@ import type { ReadSnapshot } from "../catalog/snapshot.ts";
 import type { UnfitTool } from "../catalog/selection.ts";
 import { terminalSafe, terminalSafeJson } from "./terminal.ts";
 
-/** Why a tool does not fit the profile. */
+/**
+ * Why a tool does not fit the profile.
+ *
+ * @category CLI
+ */
 export interface InspectProblem {
   /** The stable code, for example `schema_keyword_unsupported`. */
   readonly code: string;
@@ -24,7 +28,11 @@ export interface InspectProblem {
   readonly path?: string;
 }
 
-/** One listed tool. */
+/**
+ * One listed tool.
+ *
+ * @category CLI
+ */
 export interface InspectedTool {
   /** Its name on the server. */
   readonly name: string;
@@ -44,7 +52,11 @@ export interface InspectedTool {
   readonly problem?: InspectProblem;
 }
 
-/** The whole report (`--json` prints exactly this). */
+/**
+ * The whole report (`--json` prints exactly this).
+ *
+ * @category CLI
+ */
 export interface InspectReport {
   /** The URL or the stdio command inspected. */
   readonly target: string;
@@ -78,7 +90,11 @@ function schemaBytes(schema: unknown): number | null {
 
 const text = (value: unknown): string | undefined => typeof value === "string" ? value : undefined;
 
-/** Builds the report from the listed tools and the discovery of them. */
+/**
+ * Builds the report from the listed tools and the discovery of them.
+ *
+ * @category CLI
+ */
 export function inspectReport(input: {
   target: string;
   transport: "http" | "stdio";
@@ -142,7 +158,11 @@ function hints(annotations: Readonly<Record<string, unknown>>): string {
   return words.join(", ");
 }
 
-/** The report as text for a terminal; every server-written field is escaped. */
+/**
+ * The report as text for a terminal; every server-written field is escaped.
+ *
+ * @category CLI
+ */
 export function renderReport(report: InspectReport): string {
   const safe = terminalSafe;
   const lines = [
@@ -183,7 +203,11 @@ export function renderReport(report: InspectReport): string {
   return lines.join("\n");
 }
 
-/** The starter configuration `--init` prints: data, before rendering. */
+/**
+ * The starter configuration `--init` prints: data, before rendering.
+ *
+ * @category CLI
+ */
 export interface StarterConfig {
   /** A `connectAll()` configuration to edit: servers, allow list, an empty preApproved. */
   readonly config: {
@@ -201,7 +225,11 @@ const SUGGESTION_NOTE =
   "suggested because the server annotates them readOnlyHint; annotations are the server's " +
   "claim, not a guarantee: move a tool into preApproved only after checking what it does";
 
-/** The starter configuration for `report`, with `serverId` as the server's id. */
+/**
+ * The starter configuration for `report`, with `serverId` as the server's id.
+ *
+ * @category CLI
+ */
 export function starterConfig(report: InspectReport, serverId: string): StarterConfig {
   const fitting = report.tools.filter((tool) => tool.fits);
   return {
@@ -223,7 +251,11 @@ export function starterConfig(report: InspectReport, serverId: string): StarterC
   };
 }
 
-/** The starter configuration as a TypeScript module to edit, escaped for the terminal. */
+/**
+ * The starter configuration as a TypeScript module to edit, escaped for the terminal.
+ *
+ * @category CLI
+ */
 export function renderStarterConfig(starter: StarterConfig, report: InspectReport): string {
   const quote = (value: string) => terminalSafeJson(value);
   const lines = [

@@ -11,7 +11,11 @@ import type { TokenStore } from "../auth/token_store.ts";
 import type { SecureFetchOptions } from "../transport/secure_fetch.ts";
 import type { CliOutput } from "./approvals.ts";
 
-/** Options of {@link login}. */
+/**
+ * Options of {@link login}.
+ *
+ * @category CLI
+ */
 export interface LoginOptions {
   /** The MCP server's URL. */
   readonly url: string;
@@ -60,6 +64,8 @@ const INITIALIZE = JSON.stringify({
  *
  * @param options the server, the store, the output and the listener's port
  * @returns the process exit code
+ *
+ * @category CLI
  */
 export async function login(options: LoginOptions): Promise<number> {
   const { output } = options;

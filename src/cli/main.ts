@@ -17,7 +17,11 @@ import { openCliStore } from "./store.ts";
 import { terminalSafe } from "./terminal.ts";
 import { VERSION } from "./version.ts";
 
-/** What a command needs from the process that runs it. */
+/**
+ * What a command needs from the process that runs it.
+ *
+ * @category CLI
+ */
 export interface CliHost {
   /** Writes normal output; each call is one chunk ending in a newline. */
   stdout(text: string): void;
@@ -27,7 +31,11 @@ export interface CliHost {
   env(name: string): string | undefined;
 }
 
-/** One `sluice` command: a line for `--help` and the function that runs it. */
+/**
+ * One `sluice` command: a line for `--help` and the function that runs it.
+ *
+ * @category CLI
+ */
 export interface CliCommand {
   /** One line for `sluice --help`. */
   readonly summary: string;
@@ -35,7 +43,11 @@ export interface CliCommand {
   run(argv: readonly string[], host: CliHost): Promise<number>;
 }
 
-/** Every command, by name. A new command is one more entry. */
+/**
+ * Every command, by name. A new command is one more entry.
+ *
+ * @category CLI
+ */
 export const COMMANDS: Readonly<Record<string, CliCommand>> = {
   approvals: {
     summary: "list, show, approve, deny and reconcile writes in an approval store",
@@ -90,7 +102,11 @@ export const COMMANDS: Readonly<Record<string, CliCommand>> = {
   },
 };
 
-/** `sluice --help`. */
+/**
+ * `sluice --help`.
+ *
+ * @category CLI
+ */
 export function usage(): string {
   const width = Math.max(...Object.keys(COMMANDS).map((name) => name.length)) + 2;
   const lines = Object.entries(COMMANDS).map(([name, command]) =>
@@ -120,6 +136,8 @@ export function usage(): string {
  *   env: () => undefined,
  * });
  * ```
+ *
+ * @category CLI
  */
 export async function runCli(argv: readonly string[], host: CliHost): Promise<number> {
   const [name, ...rest] = argv;

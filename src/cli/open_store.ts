@@ -10,7 +10,11 @@ import type { ApprovalStore } from "../approvals/mod.ts";
 import { LibsqlApprovalStore } from "../approvals/libsql/store.ts";
 import { PostgresApprovalStore } from "../approvals/postgres/store.ts";
 
-/** The store at `url`; `password` is used by the PostgreSQL store only. */
+/**
+ * The store at `url`; `password` is used by the PostgreSQL store only.
+ *
+ * @category CLI
+ */
 export function openStoreByUrl(url: string, password?: string): Promise<ApprovalStore> {
   return /^postgres(ql)?:/.test(url)
     ? PostgresApprovalStore.open(url, password === undefined ? {} : { password })

@@ -15,6 +15,8 @@ import type { InboxServer } from "./inbox.ts";
  *
  * @param handler the inbox handler
  * @param address loopback host and port (0: any free port)
+ *
+ * @category CLI
  */
 export function serveOnNode(
   handler: InboxHandler,

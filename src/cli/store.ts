@@ -17,7 +17,11 @@ import { openStoreByUrl } from "./open_store.ts";
 import type { ApprovalStore } from "../approvals/types.ts";
 import { CliError } from "./errors.ts";
 
-/** How the CLI opens a store. */
+/**
+ * How the CLI opens a store.
+ *
+ * @category CLI
+ */
 export interface CliStoreOptions {
   /** Token for a `libsql:` / `https:` server (`--auth-token` or `SLUICE_DB_AUTH_TOKEN`). */
   readonly authToken?: string;
@@ -36,7 +40,11 @@ const STORE_TABLES = ["schema_version", "approvals", "approval_events"];
 /** The 16-byte header every SQLite database file starts with. */
 const SQLITE_HEADER = "SQLite format 3\u0000";
 
-/** Refuses a URL with user info or a credential-like query parameter, before any connection. */
+/**
+ * Refuses a URL with user info or a credential-like query parameter, before any connection.
+ *
+ * @category CLI
+ */
 export function refuseTokenInUrl(db: string): void {
   // A scheme (not a Windows drive letter, not a local file: URL) makes it a server URL.
   if (!/^[a-zA-Z][a-zA-Z0-9+.-]*:/.test(db) || /^[a-zA-Z]:[\\/]/.test(db) || /^file:/i.test(db)) {
@@ -109,6 +117,8 @@ async function tableNames(url: string, authToken: string | undefined): Promise<s
  *
  * @throws {CliError} `cli_db_token_in_url`, `cli_db_missing` or `cli_db_not_a_store`
  * @throws {ApprovalError} what `resolveStoreUrl` and `LibsqlApprovalStore.open` refuse
+ *
+ * @category CLI
  */
 export async function openCliStore(
   db: string,

@@ -19,7 +19,11 @@ const UNSAFE =
 
 const hex = (unit: number) => `\\u${unit.toString(16).padStart(4, "0")}`;
 
-/** Escapes every unsafe character of `text` as `\uXXXX` (a pair for a tag character). */
+/**
+ * Escapes every unsafe character of `text` as `\uXXXX` (a pair for a tag character).
+ *
+ * @category CLI
+ */
 export function terminalSafe(text: string): string {
   return text.replace(
     UNSAFE,
@@ -27,7 +31,11 @@ export function terminalSafe(text: string): string {
   );
 }
 
-/** {@link terminalSafe} per line: keeps the line breaks of text sluice itself laid out. */
+/**
+ * {@link terminalSafe} per line: keeps the line breaks of text sluice itself laid out.
+ *
+ * @category CLI
+ */
 export function terminalSafeLines(text: string): string {
   return text.split("\n").map(terminalSafe).join("\n");
 }
@@ -36,6 +44,8 @@ export function terminalSafeLines(text: string): string {
  * JSON text for the terminal: `JSON.stringify` already escapes C0 controls; this also escapes
  * the other unsafe characters, which can only occur inside strings, so the text stays valid
  * JSON that parses to the same value.
+ *
+ * @category CLI
  */
 export function terminalSafeJson(value: unknown, indent?: number): string {
   return terminalSafeLines(JSON.stringify(value, null, indent));

@@ -4,5 +4,9 @@
  * @module
  */
 
-/** The package version. */
+/**
+ * The package version.
+ *
+ * @category CLI
+ */
 export const VERSION = "0.1.0";

@@ -11,7 +11,11 @@ import type { ConnectEvent } from "./events.ts";
 import { assignLocalNames } from "./names.ts";
 import { LEGACY_PROTOCOL_VERSIONS, OPT_IN_PROTOCOL_VERSIONS } from "../session/protocol.ts";
 
-/** One remote server of {@link ConnectAllConfig}. */
+/**
+ * One remote server of {@link ConnectAllConfig}.
+ *
+ * @category Agent developers: connect()
+ */
 export interface ServerConfig {
   /** The owner's id: 1 to 48 characters of `[A-Za-z0-9_-]`, a letter or `_` first, unique. Prefixes local names. */
   readonly id: string;
@@ -31,7 +35,11 @@ export interface ServerConfig {
   readonly trustReadOnlyHint?: boolean;
 }
 
-/** The owner's description and input schema for one tool; the server's are then never used. */
+/**
+ * The owner's description and input schema for one tool; the server's are then never used.
+ *
+ * @category Agent developers: connect()
+ */
 export interface ToolSpec {
   /** Server id. */
   readonly server: string;
@@ -46,6 +54,8 @@ export interface ToolSpec {
 /**
  * Decides a flagged call. Only a return value of exactly `true` (or a promise of it) runs the
  * call; anything else, and any exception, denies it without contacting the server.
+ *
+ * @category Agent developers: connect()
  */
 export type ApproveCallback = (
   server: string,
@@ -53,7 +63,11 @@ export type ApproveCallback = (
   args: JsonObject,
 ) => unknown;
 
-/** Options of the hardened fetch every server session uses. */
+/**
+ * Options of the hardened fetch every server session uses.
+ *
+ * @category Agent developers: connect()
+ */
 export interface ConnectTransportOptions {
   /**
    * Allow loopback destinations and plain http to them. Local development and tests only:
@@ -70,7 +84,11 @@ export interface ConnectTransportOptions {
   readonly fetch?: FetchFunction;
 }
 
-/** Options shared by {@link ConnectAllConfig} and `connect()`. */
+/**
+ * Options shared by {@link ConnectAllConfig} and `connect()`.
+ *
+ * @category Agent developers: connect()
+ */
 export interface ConnectCommonOptions {
   /** Exact `"server.tool"` entries that need no approval (each must also be allowed). */
   readonly preApproved?: readonly string[];
@@ -145,6 +163,8 @@ export interface ConnectCommonOptions {
  *   preApproved: ["docs.search"],
  * };
  * ```
+ *
+ * @category Agent developers: connect()
  */
 export interface ConnectAllConfig extends ConnectCommonOptions {
   /** The servers, each with a unique id. */
@@ -153,7 +173,11 @@ export interface ConnectAllConfig extends ConnectCommonOptions {
   readonly allow: readonly string[];
 }
 
-/** One allowed tool after validation. */
+/**
+ * One allowed tool after validation.
+ *
+ * @category Agent developers: connect()
+ */
 export interface AllowedTool {
   readonly server: string;
   readonly tool: string;
@@ -164,7 +188,11 @@ export interface AllowedTool {
   readonly spec?: ToolSpec;
 }
 
-/** One server after validation. */
+/**
+ * One server after validation.
+ *
+ * @category Agent developers: connect()
+ */
 export interface ResolvedServer {
   readonly id: string;
   readonly url: URL;
@@ -243,6 +271,8 @@ function resolveSpecs(value: unknown, servers: ReadonlySet<string>): Map<string,
 /**
  * Validates a `connectAll()` configuration and resolves it into servers with their allowed
  * tools. Throws {@link ConnectConfigError}.
+ *
+ * @category Agent developers: connect()
  */
 export function resolveConfig(config: ConnectAllConfig): ResolvedServer[] {
   if (!isRecord(config)) throw invalid("the configuration must be an object");

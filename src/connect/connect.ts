@@ -27,7 +27,11 @@ import { callInternals } from "../calls/registration.ts";
 import { providerReports } from "../providers/mod.ts";
 import type { InlineApprovalRequest } from "../gate/types.ts";
 
-/** A live set of governed tools: the toolkit, a report and `close()`. */
+/**
+ * A live set of governed tools: the toolkit, a report and `close()`.
+ *
+ * @category Agent developers: connect()
+ */
 export interface Connection {
   /** The allowlisted tools the model may call. */
   readonly toolkit: Toolkit;
@@ -70,7 +74,11 @@ export interface Connection {
   close(): Promise<void>;
 }
 
-/** One server's catalogs in a {@link Connection}. */
+/**
+ * One server's catalogs in a {@link Connection}.
+ *
+ * @category Agent developers: connect()
+ */
 export interface ServerCatalogs {
   /** Server id. */
   readonly server: string;
@@ -80,7 +88,11 @@ export interface ServerCatalogs {
   readonly write: WriteSnapshot | null;
 }
 
-/** Options of {@link connect}: one server, tools named by their plain remote names. */
+/**
+ * Options of {@link connect}: one server, tools named by their plain remote names.
+ *
+ * @category Agent developers: connect()
+ */
 export interface ConnectOptions
   extends Omit<ConnectCommonOptions, "preApproved" | "specs" | "resendOnBrokenStream"> {
   /** Server id, prefix of every local name (default `"mcp"`). */
@@ -148,6 +160,8 @@ interface Prepared {
  *
  * @param config servers, allowlist and governance
  * @throws {ConnectConfigError} for a configuration sluice refuses
+ *
+ * @category Agent developers: connect()
  */
 export async function connectAll(config: ConnectAllConfig): Promise<Connection> {
   const servers = resolveConfig(config).filter((server) => server.tools.length > 0);
@@ -515,6 +529,8 @@ function buildReport(
  * @param url the Streamable HTTP endpoint
  * @param options allowlist, governance and transport options
  * @throws {ConnectConfigError} for a configuration sluice refuses
+ *
+ * @category Agent developers: connect()
  */
 export function connect(url: string | URL, options: ConnectOptions): Promise<Connection> {
   const id = options.id ?? "mcp";

@@ -25,7 +25,11 @@ import { type ApprovalPolicy, approvalPolicy } from "./governance.ts";
 import { serverSkipReason, type SkippedTool, toolSkipReason } from "./report.ts";
 import type { ServerSession } from "./session.ts";
 
-/** One callable tool of a server catalog. */
+/**
+ * One callable tool of a server catalog.
+ *
+ * @category Agent developers: connect()
+ */
 export interface ConnectedTool {
   readonly allowed: AllowedTool;
   readonly policy: ApprovalPolicy;
@@ -36,7 +40,11 @@ export interface ConnectedTool {
   readonly catalogDigest: string;
 }
 
-/** What discovering one server produced. */
+/**
+ * What discovering one server produced.
+ *
+ * @category Agent developers: connect()
+ */
 export interface ServerCatalog {
   /** The read catalog (tools that need no approval), if any. */
   readonly snapshot: ReadSnapshot | null;
@@ -56,7 +64,11 @@ export interface ServerCatalog {
   readonly lock?: LockComparison;
 }
 
-/** What connect() checks the listed tools of one server against. */
+/**
+ * What connect() checks the listed tools of one server against.
+ *
+ * @category Agent developers: connect()
+ */
 export interface ServerExpectations {
   /** The connection's lock applies (a missing server then locks nothing in). */
   readonly locked: boolean;
@@ -138,6 +150,8 @@ function writeBinding(
  * @param limits the limits in force
  * @param signal aborts discovery
  * @param decidedBy who decides approvals in this connection
+ *
+ * @category Agent developers: connect()
  */
 export async function discoverServer(
   server: ResolvedServer,

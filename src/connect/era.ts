@@ -1,7 +1,15 @@
-/** Which handshake a server answered: the 2026-07-28 discovery or the 2025 `initialize`. */
+/**
+ * Which handshake a server answered: the 2026-07-28 discovery or the 2025 `initialize`.
+ *
+ * @category Agent developers: connect()
+ */
 export type Era = "2026-07-28" | "legacy";
 
-/** What an {@link EraCache} keeps per URL. `discover` is the server's opaque discover result. */
+/**
+ * What an {@link EraCache} keeps per URL. `discover` is the server's opaque discover result.
+ *
+ * @category Agent developers: connect()
+ */
 export type EraVerdict =
   | { readonly era: "2026-07-28"; readonly discover: unknown }
   | { readonly era: "legacy" };
@@ -19,6 +27,8 @@ export type EraVerdict =
  * // connect(url, { eraCache: eras, ... }) twice: the second connect does not probe.
  * console.log(eras.eraOf("https://mcp.example.com/mcp")); // undefined until a connect
  * ```
+ *
+ * @category Agent developers: connect()
  */
 export class EraCache {
   readonly #verdicts = new Map<string, EraVerdict>();

@@ -1,6 +1,10 @@
 import { SluiceError } from "../errors.ts";
 
-/** Stable codes for a configuration that `connect()` / `connectAll()` refuses. */
+/**
+ * Stable codes for a configuration that `connect()` / `connectAll()` refuses.
+ *
+ * @category Agent developers: connect()
+ */
 export type ConnectConfigErrorCode =
   /** The configuration is not the documented shape (missing field, wrong type, unknown key). */
   | "connect_config_invalid"
@@ -26,6 +30,8 @@ export type ConnectConfigErrorCode =
  * const error = new ConnectConfigError("connect_allow_invalid", "wildcards are not allowed");
  * console.log(error.code);
  * ```
+ *
+ * @category Agent developers: connect()
  */
 export class ConnectConfigError extends SluiceError<ConnectConfigErrorCode> {
   /**

@@ -1,4 +1,8 @@
-/** The approval decision recorded on a call event. */
+/**
+ * The approval decision recorded on a call event.
+ *
+ * @category Agent developers: connect()
+ */
 export type ConnectApprovalDecision = "not_required" | "approved" | "denied" | "pending";
 
 import type { RevisionSummary } from "./revision.ts";
@@ -7,6 +11,8 @@ import type { RevisionSummary } from "./revision.ts";
  * One audit event: one per server discovery, one per call, one per staged revision. It carries names the owner
  * configured, fixed codes, a duration and the catalog digest, and never arguments, results,
  * tokens or any text a server sent.
+ *
+ * @category Agent developers: connect()
  */
 export interface ConnectEvent {
   /** What happened. */
@@ -29,7 +35,11 @@ export interface ConnectEvent {
   readonly revision?: RevisionSummary;
 }
 
-/** Delivers an event; a handler that throws or rejects never affects the caller. */
+/**
+ * Delivers an event; a handler that throws or rejects never affects the caller.
+ *
+ * @category Agent developers: connect()
+ */
 export function emitEvent(
   handler: ((event: ConnectEvent) => void) | undefined,
   event: ConnectEvent,
@@ -43,7 +53,11 @@ export function emitEvent(
   }
 }
 
-/** Milliseconds since `start` (from `performance.now()`), rounded. */
+/**
+ * Milliseconds since `start` (from `performance.now()`), rounded.
+ *
+ * @category Agent developers: connect()
+ */
 export function elapsed(start: number): number {
   return Math.round(performance.now() - start);
 }

@@ -1,6 +1,10 @@
 import type { JsonObject } from "../identity/mod.ts";
 
-/** Why a tool does or does not require approval. */
+/**
+ * Why a tool does or does not require approval.
+ *
+ * @category Agent developers: connect()
+ */
 export type ApprovalReason =
   /** The default: every tool requires approval. */
   | "default"
@@ -11,7 +15,11 @@ export type ApprovalReason =
   /** The server marks it `destructiveHint: true`: approval stays, whatever the owner listed. */
   | "destructive_hint";
 
-/** A tool's approval policy. */
+/**
+ * A tool's approval policy.
+ *
+ * @category Agent developers: connect()
+ */
 export interface ApprovalPolicy {
   /** Whether each call needs an approval. */
   readonly requiresApproval: boolean;
@@ -31,6 +39,8 @@ export interface ApprovalPolicy {
  * @param preApproved whether the owner listed the tool in `preApproved`
  * @param trustReadOnlyHint the server's owner setting
  * @param annotations the tool's annotations as listed, or `null` (owner specs have none)
+ *
+ * @category Agent developers: connect()
  */
 export function approvalPolicy(
   preApproved: boolean,

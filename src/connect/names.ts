@@ -9,6 +9,8 @@ import { ConnectConfigError } from "./errors.ts";
  *
  * @param server the owner's server id
  * @param tool the remote tool name
+ *
+ * @category Agent developers: connect()
  */
 export function localToolName(server: string, tool: string): string | undefined {
   const name = `${server}__${tool}`.replace(/[^A-Za-z0-9_-]/g, "_");
@@ -21,6 +23,8 @@ export function localToolName(server: string, tool: string): string | undefined 
  *
  * @param pairs the allowed tools in allowlist order
  * @returns pair → local name
+ *
+ * @category Agent developers: connect()
  */
 export function assignLocalNames<T extends { server: string; tool: string }>(
   pairs: readonly T[],

@@ -8,7 +8,11 @@ import type { Era } from "./era.ts";
 import type { ApprovalReason } from "./governance.ts";
 import type { ProviderReports } from "../providers/mod.ts";
 
-/** A tool the model can call. */
+/**
+ * A tool the model can call.
+ *
+ * @category Agent developers: connect()
+ */
 export interface ReadyTool {
   /** The model-facing name (`<server>__<tool>`). */
   readonly name: string;
@@ -28,7 +32,11 @@ export interface ReadyTool {
   readonly deferred: boolean;
 }
 
-/** An allowed tool that is not available, with the setting to change. */
+/**
+ * An allowed tool that is not available, with the setting to change.
+ *
+ * @category Agent developers: connect()
+ */
 export interface SkippedTool {
   /** The model-facing name it would have had. */
   readonly name: string;
@@ -42,10 +50,18 @@ export interface SkippedTool {
   readonly reason: string;
 }
 
-/** How connect() hears of a server's tool list changes. */
+/**
+ * How connect() hears of a server's tool list changes.
+ *
+ * @category Agent developers: connect()
+ */
 export type ChangeMechanism = "subscription" | "notifications" | "none";
 
-/** One server's state. */
+/**
+ * One server's state.
+ *
+ * @category Agent developers: connect()
+ */
 export interface ServerReport {
   /** Server id. */
   readonly id: string;
@@ -86,7 +102,11 @@ export interface ServerReport {
   readonly lock?: LockComparison;
 }
 
-/** What `connection.report()` returns. */
+/**
+ * What `connection.report()` returns.
+ *
+ * @category Agent developers: connect()
+ */
 export interface ConnectReport {
   /** Callable tools. */
   readonly ready: readonly ReadyTool[];
@@ -125,6 +145,8 @@ function safe(text: string | undefined, max: number): string {
  * @param error the per-tool discovery failure
  * @param limits the limits in force
  * @param size the measured size, for size failures
+ *
+ * @category Agent developers: connect()
  */
 export function toolSkipReason(
   error: DiscoveryError,
@@ -175,6 +197,8 @@ const SERVER_HINTS: Record<string, string> = {
  * sluice's explanation for a tool skipped because its whole server failed.
  *
  * @param code the server's failure code
+ *
+ * @category Agent developers: connect()
  */
 export function serverSkipReason(code: string): string {
   const hint = SERVER_HINTS[code];

@@ -7,7 +7,11 @@
  */
 import type { CatalogDiff, DefinitionField } from "../catalog/revisions.ts";
 
-/** A listing of one server staged beside its current catalog. */
+/**
+ * A listing of one server staged beside its current catalog.
+ *
+ * @category Agent developers: connect()
+ */
 export interface StagedRevision {
   /** Unique within the connection: `<server>#<n>`. */
   readonly id: string;
@@ -23,7 +27,11 @@ export interface StagedRevision {
   readonly diff: CatalogDiff;
 }
 
-/** Options of `connection.accept()`. */
+/**
+ * Options of `connection.accept()`.
+ *
+ * @category Agent developers: connect()
+ */
 export interface AcceptOptions {
   /**
    * The changed, added or removed tools (remote names) to take from the revision; default
@@ -32,7 +40,11 @@ export interface AcceptOptions {
   readonly tools?: readonly string[];
 }
 
-/** What a `revision` event says: digests and field names, never remote text. */
+/**
+ * What a `revision` event says: digests and field names, never remote text.
+ *
+ * @category Agent developers: connect()
+ */
 export interface RevisionSummary {
   /** The revision's id. */
   readonly id: string;
@@ -55,6 +67,8 @@ export interface RevisionSummary {
  * The event form of a revision: no description, schema or other text of the server.
  *
  * @param revision the staged revision
+ *
+ * @category Agent developers: connect()
  */
 export function summarize(revision: StagedRevision): RevisionSummary {
   const { diff } = revision;
@@ -72,7 +86,11 @@ export function summarize(revision: StagedRevision): RevisionSummary {
   };
 }
 
-/** Whether a diff has anything to decide. */
+/**
+ * Whether a diff has anything to decide.
+ *
+ * @category Agent developers: connect()
+ */
 export function hasChanges(diff: CatalogDiff): boolean {
   return diff.added.length + diff.removed.length + diff.changed.length > 0;
 }

@@ -17,7 +17,11 @@ import type { FetchFunction } from "../transport/secure_fetch.ts";
 import type { Era, EraCache, EraVerdict } from "./era.ts";
 import { ReplyStreams } from "./stream_failure.ts";
 
-/** How one server session is built. */
+/**
+ * How one server session is built.
+ *
+ * @category Agent developers: connect()
+ */
 export interface ServerSessionOptions {
   readonly url: URL;
   /** The hardened fetch (secureFetch) used for every HTTP request. */
@@ -44,7 +48,11 @@ interface ListenHandle {
   close(): Promise<void>;
 }
 
-/** Counters a session keeps for the report (and tests). */
+/**
+ * Counters a session keeps for the report (and tests).
+ *
+ * @category Agent developers: connect()
+ */
 export interface SessionStats {
   /** Handshakes completed (a 404 recovery adds one). */
   readonly handshakes: number;
@@ -67,7 +75,11 @@ function isSessionExpired(error: unknown): boolean {
   return false;
 }
 
-/** Most times one request's reply stream is resumed (2025 eras, `Last-Event-ID`). */
+/**
+ * Most times one request's reply stream is resumed (2025 eras, `Last-Event-ID`).
+ *
+ * @category Agent developers: connect()
+ */
 export const MAX_STREAM_RESUMPTIONS = 3;
 
 /** Longest wait before resuming, whatever `retry` the server asked for. */
@@ -99,6 +111,8 @@ function onlyResumptions(fetch: FetchFunction, resumes: () => boolean): FetchFun
  * use, re-initializes ONCE when a legacy server answers 404 for an expired session, and
  * rejects only with a `SessionRequestError` whose code says why (a failed set-up with
  * `sent: false`, a transport failure with the hardened fetch's own code).
+ *
+ * @category Agent developers: connect()
  */
 export class ServerSession implements McpSession {
   /** Always `"mcp_session"`. */

@@ -37,6 +37,8 @@ const TAG = "x-sluice-reply";
 /**
  * A request's reply stream ended before the answer to the request arrived: the server broke
  * the protocol (`mcp_protocol_error`; the request was sent).
+ *
+ * @category Agent developers: connect()
  */
 export class UnansweredReplyError extends SessionRequestError {
   /** Always `true`. */
@@ -129,6 +131,8 @@ class Reply {
  * that stream does. Use one per transport: pass {@link ReplyStreams.fetch} as the transport's
  * `fetch`, then call {@link ReplyStreams.watch} after setting the transport's own `onmessage`
  * and before `client.connect`.
+ *
+ * @category Agent developers: connect()
  */
 export class ReplyStreams {
   /** Replies still awaited, by tag. */

@@ -30,10 +30,18 @@ import type { ConnectedTool } from "./discovery.ts";
 import { type ConnectApprovalDecision, type ConnectEvent, elapsed, emitEvent } from "./events.ts";
 import type { ServerSession } from "./session.ts";
 
-/** What `toolkit.call` and `toolkit.resume` return: the one envelope, with the gate's codes. */
+/**
+ * What `toolkit.call` and `toolkit.resume` return: the one envelope, with the gate's codes.
+ *
+ * @category Agent developers: connect()
+ */
 export type ToolkitEnvelope = ToolEnvelope<GateErrorCode>;
 
-/** One model-facing tool of a toolkit. */
+/**
+ * One model-facing tool of a toolkit.
+ *
+ * @category Agent developers: connect()
+ */
 export interface ToolkitTool extends ProviderToolSource {
   /** Server id. */
   readonly server: string;
@@ -43,7 +51,11 @@ export interface ToolkitTool extends ProviderToolSource {
   readonly requiresApproval: boolean;
 }
 
-/** Options of one toolkit call. */
+/**
+ * Options of one toolkit call.
+ *
+ * @category Agent developers: connect()
+ */
 export interface ToolkitCallOptions {
   /** Aborts the call (the envelope then says `mcp_aborted`). */
   readonly signal?: AbortSignal;
@@ -62,20 +74,32 @@ export interface ToolkitCallOptions {
   readonly strictNulls?: NullRecord;
 }
 
-/** Options of `toolkit.resume`. */
+/**
+ * Options of `toolkit.resume`.
+ *
+ * @category Agent developers: connect()
+ */
 export interface ToolkitResumeOptions {
   /** Aborts waiting (a sent write then ends with effect `unknown`). */
   readonly signal?: AbortSignal;
 }
 
-/** One server's part of a toolkit. */
+/**
+ * One server's part of a toolkit.
+ *
+ * @category Agent developers: connect()
+ */
 export interface ToolkitServer {
   readonly id: string;
   readonly session: ServerSession;
   readonly tools: readonly ConnectedTool[];
 }
 
-/** What the toolkit needs from connect(). */
+/**
+ * What the toolkit needs from connect().
+ *
+ * @category Agent developers: connect()
+ */
 export interface ToolkitContext {
   readonly servers: readonly ToolkitServer[];
   /** The connection's gate: every call goes through it. */
@@ -102,6 +126,8 @@ let reload: (toolkit: Toolkit, servers: readonly ToolkitServer[], gate: Gate) =>
  * @param toolkit the connection's toolkit
  * @param servers every server's tools now
  * @param gate the gate over those tools
+ *
+ * @category Agent developers: connect()
  */
 export function reloadToolkit(
   toolkit: Toolkit,
@@ -114,6 +140,8 @@ export function reloadToolkit(
 /**
  * The allowlisted tools of a connection, as the model sees them. `call` never throws; the
  * provider exports give each API's exact tool shape.
+ *
+ * @category Agent developers: connect()
  */
 export class Toolkit {
   #tools: readonly ToolkitTool[] = [];

@@ -11,10 +11,18 @@ import type { ArgumentProblem } from "../calls/envelope.ts";
 import type { ApprovalDecider } from "../catalog/write_bindings.ts";
 import type { GateCall, GateCatalog, GateEnvelope, GateErrorCode, RunOptions } from "./types.ts";
 
-/** A read tool of the gate. */
+/**
+ * A read tool of the gate.
+ *
+ * @category Gate
+ */
 export type ReadTool = { readonly kind: "read"; readonly layers: CallInternals };
 
-/** A write tool of the gate, with the binding identity its approvals record. */
+/**
+ * A write tool of the gate, with the binding identity its approvals record.
+ *
+ * @category Gate
+ */
 export type WriteTool = {
   readonly kind: "write";
   readonly layers: CallInternals;
@@ -25,10 +33,18 @@ export type WriteTool = {
   readonly decidedBy: ApprovalDecider | undefined;
 };
 
-/** A tool of the gate. */
+/**
+ * A tool of the gate.
+ *
+ * @category Gate
+ */
 export type GateTool = ReadTool | WriteTool;
 
-/** One admitted call of a batch. */
+/**
+ * One admitted call of a batch.
+ *
+ * @category Gate
+ */
 export type Admitted = {
   readonly call: GateCall;
   readonly tool: GateTool;
@@ -58,15 +74,25 @@ function bindingOf(registration: WriteToolRegistration) {
   };
 }
 
-/** The fields of an approval that come from the binding. */
+/**
+ * The fields of an approval that come from the binding.
+ *
+ * @category Gate
+ */
 export type ApprovalBindingFields = Readonly<ReturnType<typeof bindingOf>>;
 
-/** Why the catalogs cannot make a gate's tool map. */
+/**
+ * Why the catalogs cannot make a gate's tool map.
+ *
+ * @category Gate
+ */
 export type ToolMapProblem = "gate_registration_invalid" | "gate_duplicate_name";
 
 /**
  * The gate's tools by local name, or the first problem with the catalogs (a registration not
  * made by discovery, a local name in two catalogs) and the name concerned.
+ *
+ * @category Gate
  */
 export function toolMap(
   catalogs: readonly GateCatalog[],
@@ -116,7 +142,11 @@ function failed(
 
 type Refused = { readonly code: GateErrorCode; readonly problems?: readonly ArgumentProblem[] };
 
-/** Admission for the whole batch; any failure rejects every call. */
+/**
+ * Admission for the whole batch; any failure rejects every call.
+ *
+ * @category Gate
+ */
 export async function admitBatch(
   tools: ReadonlyMap<string, GateTool>,
   calls: readonly GateCall[],

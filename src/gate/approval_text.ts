@@ -5,7 +5,11 @@
  * @module
  */
 
-/** Fixed texts the model sees for approval outcomes. */
+/**
+ * Fixed texts the model sees for approval outcomes.
+ *
+ * @category Gate
+ */
 export const APPROVAL_TEXT: Readonly<{ denied: string; pending: string; unavailable: string }> =
   Object.freeze({
     denied: "This call was not approved, so it was not run.",
@@ -13,7 +17,11 @@ export const APPROVAL_TEXT: Readonly<{ denied: string; pending: string; unavaila
     unavailable: "This call needs approval, and no approval path is configured; it was not run.",
   });
 
-/** The sentence for an approval code, if it has one. */
+/**
+ * The sentence for an approval code, if it has one.
+ *
+ * @category Gate
+ */
 export function approvalText(code: string): string | undefined {
   switch (code) {
     case "approval_denied":

@@ -19,14 +19,22 @@ import type {
 } from "./types.ts";
 import { writeFailure, WritePath } from "./write_path.ts";
 
-/** Stable codes of {@link GateError}. */
+/**
+ * Stable codes of {@link GateError}.
+ *
+ * @category Gate
+ */
 export type GateErrorCodeThrown =
   | "gate_duplicate_name"
   | "gate_registration_invalid"
   | "gate_store_missing"
   | "gate_options_invalid";
 
-/** Thrown by the {@link Gate} constructor and for a malformed batch; codes `gate_*`. */
+/**
+ * Thrown by the {@link Gate} constructor and for a malformed batch; codes `gate_*`.
+ *
+ * @category Gate
+ */
 export class GateError extends SluiceError<GateErrorCodeThrown> {
   /**
    * Creates the error.
@@ -40,10 +48,18 @@ export class GateError extends SluiceError<GateErrorCodeThrown> {
   }
 }
 
-/** Default approval lifetime: 15 minutes. */
+/**
+ * Default approval lifetime: 15 minutes.
+ *
+ * @category Gate
+ */
 export const DEFAULT_APPROVAL_TTL_MS = 15 * 60 * 1000;
 
-/** Why a recovered claim is `unknown`: the process stopped between claim and record. */
+/**
+ * Why a recovered claim is `unknown`: the process stopped between claim and record.
+ *
+ * @category Gate
+ */
 export const RECOVERED_REASON = "interrupted_before_record";
 
 /** The decider each write tool's snapshot records must be one the options can honour. */
@@ -95,6 +111,8 @@ function checkDeciders(tools: ReadonlyMap<string, GateTool>, options: GateOption
  *   await gate.resume(envelope.approvalId!);
  * }
  * ```
+ *
+ * @category Gate
  */
 export class Gate {
   readonly #tools: ReadonlyMap<string, GateTool>;

@@ -10,7 +10,11 @@ import type { WriteToolRegistration } from "../calls/discover_write.ts";
 import type { WriteEffect } from "../catalog/write_bindings.ts";
 import type { ApprovalRecord, ApprovalStore, ClaimRefusalCode } from "../approvals/types.ts";
 
-/** One model tool call: the model's call id, the local tool name and its arguments. */
+/**
+ * One model tool call: the model's call id, the local tool name and its arguments.
+ *
+ * @category Gate
+ */
 export interface GateCall {
   /** The model's tool call id; unique within a batch, stable within a run. */
   readonly id: string;
@@ -20,7 +24,11 @@ export interface GateCall {
   readonly arguments: unknown;
 }
 
-/** Codes only the gate produces (besides the call codes and claim refusals). */
+/**
+ * Codes only the gate produces (besides the call codes and claim refusals).
+ *
+ * @category Gate
+ */
 export type GateOnlyErrorCode =
   /** The model called a name no catalog of this gate (or toolkit) has. */
   | "unknown_tool"
@@ -41,20 +49,30 @@ export type GateOnlyErrorCode =
   /** The run and call ids already belong to a pending approval with other content. */
   | "approval_conflict";
 
-/** Every code a gate envelope can carry. */
+/**
+ * Every code a gate envelope can carry.
+ *
+ * @category Gate
+ */
 export type GateErrorCode = CallErrorCode | ClaimRefusalCode | GateOnlyErrorCode;
 
 /**
  * The result of one call of a batch: the one {@link ToolEnvelope} with the model's call id.
  * On failure `structured` is `null` and `errorCode` says why. Write calls add `effect` and
  * (once prepared) `approvalId`; a committed write adds its `receipt`.
+ *
+ * @category Gate
  */
 export interface GateEnvelope extends ToolEnvelope<GateErrorCode> {
   /** The model's call id. */
   readonly id: string;
 }
 
-/** What an inline approver is shown: exactly the call it approves. */
+/**
+ * What an inline approver is shown: exactly the call it approves.
+ *
+ * @category Gate
+ */
 export interface InlineApprovalRequest {
   /** The host's id for the server. */
   readonly server: string;
@@ -73,19 +91,33 @@ export interface InlineApprovalRequest {
 /**
  * Decides inline. Only a return value of exactly `true` approves; `false`, any other value or a
  * throw denies, and the denial is recorded.
+ *
+ * @category Gate
  */
 export type InlineApprover = (request: InlineApprovalRequest) => unknown;
 
-/** The points of a write where a crash test may stop the process (after each durable step). */
+/**
+ * The points of a write where a crash test may stop the process (after each durable step).
+ *
+ * @category Gate
+ */
 export type PersistencePoint = "approved" | "claimed" | "sent" | "replied" | "recorded";
 
-/** Catalog input of a gate: anything with registrations (a discovery result, for example). */
+/**
+ * Catalog input of a gate: anything with registrations (a discovery result, for example).
+ *
+ * @category Gate
+ */
 export interface GateCatalog {
   /** Read registrations from `discoverTools` or write registrations from `discoverWriteTools`. */
   readonly registrations: readonly (ToolRegistration | WriteToolRegistration)[];
 }
 
-/** Options of the `Gate` constructor. */
+/**
+ * Options of the `Gate` constructor.
+ *
+ * @category Gate
+ */
 export interface GateOptions {
   /** Catalogs whose tools this gate runs; local names must be unique across all of them. */
   readonly catalogs: readonly GateCatalog[];
@@ -126,7 +158,11 @@ export interface GateOptions {
   ) => void | Promise<void>;
 }
 
-/** Options of one `Gate.run`. */
+/**
+ * Options of one `Gate.run`.
+ *
+ * @category Gate
+ */
 export interface RunOptions {
   /** The agent run; with each call id it names the call's approval across restarts. */
   readonly runId: string;
@@ -139,7 +175,11 @@ export interface RunOptions {
   readonly state?: unknown;
 }
 
-/** Options of `Gate.resume`. */
+/**
+ * Options of `Gate.resume`.
+ *
+ * @category Gate
+ */
 export interface ResumeOptions {
   /** Aborts waiting; a sent write then ends `unknown`. */
   readonly signal?: AbortSignal;
@@ -147,7 +187,11 @@ export interface ResumeOptions {
   readonly state?: unknown;
 }
 
-/** Options of `Gate.recover`. */
+/**
+ * Options of `Gate.recover`.
+ *
+ * @category Gate
+ */
 export interface RecoverOptions {
   /** Only claims made at or before this time (default: now) are settled. */
   readonly claimedBefore?: number;

@@ -23,10 +23,18 @@ import type {
   RunOptions,
 } from "./types.ts";
 
-/** Who the gate records as the decider when the inline callback decides. */
+/**
+ * Who the gate records as the decider when the inline callback decides.
+ *
+ * @category Gate
+ */
 export const INLINE_DECIDER = "inline-callback";
 
-/** What the write path needs from its gate. */
+/**
+ * What the write path needs from its gate.
+ *
+ * @category Gate
+ */
 export interface WritePathContext {
   /** The store approvals are recorded in. */
   readonly store: ApprovalStore;
@@ -59,6 +67,8 @@ function tellPending(
 /**
  * A write envelope for `code`: the fixed sentence of an approval outcome, the effect and the
  * approval.
+ *
+ * @category Gate
  */
 export function writeFailure(
   id: string,
@@ -94,7 +104,11 @@ function recordedEffect(record: ApprovalRecord): WriteOutcomeEffect {
   }
 }
 
-/** The write path of one gate. */
+/**
+ * The write path of one gate.
+ *
+ * @category Gate
+ */
 export class WritePath {
   readonly #context: WritePathContext;
 

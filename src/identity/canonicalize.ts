@@ -189,6 +189,8 @@ const scratch = new Uint8Array(3 * PIECE);
  * a loop, long ones by encoding pieces of them into a fixed scratch buffer (the runtime's
  * encoder is many times faster than a loop on large text; bounded pieces, because an encoder
  * may copy all the text it is given before it stops at the end of the buffer).
+ *
+ * @category Identity
  */
 export function utf8Length(text: string): number {
   if (text.length >= SHORT_TEXT) {
@@ -230,6 +232,8 @@ export function utf8Length(text: string): number {
  * import { canonicalize } from "@sluice/mcp";
  * canonicalize({ b: 1, a: [true, null] }); // '{"a":[true,null],"b":1}'
  * ```
+ *
+ * @category Identity
  */
 export function canonicalize(value: unknown, limits: Partial<JsonLimits> = {}): string {
   const bounds = resolveLimits(DEFAULT_JSON_LIMITS, limits);

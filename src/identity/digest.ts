@@ -16,6 +16,8 @@ function toHex(bytes: Uint8Array): string {
  * another thread and costs 60-80 us whatever the size (measured on Deno 2.9), which is most of
  * a write cycle's CPU for a small arguments object; the script hash costs about 6 us per KiB,
  * so the two cross near 12 KiB.
+ *
+ * @category Identity
  */
 export const SCRIPT_HASH_MAX_BYTES = 8 * 1024;
 
@@ -23,6 +25,8 @@ export const SCRIPT_HASH_MAX_BYTES = 8 * 1024;
  * SHA-256 of a UTF-8 string, written `sha256:<lowercase hex>`: in JavaScript for small inputs,
  * through `crypto.subtle` for large ones (same bytes, same digest).
  * Use {@link digest} for JSON values; this is for text that is already canonical.
+ *
+ * @category Identity
  */
 export async function digestText(text: string): Promise<string> {
   const bytes = encoder.encode(text);
@@ -46,6 +50,8 @@ export async function digestText(text: string): Promise<string> {
  * const b = await digest({ y: [2, 3], x: 1 });
  * console.assert(a === b && a.startsWith("sha256:"));
  * ```
+ *
+ * @category Identity
  */
 export async function digest(value: unknown, limits: Partial<JsonLimits> = {}): Promise<string> {
   // async, so a refused value rejects the promise instead of throwing before it exists.

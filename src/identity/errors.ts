@@ -1,6 +1,10 @@
 import { SluiceError } from "../errors.ts";
 
-/** Stable codes for values that identity refuses. */
+/**
+ * Stable codes for values that identity refuses.
+ *
+ * @category Identity
+ */
 export type JsonErrorCode =
   | "json_undefined"
   | "json_function"
@@ -17,6 +21,8 @@ export type JsonErrorCode =
 /**
  * Thrown when a value is not plain JSON or exceeds a {@link JsonLimits} bound.
  * `path` is the JSON Pointer of the offending member; the value itself is never included.
+ *
+ * @category Identity
  */
 export class JsonValueError extends SluiceError<JsonErrorCode> {
   /** JSON Pointer (RFC 6901) of the offending member, `""` for the root. */

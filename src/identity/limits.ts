@@ -5,6 +5,8 @@
  *
  * @param defaults every limit with its default
  * @param overrides the caller's limits, any subset
+ *
+ * @category Identity
  */
 export function resolveLimits<Limits extends { readonly [Name in keyof Limits]: number }>(
   defaults: Limits,

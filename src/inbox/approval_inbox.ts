@@ -26,15 +26,25 @@ import {
 /**
  * Decides who sends a request: a person's id (non-empty), or `undefined` / `null` to refuse it.
  * A throw refuses too.
+ *
+ * @category Approval inbox
  */
 export type InboxAuthorize = (
   request: Request,
 ) => string | undefined | null | Promise<string | undefined | null>;
 
-/** A Web-standard handler: mount it in `Deno.serve`, `Bun.serve`, a Worker's `fetch`, Hono. */
+/**
+ * A Web-standard handler: mount it in `Deno.serve`, `Bun.serve`, a Worker's `fetch`, Hono.
+ *
+ * @category Approval inbox
+ */
 export type InboxHandler = (request: Request) => Promise<Response>;
 
-/** Options of {@link approvalInbox}. */
+/**
+ * Options of {@link approvalInbox}.
+ *
+ * @category Approval inbox
+ */
 export interface ApprovalInboxOptions {
   /** The approval store people decide in (the one the gate uses). */
   readonly store: ApprovalStore;
@@ -215,6 +225,8 @@ function checkOptions(options: ApprovalInboxOptions): void {
  * ```
  *
  * @param options the store, `authorize`, and optional mount path, origins, key and clock
+ *
+ * @category Approval inbox
  */
 export function approvalInbox(options: ApprovalInboxOptions): InboxHandler {
   checkOptions(options);

@@ -6,7 +6,11 @@
  */
 import { SluiceError } from "../errors.ts";
 
-/** Stable codes of the inbox: thrown by its constructors, or named in a refused response. */
+/**
+ * Stable codes of the inbox: thrown by its constructors, or named in a refused response.
+ *
+ * @category Approval inbox
+ */
 export type InboxErrorCode =
   | "inbox_options_invalid"
   | "inbox_unauthorized"
@@ -33,6 +37,8 @@ export type InboxErrorCode =
  *   console.assert(error instanceof InboxError && error.code === "inbox_options_invalid");
  * }
  * ```
+ *
+ * @category Approval inbox
  */
 export class InboxError extends SluiceError<InboxErrorCode> {
   /**

@@ -8,7 +8,11 @@
  * @module
  */
 
-/** What a form token is bound to. */
+/**
+ * What a form token is bound to.
+ *
+ * @category Approval inbox
+ */
 export interface FormBinding {
   /** The authorized person the form was rendered for. */
   readonly person: string;
@@ -20,7 +24,11 @@ export interface FormBinding {
   readonly version: string;
 }
 
-/** Why a token was refused: `invalid` (missing, forged, other binding) or `stale`. */
+/**
+ * Why a token was refused: `invalid` (missing, forged, other binding) or `stale`.
+ *
+ * @category Approval inbox
+ */
 export type FormTokenCheck = "ok" | "invalid" | "stale" | "expired";
 
 import { base64url } from "./secrets.ts";
@@ -45,7 +53,11 @@ function message(binding: Omit<FormBinding, "version">, version: string, issuedA
   );
 }
 
-/** Issues and checks form tokens under one HMAC key. */
+/**
+ * Issues and checks form tokens under one HMAC key.
+ *
+ * @category Approval inbox
+ */
 export class FormTokens {
   readonly #key: Promise<CryptoKey>;
   readonly #ttlMs: number;

@@ -9,7 +9,11 @@
 
 const TRUSTED = Symbol("trusted");
 
-/** Markup already escaped by this module; nothing else can make one. */
+/**
+ * Markup already escaped by this module; nothing else can make one.
+ *
+ * @category Approval inbox
+ */
 export class Html {
   /** The escaped markup. */
   readonly html: string;
@@ -58,6 +62,8 @@ function escapeMarkup(value: string): string {
 /**
  * `value` as inert page text: markup escaped, each invisible or bidi character shown as a
  * visible `⟦U+202E⟧` marker instead of acting on the text around it.
+ *
+ * @category Approval inbox
  */
 export function text(value: unknown): Html {
   const source = typeof value === "string" ? value : String(value);
@@ -74,6 +80,8 @@ export function text(value: unknown): Html {
 /**
  * `value` for a double-quoted attribute: markup escaped, each invisible character replaced by
  * its `U+XXXX` name.
+ *
+ * @category Approval inbox
  */
 export function attr(value: string): Html {
   return new Html(TRUSTED, escapeMarkup(value.replace(INVISIBLE, (char) => codePoint(char))));
@@ -82,6 +90,8 @@ export function attr(value: string): Html {
 /**
  * A tagged template: literal parts are trusted markup, every interpolated value is escaped by
  * {@link text} unless it is already {@link Html} (or an array of it).
+ *
+ * @category Approval inbox
  */
 export function html(strings: TemplateStringsArray, ...values: unknown[]): Html {
   let out = strings[0];
@@ -101,6 +111,8 @@ function render(value: unknown): string {
 /**
  * sluice's own constant markup (the style sheet, the script) as {@link Html}. Never pass a
  * value that came from a record or a request.
+ *
+ * @category Approval inbox
  */
 export function constantMarkup(markup: string): Html {
   return new Html(TRUSTED, markup);

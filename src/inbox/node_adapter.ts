@@ -7,7 +7,11 @@
  */
 import type { InboxHandler } from "./approval_inbox.ts";
 
-/** The parts of Node's `IncomingMessage` the adapter reads. */
+/**
+ * The parts of Node's `IncomingMessage` the adapter reads.
+ *
+ * @category Approval inbox
+ */
 export interface NodeRequestLike extends AsyncIterable<Uint8Array> {
   /** The HTTP method. */
   readonly method?: string;
@@ -19,7 +23,11 @@ export interface NodeRequestLike extends AsyncIterable<Uint8Array> {
   readonly socket?: object;
 }
 
-/** The parts of Node's `ServerResponse` the adapter writes. */
+/**
+ * The parts of Node's `ServerResponse` the adapter writes.
+ *
+ * @category Approval inbox
+ */
 export interface NodeResponseLike {
   /** The status code to send. */
   statusCode: number;
@@ -41,6 +49,8 @@ export interface NodeResponseLike {
  * ```
  *
  * @param handler the Web-standard handler
+ *
+ * @category Approval inbox
  */
 export function toNodeListener(
   handler: InboxHandler,

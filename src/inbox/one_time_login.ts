@@ -9,7 +9,11 @@ import { InboxError } from "./errors.ts";
 import { equalSecrets, randomToken } from "./secrets.ts";
 import type { InboxAuthorize } from "./approval_inbox.ts";
 
-/** Options of {@link oneTimeLogin}. */
+/**
+ * Options of {@link oneTimeLogin}.
+ *
+ * @category Approval inbox
+ */
 export interface OneTimeLoginOptions {
   /** The person the login signs in (recorded as the decider). */
   readonly person: string;
@@ -23,7 +27,11 @@ export interface OneTimeLoginOptions {
   readonly now?: () => number;
 }
 
-/** A one-time login: its link's path, the exchange, and the `authorize` for the inbox. */
+/**
+ * A one-time login: its link's path, the exchange, and the `authorize` for the inbox.
+ *
+ * @category Approval inbox
+ */
 export interface OneTimeLogin {
   /** The path and query of the login link, such as `/login?token=…`; append it to the origin. */
   readonly loginPath: string;
@@ -64,6 +72,8 @@ function refusal(message: string): Response {
  * ```
  *
  * @param options the person, mount path and lifetimes
+ *
+ * @category Approval inbox
  */
 export function oneTimeLogin(options: OneTimeLoginOptions): OneTimeLogin {
   if (typeof options?.person !== "string" || options.person.trim() === "") {

@@ -8,7 +8,11 @@
 import type { ApprovalEvent, ApprovalRecord } from "../approvals/types.ts";
 import { attr, constantMarkup, type Html, html } from "./html.ts";
 
-/** What every page needs: the nonce of its response and where the inbox is mounted. */
+/**
+ * What every page needs: the nonce of its response and where the inbox is mounted.
+ *
+ * @category Approval inbox
+ */
 export interface PageContext {
   /** The Content-Security-Policy nonce of this response. */
   readonly nonce: string;
@@ -20,7 +24,11 @@ export interface PageContext {
   readonly now: number;
 }
 
-/** The tokens a detail page's forms carry. */
+/**
+ * The tokens a detail page's forms carry.
+ *
+ * @category Approval inbox
+ */
 export interface DetailForms {
   /** The approval's version the forms were rendered at. */
   readonly version: string;
@@ -74,7 +82,11 @@ if (rows && refresh > 0) setInterval(async () => {
 })();`;
 }
 
-/** A whole page around `body`. */
+/**
+ * A whole page around `body`.
+ *
+ * @category Approval inbox
+ */
 export function page(
   context: PageContext,
   title: string,
@@ -141,7 +153,11 @@ function link(context: PageContext, record: ApprovalRecord): Html {
   }">${record.id}</a>`;
 }
 
-/** The rows of the pending table (also served alone, for the list's refresh). */
+/**
+ * The rows of the pending table (also served alone, for the list's refresh).
+ *
+ * @category Approval inbox
+ */
 export function pendingRows(context: PageContext, records: readonly ApprovalRecord[]): Html {
   if (records.length === 0) {
     return html`
@@ -166,7 +182,11 @@ export function pendingRows(context: PageContext, records: readonly ApprovalReco
   }`;
 }
 
-/** The list: approvals waiting for a decision, then outcomes waiting for reconciliation. */
+/**
+ * The list: approvals waiting for a decision, then outcomes waiting for reconciliation.
+ *
+ * @category Approval inbox
+ */
 export function listPage(
   context: PageContext,
   pending: readonly ApprovalRecord[],
@@ -219,7 +239,11 @@ function decisionText(record: ApprovalRecord): string | undefined {
   return `${decision.decision} by ${decision.by} at ${iso(decision.at)}${note}`;
 }
 
-/** One approval in full: everything being approved, its history and the forms it allows. */
+/**
+ * One approval in full: everything being approved, its history and the forms it allows.
+ *
+ * @category Approval inbox
+ */
 export function detailPage(
   context: PageContext,
   record: ApprovalRecord,
@@ -309,7 +333,11 @@ found.</p>
   return page(context, `Approval ${record.id}`, body);
 }
 
-/** A short notice above a page: a refusal (with its code) or a recorded decision. */
+/**
+ * A short notice above a page: a refusal (with its code) or a recorded decision.
+ *
+ * @category Approval inbox
+ */
 export function notice(kind: "refused" | "accepted", message: string, code?: string): Html {
   return html`<div class="${attr(kind)}" id="notice" role="status">${message}${
     code === undefined ? "" : html`
@@ -318,7 +346,11 @@ export function notice(kind: "refused" | "accepted", message: string, code?: str
   }</div>`;
 }
 
-/** A page that is only a notice (refusals before any approval can be shown). */
+/**
+ * A page that is only a notice (refusals before any approval can be shown).
+ *
+ * @category Approval inbox
+ */
 export function noticePage(context: PageContext, title: string, body: Html): string {
   return page(context, title, body);
 }

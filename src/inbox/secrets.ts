@@ -4,19 +4,31 @@
  * @module
  */
 
-/** `bytes` as base64url without padding. */
+/**
+ * `bytes` as base64url without padding.
+ *
+ * @category Approval inbox
+ */
 export function base64url(bytes: Uint8Array): string {
   let binary = "";
   for (const byte of bytes) binary += String.fromCharCode(byte);
   return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
 }
 
-/** `bytes` random bytes, base64url. */
+/**
+ * `bytes` random bytes, base64url.
+ *
+ * @category Approval inbox
+ */
 export function randomToken(bytes = 32): string {
   return base64url(crypto.getRandomValues(new Uint8Array(bytes)));
 }
 
-/** Whether two secrets are equal, compared through their digests so timing reveals no prefix. */
+/**
+ * Whether two secrets are equal, compared through their digests so timing reveals no prefix.
+ *
+ * @category Approval inbox
+ */
 export async function equalSecrets(a: string, b: string): Promise<boolean> {
   const encoder = new TextEncoder();
   const [x, y] = await Promise.all(

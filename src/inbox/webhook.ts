@@ -13,10 +13,18 @@ import { secureFetch, type SecureFetchOptions } from "../transport/secure_fetch.
 import { InboxError } from "./errors.ts";
 import { equalSecrets } from "./secrets.ts";
 
-/** The header carrying the signature: `t=<unix seconds>,v1=<hex HMAC-SHA256>`. */
+/**
+ * The header carrying the signature: `t=<unix seconds>,v1=<hex HMAC-SHA256>`.
+ *
+ * @category Approval inbox
+ */
 export const WEBHOOK_SIGNATURE_HEADER = "sluice-signature";
 
-/** The JSON a webhook receives. */
+/**
+ * The JSON a webhook receives.
+ *
+ * @category Approval inbox
+ */
 export interface PendingWebhookPayload {
   /** Always `approval.pending`. */
   readonly type: "approval.pending";
@@ -36,7 +44,11 @@ export interface PendingWebhookPayload {
   readonly arguments?: JsonObject;
 }
 
-/** Options of {@link webhookNotifier}. */
+/**
+ * Options of {@link webhookNotifier}.
+ *
+ * @category Approval inbox
+ */
 export interface WebhookNotifierOptions {
   /** The shared HMAC key the receiver verifies with (at least 16 characters). */
   readonly secret: string;
@@ -53,7 +65,11 @@ export interface WebhookNotifierOptions {
   readonly now?: () => number;
 }
 
-/** What `onPending` receives and a notifier takes. */
+/**
+ * What `onPending` receives and a notifier takes.
+ *
+ * @category Approval inbox
+ */
 export type PendingNotifier = (approval: ApprovalRecord) => Promise<void>;
 
 const encoder = new TextEncoder();
@@ -88,6 +104,8 @@ async function hmacHex(secret: string, message: string): Promise<string> {
  *
  * @param url the webhook's https URL
  * @param options the shared secret, inbox link, opt-in for arguments, transport options
+ *
+ * @category Approval inbox
  */
 export function webhookNotifier(
   url: string | URL,
@@ -137,7 +155,11 @@ export function webhookNotifier(
   };
 }
 
-/** Options of {@link verifyWebhookSignature}. */
+/**
+ * Options of {@link verifyWebhookSignature}.
+ *
+ * @category Approval inbox
+ */
 export interface VerifyWebhookOptions {
   /** How old a signature may be, in milliseconds (default 5 minutes). */
   readonly toleranceMs?: number;
@@ -166,6 +188,8 @@ export interface VerifyWebhookOptions {
  * @param header the signature header's value
  * @param secret the shared secret
  * @param options tolerance and clock
+ *
+ * @category Approval inbox
  */
 export async function verifyWebhookSignature(
   body: string,

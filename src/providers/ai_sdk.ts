@@ -14,7 +14,11 @@ import { stripExportNulls } from "./strip_nulls.ts";
 import type { Provider, ProviderExportReport, ProviderToolSource } from "./types.ts";
 import type { JsonObject } from "../identity/mod.ts";
 
-/** What the adapter reads from a call's envelope (a toolkit's `ConnectEnvelope` fits). */
+/**
+ * What the adapter reads from a call's envelope (a toolkit's `ConnectEnvelope` fits).
+ *
+ * @category Agent developers: providers
+ */
 export interface AISDKCallEnvelope {
   /** Text blocks, or sluice's fixed sentence for an approval outcome. */
   readonly text: readonly string[];
@@ -26,7 +30,11 @@ export interface AISDKCallEnvelope {
   readonly approvalId?: string;
 }
 
-/** The part of a toolkit the adapter uses (sluice's `Toolkit` fits). */
+/**
+ * The part of a toolkit the adapter uses (sluice's `Toolkit` fits).
+ *
+ * @category Agent developers: providers
+ */
 export interface AISDKToolkit {
   /** The model-facing tools. */
   readonly tools: readonly ProviderToolSource[];
@@ -38,7 +46,11 @@ export interface AISDKToolkit {
   ): Promise<AISDKCallEnvelope>;
 }
 
-/** Options of `toAISDKTools`. */
+/**
+ * Options of `toAISDKTools`.
+ *
+ * @category Agent developers: providers
+ */
 export interface AISDKToolsOptions {
   /** Whose export rules the schemas follow (default `"openai"`). */
   readonly provider?: Provider;
@@ -50,7 +62,11 @@ export interface AISDKToolsOptions {
   readonly closeOpenObjects?: boolean;
 }
 
-/** What the model reads as a tool's result. */
+/**
+ * What the model reads as a tool's result.
+ *
+ * @category Agent developers: providers
+ */
 export type AISDKToolResult =
   /** The call ran; its validated result. */
   | {
@@ -67,10 +83,18 @@ export type AISDKToolResult =
   /** The call did not run to a valid result; `errorCode` says why (sluice's fixed code). */
   | { readonly status: "error"; readonly errorCode: string; readonly text: readonly string[] };
 
-/** Sluice's sentence for a failed call whose envelope carries no fixed text. */
+/**
+ * Sluice's sentence for a failed call whose envelope carries no fixed text.
+ *
+ * @category Agent developers: providers
+ */
 export const AI_SDK_ERROR_TEXT = "The tool call did not complete; the error code says why.";
 
-/** One tool of the set, as far as sluice describes it (the AI SDK's `Tool` at run time). */
+/**
+ * One tool of the set, as far as sluice describes it (the AI SDK's `Tool` at run time).
+ *
+ * @category Agent developers: providers
+ */
 export interface AISDKTool {
   /** The tool's description. */
   readonly description?: string;
@@ -86,6 +110,8 @@ export interface AISDKTool {
 /**
  * The tool set with the export's report as a non-enumerable `report`. `T` is the tool set type
  * of the AI SDK in use: pass `ToolSet` from `ai` to hand the set to `generateText` as it is.
+ *
+ * @category Agent developers: providers
  */
 export type AISDKTools<T extends object = Record<string, AISDKTool>> = T & {
   readonly report: ProviderExportReport;
@@ -115,7 +141,11 @@ function exportFor(tools: readonly ProviderToolSource[], options: AISDKToolsOpti
   };
 }
 
-/** The envelope as the model's tool result. */
+/**
+ * The envelope as the model's tool result.
+ *
+ * @category Agent developers: providers
+ */
 export function toolResultOf(envelope: AISDKCallEnvelope): AISDKToolResult {
   if (envelope.errorCode === undefined) {
     return { status: "ok", text: envelope.text, structured: envelope.structured };
@@ -153,6 +183,8 @@ export function toolResultOf(envelope: AISDKCallEnvelope): AISDKToolResult {
  *   pinned by the type)
  * @param toolkit the toolkit (anything with `tools` and `call`)
  * @param options the provider whose export rules apply, and its options
+ *
+ * @category Agent developers: providers
  */
 export function toAISDKTools<T extends object = Record<string, AISDKTool>>(
   toolkit: AISDKToolkit,

@@ -7,16 +7,28 @@ import type { JsonObject } from "../identity/mod.ts";
 import { exportTools } from "./export.ts";
 import type { ProviderExportOptions, ProviderTools, ProviderToolSource } from "./types.ts";
 
-/** Options of the Anthropic export. */
+/**
+ * Options of the Anthropic export.
+ *
+ * @category Agent developers: providers
+ */
 export interface AnthropicExportOptions extends ProviderExportOptions {
   /** Strict tool use: the model's input always matches the exported schema. */
   readonly strict?: boolean;
 }
 
-/** An Anthropic input schema: always an object schema. */
+/**
+ * An Anthropic input schema: always an object schema.
+ *
+ * @category Agent developers: providers
+ */
 export type AnthropicInputSchema = JsonObject & { type: "object" };
 
-/** An Anthropic Messages API tool definition. */
+/**
+ * An Anthropic Messages API tool definition.
+ *
+ * @category Agent developers: providers
+ */
 export interface AnthropicTool {
   /** Tool name. */
   name: string;
@@ -43,6 +55,8 @@ export interface AnthropicTool {
  *
  * @param tools the model-facing tools
  * @param options `strict`, `closeOpenObjects`
+ *
+ * @category Agent developers: providers
  */
 export function toAnthropicTools(
   tools: readonly ProviderToolSource[],

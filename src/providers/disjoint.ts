@@ -11,7 +11,11 @@ import type { JsonObject, JsonValue } from "../identity/mod.ts";
 const isObject = (value: unknown): value is JsonObject =>
   typeof value === "object" && value !== null && !Array.isArray(value);
 
-/** The JSON types a value has (an integral number is both `integer` and `number`). */
+/**
+ * The JSON types a value has (an integral number is both `integer` and `number`).
+ *
+ * @category Agent developers: providers
+ */
 export function typesOfValue(value: JsonValue): string[] {
   if (value === null) return ["null"];
   if (Array.isArray(value)) return ["array"];
@@ -21,7 +25,11 @@ export function typesOfValue(value: JsonValue): string[] {
   return [typeof value];
 }
 
-/** The `type` keyword as a set (`integer` implied by `number`), or `undefined` when absent. */
+/**
+ * The `type` keyword as a set (`integer` implied by `number`), or `undefined` when absent.
+ *
+ * @category Agent developers: providers
+ */
 export function declaredTypes(schema: JsonObject): Set<string> | undefined {
   const type = schema.type;
   if (type === undefined) return undefined;
@@ -39,7 +47,11 @@ function valueSet(schema: JsonObject): Map<string, JsonValue> | undefined {
   return undefined;
 }
 
-/** Follows a local `$ref` (the profile admits only `#/$defs/x` and `#/definitions/x`). */
+/**
+ * Follows a local `$ref` (the profile admits only `#/$defs/x` and `#/definitions/x`).
+ *
+ * @category Agent developers: providers
+ */
 export function resolveRef(root: JsonObject, ref: string): JsonValue | undefined {
   const match = /^#\/(\$defs|definitions)\/([^/]+)$/.exec(ref);
   const container = match ? root[match[1]] : undefined;
@@ -104,6 +116,8 @@ function pairDisjoint(root: JsonObject, left: JsonValue, right: JsonValue, depth
  *
  * @param root the schema the branches belong to (for `$ref`)
  * @param branches the `oneOf` branches
+ *
+ * @category Agent developers: providers
  */
 export function provablyDisjoint(root: JsonObject, branches: readonly JsonValue[]): boolean {
   for (let i = 0; i < branches.length; i++) {

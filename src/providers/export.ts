@@ -17,7 +17,11 @@ import type {
   ToolFidelity,
 } from "./types.ts";
 
-/** What every export takes: the strict switch and the translation options. */
+/**
+ * What every export takes: the strict switch and the translation options.
+ *
+ * @category Agent developers: providers
+ */
 export interface ExportOptions extends TranslateOptions {
   /** The provider's strict mode (ignored where there is none). */
   readonly strict?: boolean;
@@ -32,6 +36,8 @@ export interface ExportOptions extends TranslateOptions {
  * @param provider the API
  * @param options `strict`, `exact`, `closeOpenObjects`
  * @param build the provider's definition for one tool
+ *
+ * @category Agent developers: providers
  */
 export function exportTools<T>(
   tools: readonly ProviderToolSource[],

@@ -14,7 +14,11 @@
 import { KEYWORDS } from "../schema/keywords.ts";
 import type { Provider } from "./types.ts";
 
-/** The rule sets: a provider's plain mode or its strict mode. */
+/**
+ * The rule sets: a provider's plain mode or its strict mode.
+ *
+ * @category Agent developers: providers
+ */
 export type FidelityMode =
   | "openai"
   | "openai-strict"
@@ -22,7 +26,11 @@ export type FidelityMode =
   | "anthropic-strict"
   | "gemini";
 
-/** What a mode does with one keyword. */
+/**
+ * What a mode does with one keyword.
+ *
+ * @category Agent developers: providers
+ */
 export type KeywordFidelity =
   /** Sent as it is: the provider applies it (strict) or shows it to the model (plain). */
   | "kept"
@@ -33,7 +41,11 @@ export type KeywordFidelity =
   /** The provider refuses the schema: the tool is refused. */
   | "rejected";
 
-/** Value rules a mode attaches to a keyword, checked by the translator. */
+/**
+ * Value rules a mode attaches to a keyword, checked by the translator.
+ *
+ * @category Agent developers: providers
+ */
 export interface ModeRules {
   /** Every object must say `additionalProperties: false`. */
   readonly closedObjects: boolean;
@@ -78,7 +90,11 @@ export interface ModeRules {
   readonly maxUnions?: number;
 }
 
-/** One mode: its keyword table, value rules, name rule and request limits. */
+/**
+ * One mode: its keyword table, value rules, name rule and request limits.
+ *
+ * @category Agent developers: providers
+ */
 export interface FidelityProfile {
   /** Keyword → what happens to it. A keyword not listed is rejected. */
   readonly keywords: Readonly<Record<string, KeywordFidelity>>;
@@ -158,7 +174,11 @@ const FORMATS = [
 /** OpenAI and Anthropic function names. */
 const NAME_64 = /^[A-Za-z0-9_-]{1,64}$/;
 
-/** The table. */
+/**
+ * The table.
+ *
+ * @category Agent developers: providers
+ */
 export const FIDELITY: Readonly<Record<FidelityMode, FidelityProfile>> = Object.freeze({
   // Plain function calling: the schema is the model's guidance; sluice validates every call.
   openai: {
@@ -262,7 +282,11 @@ export const FIDELITY: Readonly<Record<FidelityMode, FidelityProfile>> = Object.
   },
 });
 
-/** Root keywords every provider refuses: the arguments must be one plain object schema. */
+/**
+ * Root keywords every provider refuses: the arguments must be one plain object schema.
+ *
+ * @category Agent developers: providers
+ */
 export const ROOT_REJECTED: ReadonlySet<string> = new Set([
   "anyOf",
   "oneOf",
@@ -271,7 +295,11 @@ export const ROOT_REJECTED: ReadonlySet<string> = new Set([
   "not",
 ]);
 
-/** The mode of an export: Gemini has one; OpenAI's two APIs share their rules. */
+/**
+ * The mode of an export: Gemini has one; OpenAI's two APIs share their rules.
+ *
+ * @category Agent developers: providers
+ */
 export function fidelityMode(provider: Provider, strict: boolean): FidelityMode {
   if (provider === "gemini") return "gemini";
   const family = provider === "anthropic" ? "anthropic" : "openai";

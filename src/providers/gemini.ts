@@ -7,7 +7,11 @@ import type { JsonObject } from "../identity/mod.ts";
 import { exportTools } from "./export.ts";
 import type { ProviderExportOptions, ProviderTools, ProviderToolSource } from "./types.ts";
 
-/** Options of the Gemini export. */
+/**
+ * Options of the Gemini export.
+ *
+ * @category Agent developers: providers
+ */
 export interface GeminiExportOptions extends ProviderExportOptions {
   /**
    * Refuse tools that use a keyword Gemini ignores (`pattern`, `minLength`, `const`, ...)
@@ -17,7 +21,11 @@ export interface GeminiExportOptions extends ProviderExportOptions {
   readonly exact?: boolean;
 }
 
-/** A Gemini function declaration using the JSON Schema field (`parametersJsonSchema`). */
+/**
+ * A Gemini function declaration using the JSON Schema field (`parametersJsonSchema`).
+ *
+ * @category Agent developers: providers
+ */
 export interface GeminiFunctionDeclaration {
   /** Function name. */
   name: string;
@@ -43,6 +51,8 @@ export interface GeminiFunctionDeclaration {
  *
  * @param tools the model-facing tools
  * @param options `exact`
+ *
+ * @category Agent developers: providers
  */
 export function toGeminiTools(
   tools: readonly ProviderToolSource[],

@@ -8,7 +8,11 @@ import type { JsonObject } from "../identity/mod.ts";
 import { exportTools } from "./export.ts";
 import type { ProviderExportOptions, ProviderTools, ProviderToolSource } from "./types.ts";
 
-/** Options of the OpenAI exports. */
+/**
+ * Options of the OpenAI exports.
+ *
+ * @category Agent developers: providers
+ */
 export interface OpenAIExportOptions extends ProviderExportOptions {
   /**
    * Strict mode (Structured Outputs for function calls): the model's arguments always match
@@ -18,7 +22,11 @@ export interface OpenAIExportOptions extends ProviderExportOptions {
   readonly strict?: boolean;
 }
 
-/** An OpenAI Chat Completions tool definition. */
+/**
+ * An OpenAI Chat Completions tool definition.
+ *
+ * @category Agent developers: providers
+ */
 export interface OpenAITool {
   /** Always `"function"`. */
   type: "function";
@@ -35,7 +43,11 @@ export interface OpenAITool {
   };
 }
 
-/** An OpenAI Responses API function tool. */
+/**
+ * An OpenAI Responses API function tool.
+ *
+ * @category Agent developers: providers
+ */
 export interface OpenAIResponsesTool {
   /** Always `"function"`. */
   type: "function";
@@ -65,6 +77,8 @@ export interface OpenAIResponsesTool {
  *
  * @param tools the model-facing tools
  * @param options `strict`, `closeOpenObjects`
+ *
+ * @category Agent developers: providers
  */
 export function toOpenAITools(
   tools: readonly ProviderToolSource[],
@@ -96,6 +110,8 @@ export function toOpenAITools(
  *
  * @param tools the model-facing tools
  * @param options `strict`, `closeOpenObjects`
+ *
+ * @category Agent developers: providers
  */
 export function toOpenAIResponsesTools(
   tools: readonly ProviderToolSource[],

@@ -9,7 +9,11 @@ import { toGeminiTools } from "./gemini.ts";
 import { toOpenAITools } from "./openai.ts";
 import type { ProviderExportOptions, ProviderExportReport, ProviderToolSource } from "./types.ts";
 
-/** The reports of every export mode. The Responses API follows OpenAI's rules. */
+/**
+ * The reports of every export mode. The Responses API follows OpenAI's rules.
+ *
+ * @category Agent developers: providers
+ */
 export interface ProviderReports {
   /** OpenAI (Chat Completions and Responses), plain. */
   readonly openai: ProviderExportReport;
@@ -39,6 +43,8 @@ export interface ProviderReports {
  *
  * @param tools the model-facing tools
  * @param options `closeOpenObjects` for the strict modes
+ *
+ * @category Agent developers: providers
  */
 export function providerReports(
   tools: readonly ProviderToolSource[],

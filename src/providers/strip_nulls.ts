@@ -63,6 +63,8 @@ function apply(value: unknown, plan: NullPlan, record: NullRecord, depth: number
  *
  * @param args the arguments the model sent for a strict export
  * @param record the export's record for that tool (`report.nullable[name]`)
+ *
+ * @category Agent developers: providers
  */
 export function stripExportNulls(args: unknown, record: NullRecord): unknown {
   return apply(args, record.root, record, 0);

@@ -30,7 +30,11 @@ import type {
 
 type Token = string | number;
 
-/** Options of one translation. */
+/**
+ * Options of one translation.
+ *
+ * @category Agent developers: providers
+ */
 export interface TranslateOptions {
   /** Refuse what the provider ignores instead of reporting it lossy. */
   readonly exact?: boolean;
@@ -38,7 +42,11 @@ export interface TranslateOptions {
   readonly closeOpenObjects?: boolean;
 }
 
-/** A refusal before the provider and tool are attached. */
+/**
+ * A refusal before the provider and tool are attached.
+ *
+ * @category Agent developers: providers
+ */
 export interface SchemaRefusal {
   /** The keyword at fault. */
   readonly keyword: string;
@@ -46,7 +54,11 @@ export interface SchemaRefusal {
   readonly path: string;
 }
 
-/** The outcome of one translation. */
+/**
+ * The outcome of one translation.
+ *
+ * @category Agent developers: providers
+ */
 export interface Translation {
   /** The exported schema; absent when anything was refused. */
   readonly schema?: JsonObject;
@@ -490,6 +502,8 @@ function refCycle(root: JsonObject): SchemaRefusal | undefined {
  * @param input the tool's input schema
  * @param mode the fidelity mode
  * @param options `exact` and `closeOpenObjects`
+ *
+ * @category Agent developers: providers
  */
 export function translateSchema(
   input: Readonly<JsonObject>,

@@ -6,7 +6,11 @@
  */
 import type { JsonObject } from "../identity/mod.ts";
 
-/** What a provider definition is built from: a model-facing name, description and schema. */
+/**
+ * What a provider definition is built from: a model-facing name, description and schema.
+ *
+ * @category Agent developers: providers
+ */
 export interface ProviderToolSource {
   /** The local name (`[A-Za-z0-9_-]{1,64}`, starting with a letter or `_`). */
   readonly name: string;
@@ -16,10 +20,18 @@ export interface ProviderToolSource {
   readonly inputSchema: Readonly<JsonObject>;
 }
 
-/** The model APIs sluice exports tools for. */
+/**
+ * The model APIs sluice exports tools for.
+ *
+ * @category Agent developers: providers
+ */
 export type Provider = "openai" | "openai-responses" | "anthropic" | "gemini";
 
-/** Options every export takes. */
+/**
+ * Options every export takes.
+ *
+ * @category Agent developers: providers
+ */
 export interface ProviderExportOptions {
   /**
    * Closes objects that admit properties they do not list (`additionalProperties` absent,
@@ -30,14 +42,22 @@ export interface ProviderExportOptions {
   readonly closeOpenObjects?: boolean;
 }
 
-/** Codes of a tool refused for one provider. */
+/**
+ * Codes of a tool refused for one provider.
+ *
+ * @category Agent developers: providers
+ */
 export type ProviderRefusalCode =
   /** The schema uses a keyword (or a value of one) the provider rejects or cannot keep. */
   | "provider_schema_unsupported"
   /** The tool name breaks the provider's name rule. */
   | "provider_name_unsupported";
 
-/** One reason a tool was left out of an export. */
+/**
+ * One reason a tool was left out of an export.
+ *
+ * @category Agent developers: providers
+ */
 export interface ProviderRefusal {
   /** Why. */
   readonly code: ProviderRefusalCode;
@@ -51,7 +71,11 @@ export interface ProviderRefusal {
   readonly path: string;
 }
 
-/** The transforms an export may apply; each keeps meaning except `object_closed`. */
+/**
+ * The transforms an export may apply; each keeps meaning except `object_closed`.
+ *
+ * @category Agent developers: providers
+ */
 export type ProviderTransformKind =
   /** `type: "object"` added to a root without `type` (MCP arguments are always an object). */
   | "root_type_added"
@@ -64,7 +88,11 @@ export type ProviderTransformKind =
   /** An open object closed; only with `closeOpenObjects` (this one narrows). */
   | "object_closed";
 
-/** One transform applied to a tool's schema. */
+/**
+ * One transform applied to a tool's schema.
+ *
+ * @category Agent developers: providers
+ */
 export interface ProviderTransform {
   /** What was done. */
   readonly kind: ProviderTransformKind;
@@ -74,7 +102,11 @@ export interface ProviderTransform {
   readonly path: string;
 }
 
-/** A keyword the provider accepts but does not apply to what the model generates. */
+/**
+ * A keyword the provider accepts but does not apply to what the model generates.
+ *
+ * @category Agent developers: providers
+ */
 export interface ProviderLoss {
   /** The keyword. */
   readonly keyword: string;
@@ -82,10 +114,18 @@ export interface ProviderLoss {
   readonly path: string;
 }
 
-/** How one tool fared in one export. */
+/**
+ * How one tool fared in one export.
+ *
+ * @category Agent developers: providers
+ */
 export type ToolFidelityStatus = "unchanged" | "transformed" | "lossy" | "refused";
 
-/** One tool's line in an export report. */
+/**
+ * One tool's line in an export report.
+ *
+ * @category Agent developers: providers
+ */
 export interface ToolFidelity {
   /** The tool's model-facing name. */
   readonly tool: string;
@@ -99,7 +139,11 @@ export interface ToolFidelity {
   readonly refusals: readonly ProviderRefusal[];
 }
 
-/** A request-level limit of the provider that the exported tools exceed together. */
+/**
+ * A request-level limit of the provider that the exported tools exceed together.
+ *
+ * @category Agent developers: providers
+ */
 export interface ProviderLimitNotice {
   /** Which limit. */
   readonly limit: "tools" | "strict_tools" | "optional_parameters" | "union_parameters";
@@ -113,6 +157,8 @@ export interface ProviderLimitNotice {
  * Which `null`s of a strict export's arguments stand for an omitted optional property, by
  * instance location. The call path removes them with `stripExportNulls` before validating
  * against the original schema.
+ *
+ * @category Agent developers: providers
  */
 export interface NullPlan {
   /** Properties of an object instance whose `null` means "absent". */
@@ -129,7 +175,11 @@ export interface NullPlan {
   readonly whenArray?: NullPlan;
 }
 
-/** The strict transform's record for one tool: a plan for the root and for definitions. */
+/**
+ * The strict transform's record for one tool: a plan for the root and for definitions.
+ *
+ * @category Agent developers: providers
+ */
 export interface NullRecord {
   /** The arguments object's plan. */
   readonly root: NullPlan;
@@ -137,7 +187,11 @@ export interface NullRecord {
   readonly defs: Readonly<Record<string, NullPlan>>;
 }
 
-/** What an export did, tool by tool. */
+/**
+ * What an export did, tool by tool.
+ *
+ * @category Agent developers: providers
+ */
 export interface ProviderExportReport {
   /** The API the export is for. */
   readonly provider: Provider;
@@ -157,5 +211,7 @@ export interface ProviderExportReport {
  * An export: the provider's tool definitions (an array, to pass as `tools` as it is) with the
  * report attached as a non-enumerable `report` property, so serializing the array sends only
  * the tools.
+ *
+ * @category Agent developers: providers
  */
 export type ProviderTools<T> = T[] & { readonly report: ProviderExportReport };

@@ -343,6 +343,8 @@ const BUDGET_CODES = {
  * // { ok: false, problems: [{ code: "schema_keyword_unsupported", keyword: "x-internal",
  * //   path: "/x-internal" }] }
  * ```
+ *
+ * @category Schema profile
  */
 export function checkSchema(schema: unknown, options: CheckSchemaOptions = {}): SchemaCheckResult {
   const limits: SchemaLimits = resolveLimits(DEFAULT_SCHEMA_LIMITS, options.limits);

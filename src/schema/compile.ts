@@ -128,6 +128,8 @@ function instancePointer(location: string): string {
  * validate({ path: "/tmp" }); // { valid: true }
  * validate({}); // { valid: false, errors: [{ code: "value_invalid", path: "", keyword: "required" }] }
  * ```
+ *
+ * @category Schema profile
  */
 export function compileSchema(
   schema: unknown,

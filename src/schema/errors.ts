@@ -15,6 +15,8 @@ import type { SchemaProblem } from "./types.ts";
  *   if (error instanceof SchemaUnsupportedError) console.log(error.problems[0].keyword);
  * }
  * ```
+ *
+ * @category Schema profile
  */
 export class SchemaUnsupportedError extends SluiceError<"schema_unsupported"> {
   /** Every reason the schema does not fit, with keyword and JSON Pointer. */

@@ -5,7 +5,11 @@
  * @module
  */
 
-/** How a keyword's value is read. */
+/**
+ * How a keyword's value is read.
+ *
+ * @category Schema profile
+ */
 export type KeywordKind =
   /** One subschema (object or boolean). */
   | "schema"
@@ -20,7 +24,11 @@ export type KeywordKind =
   /** Reference machinery (`$schema`, `$ref`). */
   | "core";
 
-/** What the profile does with one keyword. */
+/**
+ * What the profile does with one keyword.
+ *
+ * @category Schema profile
+ */
 export type KeywordRule =
   | {
     /** How its value is read, and which subschemas it holds. */
@@ -63,6 +71,8 @@ const IN_PLACE = { inPlace: true };
  * (`tests/schema/suite_test.ts`, counts in `docs/schema-profile.md`), and its cost is bounded
  * by the value and evaluation budgets. Annotations of the 2020-12 meta-data and content
  * vocabularies are kept and never applied. The refused ones carry their reason.
+ *
+ * @category Schema profile
  */
 export const KEYWORDS: Readonly<Record<string, KeywordRule>> = Object.freeze({
   // Core.
@@ -141,7 +151,11 @@ export const KEYWORDS: Readonly<Record<string, KeywordRule>> = Object.freeze({
   ),
 });
 
-/** The rule for `keyword`, or `undefined` when the profile does not know it. */
+/**
+ * The rule for `keyword`, or `undefined` when the profile does not know it.
+ *
+ * @category Schema profile
+ */
 export function keywordRule(keyword: string): KeywordRule | undefined {
   return Object.hasOwn(KEYWORDS, keyword) ? KEYWORDS[keyword] : undefined;
 }

@@ -6,6 +6,8 @@ import type { SchemaLimits } from "./types.ts";
  * Default cost budgets for one schema. The largest real schema seen (89 tools across ten public
  * servers) is 5.4 KiB, 264 nodes and JSON depth 11, so each default leaves a wide margin while
  * keeping the worst case cheap to check.
+ *
+ * @category Schema profile
  */
 export const DEFAULT_SCHEMA_LIMITS: SchemaLimits = Object.freeze({
   maxBytes: 64 * 1024,
@@ -18,6 +20,8 @@ export const DEFAULT_SCHEMA_LIMITS: SchemaLimits = Object.freeze({
 /**
  * Default bounds on one validated value (a tool's arguments or structured result), applied
  * before the validator walks it: 64 KiB of canonical JSON, depth 64, 10,000 nodes.
+ *
+ * @category Schema profile
  */
 export const DEFAULT_VALUE_LIMITS: JsonLimits = Object.freeze({
   maxBytes: 64 * 1024,
@@ -30,6 +34,8 @@ export const DEFAULT_VALUE_LIMITS: JsonLimits = Object.freeze({
  * need far fewer: 1,000 blocks for notion's `API-patch-block-children` (92 KB of JSON, over the
  * default value budget) take 18,003. A schema whose in-place references fan out (`a` → `anyOf`
  * [`b`, `b`] → ...) would otherwise take time exponential in its length.
+ *
+ * @category Schema profile
  */
 export const DEFAULT_MAX_EVALUATIONS = 100_000;
 
@@ -45,6 +51,8 @@ const BUDGET_KEYWORDS: Partial<Record<JsonErrorCode, "maxBytes" | "maxDepth" | "
  * value that is not JSON at all, the refusal's own code as the keyword) and where. Byte and
  * node budgets bound the whole value, so they point at the root; depth and non-JSON members
  * have a place.
+ *
+ * @category Schema profile
  */
 export function budgetRefusal(
   error: { readonly code: JsonErrorCode; readonly path: string },

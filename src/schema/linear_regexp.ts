@@ -13,7 +13,11 @@
  */
 import type { RE2JS } from "re2js";
 
-/** Thrown by the stand-in for a source the schema did not admit (which cannot happen). */
+/**
+ * Thrown by the stand-in for a source the schema did not admit (which cannot happen).
+ *
+ * @category Schema profile
+ */
 export class UnadmittedPattern extends Error {
   constructor() {
     super("a regular expression the profile did not admit was requested");
@@ -55,6 +59,8 @@ class LinearRegExp {
  * Throws {@link UnadmittedPattern} from inside `run` if any other source is constructed, and
  * when the global cannot be replaced (a frozen realm), so no ECMA-262 expression ever runs on
  * an admitted pattern.
+ *
+ * @category Schema profile
  */
 export function withLinearRegExp<T>(
   matchers: ReadonlyMap<string, RE2JS>,

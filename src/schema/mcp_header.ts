@@ -10,7 +10,11 @@ import type { JsonObject, JsonValue } from "../identity/json.ts";
 import { toPointer } from "../identity/pointer.ts";
 import { keywordRule } from "./keywords.ts";
 
-/** The extension keyword. */
+/**
+ * The extension keyword.
+ *
+ * @category Schema profile
+ */
 export const X_MCP_HEADER = "x-mcp-header";
 
 /** RFC 9110 `token` (`1*tchar`): no spaces, control characters or delimiters. */
@@ -24,10 +28,18 @@ const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
  */
 const HEADER_TYPES = new Set(["string", "integer", "number", "boolean"]);
 
-/** The type a declared header's property has. */
+/**
+ * The type a declared header's property has.
+ *
+ * @category Schema profile
+ */
 export type McpHeaderType = "string" | "integer" | "number" | "boolean";
 
-/** One `x-mcp-header` declaration of an admitted input schema. */
+/**
+ * One `x-mcp-header` declaration of an admitted input schema.
+ *
+ * @category Schema profile
+ */
 export interface McpHeaderDeclaration {
   /** The header's name as declared, e.g. `Region`. */
   readonly name: string;
@@ -90,6 +102,8 @@ function visitDeclarations(
  * breaks the 2026-07-28 rules: not statically reachable, not a non-empty RFC 9110 token, on a
  * property whose `type` is not exactly one primitive type (see `HEADER_TYPES`), or a name another
  * declaration already uses (compared case-insensitively). The names are never returned.
+ *
+ * @category Schema profile
  */
 export function invalidHeaderDeclarations(schema: JsonObject): string[] {
   const invalid: string[] = [];
@@ -121,6 +135,8 @@ export function invalidHeaderDeclarations(schema: JsonObject): string[] {
  * // [{ name: "Region", header: "Mcp-Param-Region", path: ["region"], pointer: "/region",
  * //    type: "string" }]
  * ```
+ *
+ * @category Schema profile
  */
 export function headerDeclarations(schema: JsonObject): McpHeaderDeclaration[] {
   const declarations: McpHeaderDeclaration[] = [];

@@ -9,7 +9,11 @@
  */
 import { RE2JS } from "re2js";
 
-/** Why a pattern was refused; see {@link compilePattern}. */
+/**
+ * Why a pattern was refused; see {@link compilePattern}.
+ *
+ * @category Schema profile
+ */
 export type PatternProblem =
   /** Longer than the schema's `maxPatternLength`. */
   | "too_long"
@@ -31,10 +35,16 @@ export type PatternProblem =
  * times a factor that grows with the program: on 100 KiB a first match takes about 10 ms at 200
  * instructions, 40 ms at 300 and 350 ms at 1,000 (`\w{1000}$`). The largest real pattern seen,
  * zod's uuid, is 114 instructions; a hostname pattern with `{0,61}` is 255.
+ *
+ * @category Schema profile
  */
 export const MAX_PROGRAM_SIZE = 256;
 
-/** A pattern compiled for RE2, or why it was refused. */
+/**
+ * A pattern compiled for RE2, or why it was refused.
+ *
+ * @category Schema profile
+ */
 export type CompiledPattern =
   | { readonly ok: true; readonly matcher: RE2JS }
   | { readonly ok: false; readonly problem: PatternProblem };
@@ -431,6 +441,8 @@ function propertyItems(name: string, negated: boolean): ClassItem[] {
  * Compiles `source` as a JSON Schema pattern for RE2, or says why it is refused. The ECMA-262
  * grammar is checked by constructing (never running) `new RegExp(source, "u")`; the pattern is
  * then translated and compiled by RE2, whose matching time is linear in the input.
+ *
+ * @category Schema profile
  */
 export function compilePattern(source: string, maxLength: number): CompiledPattern {
   if (source.length > maxLength) return { ok: false, problem: "too_long" };

@@ -1,9 +1,17 @@
 import type { JsonLimits, JsonObject } from "../identity/json.ts";
 
-/** The name of sluice's schema profile, recorded wherever a schema was checked. */
+/**
+ * The name of sluice's schema profile, recorded wherever a schema was checked.
+ *
+ * @category Schema profile
+ */
 export const SCHEMA_PROFILE = "sluice.schema/v1";
 
-/** Stable codes for why a schema does not fit the profile. */
+/**
+ * Stable codes for why a schema does not fit the profile.
+ *
+ * @category Schema profile
+ */
 export type SchemaProblemCode =
   /** The schema (or a subschema) is not a JSON object or boolean where one is required. */
   | "schema_not_object"
@@ -44,7 +52,11 @@ export type SchemaProblemCode =
    */
   | "schema_mcp_header_invalid";
 
-/** One reason a schema does not fit the profile. Never carries the offending value. */
+/**
+ * One reason a schema does not fit the profile. Never carries the offending value.
+ *
+ * @category Schema profile
+ */
 export interface SchemaProblem {
   /** Stable code. */
   readonly code: SchemaProblemCode;
@@ -54,7 +66,11 @@ export interface SchemaProblem {
   readonly path: string;
 }
 
-/** Cost budgets for one schema. */
+/**
+ * Cost budgets for one schema.
+ *
+ * @category Schema profile
+ */
 export interface SchemaLimits {
   /** Most UTF-8 bytes of the schema's canonical JSON. */
   readonly maxBytes: number;
@@ -68,7 +84,11 @@ export interface SchemaLimits {
   readonly maxPatternLength: number;
 }
 
-/** Options for {@link checkSchema}. */
+/**
+ * Options for {@link checkSchema}.
+ *
+ * @category Schema profile
+ */
 export interface CheckSchemaOptions {
   /** Lower or raise the budgets; unspecified ones keep their defaults. */
   readonly limits?: Partial<SchemaLimits>;
@@ -83,19 +103,31 @@ export interface CheckSchemaOptions {
   readonly mcpHeaders?: boolean;
 }
 
-/** Result of {@link checkSchema}: the schema as given, or every problem found. */
+/**
+ * Result of {@link checkSchema}: the schema as given, or every problem found.
+ *
+ * @category Schema profile
+ */
 export type SchemaCheckResult =
   | { readonly ok: true; readonly schema: JsonObject }
   | { readonly ok: false; readonly problems: readonly SchemaProblem[] };
 
-/** Stable codes for why a value failed validation. */
+/**
+ * Stable codes for why a value failed validation.
+ *
+ * @category Schema profile
+ */
 export type ValidationErrorCode =
   /** The value breaks a schema keyword. */
   | "value_invalid"
   /** The value is not plain JSON or is over its depth, node or byte budget. */
   | "value_over_budget";
 
-/** One validation failure: where and which keyword; never the offending value. */
+/**
+ * One validation failure: where and which keyword; never the offending value.
+ *
+ * @category Schema profile
+ */
 export interface ValidationError {
   /** Stable code. */
   readonly code: ValidationErrorCode;
@@ -105,12 +137,20 @@ export interface ValidationError {
   readonly keyword: string;
 }
 
-/** Result of a compiled validator. */
+/**
+ * Result of a compiled validator.
+ *
+ * @category Schema profile
+ */
 export type ValidationResult =
   | { readonly valid: true }
   | { readonly valid: false; readonly errors: readonly ValidationError[] };
 
-/** Options for {@link compileSchema}. */
+/**
+ * Options for {@link compileSchema}.
+ *
+ * @category Schema profile
+ */
 export interface CompileSchemaOptions extends CheckSchemaOptions {
   /** Bounds on validated values, checked before validation runs. */
   readonly valueLimits?: Partial<JsonLimits>;
@@ -122,5 +162,9 @@ export interface CompileSchemaOptions extends CheckSchemaOptions {
   readonly maxEvaluations?: number;
 }
 
-/** A compiled validator for one profile-conforming schema. */
+/**
+ * A compiled validator for one profile-conforming schema.
+ *
+ * @category Schema profile
+ */
 export type SchemaValidator = (value: unknown) => ValidationResult;

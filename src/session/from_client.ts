@@ -18,6 +18,8 @@ import {
  * (`@modelcontextprotocol/client` `Client`). Both expose
  * `request(request, resultSchema, { signal, timeout })` and a `transport` that becomes
  * `undefined` once the connection closes; that is all sluice relies on.
+ *
+ * @category Discovery and calls
  */
 export interface SdkClientLike {
   /** The SDK's request method; its exact typing differs between SDK lines. */
@@ -67,6 +69,8 @@ function isClosed(client: SdkClientLike): boolean {
  * Whether an SDK rejection means a reply could not be decoded: not JSON, or not JSON-RPC.
  *
  * @param error an SDK rejection
+ *
+ * @category Discovery and calls
  */
 export function isUndecodable(error: unknown): boolean {
   return error instanceof SyntaxError ||
@@ -133,6 +137,8 @@ function classify(
  * const session = sessionFromClient(client); // client: connected v1 or v2 SDK Client
  * const raw = await session.request("tools/list", {}, { timeoutMs: 30_000 });
  * ```
+ *
+ * @category Discovery and calls
  */
 export function sessionFromClient(client: SdkClientLike): McpSession {
   const send = client.request.bind(client) as unknown as RawRequest;
@@ -194,6 +200,8 @@ export function sessionFromClient(client: SdkClientLike): McpSession {
  * The session for `source`: a session as it is, an SDK client through {@link sessionFromClient}.
  *
  * @param source a session or a connected SDK client
+ *
+ * @category Discovery and calls
  */
 export function asSession(source: SdkClientLike | McpSession): McpSession {
   return isMcpSession(source) ? source : sessionFromClient(source);

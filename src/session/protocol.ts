@@ -5,16 +5,28 @@
  * @module
  */
 
-/** The protocol revision connect() tries first. */
+/**
+ * The protocol revision connect() tries first.
+ *
+ * @category Discovery and calls
+ */
 export const MODERN_PROTOCOL_VERSION = "2026-07-28";
 
-/** The 2025 revisions accepted from an `initialize` answer, newest first, and nothing else. */
+/**
+ * The 2025 revisions accepted from an `initialize` answer, newest first, and nothing else.
+ *
+ * @category Discovery and calls
+ */
 export const LEGACY_PROTOCOL_VERSIONS: readonly string[] = Object.freeze([
   "2025-11-25",
   "2025-06-18",
 ]);
 
-/** Protocol versions whose tool semantics sluice implements. */
+/**
+ * Protocol versions whose tool semantics sluice implements.
+ *
+ * @category Discovery and calls
+ */
 export const ACCEPTED_PROTOCOL_VERSIONS: readonly string[] = Object.freeze([
   MODERN_PROTOCOL_VERSION,
   ...LEGACY_PROTOCOL_VERSIONS,
@@ -23,5 +35,7 @@ export const ACCEPTED_PROTOCOL_VERSIONS: readonly string[] = Object.freeze([
 /**
  * Older revisions a host may opt in to (connect()'s `legacyProtocolVersions`), still widely
  * deployed; never accepted by default.
+ *
+ * @category Discovery and calls
  */
 export const OPT_IN_PROTOCOL_VERSIONS: readonly string[] = Object.freeze(["2025-03-26"]);

@@ -9,7 +9,11 @@ import { SluiceError } from "../errors.ts";
 import type { TransportErrorCode } from "../transport/errors.ts";
 import type { AuthErrorCode } from "../auth/errors.ts";
 
-/** Why a request to the server produced no result. */
+/**
+ * Why a request to the server produced no result.
+ *
+ * @category Discovery and calls
+ */
 export type SessionErrorCode =
   /** The request's deadline passed; a late result is discarded. */
   | "mcp_timeout"
@@ -32,7 +36,11 @@ export type SessionErrorCode =
   /** The OAuth client refused or failed (metadata, token, scope), with its own code. */
   | AuthErrorCode;
 
-/** Options of one request. */
+/**
+ * Options of one request.
+ *
+ * @category Discovery and calls
+ */
 export interface SessionRequestOptions {
   /** Aborts local waiting (the SDK also sends `notifications/cancelled`). */
   readonly signal?: AbortSignal;
@@ -45,6 +53,8 @@ export interface SessionRequestOptions {
 /**
  * The one thing sluice needs from an MCP session: send a JSON-RPC request and get its raw,
  * unvalidated `result` back. Rejects only with a {@link SessionRequestError}.
+ *
+ * @category Discovery and calls
  */
 export interface McpSession {
   /** Tells a session apart from an SDK client where either is accepted. */
@@ -69,6 +79,8 @@ const MESSAGES: Partial<Record<SessionErrorCode, string>> = {
  * never left (closed session, aborted signal, a refused destination, a failed handshake);
  * otherwise the server may have received and acted on it. The underlying error, if any, is
  * `cause` (for the host's logs; never shown to a model).
+ *
+ * @category Discovery and calls
  */
 export class SessionRequestError extends SluiceError<SessionErrorCode> {
   /** Whether the request may have reached the server. */
@@ -98,6 +110,8 @@ export class SessionRequestError extends SluiceError<SessionErrorCode> {
  * Whether `value` is an {@link McpSession} (and not, for example, an SDK client).
  *
  * @param value a session or an SDK client
+ *
+ * @category Discovery and calls
  */
 export function isMcpSession(value: unknown): value is McpSession {
   return typeof value === "object" && value !== null &&

@@ -9,7 +9,11 @@
  * @module
  */
 
-/** Why an address is or is not reachable from a hardened client. `public` is the only safe one. */
+/**
+ * Why an address is or is not reachable from a hardened client. `public` is the only safe one.
+ *
+ * @category Transport
+ */
 export type AddressRange =
   | "public"
   | "loopback"
@@ -26,7 +30,11 @@ export type AddressRange =
   | "benchmarking"
   | "metadata";
 
-/** How an IPv6 address carries an IPv4 address whose range decided its classification. */
+/**
+ * How an IPv6 address carries an IPv4 address whose range decided its classification.
+ *
+ * @category Transport
+ */
 export type AddressEmbedding =
   | "ipv4_mapped"
   | "ipv4_compatible"
@@ -35,7 +43,11 @@ export type AddressEmbedding =
   | "6to4"
   | "teredo";
 
-/** The classification of one parsed address. */
+/**
+ * The classification of one parsed address.
+ *
+ * @category Transport
+ */
 export interface AddressClassification {
   /** 4 or 6: the family of the address as written (an IPv4-mapped IPv6 address is family 6). */
   readonly family: 4 | 6;
@@ -59,6 +71,8 @@ export interface AddressClassification {
  *
  * @param text the address text
  * @returns the four octets, or `null` when `text` is not a strict IPv4 address
+ *
+ * @category Transport
  */
 export function parseIpv4(text: string): Uint8Array | null {
   const parts = text.split(".");
@@ -86,6 +100,8 @@ export function parseIpv4(text: string): Uint8Array | null {
  *
  * @param text the address text
  * @returns the eight 16-bit groups, or `null` when `text` is not an IPv6 address
+ *
+ * @category Transport
  */
 export function parseIpv6(text: string): Uint16Array | null {
   let body = text;
@@ -246,6 +262,8 @@ function classifyIpv6Groups(g: Uint16Array): AddressClassification {
  *
  * @param text the address text
  * @returns the classification, or `null` when `text` is not an IP address
+ *
+ * @category Transport
  */
 export function classifyAddress(text: string): AddressClassification | null {
   const octets = parseIpv4(text);
@@ -267,6 +285,8 @@ export function classifyAddress(text: string): AddressClassification | null {
  *
  * @param text the address text
  * @returns whether the address may be connected to
+ *
+ * @category Transport
  */
 export function isPublicAddress(text: string): boolean {
   return classifyAddress(text)?.isPublic ?? false;

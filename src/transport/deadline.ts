@@ -7,7 +7,11 @@
  */
 import { TransportError } from "./errors.ts";
 
-/** A started deadline; {@link Deadline.dispose} it once the response body is finished. */
+/**
+ * A started deadline; {@link Deadline.dispose} it once the response body is finished.
+ *
+ * @category Transport
+ */
 export class Deadline {
   /** Aborted when the deadline passes or the caller aborts; given to the underlying fetch. */
   readonly signal: AbortSignal;

@@ -1,6 +1,10 @@
 import { SluiceError } from "../errors.ts";
 
-/** Stable codes for everything the hardened fetch refuses or fails on. */
+/**
+ * Stable codes for everything the hardened fetch refuses or fails on.
+ *
+ * @category Transport
+ */
 export type TransportErrorCode =
   /** The options given to `secureFetch` are inconsistent (for example a token without origin). */
   | "transport_config_invalid"
@@ -54,6 +58,8 @@ export type TransportErrorCode =
  *   if (error instanceof TransportError) console.log(error.code); // "transport_scheme_refused"
  * }
  * ```
+ *
+ * @category Transport
  */
 export class TransportError extends SluiceError<TransportErrorCode> {
   /**
@@ -86,6 +92,8 @@ export class TransportError extends SluiceError<TransportErrorCode> {
  *
  * @param error any thrown value
  * @returns the code, or `undefined` when no {@link TransportError} is in the chain
+ *
+ * @category Transport
  */
 export function transportErrorCode(error: unknown): TransportErrorCode | undefined {
   let current: unknown = error;
@@ -115,6 +123,8 @@ const BEFORE_SENDING: ReadonlySet<TransportErrorCode> = new Set<TransportErrorCo
  * resolution or TLS handshake): a write that failed so is `not_started`, not `unknown`.
  *
  * @param code a transport code
+ *
+ * @category Transport
  */
 export function failedBeforeSending(code: TransportErrorCode): boolean {
   return BEFORE_SENDING.has(code);

@@ -7,7 +7,11 @@
 import type { Deadline } from "./deadline.ts";
 import { TransportError } from "./errors.ts";
 
-/** How a wrapped body reports a failure of the underlying stream. */
+/**
+ * How a wrapped body reports a failure of the underlying stream.
+ *
+ * @category Transport
+ */
 export type ToTransportError = (error: unknown) => TransportError;
 
 /**
@@ -26,6 +30,8 @@ export type ToTransportError = (error: unknown) => TransportError;
  * @param deadline the request's deadline
  * @param toError maps a failure of the underlying stream to a transport error
  * @returns the wrapped stream
+ *
+ * @category Transport
  */
 export function limitBody(
   body: ReadableStream<Uint8Array>,

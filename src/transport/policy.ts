@@ -7,13 +7,21 @@
 import { type AddressClassification, classifyAddress, parseIpv4 } from "./address.ts";
 import { TransportError } from "./errors.ts";
 
-/** The part of the options that decides which destinations are allowed. */
+/**
+ * The part of the options that decides which destinations are allowed.
+ *
+ * @category Transport
+ */
 export interface DestinationPolicy {
   /** Allow loopback destinations (and plain http to them). Tests and local development only. */
   readonly allowLoopback: boolean;
 }
 
-/** A URL that passed the checks that need no network. */
+/**
+ * A URL that passed the checks that need no network.
+ *
+ * @category Transport
+ */
 export type CheckedDestination =
   /** The host is a loopback IP literal, allowed by the loopback option; nothing to resolve. */
   | { readonly kind: "loopback_literal"; readonly url: URL }
@@ -56,6 +64,8 @@ const isPlainLoopback = (address: AddressClassification): boolean =>
  * @param rawUrl the request URL as given by the caller
  * @param policy the destination policy
  * @returns the parsed URL and what remains to check
+ *
+ * @category Transport
  */
 export function checkUrl(rawUrl: string, policy: DestinationPolicy): CheckedDestination {
   let url: URL;
@@ -113,6 +123,8 @@ export function checkUrl(rawUrl: string, policy: DestinationPolicy): CheckedDest
  * @param addresses the resolver's answer
  * @param policy the destination policy
  * @param loopbackOnly refuse every address that is not plain loopback (plain http requests)
+ *
+ * @category Transport
  */
 export function checkResolvedAddresses(
   addresses: readonly string[],

@@ -16,11 +16,17 @@
  * const resolve: Resolver = (hostname) =>
  *   Promise.resolve(hostname === "internal.example" ? ["10.0.0.7"] : ["93.184.216.34"]);
  * ```
+ *
+ * @category Transport
  */
 export type Resolver = (
   hostname: string,
   options?: { readonly signal?: AbortSignal },
 ) => Promise<readonly string[]>;
 
-/** Where the resolver used by a `secureFetch` function comes from. */
+/**
+ * Where the resolver used by a `secureFetch` function comes from.
+ *
+ * @category Transport
+ */
 export type ResolverSource = "injected" | "deno" | "node" | "none";

@@ -11,14 +11,26 @@ import { checkResolvedAddresses, checkUrl, type DestinationPolicy } from "./poli
 import type { Resolver, ResolverSource } from "./resolver.ts";
 import { runtimeResolver } from "./runtime/mod.ts";
 
-/** Default byte cap on every response body: 1 MiB. */
+/**
+ * Default byte cap on every response body: 1 MiB.
+ *
+ * @category Transport
+ */
 export const DEFAULT_MAX_RESPONSE_BYTES = 1024 * 1024;
-/** Default deadline over resolution, connection, headers and body: 30 seconds. */
+/**
+ * Default deadline over resolution, connection, headers and body: 30 seconds.
+ *
+ * @category Transport
+ */
 export const DEFAULT_TIMEOUT_MS = 30_000;
 // setTimeout fires at once for delays above 2^31 - 1 ms.
 const MAX_TIMEOUT_MS = 2 ** 31 - 1;
 
-/** The signature of `fetch`, which the underlying fetch and the returned function share. */
+/**
+ * The signature of `fetch`, which the underlying fetch and the returned function share.
+ *
+ * @category Transport
+ */
 export type FetchFunction = (input: RequestInfo | URL, init?: RequestInit) => Promise<Response>;
 
 /**
@@ -34,6 +46,8 @@ export type FetchFunction = (input: RequestInfo | URL, init?: RequestInit) => Pr
  *   timeoutMs: 10_000,
  * };
  * ```
+ *
+ * @category Transport
  */
 export interface SecureFetchOptions {
   /**
@@ -66,7 +80,11 @@ export interface SecureFetchOptions {
   readonly fetch?: FetchFunction;
 }
 
-/** What a `secureFetch` function enforces, safe to show (it never contains the token). */
+/**
+ * What a `secureFetch` function enforces, safe to show (it never contains the token).
+ *
+ * @category Transport
+ */
 export interface TransportReport {
   /** Whether resolved addresses are checked to be public on this runtime. */
   readonly dnsCheck: "enforced" | "unavailable";
@@ -82,7 +100,11 @@ export interface TransportReport {
   readonly tokenOrigin: string | null;
 }
 
-/** The function {@link secureFetch} returns: `fetch`'s signature plus a report. */
+/**
+ * The function {@link secureFetch} returns: `fetch`'s signature plus a report.
+ *
+ * @category Transport
+ */
 export interface SecureFetch extends FetchFunction {
   /** Says what this function enforces, including whether DNS checks run on this runtime. */
   describe(): TransportReport;
@@ -322,6 +344,8 @@ const NULL_BODY_STATUS = new Set([101, 103, 204, 205, 304]);
  * @param options the rules; defaults are the strict ones
  * @returns a function with `fetch`'s signature and a `describe()` report
  * @throws {TransportError} `transport_config_invalid` when the options are inconsistent
+ *
+ * @category Transport
  */
 export function secureFetch(options: SecureFetchOptions = {}): SecureFetch {
   const resolved = resolveOptions(options);
@@ -406,6 +430,8 @@ export function secureFetch(options: SecureFetchOptions = {}): SecureFetch {
  *
  * @param options the same options as {@link secureFetch}
  * @returns the report
+ *
+ * @category Transport
  */
 export function describeTransport(options: SecureFetchOptions = {}): TransportReport {
   return secureFetch(options).describe();

@@ -18,7 +18,11 @@ import type {
 import type { Fields } from "../sql/rows.ts";
 import { describeSqliteFailure, SQLITE_DIALECT } from "../sqlite/dialect.ts";
 
-/** The part of a D1 result the store reads. */
+/**
+ * The part of a D1 result the store reads.
+ *
+ * @category Approvals
+ */
 export interface D1ResultLike {
   /** The rows returned. */
   readonly results?: readonly unknown[];
@@ -26,7 +30,11 @@ export interface D1ResultLike {
   readonly meta?: { readonly changes?: number };
 }
 
-/** The part of D1's prepared statement the store uses. */
+/**
+ * The part of D1's prepared statement the store uses.
+ *
+ * @category Approvals
+ */
 export interface D1PreparedStatementLike {
   /** Binds the parameters, in order. */
   bind(...values: unknown[]): D1PreparedStatementLike;
@@ -34,7 +42,11 @@ export interface D1PreparedStatementLike {
   all(): Promise<D1ResultLike>;
 }
 
-/** The part of a D1 binding (`env.DB`) the store uses. */
+/**
+ * The part of a D1 binding (`env.DB`) the store uses.
+ *
+ * @category Approvals
+ */
 export interface D1DatabaseLike {
   /** Prepares one statement. */
   prepare(sql: string): D1PreparedStatementLike;
@@ -49,7 +61,11 @@ const toResult = (result: D1ResultLike): SqlResult => ({
   changes: result.meta?.changes ?? 0,
 });
 
-/** A D1 binding as a {@link SqlConnection}. */
+/**
+ * A D1 binding as a {@link SqlConnection}.
+ *
+ * @category Approvals
+ */
 export class D1Connection implements SqlConnection {
   /** SQLite's dialect; D1's `meta.changes` also counts the rows triggers wrote. */
   readonly dialect: SqlDialect = Object.freeze({ ...SQLITE_DIALECT, exactChanges: false });

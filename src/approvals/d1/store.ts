@@ -27,6 +27,8 @@ import { D1Connection, type D1DatabaseLike } from "./connection.ts";
  *   },
  * };
  * ```
+ *
+ * @category Approvals
  */
 export class D1ApprovalStore extends SqlApprovalStore {
   private constructor(connection: D1Connection, now: () => number) {

@@ -6,10 +6,18 @@
  */
 import { ApprovalError } from "../errors.ts";
 
-/** Reads the value of one `PRAGMA` on the connection it belongs to. */
+/**
+ * Reads the value of one `PRAGMA` on the connection it belongs to.
+ *
+ * @category Approvals
+ */
 export type PragmaReader = (pragma: string) => Promise<unknown>;
 
-/** What a connection reports about its durability. */
+/**
+ * What a connection reports about its durability.
+ *
+ * @category Approvals
+ */
 export interface DurabilitySettings {
   /** `PRAGMA journal_mode`, lower case (`wal` expected). */
   readonly journalMode: string;
@@ -22,10 +30,18 @@ export interface DurabilitySettings {
   readonly busyTimeoutMs: number;
 }
 
-/** SQLite's `synchronous=FULL`. */
+/**
+ * SQLite's `synchronous=FULL`.
+ *
+ * @category Approvals
+ */
 export const SYNCHRONOUS_FULL = 2;
 
-/** Reads the settings of the connection `first` reads pragmas from. */
+/**
+ * Reads the settings of the connection `first` reads pragmas from.
+ *
+ * @category Approvals
+ */
 export async function readDurability(first: PragmaReader): Promise<DurabilitySettings> {
   return {
     journalMode: String(await first("journal_mode")).toLowerCase(),
@@ -37,6 +53,8 @@ export async function readDurability(first: PragmaReader): Promise<DurabilitySet
 /**
  * Throws `approval_store_not_durable` unless the file is in WAL mode with `synchronous` at FULL
  * or above: with less, a committed claim can be lost in a power failure and the write repeated.
+ *
+ * @category Approvals
  */
 export function checkDurability(settings: DurabilitySettings): void {
   if (settings.journalMode !== "wal" || !(settings.synchronous >= SYNCHRONOUS_FULL)) {

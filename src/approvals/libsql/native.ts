@@ -31,7 +31,11 @@ const isBusy = (error: unknown) => describeSqliteFailure(error).busy;
 /** Statements kept prepared per connection; far more than the store's few dozen texts. */
 const STATEMENT_LIMIT = 256;
 
-/** A native libSQL connection as a {@link SqlConnection}. */
+/**
+ * A native libSQL connection as a {@link SqlConnection}.
+ *
+ * @category Approvals
+ */
 export class NativeConnection implements SqlConnection {
   /** SQLite's dialect. */
   readonly dialect = SQLITE_DIALECT;

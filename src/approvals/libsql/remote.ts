@@ -14,7 +14,11 @@ const toClient = (statement: SqlStatement) => ({
   args: statement.args as InValue[],
 });
 
-/** A libSQL server connection. */
+/**
+ * A libSQL server connection.
+ *
+ * @category Approvals
+ */
 export class RemoteConnection implements SqlConnection {
   /** SQLite's dialect. */
   readonly dialect = SQLITE_DIALECT;

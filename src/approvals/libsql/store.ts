@@ -16,7 +16,11 @@ import { NativeConnection } from "./native.ts";
 import { RemoteConnection } from "./remote.ts";
 import { resolveStoreUrl, type StoreLocation } from "./url.ts";
 
-/** Options of {@link LibsqlApprovalStore.open}. */
+/**
+ * Options of {@link LibsqlApprovalStore.open}.
+ *
+ * @category Approvals
+ */
 export interface LibsqlApprovalStoreOptions extends ApprovalStoreOptions {
   /** Token for a libSQL server (`libsql:` / `https:`); never put it in the URL. */
   readonly authToken?: string;
@@ -45,6 +49,8 @@ export interface LibsqlApprovalStoreOptions extends ApprovalStoreOptions {
  * console.log(await store.list({ state: "pending" }));
  * await store.close();
  * ```
+ *
+ * @category Approvals
  */
 export class LibsqlApprovalStore extends SqlApprovalStore {
   /** Where the store lives. */

@@ -6,7 +6,11 @@
  */
 import { ApprovalError } from "../errors.ts";
 
-/** Where a store lives: an embedded file, process memory, or a libSQL server. */
+/**
+ * Where a store lives: an embedded file, process memory, or a libSQL server.
+ *
+ * @category Approvals
+ */
 export interface StoreLocation {
   /** `file` (embedded, WAL, synchronous=FULL), `memory` (tests; not durable) or `remote`. */
   readonly kind: "file" | "memory" | "remote";
@@ -26,6 +30,8 @@ const LOOPBACK_HOSTS = new Set(["127.0.0.1", "localhost", "[::1]"]);
  * import { resolveStoreUrl } from "@sluice/mcp/libsql";
  * console.assert(resolveStoreUrl("/var/lib/sluice/approvals.db").url === "file:/var/lib/sluice/approvals.db");
  * ```
+ *
+ * @category Approvals
  */
 export function resolveStoreUrl(input: string): StoreLocation {
   if (typeof input !== "string" || input.length === 0) {

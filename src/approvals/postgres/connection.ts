@@ -15,7 +15,11 @@ import { POSTGRES_DIALECT } from "./dialect.ts";
 /** SQLSTATEs that mean another transaction held what this one needed for too long. */
 const BUSY_CODES = new Set(["55P03", "40001", "40P01"]);
 
-/** Options of {@link PostgresConnection.open}. */
+/**
+ * Options of {@link PostgresConnection.open}.
+ *
+ * @category Approvals
+ */
 export interface PostgresConnectionOptions {
   /** The password, when the server asks for one. */
   readonly password?: string;
@@ -27,7 +31,11 @@ export interface PostgresConnectionOptions {
 
 type Sql = ReturnType<typeof postgres>;
 
-/** A pool of PostgreSQL connections. */
+/**
+ * A pool of PostgreSQL connections.
+ *
+ * @category Approvals
+ */
 export class PostgresConnection implements SqlConnection {
   /** PostgreSQL's dialect. */
   readonly dialect = POSTGRES_DIALECT;

@@ -8,7 +8,11 @@ import { APPROVAL_COLUMNS } from "../sql/columns.ts";
 import type { SqlDialect } from "../sql/connection.ts";
 import type { Fields } from "../sql/rows.ts";
 
-/** PostgreSQL's dialect of the store's SQL. */
+/**
+ * PostgreSQL's dialect of the store's SQL.
+ *
+ * @category Approvals
+ */
 export const POSTGRES_DIALECT: SqlDialect = Object.freeze({
   record: APPROVAL_COLUMNS.join(", "),
   decode: (row: Fields): Fields => row,

@@ -19,13 +19,21 @@ import {
 } from "../sql/columns.ts";
 import { latestVersion, type Migration } from "../sql/migrate.ts";
 
-/** The table of applied versions. */
+/**
+ * The table of applied versions.
+ *
+ * @category Approvals
+ */
 export const POSTGRES_VERSION_TABLE = `CREATE TABLE IF NOT EXISTS schema_version (
   version INTEGER PRIMARY KEY NOT NULL, applied_at BIGINT NOT NULL)`;
 
 const distinct = (column: string) => `NEW.${column} IS DISTINCT FROM OLD.${column}`;
 
-/** The body of the guard on `approvals` (compared verbatim by the open check). */
+/**
+ * The body of the guard on `approvals` (compared verbatim by the open check).
+ *
+ * @category Approvals
+ */
 export const GUARD_FUNCTION_BODY = `
 BEGIN
   IF TG_OP = 'DELETE' THEN
@@ -58,7 +66,11 @@ BEGIN
   RETURN NEW;
 END`;
 
-/** The body of the trigger that writes the event log (compared verbatim by the open check). */
+/**
+ * The body of the trigger that writes the event log (compared verbatim by the open check).
+ *
+ * @category Approvals
+ */
 export const EVENT_FUNCTION_BODY = `
 BEGIN
   IF TG_OP = 'INSERT' THEN
@@ -69,14 +81,22 @@ BEGIN
   RETURN NULL;
 END`;
 
-/** The body of the refusal of every change to the event log and of `TRUNCATE`. */
+/**
+ * The body of the refusal of every change to the event log and of `TRUNCATE`.
+ *
+ * @category Approvals
+ */
 export const APPEND_ONLY_FUNCTION_BODY = `
 BEGIN
   RAISE EXCEPTION 'sluice: approvals and their event log are append-only'
     USING ERRCODE = 'check_violation';
 END`;
 
-/** Every trigger of the schema: its table and the function (and body) it runs. */
+/**
+ * Every trigger of the schema: its table and the function (and body) it runs.
+ *
+ * @category Approvals
+ */
 export const POSTGRES_TRIGGERS: readonly {
   readonly name: string;
   readonly table: string;
@@ -172,13 +192,21 @@ const EVENTS_TABLE = `CREATE TABLE approval_events (
   CONSTRAINT approval_events_pkey PRIMARY KEY (approval_id, seq)
 )`;
 
-/** Every named constraint of the schema, by table (the open check finds each). */
+/**
+ * Every named constraint of the schema, by table (the open check finds each).
+ *
+ * @category Approvals
+ */
 export const POSTGRES_CONSTRAINTS: ReadonlyMap<string, readonly string[]> = new Map([
   ["approvals", [...APPROVALS_TABLE.matchAll(/CONSTRAINT (\w+)/g)].map((match) => match[1])],
   ["approval_events", [...EVENTS_TABLE.matchAll(/CONSTRAINT (\w+)/g)].map((match) => match[1])],
 ]);
 
-/** Columns declared `NOT NULL`, by table (the open check finds each still so). */
+/**
+ * Columns declared `NOT NULL`, by table (the open check finds each still so).
+ *
+ * @category Approvals
+ */
 export const POSTGRES_NOT_NULL: ReadonlyMap<string, readonly string[]> = new Map([
   [
     "approvals",
@@ -193,7 +221,11 @@ export const POSTGRES_NOT_NULL: ReadonlyMap<string, readonly string[]> = new Map
 const createFunction = (fn: string, body: string) =>
   `CREATE FUNCTION ${fn}() RETURNS trigger LANGUAGE plpgsql AS $sluice$${body}$sluice$`;
 
-/** Every migration, oldest first. */
+/**
+ * Every migration, oldest first.
+ *
+ * @category Approvals
+ */
 export const POSTGRES_MIGRATIONS: readonly Migration[] = Object.freeze([
   {
     version: 1,
@@ -219,5 +251,9 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = Object.freeze([
   },
 ]);
 
-/** The newest schema version this code knows. */
+/**
+ * The newest schema version this code knows.
+ *
+ * @category Approvals
+ */
 export const POSTGRES_LATEST_VERSION: number = latestVersion(POSTGRES_MIGRATIONS);

@@ -19,7 +19,11 @@ import {
 /** Whitespace does not change what a function does; anything else does. */
 const normalize = (source: string) => source.replace(/\s+/g, " ").trim();
 
-/** Throws `approval_store_schema_invalid` unless the schema is exactly what the migrations made. */
+/**
+ * Throws `approval_store_schema_invalid` unless the schema is exactly what the migrations made.
+ *
+ * @category Approvals
+ */
 export async function checkPostgresSchema(db: SqlConnection): Promise<void> {
   const version = await schemaVersion(db);
   if (version !== POSTGRES_LATEST_VERSION) throw invalid(`schema version ${version}`);
@@ -83,7 +87,11 @@ export async function checkPostgresSchema(db: SqlConnection): Promise<void> {
   }
 }
 
-/** The PostgreSQL schema of the approval store: migrations, version table, check. */
+/**
+ * The PostgreSQL schema of the approval store: migrations, version table, check.
+ *
+ * @category Approvals
+ */
 export const POSTGRES_SCHEMA: SchemaDefinition = Object.freeze({
   versionTable: POSTGRES_VERSION_TABLE,
   versionTableExists: "SELECT to_regclass('schema_version') IS NOT NULL AS present",

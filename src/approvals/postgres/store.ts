@@ -10,7 +10,11 @@ import { PostgresConnection } from "./connection.ts";
 import { POSTGRES_SCHEMA } from "./schema_check.ts";
 import { checkPostgresUrl } from "./url.ts";
 
-/** Options of {@link PostgresApprovalStore.open}. */
+/**
+ * Options of {@link PostgresApprovalStore.open}.
+ *
+ * @category Approvals
+ */
 export interface PostgresApprovalStoreOptions extends ApprovalStoreOptions {
   /** The database password, when the server asks for one; never put it in the URL. */
   readonly password?: string;
@@ -46,6 +50,8 @@ export interface PostgresApprovalStoreOptions extends ApprovalStoreOptions {
  * console.log(await store.list({ state: "pending" }));
  * await store.close();
  * ```
+ *
+ * @category Approvals
  */
 export class PostgresApprovalStore extends SqlApprovalStore {
   private constructor(connection: PostgresConnection, now: () => number) {

@@ -15,6 +15,8 @@ import { ApprovalError } from "../errors.ts";
  * import { checkPostgresUrl } from "@sluice/mcp/postgres";
  * checkPostgresUrl("postgres://sluice@db.internal:5432/approvals?sslmode=require");
  * ```
+ *
+ * @category Approvals
  */
 export function checkPostgresUrl(input: string): string {
   let url: URL;

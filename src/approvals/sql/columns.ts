@@ -7,7 +7,11 @@
  */
 import { TRANSITIONS } from "../machine.ts";
 
-/** Columns that bind an approval to one call; they never change after insertion. */
+/**
+ * Columns that bind an approval to one call; they never change after insertion.
+ *
+ * @category Approvals
+ */
 export const IDENTITY_COLUMNS: readonly string[] = Object.freeze([
   "id",
   "server_id",
@@ -26,7 +30,11 @@ export const IDENTITY_COLUMNS: readonly string[] = Object.freeze([
   "created_at",
 ]);
 
-/** Columns that record a fact; once set they never change. */
+/**
+ * Columns that record a fact; once set they never change.
+ *
+ * @category Approvals
+ */
 export const WRITE_ONCE_COLUMNS: readonly string[] = Object.freeze([
   "decided_by",
   "decided_at",
@@ -45,7 +53,11 @@ export const WRITE_ONCE_COLUMNS: readonly string[] = Object.freeze([
   "expired_at",
 ]);
 
-/** Every column of `approvals`, in table order. */
+/**
+ * Every column of `approvals`, in table order.
+ *
+ * @category Approvals
+ */
 export const APPROVAL_COLUMNS: readonly string[] = Object.freeze([
   "id",
   "state",
@@ -53,12 +65,20 @@ export const APPROVAL_COLUMNS: readonly string[] = Object.freeze([
   ...WRITE_ONCE_COLUMNS,
 ]);
 
-/** Columns a new approval inserts: its identity and its state; the facts come later. */
+/**
+ * Columns a new approval inserts: its identity and its state; the facts come later.
+ *
+ * @category Approvals
+ */
 export const INSERT_COLUMNS: readonly string[] = Object.freeze(
   IDENTITY_COLUMNS.toSpliced(1, 0, "state"),
 );
 
-/** The columns of `approval_events`, in table order. */
+/**
+ * The columns of `approval_events`, in table order.
+ *
+ * @category Approvals
+ */
 export const EVENT_COLUMNS: readonly string[] = Object.freeze([
   "approval_id",
   "seq",
@@ -69,16 +89,26 @@ export const EVENT_COLUMNS: readonly string[] = Object.freeze([
   "detail",
 ]);
 
-/** State names as an SQL list, for `CHECK (state IN (...))`. */
+/**
+ * State names as an SQL list, for `CHECK (state IN (...))`.
+ *
+ * @category Approvals
+ */
 export const STATES_SQL = "'pending','approved','denied','expired','claimed','committed'," +
   "'not_started','unknown','reconciled'";
 
-/** Terminal state names as an SQL list. */
+/**
+ * Terminal state names as an SQL list.
+ *
+ * @category Approvals
+ */
 export const TERMINAL_SQL = "'denied','expired','committed','not_started','reconciled'";
 
 /**
  * Whether `OLD.state → NEW.state` is a legal transition, as an SQL condition written from
  * {@link TRANSITIONS}.
+ *
+ * @category Approvals
  */
 export const LEGAL_TRANSITION_SQL: string = Object.entries(TRANSITIONS)
   .filter(([, targets]) => targets.length > 0)
@@ -94,6 +124,8 @@ export const LEGAL_TRANSITION_SQL: string = Object.entries(TRANSITIONS)
 /**
  * The event a trigger appends for an applied transition: the next `seq` of the approval, the
  * states, and the instant, person and detail taken from the columns the transition recorded.
+ *
+ * @category Approvals
  */
 export const TRANSITION_EVENT_SQL =
   `INSERT INTO approval_events (approval_id, seq, from_state, to_state, at, by, detail)
@@ -114,7 +146,11 @@ export const TRANSITION_EVENT_SQL =
                 WHEN 'reconciled' THEN NEW.reconciled_outcome || ': ' || NEW.reconciled_evidence
                 ELSE NEW.outcome_reason END)`;
 
-/** The first event of an approval, appended by a trigger on insertion. */
+/**
+ * The first event of an approval, appended by a trigger on insertion.
+ *
+ * @category Approvals
+ */
 export const PENDING_EVENT_SQL =
   `INSERT INTO approval_events (approval_id, seq, from_state, to_state, at)
             VALUES (NEW.id, 1, NULL, NEW.state, NEW.created_at)`;

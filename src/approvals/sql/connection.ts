@@ -8,7 +8,11 @@
  */
 import type { Fields, SqlValue } from "./rows.ts";
 
-/** One statement with `?` placeholders and their values, in order. */
+/**
+ * One statement with `?` placeholders and their values, in order.
+ *
+ * @category Approvals
+ */
 export interface SqlStatement {
   /** SQL text; every parameter is a `?` (a driver renumbers them if its database needs it). */
   readonly sql: string;
@@ -16,7 +20,11 @@ export interface SqlStatement {
   readonly args: readonly SqlValue[];
 }
 
-/** What one statement of a batch did. */
+/**
+ * What one statement of a batch did.
+ *
+ * @category Approvals
+ */
 export interface SqlResult {
   /** The rows it returned (a `SELECT`, or `RETURNING`). */
   readonly rows: Fields[];
@@ -24,7 +32,11 @@ export interface SqlResult {
   readonly changes: number;
 }
 
-/** What a driver failure means for the caller. */
+/**
+ * What a driver failure means for the caller.
+ *
+ * @category Approvals
+ */
 export interface DriverFailure {
   /** Another connection held a lock the operation needed for longer than the store waits. */
   readonly busy: boolean;
@@ -32,7 +44,11 @@ export interface DriverFailure {
   readonly code?: string;
 }
 
-/** How one database speaks the store's SQL. */
+/**
+ * How one database speaks the store's SQL.
+ *
+ * @category Approvals
+ */
 export interface SqlDialect {
   /** A select list returning a whole approval row (one column or many). */
   readonly record: string;
@@ -47,7 +63,11 @@ export interface SqlDialect {
   readonly exactChanges: boolean;
 }
 
-/** A database the store runs on. */
+/**
+ * A database the store runs on.
+ *
+ * @category Approvals
+ */
 export interface SqlConnection {
   /** The dialect of its SQL. */
   readonly dialect: SqlDialect;

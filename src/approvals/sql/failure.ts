@@ -11,6 +11,8 @@ import type { DriverFailure } from "./connection.ts";
  * An {@link ApprovalError} for a failure while `doing`: `approval_store_busy` when another
  * connection held a lock too long, `approval_store_error` otherwise, naming at most the driver's
  * code. An `ApprovalError` passes through unchanged.
+ *
+ * @category Approvals
  */
 export function storeFailure(
   error: unknown,
@@ -32,7 +34,11 @@ export function storeFailure(
   return wrapped;
 }
 
-/** The `code` property of a driver error, when it is a string. */
+/**
+ * The `code` property of a driver error, when it is a string.
+ *
+ * @category Approvals
+ */
 export function driverCode(error: unknown): string | undefined {
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === "string" ? code : undefined;

@@ -10,7 +10,11 @@ import { ApprovalError } from "../errors.ts";
 import type { SqlConnection } from "./connection.ts";
 import { storeFailure } from "./failure.ts";
 
-/** One schema version: statements applied together in one atomic batch. */
+/**
+ * One schema version: statements applied together in one atomic batch.
+ *
+ * @category Approvals
+ */
 export interface Migration {
   /** The version this migration brings the database to. */
   readonly version: number;
@@ -18,7 +22,11 @@ export interface Migration {
   readonly statements: readonly string[];
 }
 
-/** A database's schema: its migrations, its version table, and its open check. */
+/**
+ * A database's schema: its migrations, its version table, and its open check.
+ *
+ * @category Approvals
+ */
 export interface SchemaDefinition {
   /** Creates `schema_version` (its SQL differs per database). */
   readonly versionTable: string;
@@ -30,7 +38,11 @@ export interface SchemaDefinition {
   check(connection: SqlConnection): Promise<void>;
 }
 
-/** The open check's refusal: `approval_store_schema_invalid`, saying what was found. */
+/**
+ * The open check's refusal: `approval_store_schema_invalid`, saying what was found.
+ *
+ * @category Approvals
+ */
 export function schemaInvalid(detail: string): ApprovalError {
   return new ApprovalError(
     "approval_store_schema_invalid",
@@ -39,12 +51,20 @@ export function schemaInvalid(detail: string): ApprovalError {
   );
 }
 
-/** The newest version of `migrations`. */
+/**
+ * The newest version of `migrations`.
+ *
+ * @category Approvals
+ */
 export function latestVersion(migrations: readonly Migration[]): number {
   return migrations[migrations.length - 1].version;
 }
 
-/** The highest version recorded in `schema_version` (0 for a new database). */
+/**
+ * The highest version recorded in `schema_version` (0 for a new database).
+ *
+ * @category Approvals
+ */
 export async function schemaVersion(db: SqlConnection): Promise<number> {
   const [row] = await db.query({
     sql: "SELECT coalesce(max(version), 0) AS version FROM schema_version",
@@ -57,6 +77,8 @@ export async function schemaVersion(db: SqlConnection): Promise<number> {
  * Brings the database to the newest of the schema's migrations, creating `schema_version` first
  * if it is missing (only then: a role that may not create tables can open a migrated database).
  * Throws `approval_store_schema_too_new` for a database with a version this code does not know.
+ *
+ * @category Approvals
  */
 export async function migrate(
   db: SqlConnection,
@@ -97,6 +119,8 @@ export async function migrate(
 /**
  * Migrates the database behind `connection` and runs the schema's open check; on any failure the
  * connection is closed and the failure thrown in sluice's words.
+ *
+ * @category Approvals
  */
 export async function openSchema(
   connection: SqlConnection,

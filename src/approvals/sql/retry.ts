@@ -15,6 +15,8 @@ const LONGEST_PAUSE_MS = 25;
 /**
  * Runs `step` until it succeeds, fails for another reason than `busy`, or `timeoutMs` has passed;
  * the last failure is thrown. The first attempt runs at once; only a busy database costs a timer.
+ *
+ * @category Approvals
  */
 export function retryWhileBusy<T>(
   step: () => T,

@@ -14,10 +14,18 @@ import type {
   ClaimRefusalCode,
 } from "../types.ts";
 
-/** One row by column name, as a driver returns it. */
+/**
+ * One row by column name, as a driver returns it.
+ *
+ * @category Approvals
+ */
 export type Fields = Readonly<Record<string, unknown>>;
 
-/** A value bound to a statement parameter. */
+/**
+ * A value bound to a statement parameter.
+ *
+ * @category Approvals
+ */
 export type SqlValue = string | number | null;
 
 function text(row: Fields, column: string): string {
@@ -37,6 +45,8 @@ function optionalNumber(row: Fields, column: string): number | undefined {
 /**
  * The columns a new approval inserts, by name: the request's identity, its canonical arguments,
  * the store's id and instant, state `pending`.
+ *
+ * @category Approvals
  */
 export function requestFields(
   request: ApprovalRequest,
@@ -64,7 +74,11 @@ export function requestFields(
   };
 }
 
-/** One `approvals` row as a record. */
+/**
+ * One `approvals` row as a record.
+ *
+ * @category Approvals
+ */
 export function toRecord(row: Fields): ApprovalRecord {
   const decidedBy = optionalText(row, "decided_by");
   const state = text(row, "state") as ApprovalState;
@@ -121,7 +135,11 @@ export function toRecord(row: Fields): ApprovalRecord {
   };
 }
 
-/** One `approval_events` row as an event. */
+/**
+ * One `approval_events` row as an event.
+ *
+ * @category Approvals
+ */
 export function toEvent(row: Fields): ApprovalEvent {
   const by = optionalText(row, "by");
   const detail = optionalText(row, "detail");

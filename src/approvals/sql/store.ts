@@ -62,7 +62,11 @@ const NO_FACTS: Readonly<Record<string, null>> = Object.fromEntries(
 const applied = (result: SqlResult, returning: boolean) =>
   returning ? result.rows.length === 1 : result.changes === 1;
 
-/** Options of the {@link SqlApprovalStore} constructor. */
+/**
+ * Options of the {@link SqlApprovalStore} constructor.
+ *
+ * @category Approvals
+ */
 export interface SqlApprovalStoreParts {
   /** The database. */
   readonly connection: SqlConnection;
@@ -82,6 +86,8 @@ interface Guard {
  * An {@link ApprovalStore} on an SQL database. Construct it through a database's `open()`
  * (`LibsqlApprovalStore.open`, `PostgresApprovalStore.open`, `D1ApprovalStore.open`), which
  * migrates and checks the schema first.
+ *
+ * @category Approvals
  */
 export class SqlApprovalStore implements ApprovalStore {
   /** Whether records survive a crash of this process. */

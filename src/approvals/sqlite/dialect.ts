@@ -13,6 +13,8 @@ import type { Fields } from "../sql/rows.ts";
  * drivers build a JS object per column of every row they return, which costs several times more
  * than the query for a 31-column row; one column keeps a store call close to the cost of its
  * transaction.
+ *
+ * @category Approvals
  */
 export const SQLITE_DIALECT: SqlDialect = Object.freeze({
   record: `json_array(${APPROVAL_COLUMNS.join(", ")}) AS record`,
@@ -28,7 +30,11 @@ export const SQLITE_DIALECT: SqlDialect = Object.freeze({
   exactChanges: true,
 });
 
-/** What an SQLite driver's failure means: `SQLITE_BUSY` and `SQLITE_LOCKED` codes are busy. */
+/**
+ * What an SQLite driver's failure means: `SQLITE_BUSY` and `SQLITE_LOCKED` codes are busy.
+ *
+ * @category Approvals
+ */
 export function describeSqliteFailure(error: unknown): DriverFailure {
   const code = driverCode(error);
   return {

@@ -16,13 +16,21 @@ import {
 } from "../sql/columns.ts";
 import { latestVersion, type Migration } from "../sql/migrate.ts";
 
-/** The table of applied versions (its text is part of every existing database). */
+/**
+ * The table of applied versions (its text is part of every existing database).
+ *
+ * @category Approvals
+ */
 export const SQLITE_VERSION_TABLE = `CREATE TABLE IF NOT EXISTS schema_version (
         version INTEGER PRIMARY KEY NOT NULL, applied_at INTEGER NOT NULL) STRICT`;
 
 const changed = (column: string) => `NEW.${column} IS NOT OLD.${column}`;
 
-/** Every migration, oldest first. */
+/**
+ * Every migration, oldest first.
+ *
+ * @category Approvals
+ */
 export const SQLITE_MIGRATIONS: readonly Migration[] = Object.freeze([
   {
     version: 1,
@@ -133,5 +141,9 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = Object.freeze([
   },
 ]);
 
-/** The newest schema version this code knows. */
+/**
+ * The newest schema version this code knows.
+ *
+ * @category Approvals
+ */
 export const LATEST_SCHEMA_VERSION: number = latestVersion(SQLITE_MIGRATIONS);

@@ -25,6 +25,8 @@ const EXPECTED: ReadonlyMap<string, { type: string; sql: string }> = new Map(
 /**
  * Throws `approval_store_schema_invalid` unless the database is at the newest schema version and
  * every migration object is intact, and no other trigger sits on sluice's tables.
+ *
+ * @category Approvals
  */
 export async function checkSqliteSchema(db: SqlConnection): Promise<void> {
   const version = await schemaVersion(db);
@@ -53,7 +55,11 @@ export async function checkSqliteSchema(db: SqlConnection): Promise<void> {
   }
 }
 
-/** The SQLite schema of the approval store (libSQL, D1): migrations, version table, check. */
+/**
+ * The SQLite schema of the approval store (libSQL, D1): migrations, version table, check.
+ *
+ * @category Approvals
+ */
 export const SQLITE_SCHEMA: SchemaDefinition = Object.freeze({
   versionTable: SQLITE_VERSION_TABLE,
   versionTableExists: `SELECT count(*) AS present FROM sqlite_master

@@ -20,7 +20,11 @@ interface DenoDns {
 // "No such name" and "no record of this type" are answers; anything else is a failure.
 const isNoAnswer = (error: unknown): boolean => error instanceof Error && error.name === "NotFound";
 
-/** Returns a resolver backed by `Deno.resolveDns`, or `undefined` when not running on Deno. */
+/**
+ * Returns a resolver backed by `Deno.resolveDns`, or `undefined` when not running on Deno.
+ *
+ * @category Transport
+ */
 export function denoResolver(): Resolver | undefined {
   const deno = (globalThis as { Deno?: Partial<DenoDns> }).Deno;
   if (deno === undefined || typeof deno.resolveDns !== "function") return undefined;

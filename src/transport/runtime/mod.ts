@@ -10,7 +10,11 @@ import type { Resolver } from "../resolver.ts";
 import { denoResolver } from "./deno.ts";
 import { nodeResolver } from "./node.ts";
 
-/** The resolver of the current runtime (Deno, then Node/Bun), or `undefined` on Workers. */
+/**
+ * The resolver of the current runtime (Deno, then Node/Bun), or `undefined` on Workers.
+ *
+ * @category Transport
+ */
 export function runtimeResolver(): { resolve: Resolver; source: "deno" | "node" } | undefined {
   const deno = denoResolver();
   if (deno !== undefined) return { resolve: deno, source: "deno" };

@@ -19,7 +19,11 @@ interface NodeProcess {
   getBuiltinModule?: (id: string) => unknown;
 }
 
-/** Returns a resolver backed by Node's `dns.promises.lookup`, or `undefined` without it. */
+/**
+ * Returns a resolver backed by Node's `dns.promises.lookup`, or `undefined` without it.
+ *
+ * @category Transport
+ */
 export function nodeResolver(): Resolver | undefined {
   const process = (globalThis as { process?: NodeProcess }).process;
   if (typeof process?.getBuiltinModule !== "function") return undefined;
