@@ -13,6 +13,7 @@ import type { ToolLimits } from "../catalog/limits.ts";
 import { listNamedTools, type ToolListing } from "../catalog/listing.ts";
 import type { CatalogMonitor, StaleReason } from "../catalog/monitor.ts";
 import {
+  catalogHeader,
   discoveryLimits,
   type SelectableBinding,
   selectBound,
@@ -209,7 +210,7 @@ export async function findBound<B extends SelectableBinding>(
   let listing = options.listing;
   if (listing === undefined && toList.length > 0) {
     // Checks the server id, monitor and version before the first request.
-    selectBound({ serverId, bindings: new Map(), monitor, limits, listing, onUnfit: "fail" });
+    catalogHeader(serverId, monitor, true);
     const names = new Set(toList.map((binding) => binding.remoteName));
     listing = await listNamedTools(session, monitor, names, limits, options.signal);
   }
