@@ -116,6 +116,21 @@ export interface ConnectOptions
 /** Listings one refresh makes at most while changes keep arriving during it. */
 const MAX_REFRESH_ROUNDS = 3;
 
+/**
+ * The shortest wait before listing again on a `ttlMs` hint: a hint of 0 ("stale at once",
+ * the 2026-07-28 default) or any shorter one is read as this, so no server can make the
+ * connection list in a loop.
+ *
+ * @category Agent developers: connect()
+ */
+export const MIN_TTL_RELIST_MS = 1_000;
+/**
+ * The longest wait before listing again on a `ttlMs` hint (one hour).
+ *
+ * @category Agent developers: connect()
+ */
+export const MAX_TTL_RELIST_MS = 3_600_000;
+
 interface Prepared {
   readonly server: ResolvedServer;
   readonly session: ServerSession;
@@ -131,6 +146,9 @@ interface Prepared {
   /** The refresh in flight, and whether another change was heard while it ran. */
   refreshing?: Promise<StagedRevision | undefined>;
   again?: boolean;
+  /** The latest listing's `ttlMs` hint, and the timer that lists again after it. */
+  ttlMs?: number;
+  ttlTimer?: ReturnType<typeof setTimeout>;
 }
 
 /**
@@ -267,6 +285,7 @@ export async function connectAll(config: ConnectAllConfig): Promise<Connection> 
     } catch {
       return undefined; // the tools stay as they are: stale, when a change was heard
     }
+    item.ttlMs = listing.ttlMs;
     const catalog = item.catalog;
     const current = catalog.tools.filter((tool) => tool.source === "server")
       .map((tool) => catalog.definitions.get(tool.allowed.tool)!);
@@ -284,6 +303,13 @@ export async function connectAll(config: ConnectAllConfig): Promise<Connection> 
     if (!hasChanges(diff)) {
       item.staged = undefined;
       return undefined;
+    }
+    const staged = item.staged;
+    if (staged !== undefined && sameChanges(staged.revision.diff, diff)) {
+      // The same change listed again (a re-list on a hint, a re-opened stream): the revision
+      // the host may be reviewing stays, with the newer listing behind it; no new event.
+      item.staged = { revision: staged.revision, listing, generation };
+      return staged.revision;
     }
     const revision: StagedRevision = Object.freeze({
       id: `${item.server.id}#${++revisionCount}`,
@@ -320,15 +346,34 @@ export async function connectAll(config: ConnectAllConfig): Promise<Connection> 
     };
     item.refreshing = run().finally(() => {
       item.refreshing = undefined;
+      scheduleTtl(item);
     });
     return item.refreshing;
+  };
+  /**
+   * Where no change stream is open and the last listing carried a `ttlMs` hint: list again
+   * after it (clamped to {@link MIN_TTL_RELIST_MS}..{@link MAX_TTL_RELIST_MS}).
+   */
+  const scheduleTtl = (item: Prepared): void => {
+    clearTimeout(item.ttlTimer);
+    item.ttlTimer = undefined;
+    if (config.changeDetection !== true || closing !== undefined) return;
+    if (item.ttlMs === undefined || item.session.changeStream !== undefined) return;
+    const delay = Math.min(Math.max(item.ttlMs, MIN_TTL_RELIST_MS), MAX_TTL_RELIST_MS);
+    item.ttlTimer = setTimeout(() => {
+      item.ttlTimer = undefined;
+      void refreshServer(item);
+    }, delay);
   };
   for (const item of prepared) {
     item.session.monitor.onChange(() => void refreshServer(item));
     const listed = item.catalog!.listing;
+    item.ttlMs = listed?.ttlMs;
     // A change heard while (or since) connect() listed: list again before handing tools out.
     if (listed !== undefined && item.session.monitor.generation !== listed.generation) {
       await refreshServer(item);
+    } else {
+      scheduleTtl(item);
     }
   }
   const accept = async (revision: StagedRevision, options: AcceptOptions = {}) => {
@@ -427,6 +472,7 @@ export async function connectAll(config: ConnectAllConfig): Promise<Connection> 
     accept,
     close: () =>
       closing ??= (async () => {
+        for (const item of prepared) clearTimeout(item.ttlTimer);
         await Promise.all(prepared.map((item) => item.session.close()));
         await Promise.all(prepared.map((item) => item.refreshing?.catch(() => undefined)));
       })(),
@@ -449,8 +495,21 @@ async function lockOf(prepared: readonly Prepared[]): Promise<SluiceLock> {
 
 /** How a server's tool list changes reach the connection now. */
 function mechanismOf(item: Prepared): ChangeMechanism {
-  if (item.session.listening) return "subscription";
+  const stream = item.session.changeStream;
+  if (stream !== undefined) return stream;
+  if (item.ttlMs !== undefined) return "ttl";
   return item.session.era === "legacy" ? "notifications" : "none";
+}
+
+/** Whether two diffs stage the same change: the same tools, digests and fields. */
+function sameChanges(a: StagedRevision["diff"], b: StagedRevision["diff"]): boolean {
+  const key = (diff: StagedRevision["diff"]) =>
+    JSON.stringify([
+      diff.added.map((t) => [t.tool, t.digest]),
+      diff.removed.map((t) => [t.tool, t.digest]),
+      diff.changed.map((t) => [t.tool, t.beforeDigest, t.afterDigest]),
+    ]);
+  return key(a) === key(b);
 }
 
 /** The stale ready tools of a server, and why (the first change not yet resolved). */
