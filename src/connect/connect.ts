@@ -15,6 +15,7 @@ import { createLock, type LockedServer, lockServer, type SluiceLock } from "../c
 import { elapsed, emitEvent } from "./events.ts";
 import type { ChangeMechanism, ConnectReport, ServerReport } from "./report.ts";
 import { ServerSession } from "./session.ts";
+import { ttlRelistDelay } from "./ttl.ts";
 import { reloadToolkit, Toolkit, type ToolkitServer } from "./toolkit.ts";
 import { type AcceptOptions, hasChanges, type StagedRevision, summarize } from "./revision.ts";
 import { ConnectConfigError } from "./errors.ts";
@@ -115,21 +116,6 @@ export interface ConnectOptions
 
 /** Listings one refresh makes at most while changes keep arriving during it. */
 const MAX_REFRESH_ROUNDS = 3;
-
-/**
- * The shortest wait before listing again on a `ttlMs` hint: a hint of 0 ("stale at once",
- * the 2026-07-28 default) or any shorter one is read as this, so no server can make the
- * connection list in a loop.
- *
- * @category Agent developers: connect()
- */
-export const MIN_TTL_RELIST_MS = 1_000;
-/**
- * The longest wait before listing again on a `ttlMs` hint (one hour).
- *
- * @category Agent developers: connect()
- */
-export const MAX_TTL_RELIST_MS = 3_600_000;
 
 interface Prepared {
   readonly server: ResolvedServer;
@@ -352,14 +338,14 @@ export async function connectAll(config: ConnectAllConfig): Promise<Connection> 
   };
   /**
    * Where no change stream is open and the last listing carried a `ttlMs` hint: list again
-   * after it (clamped to {@link MIN_TTL_RELIST_MS}..{@link MAX_TTL_RELIST_MS}).
+   * after it (clamped to 1 s..1 h: `ttlRelistDelay`).
    */
   const scheduleTtl = (item: Prepared): void => {
     clearTimeout(item.ttlTimer);
     item.ttlTimer = undefined;
     if (config.changeDetection !== true || closing !== undefined) return;
     if (item.ttlMs === undefined || item.session.changeStream !== undefined) return;
-    const delay = Math.min(Math.max(item.ttlMs, MIN_TTL_RELIST_MS), MAX_TTL_RELIST_MS);
+    const delay = ttlRelistDelay(item.ttlMs);
     item.ttlTimer = setTimeout(() => {
       item.ttlTimer = undefined;
       void refreshServer(item);

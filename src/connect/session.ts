@@ -284,9 +284,16 @@ export class ServerSession implements McpSession {
 
   /** `subscriptions/listen` for tool list changes; `"refused"` when the server honors none. */
   async #openListen(sdk: Client): Promise<ListenHandle | "refused"> {
-    const handle = await (sdk as unknown as {
-      listen(filter: { toolsListChanged: boolean }): Promise<ListenHandle>;
-    }).listen({ toolsListChanged: true });
+    let handle: ListenHandle;
+    try {
+      handle = await (sdk as unknown as {
+        listen(filter: { toolsListChanged: boolean }): Promise<ListenHandle>;
+      }).listen({ toolsListChanged: true });
+    } catch (error) {
+      // A JSON-RPC error (a numeric code) is the server's answer: it has no listen to offer.
+      if (isRecord(error) && typeof error.code === "number") return "refused";
+      throw error;
+    }
     if (handle.honoredFilter?.toolsListChanged === true) return handle;
     await handle.close().catch(() => {});
     return "refused";

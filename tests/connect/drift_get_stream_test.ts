@@ -1,0 +1,115 @@
+/**
+ * The 2025 standalone GET stream of connect()'s session, against the v1 SDK's stateful server
+ * (legacy fixture) and the v2 SDK's stateless 2025 leg: a stream cut by the per-request
+ * deadline is re-opened and still carries the next change; a session the server forgot is
+ * re-initialized with a new stream; a server that answers GET with 405 is not asked again and
+ * reports `"notifications"`. Deno's resource and op sanitizers are on: `close()` leaves no
+ * stream, timer or socket behind.
+ */
+import assert from "node:assert/strict";
+import { connect, EraCache } from "../../mod.ts";
+import { startLegacyHttpServer } from "../../fixtures/legacy_server_http.ts";
+import { startHttpServer } from "../../fixtures/read_server_http.ts";
+
+/** Waits for `done`, failing after a generous bound (not a timing assertion). */
+async function eventually(done: () => boolean, what: string, boundMs = 20_000) {
+  const until = Date.now() + boundMs;
+  while (!done()) {
+    if (Date.now() > until) assert.fail(`not within ${boundMs} ms: ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+const ALLOW = { id: "docs", allow: ["echo", "add"], preApproved: ["echo", "add"] } as const;
+
+Deno.test("GET stream: cut by the request deadline, re-opened, and the next change is heard on it", async () => {
+  const server = await startLegacyHttpServer();
+  const gets = () => server.log.filter((entry) => entry.httpMethod === "GET");
+  // A short deadline: each stream lives at most 1.5 s, then the session opens another.
+  const connection = await connect(server.url, {
+    ...ALLOW,
+    changeDetection: true,
+    transport: { dangerouslyAllowLoopback: true, timeoutMs: 1_500 },
+  });
+  try {
+    assert.equal(connection.report().servers[0].changeDetection, "get_stream");
+    assert.equal(gets().length, 1);
+    await eventually(() => gets().length >= 3, "two more GET streams");
+    assert.ok(gets().every((entry) => entry.status === 200 && entry.sessionId !== undefined));
+    assert.equal(server.sessionsCreated(), 1, "one session throughout");
+    await eventually(
+      () => connection.report().servers[0].changeDetection === "get_stream",
+      "a stream is open",
+    );
+    server.catalog.changeTools();
+    await eventually(() => connection.revisions().length === 1, "the change is staged");
+    assert.deepEqual(
+      connection.revisions()[0].diff.changed.map((change) => [change.tool, change.fields]),
+      [["echo", ["description"]]],
+    );
+  } finally {
+    await connection.close();
+    await server.close();
+  }
+});
+
+Deno.test("GET stream: a forgotten session is re-initialized with a new stream", async () => {
+  const server = await startLegacyHttpServer();
+  const connection = await connect(server.url, {
+    ...ALLOW,
+    changeDetection: true,
+    transport: { dangerouslyAllowLoopback: true, timeoutMs: 5_000 },
+  });
+  try {
+    const first = server.log.find((entry) => entry.httpMethod === "GET")!.sessionId;
+    // The server forgets every session: the stream ends, the re-listing gets 404, the
+    // session initializes again and opens a stream on the new session.
+    await server.expireSessions();
+    await eventually(
+      () =>
+        server.log.some((entry) =>
+          entry.httpMethod === "GET" && entry.status === 200 && entry.sessionId !== first
+        ),
+      "a stream on the new session",
+    );
+    assert.equal(server.sessionsCreated(), 2);
+    await eventually(
+      () => connection.report().servers[0].staleTools === undefined,
+      "the re-listing confirmed the unchanged tools",
+    );
+    assert.equal(connection.report().servers[0].changeDetection, "get_stream");
+    assert.equal((await connection.toolkit.call("docs__add", { a: 1, b: 2 })).errorCode, undefined);
+    server.catalog.changeTools();
+    await eventually(() => connection.revisions().length === 1, "the change is staged");
+  } finally {
+    await connection.close();
+    await server.close();
+  }
+});
+
+Deno.test("GET stream: a 405 means the server offers none; asked once, reported as notifications", async () => {
+  const server = await startHttpServer();
+  const url = server.url;
+  const eraCache = new EraCache();
+  eraCache.set(url, { era: "legacy" }); // straight to the stateless 2025 leg
+  const connection = await connect(url, {
+    ...ALLOW,
+    changeDetection: true,
+    eraCache,
+    transport: { dangerouslyAllowLoopback: true, timeoutMs: 5_000 },
+  });
+  try {
+    const report = connection.report().servers[0];
+    assert.equal(report.era, "legacy");
+    assert.equal(report.changeDetection, "notifications");
+    assert.equal(
+      (await connection.toolkit.call("docs__echo", { message: "x" })).errorCode,
+      undefined,
+    );
+    const gets = server.log.filter((entry) => entry.method === "http:GET");
+    assert.equal(gets.length, 1);
+  } finally {
+    await connection.close();
+    await server.close();
+  }
+});
