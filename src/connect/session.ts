@@ -100,9 +100,9 @@ export const MAX_STREAM_RESUMPTIONS = 3;
 const MAX_RESUME_DELAY_MS = 5_000;
 
 /**
- * GET requests: the standalone server-to-client SSE stream is declined (sluice needs none for
- * tool calls, and under one deadline per request such a stream could only be cut and
- * re-opened), answered locally with 405, which the SDK treats as "no stream offered". A GET
+ * GET requests: the SDK's own standalone server-to-client SSE stream is declined, answered
+ * locally with 405, which the SDK treats as "no stream offered" (with `changeDetection` the
+ * session opens its own, which reads notifications only: `get_stream.ts`). A GET
  * that resumes a request's reply stream (`Last-Event-ID`, after the server closed it past a
  * priming event: SEP-1699 polling) goes through on 2025 eras, where the server replays the
  * rest of the same request's reply. On 2026-07-28 resumption does not exist: the local 405
