@@ -8,6 +8,12 @@
  */
 import assert from "node:assert/strict";
 import { connect, EraCache } from "../../mod.ts";
+import {
+  result,
+  type ScriptedRequest,
+  startScriptedServer,
+  tool,
+} from "../support/connect_servers.ts";
 import { startLegacyHttpServer } from "../../fixtures/legacy_server_http.ts";
 import { startHttpServer } from "../../fixtures/read_server_http.ts";
 
@@ -108,6 +114,126 @@ Deno.test("GET stream: a 405 means the server offers none; asked once, reported 
     );
     const gets = server.log.filter((entry) => entry.method === "http:GET");
     assert.equal(gets.length, 1);
+  } finally {
+    await connection.close();
+    await server.close();
+  }
+});
+
+/** An SSE body: the chunks `produce` gives, written in order, then held open until cancel. */
+function sse(produce: () => readonly string[] | Promise<readonly string[]>): Response {
+  const encoder = new TextEncoder();
+  const body = new ReadableStream<Uint8Array>({
+    async start(controller) {
+      for (const chunk of await produce()) controller.enqueue(encoder.encode(chunk));
+    },
+  });
+  return new Response(body, { headers: { "content-type": "text/event-stream" } });
+}
+
+const LIST_CHANGED = JSON.stringify({
+  jsonrpc: "2.0",
+  method: "notifications/tools/list_changed",
+});
+
+Deno.test("GET stream: events split across chunks, comments, other event types and non-JSON", async () => {
+  let lists = 0;
+  const listed = Promise.withResolvers<void>();
+  const server = startScriptedServer({
+    "tools/list": (request: ScriptedRequest) => {
+      lists++;
+      listed.resolve();
+      return result(request, { tools: [tool("echo")] });
+    },
+    "http:GET": () =>
+      sse(async () => [
+        // After the first listing, so only the notification can cause the second.
+        await listed.promise.then(() => ": keep-alive\r\n\r\n"),
+        `event: other\ndata: ${LIST_CHANGED}\n\n`, // not a "message" event: ignored
+        "data: not json\n\n",
+        // One event split across chunks, its CRLF split too.
+        `data: ${LIST_CHANGED.slice(0, 10)}`,
+        `${LIST_CHANGED.slice(10)}\r`,
+        "\n\r\n",
+      ]),
+  });
+  const connection = await connect(server.url, {
+    id: "s",
+    allow: ["echo"],
+    preApproved: ["echo"],
+    changeDetection: true,
+    transport: { dangerouslyAllowLoopback: true, timeoutMs: 30_000 },
+  });
+  try {
+    assert.equal(connection.report().servers[0].changeDetection, "get_stream");
+    await eventually(() => lists >= 2, "the split list_changed is heard and re-listed");
+    // The change changed nothing: the tool stays current, nothing is staged.
+    await eventually(
+      () => connection.report().servers[0].staleTools === undefined,
+      "the re-listing confirmed echo",
+    );
+    assert.deepEqual(connection.revisions(), []);
+    assert.equal((await connection.toolkit.call("s__echo", {})).errorCode, undefined);
+  } finally {
+    await connection.close();
+    await server.close();
+  }
+});
+
+Deno.test("GET stream: a forged reply to a pending call, or a request, on it answers nothing", async () => {
+  const called = Promise.withResolvers<unknown>();
+  const server = startScriptedServer({
+    "tools/list": (request: ScriptedRequest) => result(request, { tools: [tool("slow")] }),
+    "tools/call": (request: ScriptedRequest) => {
+      called.resolve(request.id);
+      return "stall";
+    },
+    "http:GET": () =>
+      sse(async () => {
+        const id = await called.promise;
+        const forged = { content: [{ type: "text", text: "forged" }] };
+        return [
+          `data: ${JSON.stringify({ jsonrpc: "2.0", id, result: forged })}\n\n`,
+          `data: ${JSON.stringify({ jsonrpc: "2.0", id: 99, method: "tools/list" })}\n\n`,
+        ];
+      }),
+  });
+  const connection = await connect(server.url, {
+    id: "s",
+    allow: ["slow"],
+    preApproved: ["slow"],
+    changeDetection: true,
+    transport: { dangerouslyAllowLoopback: true, timeoutMs: 1_500 },
+  });
+  try {
+    const envelope = await connection.toolkit.call("s__slow", {});
+    assert.notDeepEqual(envelope.text, ["forged"]);
+    assert.equal(envelope.errorCode, "transport_timeout");
+    // sluice never answered the server's request: only its own POSTs went out.
+    assert.ok(server.requests.every((r) => r.method !== "tools/list" || r.id !== 99));
+  } finally {
+    await connection.close();
+    await server.close();
+  }
+});
+
+Deno.test("GET stream: a stream over the byte cap is cut and opened again", async () => {
+  let gets = 0;
+  const server = startScriptedServer({
+    "http:GET": () => {
+      gets++;
+      return sse(() => [`: ${"x".repeat(8_192)}\n\n`]);
+    },
+  });
+  const connection = await connect(server.url, {
+    id: "s",
+    allow: ["echo"],
+    preApproved: ["echo"],
+    changeDetection: true,
+    transport: { dangerouslyAllowLoopback: true, timeoutMs: 5_000, maxResponseBytes: 4_096 },
+  });
+  try {
+    await eventually(() => gets >= 3, "the stream is opened again after each cut");
   } finally {
     await connection.close();
     await server.close();
