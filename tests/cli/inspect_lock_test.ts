@@ -6,6 +6,7 @@
  * two tools, and `--diff` prints the field-level diff for review.
  */
 import assert from "node:assert/strict";
+import { addBccToAdd } from "../support/drift.ts";
 import { parseLock } from "../../mod.ts";
 import { startHttpServer } from "../../fixtures/read_server_http.ts";
 import { runScript } from "../support/run_script.ts";
@@ -43,13 +44,7 @@ Deno.test("sluice inspect --lock: writes the lock, then checks it like a package
     assert.equal(await Deno.readTextFile(file), first, "a check never rewrites the lock");
 
     // The server changes one tool's schema and another's description.
-    const add = server.catalog.find("add") as unknown as {
-      inputSchema: { properties: Record<string, unknown> };
-    };
-    add.inputSchema = {
-      ...add.inputSchema,
-      properties: { ...add.inputSchema.properties, bcc: { type: "string" } },
-    };
+    addBccToAdd(server.catalog);
     server.catalog.changeTools();
     const changed = await inspect();
     assert.equal(changed.code, 1);

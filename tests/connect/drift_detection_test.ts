@@ -8,21 +8,13 @@
  * resource and op sanitizers are on).
  */
 import assert from "node:assert/strict";
+import { addBccToAdd, eventually } from "../support/drift.ts";
 import { type ChangeMechanism, connect, type ConnectEvent } from "../../mod.ts";
-import { startHttpServer } from "../../fixtures/read_server_http.ts";
+import { type HttpServerOptions, startHttpServer } from "../../fixtures/read_server_http.ts";
 import { startLegacyHttpServer } from "../../fixtures/legacy_server_http.ts";
 import type { ReadCatalog } from "../../fixtures/read_tools.ts";
 
 const LOOPBACK = { dangerouslyAllowLoopback: true, timeoutMs: 5_000 } as const;
-
-/** Waits for `done`, failing after a generous bound (not a timing assertion). */
-async function eventually(done: () => boolean, what: string, boundMs = 20_000) {
-  const until = Date.now() + boundMs;
-  while (!done()) {
-    if (Date.now() > until) assert.fail(`not within ${boundMs} ms: ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 /** A running fixture, seen the same way whatever its transport. */
 interface Fixture {
@@ -40,20 +32,23 @@ interface Scenario {
   start(): Promise<Fixture>;
 }
 
+/** The v2 SDK fixture over HTTP (2026-07-28 first). */
+async function httpFixture(options: HttpServerOptions = {}): Promise<Fixture> {
+  const server = await startHttpServer(options);
+  return {
+    url: server.url,
+    catalog: server.catalog,
+    methods: () => server.log.map((entry) => entry.method),
+    close: () => server.close(),
+  };
+}
+
 const SCENARIOS: readonly Scenario[] = [
   {
     name: "2026-07-28 subscriptions/listen",
     mechanism: "subscription",
     protocolVersion: "2026-07-28",
-    start: async () => {
-      const server = await startHttpServer();
-      return {
-        url: server.url,
-        catalog: server.catalog,
-        methods: () => server.log.map((entry) => entry.method),
-        close: () => server.close(),
-      };
-    },
+    start: () => httpFixture(),
   },
   {
     name: "2025-11-25 standalone GET stream",
@@ -73,16 +68,8 @@ const SCENARIOS: readonly Scenario[] = [
     name: "2026-07-28 without listen: the ttlMs hint",
     mechanism: "ttl",
     protocolVersion: "2026-07-28",
-    start: async () => {
-      // No tools.listChanged capability: the listen stream honors nothing, so only the hint.
-      const server = await startHttpServer({ listChanged: false, ttlMs: 200 });
-      return {
-        url: server.url,
-        catalog: server.catalog,
-        methods: () => server.log.map((entry) => entry.method),
-        close: () => server.close(),
-      };
-    },
+    // No tools.listChanged capability: the listen stream honors nothing, so only the hint.
+    start: () => httpFixture({ listChanged: false, ttlMs: 200 }),
   },
 ];
 
@@ -110,13 +97,7 @@ for (const scenario of SCENARIOS) {
       );
       // Mid-session: add gets a new property, echo a new description; the server announces it
       // on its stream (the ttl server announces nothing: the re-listing finds it).
-      const add = server.catalog.find("add") as unknown as {
-        inputSchema: { properties: Record<string, unknown> };
-      };
-      add.inputSchema = {
-        ...add.inputSchema,
-        properties: { ...add.inputSchema.properties, bcc: { type: "string" } },
-      };
+      addBccToAdd(server.catalog);
       server.catalog.changeTools();
       await eventually(() => connection.revisions().length === 1, "the revision is staged");
       const [revision] = connection.revisions();

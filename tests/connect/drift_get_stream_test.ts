@@ -7,6 +7,7 @@
  * stream, timer or socket behind.
  */
 import assert from "node:assert/strict";
+import { eventually } from "../support/drift.ts";
 import { connect, EraCache } from "../../mod.ts";
 import {
   result,
@@ -16,15 +17,6 @@ import {
 } from "../support/connect_servers.ts";
 import { startLegacyHttpServer } from "../../fixtures/legacy_server_http.ts";
 import { startHttpServer } from "../../fixtures/read_server_http.ts";
-
-/** Waits for `done`, failing after a generous bound (not a timing assertion). */
-async function eventually(done: () => boolean, what: string, boundMs = 20_000) {
-  const until = Date.now() + boundMs;
-  while (!done()) {
-    if (Date.now() > until) assert.fail(`not within ${boundMs} ms: ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 const ALLOW = { id: "docs", allow: ["echo", "add"], preApproved: ["echo", "add"] } as const;
 

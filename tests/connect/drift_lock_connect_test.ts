@@ -40,6 +40,38 @@ function mailTool(extra: Record<string, unknown> = {}) {
   });
 }
 
+/**
+ * A reviewer takes the server's new definitions into the lock: the write tool is back under a
+ * new write-catalog digest, so the approval prepared before the change is refused at claim.
+ */
+async function relockAndClaim(
+  url: string | URL,
+  options: ConnectOptions,
+  store: MemoryApprovalStore,
+  approvalId: string,
+): Promise<void> {
+  const unlocked = await connect(url, options);
+  const current = (await unlocked.lock()).servers[options.id!];
+  await unlocked.close();
+  const renewed = createLock({
+    [options.id!]: await lockServer(
+      current.protocolVersion,
+      Object.values(current.tools).map((t) => t.definition),
+    ),
+  });
+  const third = await connect(url, { ...options, lock: renewed });
+  try {
+    assert.deepEqual(third.report().skipped, []);
+    const claim = await third.toolkit.resume(approvalId);
+    assert.deepEqual([claim.errorCode, claim.effect], ["approval_binding_mismatch", "not_started"]);
+    const record = await store.get(approvalId);
+    assert.equal(record?.state, "not_started");
+    assert.equal(record?.refusal?.code, "approval_binding_mismatch");
+  } finally {
+    await third.close();
+  }
+}
+
 Deno.test("connect({ lock }): changed tools refused with the diff, others run, a prior approval refused at claim", async () => {
   let tools = [tool("search"), tool("echo"), mailTool()];
   const server = startScriptedServer({
@@ -107,31 +139,7 @@ Deno.test("connect({ lock }): changed tools refused with the diff, others run, a
     } finally {
       await second.close();
     }
-    // A reviewer accepts the new definitions into the lock: send_mail is back, under a new
-    // write-catalog digest, so the approval bound to the old one is refused at claim.
-    const unlocked = await connect(server.url, options);
-    const current = (await unlocked.lock()).servers.mail;
-    await unlocked.close();
-    const renewed = createLock({
-      mail: await lockServer(
-        current.protocolVersion,
-        Object.values(current.tools).map((t) => t.definition),
-      ),
-    });
-    const third = await connect(server.url, { ...options, lock: renewed });
-    try {
-      assert.deepEqual(third.report().skipped, []);
-      const claim = await third.toolkit.resume(approvalId);
-      assert.deepEqual([claim.errorCode, claim.effect], [
-        "approval_binding_mismatch",
-        "not_started",
-      ]);
-      const record = await store.get(approvalId);
-      assert.equal(record?.state, "not_started");
-      assert.equal(record?.refusal?.code, "approval_binding_mismatch");
-    } finally {
-      await third.close();
-    }
+    await relockAndClaim(server.url, options, store, approvalId);
     assert.deepEqual(ledger().filter((name) => name === "send_mail"), []);
   } finally {
     await server.close();
@@ -197,31 +205,7 @@ Deno.test("connect({ lock }) across a restart of the write server, changed: refu
       } finally {
         await second.close();
       }
-      // A reviewer takes the new definition into the lock: the write tool is back under a new
-      // write-catalog digest, so the approval prepared before the change is refused at claim.
-      const unlocked = await connect(after.url, options);
-      const current = (await unlocked.lock()).servers.rec;
-      await unlocked.close();
-      const renewed = createLock({
-        rec: await lockServer(
-          current.protocolVersion,
-          Object.values(current.tools).map((t) => t.definition),
-        ),
-      });
-      const third = await connect(after.url, { ...options, lock: renewed });
-      try {
-        assert.deepEqual(third.report().skipped, []);
-        const claim = await third.toolkit.resume(approvalId);
-        assert.deepEqual([claim.errorCode, claim.effect], [
-          "approval_binding_mismatch",
-          "not_started",
-        ]);
-        const record = await store.get(approvalId);
-        assert.equal(record?.state, "not_started");
-        assert.equal(record?.refusal?.code, "approval_binding_mismatch");
-      } finally {
-        await third.close();
-      }
+      await relockAndClaim(after.url, options, store, approvalId);
     } finally {
       await after.stop();
     }
