@@ -42,6 +42,8 @@ export interface GetStreamOptions {
   readonly headers: Readonly<Record<string, string>>;
   /** Receives each JSON-RPC notification (a message with a `method` and no `id`). */
   readonly onNotification: (message: Record<string, unknown>) => void;
+  /** Aborts the opening and ends the stream (the session's close). */
+  readonly signal?: AbortSignal;
 }
 
 /**
@@ -57,15 +59,25 @@ export async function openGetStream(
   options: GetStreamOptions,
 ): Promise<GetStream | "not_offered"> {
   const controller = new AbortController();
+  const stop = () => controller.abort();
+  options.signal?.addEventListener("abort", stop, { once: true });
+  if (options.signal?.aborted) stop();
   const headers = new Headers(options.headers);
   headers.set("accept", "text/event-stream");
-  const response = await options.fetch(options.url, {
-    method: "GET",
-    headers,
-    signal: controller.signal,
-  });
+  let response: Response;
+  try {
+    response = await options.fetch(options.url, {
+      method: "GET",
+      headers,
+      signal: controller.signal,
+    });
+  } catch (error) {
+    options.signal?.removeEventListener("abort", stop);
+    throw error;
+  }
   const type = response.headers.get("content-type")?.split(";")[0].trim().toLowerCase();
   if (response.status === 405 || !response.ok || type !== "text/event-stream" || !response.body) {
+    options.signal?.removeEventListener("abort", stop);
     await response.body?.cancel().catch(() => {});
     if (response.status === 405) return "not_offered";
     throw new Error(`the standalone stream was refused (HTTP ${response.status})`);
@@ -81,7 +93,7 @@ export async function openGetStream(
     if (isRecord(message) && typeof message.method === "string" && !("id" in message)) {
       options.onNotification(message);
     }
-  });
+  }).finally(() => options.signal?.removeEventListener("abort", stop));
   let closing: Promise<void> | undefined;
   return {
     honoredFilter: { toolsListChanged: true },

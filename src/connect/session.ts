@@ -152,6 +152,10 @@ export class ServerSession implements McpSession {
   #streamFailures = 0;
   /** Whether the server said it offers no change stream (no retries then). */
   #streamRefused = false;
+  /** Aborts stream openings in flight and open GET streams when the session closes. */
+  readonly #streamStop = new AbortController();
+  /** The opening in flight, awaited by close(). */
+  #streamOpening: Promise<void> | undefined;
 
   /**
    * Creates a session that connects on first use.
@@ -248,7 +252,15 @@ export class ServerSession implements McpSession {
    * {@link MAX_STREAM_FAILURES} failed openings in a row the session stops asking). A server
    * that refuses (no tool list changes honored, a 405 on GET) is not asked again.
    */
-  async #openStream(sdk: Client): Promise<void> {
+  #openStream(sdk: Client): Promise<void> {
+    const opening = this.#openStreamOnce(sdk).finally(() => {
+      if (this.#streamOpening === opening) this.#streamOpening = undefined;
+    });
+    this.#streamOpening = opening;
+    return opening;
+  }
+
+  async #openStreamOnce(sdk: Client): Promise<void> {
     if (this.#closed || this.#client?.sdk !== sdk) return;
     const kind: ChangeStreamKind = this.#era === MODERN_PROTOCOL_VERSION
       ? "subscription"
@@ -312,6 +324,7 @@ export class ServerSession implements McpSession {
       fetch: this.#options.fetch,
       headers,
       onNotification: this.monitor.onMessage,
+      signal: this.#streamStop.signal,
     });
     return stream === "not_offered" ? "refused" : stream;
   }
@@ -347,17 +360,21 @@ export class ServerSession implements McpSession {
     this.monitor.close();
     clearTimeout(this.#streamTimer);
     this.#streamTimer = undefined;
+    this.#streamStop.abort();
     const stream = this.#stream;
     this.#stream = undefined;
     await stream?.handle.close().catch(() => {});
     const client = this.#client ?? await this.#connecting?.catch(() => undefined);
     this.#client = undefined;
-    if (client === undefined) return;
-    const transport = client.sdk.transport as StreamableHTTPClientTransport | undefined;
-    if (this.#era === "legacy" && transport?.sessionId !== undefined) {
-      await transport.terminateSession().catch(() => {});
+    if (client !== undefined) {
+      const transport = client.sdk.transport as StreamableHTTPClientTransport | undefined;
+      if (this.#era === "legacy" && transport?.sessionId !== undefined) {
+        await transport.terminateSession().catch(() => {});
+      }
+      await client.sdk.close().catch(() => {});
     }
-    await client.sdk.close().catch(() => {});
+    // An opening in flight ends with the client (listen) or the abort (GET).
+    await this.#streamOpening?.catch(() => {});
   }
 
   #ensure(signal: AbortSignal | undefined): Promise<{ sdk: Client; session: McpSession }> {

@@ -231,3 +231,39 @@ Deno.test("GET stream: a stream over the byte cap is cut and opened again", asyn
     await server.close();
   }
 });
+
+Deno.test("GET stream: close() while an opening is stalled ends it at once", async () => {
+  const release = Promise.withResolvers<void>();
+  let gets = 0;
+  const server = startScriptedServer({
+    "http:GET": async () => {
+      // The first opening fails at once; the retry (after the backoff) stalls.
+      if (++gets === 1) return new Response(null, { status: 500 });
+      await release.promise;
+      return new Response(null, { status: 405 });
+    },
+  });
+  try {
+    const connection = await connect(server.url, {
+      id: "s",
+      allow: ["echo"],
+      preApproved: ["echo"],
+      changeDetection: true,
+      transport: { dangerouslyAllowLoopback: true, timeoutMs: 120_000 },
+    });
+    await eventually(() => gets >= 2, "the retry is in flight");
+    assert.equal(connection.report().servers[0].changeDetection, "notifications");
+    // close() aborts the opening instead of waiting out its two-minute deadline; the op and
+    // resource sanitizers check that nothing is left.
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const closed = await Promise.race([
+      connection.close().then(() => "closed"),
+      new Promise((resolve) => timer = setTimeout(() => resolve("still open"), 30_000)),
+    ]);
+    clearTimeout(timer);
+    assert.equal(closed, "closed");
+  } finally {
+    release.resolve();
+    await server.close();
+  }
+});
