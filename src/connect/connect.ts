@@ -353,6 +353,8 @@ export async function connectAll(config: ConnectAllConfig): Promise<Connection> 
   };
   for (const item of prepared) {
     item.session.monitor.onChange(() => void refreshServer(item));
+    // A change made while the stream was down: the re-listing finds it by its digests.
+    item.session.onStreamReopened(() => void refreshServer(item));
     const listed = item.catalog!.listing;
     item.ttlMs = listed?.ttlMs;
     // A change heard while (or since) connect() listed: list again before handing tools out.

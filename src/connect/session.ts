@@ -156,6 +156,9 @@ export class ServerSession implements McpSession {
   readonly #streamStop = new AbortController();
   /** The opening in flight, awaited by close(). */
   #streamOpening: Promise<void> | undefined;
+  /** Change streams opened so far; every one after the first follows a gap. */
+  #streamsOpened = 0;
+  readonly #reopenListeners = new Set<() => void>();
 
   /**
    * Creates a session that connects on first use.
@@ -244,6 +247,18 @@ export class ServerSession implements McpSession {
   }
 
   /**
+   * Calls `listener` each time a change stream opens again after one ended (or after the
+   * session was re-initialized): a change the server made in between was heard by no stream,
+   * so the listener lists again. Returns the unsubscribe function.
+   *
+   * @param listener called after each re-opening
+   */
+  onStreamReopened(listener: () => void): () => void {
+    this.#reopenListeners.add(listener);
+    return () => this.#reopenListeners.delete(listener);
+  }
+
+  /**
    * Opens the era's change stream and hands it to the monitor: on 2026-07-28
    * `subscriptions/listen` for tool list changes, on 2025 the standalone GET stream. Each
    * opening runs under the session's deadline (the hardened fetch's deadline and byte cap
@@ -287,6 +302,16 @@ export class ServerSession implements McpSession {
     this.#stream = stream;
     this.#streamFailures = 0;
     this.monitor.watchSubscription(handle);
+    // A change made while no stream was open went unheard: tell whoever lists again.
+    if (this.#streamsOpened++ > 0) {
+      for (const listener of [...this.#reopenListeners]) {
+        try {
+          listener();
+        } catch {
+          // The host's listener; its failure must not stop the session.
+        }
+      }
+    }
     handle.closed.finally(() => {
       if (this.#stream !== stream) return;
       this.#stream = undefined;
@@ -361,6 +386,7 @@ export class ServerSession implements McpSession {
     clearTimeout(this.#streamTimer);
     this.#streamTimer = undefined;
     this.#streamStop.abort();
+    this.#reopenListeners.clear();
     const stream = this.#stream;
     this.#stream = undefined;
     await stream?.handle.close().catch(() => {});
