@@ -20,6 +20,21 @@ import { startHttpServer } from "../../fixtures/read_server_http.ts";
 
 const ALLOW = { id: "docs", allow: ["echo", "add"], preApproved: ["echo", "add"] } as const;
 
+/** connect() with change detection to one pre-approved tool of a scripted server (id `s`). */
+function watch(
+  url: URL,
+  transport: { timeoutMs: number; maxResponseBytes?: number },
+  name = "echo",
+) {
+  return connect(url, {
+    id: "s",
+    allow: [name],
+    preApproved: [name],
+    changeDetection: true,
+    transport: { dangerouslyAllowLoopback: true, ...transport },
+  });
+}
+
 Deno.test("GET stream: cut by the request deadline, re-opened, and the next change is heard on it", async () => {
   const server = await startLegacyHttpServer();
   const gets = () => server.log.filter((entry) => entry.httpMethod === "GET");
@@ -149,13 +164,7 @@ Deno.test("GET stream: events split across chunks, comments, other event types a
         "\n\r\n",
       ]),
   });
-  const connection = await connect(server.url, {
-    id: "s",
-    allow: ["echo"],
-    preApproved: ["echo"],
-    changeDetection: true,
-    transport: { dangerouslyAllowLoopback: true, timeoutMs: 30_000 },
-  });
+  const connection = await watch(server.url, { timeoutMs: 30_000 });
   try {
     assert.equal(connection.report().servers[0].changeDetection, "get_stream");
     await eventually(() => lists >= 2, "the split list_changed is heard and re-listed");
@@ -190,13 +199,7 @@ Deno.test("GET stream: a forged reply to a pending call, or a request, on it ans
         ];
       }),
   });
-  const connection = await connect(server.url, {
-    id: "s",
-    allow: ["slow"],
-    preApproved: ["slow"],
-    changeDetection: true,
-    transport: { dangerouslyAllowLoopback: true, timeoutMs: 1_500 },
-  });
+  const connection = await watch(server.url, { timeoutMs: 1_500 }, "slow");
   try {
     const envelope = await connection.toolkit.call("s__slow", {});
     assert.notDeepEqual(envelope.text, ["forged"]);
@@ -217,13 +220,7 @@ Deno.test("GET stream: a stream over the byte cap is cut and opened again", asyn
       return sse(() => [`: ${"x".repeat(8_192)}\n\n`]);
     },
   });
-  const connection = await connect(server.url, {
-    id: "s",
-    allow: ["echo"],
-    preApproved: ["echo"],
-    changeDetection: true,
-    transport: { dangerouslyAllowLoopback: true, timeoutMs: 5_000, maxResponseBytes: 4_096 },
-  });
+  const connection = await watch(server.url, { timeoutMs: 5_000, maxResponseBytes: 4_096 });
   try {
     await eventually(() => gets >= 3, "the stream is opened again after each cut");
   } finally {
@@ -244,13 +241,7 @@ Deno.test("GET stream: close() while an opening is stalled ends it at once", asy
     },
   });
   try {
-    const connection = await connect(server.url, {
-      id: "s",
-      allow: ["echo"],
-      preApproved: ["echo"],
-      changeDetection: true,
-      transport: { dangerouslyAllowLoopback: true, timeoutMs: 120_000 },
-    });
+    const connection = await watch(server.url, { timeoutMs: 120_000 });
     await eventually(() => gets >= 2, "the retry is in flight");
     assert.equal(connection.report().servers[0].changeDetection, "notifications");
     // close() aborts the opening instead of waiting out its two-minute deadline; the op and
@@ -297,13 +288,7 @@ Deno.test("GET stream: a change made while the stream was down is found once it 
       return sse(() => []);
     },
   });
-  const connection = await connect(server.url, {
-    id: "s",
-    allow: ["echo"],
-    preApproved: ["echo"],
-    changeDetection: true,
-    transport: { dangerouslyAllowLoopback: true, timeoutMs: 30_000 },
-  });
+  const connection = await watch(server.url, { timeoutMs: 30_000 });
   try {
     await eventually(() => connection.revisions().length === 1, "the change is staged");
     assert.equal(gets, 2);
