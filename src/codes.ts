@@ -555,6 +555,10 @@ export const CODES = Object.freeze(
       stage: "cli",
       meaning: "`sluice inspect` failed for a reason that has no code of its own.",
     },
+    cli_lock_unreadable: {
+      stage: "cli",
+      meaning: "The `--lock` file exists but cannot be read (or written, when absent).",
+    },
   } as const satisfies Readonly<Record<string, { stage: CodeStage; meaning: string }>>,
 );
 

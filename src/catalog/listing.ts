@@ -27,6 +27,12 @@ export interface ToolListing {
    * surrogate, a number JSON cannot hold). Only these tools fail; the others stay usable.
    */
   readonly malformed: ReadonlySet<string>;
+  /**
+   * The server's freshness hint: the smallest `ttlMs` (a non-negative integer) of the
+   * listing's pages, absent when no page sent one. A host without a change stream may list
+   * again after it.
+   */
+  readonly ttlMs?: number;
 }
 
 function protocolError(message: string): DiscoveryError {
@@ -61,6 +67,7 @@ export async function listNamedTools(
   let catalogBytes = 0;
   let count = 0;
   let cursor: string | undefined;
+  let ttlMs: number | undefined;
   for (let page = 0;; page++) {
     if (page >= limits.maxPages) {
       throw new DiscoveryError(
@@ -120,11 +127,20 @@ export async function listNamedTools(
         malformed.add(name);
       }
     }
+    if (Number.isSafeInteger(raw.ttlMs) && (raw.ttlMs as number) >= 0) {
+      ttlMs = Math.min(ttlMs ?? Infinity, raw.ttlMs as number);
+    }
     const next = raw.nextCursor;
     // An empty string is a valid cursor; only an absent cursor ends the list.
     if (next === undefined) break;
     if (typeof next !== "string") throw protocolError("a tools/list cursor is not a string");
     cursor = next;
   }
-  return Object.freeze({ monitor, generation, tools, malformed });
+  return Object.freeze({
+    monitor,
+    generation,
+    tools,
+    malformed,
+    ...(ttlMs === undefined ? {} : { ttlMs }),
+  });
 }

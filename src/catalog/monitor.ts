@@ -241,10 +241,11 @@ export class CatalogMonitor {
   }
 
   /**
-   * Watches a `subscriptions/listen` stream the host opened on a 2026-07-28 session (the v2
-   * client's `await client.listen({ toolsListChanged: true })`). If the server honored tool
-   * list changes, catalogs discovered while the stream is open report
-   * `changeDetection: "subscription"`; when the stream ends, they turn stale, since later
+   * Watches a change stream the host opened: a `subscriptions/listen` stream on a 2026-07-28
+   * session (the v2 client's `await client.listen({ toolsListChanged: true })`), or any other
+   * stream that carries tool list changes (connect()'s 2025 standalone GET stream). If it
+   * carries tool list changes, 2026-07-28 catalogs discovered while it is open report
+   * `changeDetection: "subscription"`; when the stream ends, catalogs turn stale, since later
    * changes could go unseen.
    *
    * @param subscription the handle `listen()` resolved with

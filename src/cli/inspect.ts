@@ -30,7 +30,8 @@ import {
   starterConfig,
 } from "./inspect_report.ts";
 import { parseFlags, UsageError } from "./flags.ts";
-import { terminalSafe, terminalSafeJson } from "./terminal.ts";
+import { inspectLock, renderLockOutcome } from "./inspect_lock.ts";
+import { terminalSafe, terminalSafeJson, terminalSafeLines } from "./terminal.ts";
 
 /**
  * Where `sluice inspect` writes.
@@ -62,6 +63,11 @@ export const INSPECT_USAGE = `usage: sluice inspect <url> [options]
   --timeout <ms>     deadline of each request (default ${DEFAULT_TIMEOUT_MS})
   --json             print the report as JSON
   --init             print a starter configuration (allow list; preApproved suggestions)
+  --lock <file>      like a package lock: write every listed tool's definition and digest to
+                     <file> when it is absent; when present, check the server against it and
+                     exit 1 with the diff when a tool no longer matches (catalog_lock_mismatch)
+  --diff             with --lock: print the field-level diff from the lock to what the server
+                     lists now instead of the report (exit 1 when there is any change)
 Every string the server wrote is printed escaped.
 ${EXIT_CODES_TEXT}`;
 
@@ -74,11 +80,13 @@ interface InspectArgs {
   timeoutMs: number;
   json: boolean;
   init: boolean;
+  lock?: string;
+  diff: boolean;
 }
 
 const FLAGS = {
-  values: ["token", "server-id", "timeout"],
-  booleans: ["stdio", "allow-loopback", "json", "init"],
+  values: ["token", "server-id", "timeout", "lock"],
+  booleans: ["stdio", "allow-loopback", "json", "init", "diff"],
   command: "inspect",
 };
 
@@ -102,6 +110,12 @@ function parseArgs(argv: readonly string[]): InspectArgs {
   if (!Number.isInteger(timeoutMs) || timeoutMs < 1 || timeoutMs > 600_000) {
     throw new UsageError("--timeout must be a whole number of milliseconds, 1 to 600000");
   }
+  const lock = flags.get("lock");
+  if (flags.has("diff") && lock === undefined) throw new UsageError("--diff needs --lock <file>");
+  if (lock !== undefined && (flags.has("json") || flags.has("init"))) {
+    throw new UsageError("--lock prints text: leave out --json and --init");
+  }
+  if (lock === "") throw new UsageError("--lock needs a file name");
   const serverId = flags.get("server-id") ?? "server";
   if (!/^[A-Za-z0-9_-]{1,32}$/.test(serverId)) {
     throw new UsageError("--server-id must be 1 to 32 characters of [A-Za-z0-9_-]");
@@ -114,6 +128,8 @@ function parseArgs(argv: readonly string[]): InspectArgs {
     timeoutMs,
     json: flags.has("json"),
     init: flags.has("init"),
+    ...(lock !== undefined ? { lock } : {}),
+    diff: flags.has("diff"),
   };
 }
 
@@ -122,6 +138,7 @@ interface Target {
   session: McpSession;
   monitor: CatalogMonitor;
   era(): string | null;
+  protocolVersion(): string | undefined;
   close(): Promise<void>;
 }
 
@@ -136,6 +153,7 @@ function httpTarget(url: URL, args: InspectArgs, token: string | undefined): Tar
     session,
     monitor: session.monitor,
     era: () => session.era ?? null,
+    protocolVersion: () => session.protocolVersion,
     close: () => session.close(),
   };
 }
@@ -169,6 +187,7 @@ async function stdioTarget(command: string[]): Promise<Target> {
     session: sessionFromClient(client),
     monitor,
     era: () => version === undefined ? null : version === "2026-07-28" ? "2026-07-28" : "legacy",
+    protocolVersion: () => version,
     close: async () => {
       monitor.close();
       await client.close();
@@ -276,6 +295,27 @@ export async function runInspectCli(
       skipped,
       profile: SCHEMA_PROFILE,
     });
+    if (args.lock !== undefined) {
+      const outcome = await inspectLock(
+        args.lock,
+        args.serverId,
+        target.protocolVersion() ?? "",
+        tools,
+      );
+      const lockText = terminalSafeLines(renderLockOutcome(args.lock, outcome));
+      if (args.diff) {
+        output.stdout(
+          (outcome.kind === "checked" ? terminalSafeLines(outcome.diff) : lockText) + "\n",
+        );
+      } else output.stdout(renderReport(report) + "\n" + lockText + "\n");
+      if (outcome.kind === "written" || outcome.mismatches.length === 0) return EXIT_OK;
+      output.stderr(
+        `refused: catalog_lock_mismatch: the server's tools do not match ${
+          terminalSafe(args.lock)
+        }: review the diff, then delete the file and run again to lock the new definitions\n`,
+      );
+      return EXIT_REFUSED;
+    }
     if (args.init) {
       const starter = starterConfig(report, args.serverId);
       output.stdout(

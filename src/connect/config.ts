@@ -141,10 +141,11 @@ export interface ConnectCommonOptions {
   readonly lock?: SluiceLock;
   /**
    * Hear tool list changes and stage them as revisions (`connection.revisions()`): on
-   * 2026-07-28 a `subscriptions/listen` stream, re-opened with bounded backoff and closed by
-   * `close()`; on 2025 the `list_changed` notifications the server sends on its replies (the
-   * standalone GET stream and the `ttlMs` re-listing are not implemented yet).
-   * `report().servers[].changeDetection` says which. Default off.
+   * 2026-07-28 a `subscriptions/listen` stream, on 2025 the standalone GET stream where the
+   * server offers one (both through the hardened fetch, re-opened with bounded backoff and
+   * closed by `close()`); where neither exists, listing again after the list result's `ttlMs`
+   * hint (at least 1 s apart); on 2025 also the `list_changed` a server sends on its replies.
+   * `report().servers[].changeDetection` says which (`ChangeMechanism`). Default off.
    */
   readonly changeDetection?: boolean;
   /** Aborts setup. */

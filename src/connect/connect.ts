@@ -15,6 +15,7 @@ import { createLock, type LockedServer, lockServer, type SluiceLock } from "../c
 import { elapsed, emitEvent } from "./events.ts";
 import type { ChangeMechanism, ConnectReport, ServerReport } from "./report.ts";
 import { ServerSession } from "./session.ts";
+import { ttlRelistDelay } from "./ttl.ts";
 import { reloadToolkit, Toolkit, type ToolkitServer } from "./toolkit.ts";
 import { type AcceptOptions, hasChanges, type StagedRevision, summarize } from "./revision.ts";
 import { ConnectConfigError } from "./errors.ts";
@@ -131,6 +132,9 @@ interface Prepared {
   /** The refresh in flight, and whether another change was heard while it ran. */
   refreshing?: Promise<StagedRevision | undefined>;
   again?: boolean;
+  /** The latest listing's `ttlMs` hint, and the timer that lists again after it. */
+  ttlMs?: number;
+  ttlTimer?: ReturnType<typeof setTimeout>;
 }
 
 /**
@@ -267,6 +271,7 @@ export async function connectAll(config: ConnectAllConfig): Promise<Connection> 
     } catch {
       return undefined; // the tools stay as they are: stale, when a change was heard
     }
+    item.ttlMs = listing.ttlMs;
     const catalog = item.catalog;
     const current = catalog.tools.filter((tool) => tool.source === "server")
       .map((tool) => catalog.definitions.get(tool.allowed.tool)!);
@@ -284,6 +289,13 @@ export async function connectAll(config: ConnectAllConfig): Promise<Connection> 
     if (!hasChanges(diff)) {
       item.staged = undefined;
       return undefined;
+    }
+    const staged = item.staged;
+    if (staged !== undefined && sameChanges(staged.revision.diff, diff)) {
+      // The same change listed again (a re-list on a hint, a re-opened stream): the revision
+      // the host may be reviewing stays, with the newer listing behind it; no new event.
+      item.staged = { revision: staged.revision, listing, generation };
+      return staged.revision;
     }
     const revision: StagedRevision = Object.freeze({
       id: `${item.server.id}#${++revisionCount}`,
@@ -320,15 +332,36 @@ export async function connectAll(config: ConnectAllConfig): Promise<Connection> 
     };
     item.refreshing = run().finally(() => {
       item.refreshing = undefined;
+      scheduleTtl(item);
     });
     return item.refreshing;
   };
+  /**
+   * Where no change stream is open and the last listing carried a `ttlMs` hint: list again
+   * after it (clamped to 1 s..1 h: `ttlRelistDelay`).
+   */
+  const scheduleTtl = (item: Prepared): void => {
+    clearTimeout(item.ttlTimer);
+    item.ttlTimer = undefined;
+    if (config.changeDetection !== true || closing !== undefined) return;
+    if (item.ttlMs === undefined || item.session.changeStream !== undefined) return;
+    const delay = ttlRelistDelay(item.ttlMs);
+    item.ttlTimer = setTimeout(() => {
+      item.ttlTimer = undefined;
+      void refreshServer(item);
+    }, delay);
+  };
   for (const item of prepared) {
     item.session.monitor.onChange(() => void refreshServer(item));
+    // A change made while the stream was down: the re-listing finds it by its digests.
+    item.session.onStreamReopened(() => void refreshServer(item));
     const listed = item.catalog!.listing;
+    item.ttlMs = listed?.ttlMs;
     // A change heard while (or since) connect() listed: list again before handing tools out.
     if (listed !== undefined && item.session.monitor.generation !== listed.generation) {
       await refreshServer(item);
+    } else {
+      scheduleTtl(item);
     }
   }
   const accept = async (revision: StagedRevision, options: AcceptOptions = {}) => {
@@ -427,6 +460,7 @@ export async function connectAll(config: ConnectAllConfig): Promise<Connection> 
     accept,
     close: () =>
       closing ??= (async () => {
+        for (const item of prepared) clearTimeout(item.ttlTimer);
         await Promise.all(prepared.map((item) => item.session.close()));
         await Promise.all(prepared.map((item) => item.refreshing?.catch(() => undefined)));
       })(),
@@ -449,8 +483,21 @@ async function lockOf(prepared: readonly Prepared[]): Promise<SluiceLock> {
 
 /** How a server's tool list changes reach the connection now. */
 function mechanismOf(item: Prepared): ChangeMechanism {
-  if (item.session.listening) return "subscription";
+  const stream = item.session.changeStream;
+  if (stream !== undefined) return stream;
+  if (item.ttlMs !== undefined) return "ttl";
   return item.session.era === "legacy" ? "notifications" : "none";
+}
+
+/** Whether two diffs stage the same change: the same tools, digests and fields. */
+function sameChanges(a: StagedRevision["diff"], b: StagedRevision["diff"]): boolean {
+  const key = (diff: StagedRevision["diff"]) =>
+    JSON.stringify([
+      diff.added.map((t) => [t.tool, t.digest]),
+      diff.removed.map((t) => [t.tool, t.digest]),
+      diff.changed.map((t) => [t.tool, t.beforeDigest, t.afterDigest]),
+    ]);
+  return key(a) === key(b);
 }
 
 /** The stale ready tools of a server, and why (the first change not yet resolved). */

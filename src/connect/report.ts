@@ -51,11 +51,18 @@ export interface SkippedTool {
 }
 
 /**
- * How connect() hears of a server's tool list changes.
+ * How connect() hears of a server's tool list changes (with `changeDetection`):
+ * - `"subscription"`: 2026-07-28, a `subscriptions/listen` stream for tool list changes is open;
+ * - `"get_stream"`: 2025 revisions, the standalone GET stream on the MCP endpoint is open;
+ * - `"ttl"`: no stream; the last listing carried a `ttlMs` hint and connect() lists again
+ *   after it (at least 1 s, at most 1 h apart), comparing digests;
+ * - `"notifications"`: 2025 without a GET stream or hint: only the `list_changed` a server
+ *   sends on its replies;
+ * - `"none"`: 2026-07-28 without a listen stream or hint: only `refresh()` finds changes.
  *
  * @category Agent developers: connect()
  */
-export type ChangeMechanism = "subscription" | "notifications" | "none";
+export type ChangeMechanism = "subscription" | "get_stream" | "ttl" | "notifications" | "none";
 
 /**
  * One server's state.
@@ -92,10 +99,8 @@ export interface ServerReport {
    */
   readonly staleTools?: readonly string[];
   /**
-   * How this server's tool list changes reach the connection (with `changeDetection`):
-   * `"subscription"` (a 2026-07-28 `subscriptions/listen` stream is open), `"notifications"`
-   * (2025: `list_changed` on the server's replies; the standalone GET stream is not opened
-   * yet), `"none"` (2026-07-28 without a listen stream: only `refresh()` finds changes).
+   * How this server's tool list changes reach the connection now (with `changeDetection`;
+   * see {@link ChangeMechanism}).
    */
   readonly changeDetection?: ChangeMechanism;
   /** With `connect({ lock })`: which allowed tools match the lock, and each mismatch's diff. */

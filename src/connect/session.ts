@@ -16,6 +16,7 @@ import { transportErrorCode } from "../transport/errors.ts";
 import type { FetchFunction } from "../transport/secure_fetch.ts";
 import type { Era, EraCache, EraVerdict } from "./era.ts";
 import { ReplyStreams } from "./stream_failure.ts";
+import { type GetStream, openGetStream } from "./get_stream.ts";
 
 /**
  * How one server session is built.
@@ -33,13 +34,26 @@ export interface ServerSessionOptions {
   readonly legacyProtocolVersions?: readonly string[];
   /**
    * Open a change stream: on 2026-07-28 a `subscriptions/listen` stream for tool list
-   * changes, re-opened with bounded backoff when it ends.
+   * changes; on 2025 revisions the standalone GET stream where the server offers one. Either
+   * is re-opened with bounded backoff when it ends.
    */
   readonly changeDetection?: boolean;
 }
 
-/** The longest wait before re-opening a lost `subscriptions/listen` stream. */
-const MAX_LISTEN_BACKOFF_MS = 30_000;
+/**
+ * The change stream a session has open:
+ * `"subscription"` (2026-07-28 `subscriptions/listen`) or `"get_stream"` (2025 standalone GET).
+ *
+ * @category Agent developers: connect()
+ */
+export type ChangeStreamKind = "subscription" | "get_stream";
+
+/** The first wait before re-opening a lost change stream; it doubles per failure. */
+const FIRST_STREAM_BACKOFF_MS = 1_000;
+/** The longest wait before re-opening a lost change stream. */
+const MAX_STREAM_BACKOFF_MS = 30_000;
+/** Failed openings in a row after which the session stops asking. */
+const MAX_STREAM_FAILURES = 8;
 
 /** The part of the v2 client's listen handle the session uses. */
 interface ListenHandle {
@@ -86,9 +100,9 @@ export const MAX_STREAM_RESUMPTIONS = 3;
 const MAX_RESUME_DELAY_MS = 5_000;
 
 /**
- * GET requests: the standalone server-to-client SSE stream is declined (sluice needs none for
- * tool calls, and under one deadline per request such a stream could only be cut and
- * re-opened), answered locally with 405, which the SDK treats as "no stream offered". A GET
+ * GET requests: the SDK's own standalone server-to-client SSE stream is declined, answered
+ * locally with 405, which the SDK treats as "no stream offered" (with `changeDetection` the
+ * session opens its own, which reads notifications only: `get_stream.ts`). A GET
  * that resumes a request's reply stream (`Last-Event-ID`, after the server closed it past a
  * priming event: SEP-1699 polling) goes through on 2025 eras, where the server replays the
  * rest of the same request's reply. On 2026-07-28 resumption does not exist: the local 405
@@ -132,9 +146,19 @@ export class ServerSession implements McpSession {
   #protocolVersion: string | undefined;
   #handshakes = 0;
   #expiredRecoveries = 0;
-  #listen: ListenHandle | undefined;
-  #listenTimer: ReturnType<typeof setTimeout> | undefined;
-  #listenFailures = 0;
+  /** The open change stream, the client it belongs to, and its kind. */
+  #stream: { sdk: Client; kind: ChangeStreamKind; handle: ListenHandle } | undefined;
+  #streamTimer: ReturnType<typeof setTimeout> | undefined;
+  #streamFailures = 0;
+  /** Whether the server said it offers no change stream (no retries then). */
+  #streamRefused = false;
+  /** Aborts stream openings in flight and open GET streams when the session closes. */
+  readonly #streamStop = new AbortController();
+  /** The opening in flight, awaited by close(). */
+  #streamOpening: Promise<void> | undefined;
+  /** Change streams opened so far; every one after the first follows a gap. */
+  #streamsOpened = 0;
+  readonly #reopenListeners = new Set<() => void>();
 
   /**
    * Creates a session that connects on first use.
@@ -194,6 +218,7 @@ export class ServerSession implements McpSession {
       if (client === this.#client) {
         this.#expiredRecoveries++;
         this.#client = undefined;
+        this.#dropStream(client.sdk);
         client.sdk.close().catch(() => {});
       }
       const fresh = await this.#ensure(options.signal);
@@ -213,57 +238,144 @@ export class ServerSession implements McpSession {
 
   /** Whether a `subscriptions/listen` stream for tool list changes is open now. */
   get listening(): boolean {
-    return this.#listen !== undefined;
+    return this.#stream?.kind === "subscription";
+  }
+
+  /** The change stream open now, if any. */
+  get changeStream(): ChangeStreamKind | undefined {
+    return this.#stream?.kind;
   }
 
   /**
-   * Opens `subscriptions/listen` for tool list changes and hands it to the monitor; when it
-   * ends while the session is open, re-opens it after a backoff (1 s doubling, at most
-   * {@link MAX_LISTEN_BACKOFF_MS}). A server that refuses leaves the session without one.
+   * Calls `listener` each time a change stream opens again after one ended (or after the
+   * session was re-initialized): a change the server made in between was heard by no stream,
+   * so the listener lists again. Returns the unsubscribe function.
+   *
+   * @param listener called after each re-opening
    */
-  async #openListen(sdk: Client): Promise<void> {
-    if (this.#closed) return;
-    let handle: ListenHandle;
+  onStreamReopened(listener: () => void): () => void {
+    this.#reopenListeners.add(listener);
+    return () => this.#reopenListeners.delete(listener);
+  }
+
+  /**
+   * Opens the era's change stream and hands it to the monitor: on 2026-07-28
+   * `subscriptions/listen` for tool list changes, on 2025 the standalone GET stream. Each
+   * opening runs under the session's deadline (the hardened fetch's deadline and byte cap
+   * bound each stream too). When the stream ends while the session is open, it is re-opened
+   * after a backoff (1 s doubling, at most {@link MAX_STREAM_BACKOFF_MS}; after
+   * {@link MAX_STREAM_FAILURES} failed openings in a row the session stops asking). A server
+   * that refuses (no tool list changes honored, a 405 on GET) is not asked again.
+   */
+  #openStream(sdk: Client): Promise<void> {
+    const opening = this.#openStreamOnce(sdk).finally(() => {
+      if (this.#streamOpening === opening) this.#streamOpening = undefined;
+    });
+    this.#streamOpening = opening;
+    return opening;
+  }
+
+  async #openStreamOnce(sdk: Client): Promise<void> {
+    if (this.#closed || this.#client?.sdk !== sdk) return;
+    const kind: ChangeStreamKind = this.#era === MODERN_PROTOCOL_VERSION
+      ? "subscription"
+      : "get_stream";
+    let handle: ListenHandle | "refused";
     try {
-      const stop = AbortSignal.timeout(this.#options.timeoutMs);
-      const opening = (sdk as unknown as {
-        listen(filter: { toolsListChanged: boolean }): Promise<ListenHandle>;
-      }).listen({ toolsListChanged: true });
-      const stopped = new Promise<never>((_, reject) =>
-        stop.addEventListener("abort", () => reject(stop.reason), { once: true })
+      handle = await withinDeadline(
+        kind === "subscription" ? this.#openListen(sdk) : this.#openGet(sdk),
+        this.#options.timeoutMs,
       );
-      stopped.catch(() => {});
-      handle = await Promise.race([opening, stopped]);
-      opening.then((late) => {
-        if (late !== handle) late.close().catch(() => {});
-      }, () => {});
     } catch {
-      this.#scheduleListen(sdk);
+      this.#scheduleStream(sdk);
       return;
     }
-    if (this.#closed || handle.honoredFilter?.toolsListChanged !== true) {
+    if (handle === "refused") {
+      this.#streamRefused = true;
+      return;
+    }
+    if (this.#closed || this.#client?.sdk !== sdk) {
       await handle.close().catch(() => {});
       return;
     }
-    this.#listen = handle;
-    this.#listenFailures = 0;
+    const stream = { sdk, kind, handle };
+    this.#stream = stream;
+    this.#streamFailures = 0;
     this.monitor.watchSubscription(handle);
+    // A change made while no stream was open went unheard: tell whoever lists again.
+    if (this.#streamsOpened++ > 0) {
+      for (const listener of [...this.#reopenListeners]) {
+        try {
+          listener();
+        } catch {
+          // The host's listener; its failure must not stop the session.
+        }
+      }
+    }
     handle.closed.finally(() => {
-      if (this.#listen === handle) this.#listen = undefined;
-      this.#scheduleListen(sdk);
+      if (this.#stream !== stream) return;
+      this.#stream = undefined;
+      this.#scheduleStream(sdk);
     }).catch(() => {});
   }
 
-  #scheduleListen(sdk: Client): void {
-    if (this.#closed || this.#client?.sdk !== sdk) return;
-    const delay = Math.min(1_000 * 2 ** this.#listenFailures++, MAX_LISTEN_BACKOFF_MS);
-    if (this.#listenFailures > 1 && delay === MAX_LISTEN_BACKOFF_MS && this.#listenFailures > 8) {
-      return; // the server keeps refusing: stop asking
+  /** `subscriptions/listen` for tool list changes; `"refused"` when the server honors none. */
+  async #openListen(sdk: Client): Promise<ListenHandle | "refused"> {
+    let handle: ListenHandle;
+    try {
+      handle = await (sdk as unknown as {
+        listen(filter: { toolsListChanged: boolean }): Promise<ListenHandle>;
+      }).listen({ toolsListChanged: true });
+    } catch (error) {
+      // A JSON-RPC error (a numeric code) is the server's answer: it has no listen to offer.
+      if (isRecord(error) && typeof error.code === "number") return "refused";
+      throw error;
     }
-    this.#listenTimer = setTimeout(() => {
-      this.#listenTimer = undefined;
-      void this.#openListen(sdk);
+    if (handle.honoredFilter?.toolsListChanged === true) return handle;
+    await handle.close().catch(() => {});
+    return "refused";
+  }
+
+  /** The standalone GET stream of the legacy session; `"refused"` for a 405. */
+  async #openGet(sdk: Client): Promise<ListenHandle | "refused"> {
+    const transport = sdk.transport as StreamableHTTPClientTransport | undefined;
+    const headers: Record<string, string> = {};
+    if (transport?.sessionId !== undefined) headers["mcp-session-id"] = transport.sessionId;
+    if (this.#protocolVersion !== undefined) {
+      headers["mcp-protocol-version"] = this.#protocolVersion;
+    }
+    const stream: GetStream | "not_offered" = await openGetStream({
+      url: this.#options.url,
+      fetch: this.#options.fetch,
+      headers,
+      onNotification: this.monitor.onMessage,
+      signal: this.#streamStop.signal,
+    });
+    return stream === "not_offered" ? "refused" : stream;
+  }
+
+  #scheduleStream(sdk: Client): void {
+    if (this.#closed || this.#client?.sdk !== sdk || this.#streamRefused) return;
+    if (this.#streamFailures >= MAX_STREAM_FAILURES) return; // it keeps failing: stop asking
+    const delay = Math.min(
+      FIRST_STREAM_BACKOFF_MS * 2 ** this.#streamFailures++,
+      MAX_STREAM_BACKOFF_MS,
+    );
+    clearTimeout(this.#streamTimer);
+    this.#streamTimer = setTimeout(() => {
+      this.#streamTimer = undefined;
+      void this.#openStream(sdk);
     }, delay);
+  }
+
+  /** Closes the change stream of `sdk` (a client being replaced), if it has one. */
+  #dropStream(sdk: Client): void {
+    const stream = this.#stream;
+    if (stream?.sdk !== sdk) return;
+    this.#stream = undefined;
+    clearTimeout(this.#streamTimer);
+    this.#streamTimer = undefined;
+    stream.handle.close().catch(() => {});
   }
 
   /** Closes the session (best-effort DELETE of a legacy session). Idempotent. */
@@ -271,18 +383,24 @@ export class ServerSession implements McpSession {
     if (this.#closed) return;
     this.#closed = true;
     this.monitor.close();
-    clearTimeout(this.#listenTimer);
-    const listen = this.#listen;
-    this.#listen = undefined;
-    await listen?.close().catch(() => {});
+    clearTimeout(this.#streamTimer);
+    this.#streamTimer = undefined;
+    this.#streamStop.abort();
+    this.#reopenListeners.clear();
+    const stream = this.#stream;
+    this.#stream = undefined;
+    await stream?.handle.close().catch(() => {});
     const client = this.#client ?? await this.#connecting?.catch(() => undefined);
     this.#client = undefined;
-    if (client === undefined) return;
-    const transport = client.sdk.transport as StreamableHTTPClientTransport | undefined;
-    if (this.#era === "legacy" && transport?.sessionId !== undefined) {
-      await transport.terminateSession().catch(() => {});
+    if (client !== undefined) {
+      const transport = client.sdk.transport as StreamableHTTPClientTransport | undefined;
+      if (this.#era === "legacy" && transport?.sessionId !== undefined) {
+        await transport.terminateSession().catch(() => {});
+      }
+      await client.sdk.close().catch(() => {});
     }
-    await client.sdk.close().catch(() => {});
+    // An opening in flight ends with the client (listen) or the abort (GET).
+    await this.#streamOpening?.catch(() => {});
   }
 
   #ensure(signal: AbortSignal | undefined): Promise<{ sdk: Client; session: McpSession }> {
@@ -393,12 +511,38 @@ export class ServerSession implements McpSession {
       : { era: MODERN_PROTOCOL_VERSION, discover: client.getDiscoverResult() };
     eraCache?.set(url, this.#verdict);
     const connected = { sdk: client, session: sessionFromClient(client) };
-    if (this.#options.changeDetection && this.#era === MODERN_PROTOCOL_VERSION) {
+    if (this.#options.changeDetection) {
       // Open before anything is listed, so a change during discovery is heard.
       this.#client = connected;
-      await this.#openListen(client);
+      await this.#openStream(client);
     }
     return connected;
+  }
+}
+
+/**
+ * `opening` within `timeoutMs`: rejects when the deadline passes first; a value that arrives
+ * late is closed.
+ */
+async function withinDeadline<T extends ListenHandle | "refused">(
+  opening: Promise<T>,
+  timeoutMs: number,
+): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let late = false;
+  const stopped = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      late = true;
+      reject(new Error("the change stream did not open in time"));
+    }, timeoutMs);
+  });
+  opening.then((value) => {
+    if (late && value !== "refused") value.close().catch(() => {});
+  }, () => {});
+  try {
+    return await Promise.race([opening, stopped]);
+  } finally {
+    clearTimeout(timer);
   }
 }
 

@@ -1,7 +1,8 @@
 /**
  * A restart against a changed server with a lockfile: the changed tools are refused with their
  * diff, the others run; an approval prepared before the change is refused at claim, and the
- * server's ledger of `tools/call` shows nothing of it sent. Real HTTP on loopback.
+ * server's ledger of `tools/call` shows nothing of it sent. Real HTTP on loopback: a scripted
+ * server, and the project's write server (its own process and ledger) restarted changed.
  */
 import assert from "node:assert/strict";
 import {
@@ -20,6 +21,9 @@ import {
   startScriptedServer,
   tool,
 } from "../support/connect_servers.ts";
+import { READ_TOOL, SYNTHETIC_VALUE, WRITE_TOOL } from "../../fixtures/write_server.ts";
+import { createWriteWorkspace, startWriteServerHttp } from "../../fixtures/write_server_launch.ts";
+import { readLedger, receivedCounts } from "../../fixtures/write_ledger.ts";
 
 const LOOPBACK = { dangerouslyAllowLoopback: true, timeoutMs: 5_000 } as const;
 
@@ -34,6 +38,38 @@ function mailTool(extra: Record<string, unknown> = {}) {
     },
     annotations: { destructiveHint: true },
   });
+}
+
+/**
+ * A reviewer takes the server's new definitions into the lock: the write tool is back under a
+ * new write-catalog digest, so the approval prepared before the change is refused at claim.
+ */
+async function relockAndClaim(
+  url: string | URL,
+  options: ConnectOptions,
+  store: MemoryApprovalStore,
+  approvalId: string,
+): Promise<void> {
+  const unlocked = await connect(url, options);
+  const current = (await unlocked.lock()).servers[options.id!];
+  await unlocked.close();
+  const renewed = createLock({
+    [options.id!]: await lockServer(
+      current.protocolVersion,
+      Object.values(current.tools).map((t) => t.definition),
+    ),
+  });
+  const third = await connect(url, { ...options, lock: renewed });
+  try {
+    assert.deepEqual(third.report().skipped, []);
+    const claim = await third.toolkit.resume(approvalId);
+    assert.deepEqual([claim.errorCode, claim.effect], ["approval_binding_mismatch", "not_started"]);
+    const record = await store.get(approvalId);
+    assert.equal(record?.state, "not_started");
+    assert.equal(record?.refusal?.code, "approval_binding_mismatch");
+  } finally {
+    await third.close();
+  }
 }
 
 Deno.test("connect({ lock }): changed tools refused with the diff, others run, a prior approval refused at claim", async () => {
@@ -103,33 +139,83 @@ Deno.test("connect({ lock }): changed tools refused with the diff, others run, a
     } finally {
       await second.close();
     }
-    // A reviewer accepts the new definitions into the lock: send_mail is back, under a new
-    // write-catalog digest, so the approval bound to the old one is refused at claim.
-    const unlocked = await connect(server.url, options);
-    const current = (await unlocked.lock()).servers.mail;
-    await unlocked.close();
-    const renewed = createLock({
-      mail: await lockServer(
-        current.protocolVersion,
-        Object.values(current.tools).map((t) => t.definition),
-      ),
-    });
-    const third = await connect(server.url, { ...options, lock: renewed });
-    try {
-      assert.deepEqual(third.report().skipped, []);
-      const claim = await third.toolkit.resume(approvalId);
-      assert.deepEqual([claim.errorCode, claim.effect], [
-        "approval_binding_mismatch",
-        "not_started",
-      ]);
-      const record = await store.get(approvalId);
-      assert.equal(record?.state, "not_started");
-      assert.equal(record?.refusal?.code, "approval_binding_mismatch");
-    } finally {
-      await third.close();
-    }
+    await relockAndClaim(server.url, options, store, approvalId);
     assert.deepEqual(ledger().filter((name) => name === "send_mail"), []);
   } finally {
     await server.close();
+  }
+});
+
+Deno.test("connect({ lock }) across a restart of the write server, changed: refused with the diff, reads run, the prior approval refused at claim, nothing in its ledger", async () => {
+  const ws = await createWriteWorkspace();
+  const store = new MemoryApprovalStore();
+  const options: ConnectOptions = {
+    id: "rec",
+    allow: [WRITE_TOOL, READ_TOOL],
+    preApproved: [READ_TOOL],
+    store,
+    allowNonDurableStoreForTests: true,
+    transport: LOOPBACK,
+  };
+  const args = { key: "k1", value: SYNTHETIC_VALUE };
+  try {
+    // First run against the server as reviewed: lock it, prepare one write that waits.
+    const before = await startWriteServerHttp(ws, "success");
+    let lockText: string;
+    let approvalId: string;
+    try {
+      const first = await connect(before.url, options);
+      try {
+        lockText = serializeLock(await first.lock());
+        const pending = await first.toolkit.call(`rec__${WRITE_TOOL}`, args);
+        assert.equal(pending.errorCode, "approval_pending");
+        approvalId = pending.approvalId!;
+      } finally {
+        await first.close();
+      }
+    } finally {
+      await before.stop();
+    }
+    await store.approve(approvalId, { by: "reviewer" });
+    // The server comes back changed: write_record's schema gained a property.
+    const after = await startWriteServerHttp(ws, "success", { reuseDir: true, drifted: true });
+    try {
+      const second = await connect(after.url, { ...options, lock: await parseLock(lockText) });
+      try {
+        const report = second.report();
+        assert.deepEqual(report.ready.map((t) => t.tool), [READ_TOOL]);
+        assert.deepEqual(report.skipped.map((t) => [t.tool, t.code]), [
+          [WRITE_TOOL, "catalog_lock_mismatch"],
+        ]);
+        const mismatches = report.servers[0].lock!.mismatches;
+        assert.deepEqual(mismatches.map((m) => [m.tool, m.change?.fields]), [
+          [WRITE_TOOL, ["inputSchema"]],
+        ]);
+        assert.match(
+          renderLockMismatches(mismatches),
+          /a new `cc` property was added to write_record/,
+        );
+        const read = await second.toolkit.call(`rec__${READ_TOOL}`, { key: "k1" });
+        assert.equal(read.errorCode, undefined);
+        assert.deepEqual(read.structured, { found: false });
+        assert.equal(
+          (await second.toolkit.call(`rec__${WRITE_TOOL}`, args)).errorCode,
+          "unknown_tool",
+        );
+      } finally {
+        await second.close();
+      }
+      await relockAndClaim(after.url, options, store, approvalId);
+    } finally {
+      await after.stop();
+    }
+    // The write server's own ledger: both boots, a read received, no write ever received.
+    const ledger = await readLedger(ws.ledger);
+    assert.equal(ledger.filter((event) => event.event === "started").length, 2);
+    assert.ok(ledger.some((event) => event.event === "received" && event.tool === READ_TOOL));
+    assert.deepEqual(receivedCounts(ledger, WRITE_TOOL), new Map());
+    assert.deepEqual(await Array.fromAsync(Deno.readDir(ws.dir)), []);
+  } finally {
+    await ws.remove();
   }
 });

@@ -60,3 +60,39 @@ Deno.test("server-everything over Streamable HTTP: connect, report, call echo", 
   }
   assert.equal(await processAlive(server.pid), false);
 });
+
+Deno.test("server-everything with changeDetection: its GET stream is opened and closed; the list_changed after initialize leaves nothing stale", async () => {
+  const server = await startEverythingHttp();
+  try {
+    const events: ConnectEvent[] = [];
+    const connection = await connect(server.url, {
+      id: "everything",
+      allow: ["echo", "get-sum"],
+      preApproved: ["echo", "get-sum"],
+      changeDetection: true,
+      transport: { dangerouslyAllowLoopback: true, timeoutMs: 10_000 },
+      onEvent: (event) => events.push(event),
+    });
+    try {
+      const report = connection.report().servers[0];
+      assert.equal(report.era, "legacy");
+      assert.equal(report.changeDetection, "get_stream");
+      assert.equal(report.stale, undefined);
+      assert.equal(report.staleTools, undefined);
+      for (const round of ["first", "second", "third"]) {
+        const envelope = await connection.toolkit.call("everything__echo", { message: round });
+        assert.equal(envelope.errorCode, undefined, round);
+        const sum = await connection.toolkit.call("everything__get-sum", { a: 1, b: 2 });
+        assert.equal(sum.errorCode, undefined, round);
+      }
+      assert.deepEqual(connection.revisions(), []);
+      assert.equal(events.filter((event) => event.kind === "revision").length, 0);
+      assert.equal(connection.report().servers[0].staleTools, undefined);
+    } finally {
+      await connection.close();
+    }
+  } finally {
+    await server.close();
+  }
+  assert.equal(await processAlive(server.pid), false);
+});

@@ -15,7 +15,11 @@ export interface ScriptedRequest {
 /** What a scripted handler answers: a Response, or `"stall"` (never answered until close). */
 export type ScriptedAnswer = Response | "stall";
 
-/** Per-method handlers; unset methods get the default legacy behaviour. */
+/**
+ * Per-method handlers; unset methods get the default legacy behaviour. The key `"http:GET"`
+ * answers GET requests (default 405: no standalone stream); its request has `method`
+ * `"http:GET"`, no id and no params.
+ */
 export type ScriptedHandlers = Record<
   string,
   (request: ScriptedRequest) => ScriptedAnswer | Promise<ScriptedAnswer>
@@ -97,6 +101,12 @@ export function startScriptedServer(handlers: ScriptedHandlers = {}): ScriptedSe
   const server = Deno.serve(
     { hostname: "127.0.0.1", port: 0, onListen() {} },
     async (request) => {
+      if (request.method === "GET" && handlers["http:GET"] !== undefined) {
+        const entry = { method: "http:GET", id: undefined, params: {}, headers: request.headers };
+        requests.push(entry);
+        const answer = await handlers["http:GET"](entry);
+        return answer === "stall" ? new Response(null, { status: 503 }) : answer;
+      }
       if (request.method !== "POST") return new Response(null, { status: 405 });
       const body = await request.json().catch(() => undefined);
       const message = Array.isArray(body) ? body[0] : body;
