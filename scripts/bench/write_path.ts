@@ -16,10 +16,12 @@
  * The number of durable transactions per write is measured, not assumed: every state change is
  * one transaction that appends one event, so the events of one approval count them.
  *
- * Stalls: with another connection holding the lock the claim needs for 1.5 s (a separate process
+ * Stalls (also alone: `deno task bench stalls`): with another connection holding the lock the claim needs for 1.5 s (a separate process
  * holding the SQLite write lock; a PostgreSQL transaction holding the row with `FOR UPDATE`), the
  * claim runs next to a 1 ms interval timer and the longest gap between its ticks is reported, with
  * the same wait done the old way (`@libsql/client` with a driver busy timeout) for comparison.
+ * Each stall round first measures the same timer with nothing but a sleep running, so the
+ * machine's own jitter (two cores shared with other work) is reported beside the claims' lag.
  *
  * fsync latency on a shared machine swings widely within seconds, so rounds of every loop
  * alternate and each ratio is the median of per-round ratios, with quartiles as figures.
@@ -52,8 +54,8 @@ const ROUNDS = 40;
 const WARMUP = 5;
 /** How long another connection holds the lock in the stall measurement. */
 const LOCK_HOLD_MS = 1_500;
-/** Stall measurements per store (each holds a lock for {@link LOCK_HOLD_MS}). */
-const STALL_REPEATS = 3;
+/** Stall rounds: each measures the idle timer once and every store's claim once. */
+const STALL_ROUNDS = 5;
 
 /** One durable store under test, with the loops that measure it. */
 interface Target {
@@ -156,6 +158,58 @@ async function claimStall(target: Target): Promise<StallMeasurement> {
   return measured;
 }
 
+const gc = (globalThis as { gc?: () => void }).gc;
+
+/**
+ * The stall figures: {@link STALL_ROUNDS} rounds, each measuring the timer lag with nothing but a
+ * sleep running (this machine's own jitter: two cores shared with other work) and then each
+ * store's claim waiting for a held lock, so both see the same machine state. A forced GC (when
+ * `gc` is exposed) before every measurement keeps the garbage of earlier work out of it.
+ */
+async function stallRows(targets: readonly Target[]): Promise<BenchRow[]> {
+  const idle: StallMeasurement[] = [];
+  const claims = targets.map((): StallMeasurement[] => []);
+  for (let round = 0; round < STALL_ROUNDS; round++) {
+    gc?.();
+    idle.push(await measureStall(() => sleep(LOCK_HOLD_MS)));
+    for (const [index, target] of targets.entries()) {
+      gc?.();
+      claims[index].push(await claimStall(target));
+    }
+  }
+  const range = (stalls: StallMeasurement[]) => {
+    const lags = stalls.map((stall) => stall.maxLagMs);
+    return {
+      median: median(lags),
+      unit: `ms (range ${Math.min(...lags).toFixed(1)} .. ${Math.max(...lags).toFixed(1)})`,
+    };
+  };
+  const idleRange = range(idle);
+  const rows: BenchRow[] = [{
+    kind: "figure",
+    name: `timer lag with only a ${LOCK_HOLD_MS} ms sleep running (this machine's jitter), ` +
+      `median of ${STALL_ROUNDS}`,
+    value: idleRange.median,
+    unit: idleRange.unit,
+  }];
+  for (const [index, target] of targets.entries()) {
+    const { median: value, unit } = range(claims[index]);
+    rows.push({
+      kind: "figure",
+      name: `${target.name}: max event-loop lag, claim waiting ${LOCK_HOLD_MS} ms for a lock` +
+        ` (median of ${STALL_ROUNDS}; target <= 5)`,
+      value,
+      unit,
+    }, {
+      kind: "figure",
+      name: `${target.name}: those claims' shortest duration (they did wait)`,
+      value: Math.min(...claims[index].map((stall) => stall.callMs)),
+      unit: "ms",
+    });
+  }
+  return rows;
+}
+
 /** The same wait as `@libsql/client` does it with a driver busy timeout (the old store). */
 async function oldBusyWaitStall(dir: string): Promise<StallMeasurement> {
   const path = `${dir}/approvals.db`;
@@ -180,184 +234,195 @@ export const writePathBenchmark: Benchmark = {
     `${CYCLES_PER_ROUND} gate write cycles per round x ${ROUNDS} rounds per store (libSQL file, ` +
     `PostgreSQL) vs a bare loop of the same durable transactions on the same driver, and the ` +
     `event-loop lag of a claim waiting ${LOCK_HOLD_MS} ms for a lock`,
-  async run() {
-    const dir = await Deno.makeTempDir({ prefix: "sluice-bench-write-" });
-    const server = await startMemoryWriteServer();
-    const pg = postgresBinDir() === undefined ? undefined : await startPostgres();
-    const targets: Target[] = [];
-    try {
-      targets.push(await libsqlTarget(dir));
-      if (pg !== undefined) targets.push(await postgresTarget(await pg.createDatabase()));
-      else console.log("write_path: no PostgreSQL binaries; PostgreSQL figures left out");
-      const writes = await discoverWriteTools(server.client, "bench", {
-        write_record: writeBinding(),
-      }, { monitor: server.monitor });
-      const gateOn = (store: ApprovalStore) =>
-        new Gate({
-          catalogs: [writes],
-          store,
-          approve: () => true,
-          allowNonDurableStoreForTests: store instanceof MemoryApprovalStore,
-        });
-      let sequence = 0;
-      const cyclesOn = (gate: Gate, check?: (approvalId: string) => void) => async () => {
-        for (let i = 0; i < CYCLES_PER_ROUND; i++) {
-          const n = sequence++;
-          const [envelope] = await gate.run([
-            {
-              id: `c${n}`,
-              name: "save_record",
-              arguments: { key: `k${n}`, value: SYNTHETIC_VALUE },
-            },
-          ], { runId: "bench" });
-          if (envelope.effect !== "committed") throw new Error("a write did not commit");
-          check?.(envelope.approvalId!);
-        }
-      };
-      const rawCalls = async () => {
-        for (let i = 0; i < CYCLES_PER_ROUND; i++) {
-          const result = await server.client.callTool({
-            name: "write_record",
-            arguments: { key: `f${sequence++}`, value: SYNTHETIC_VALUE },
-          });
-          if (result.isError) throw new Error("a floor call failed");
-        }
-      };
-      const loops: (() => Promise<void>)[] = [];
-      const perTarget: { target: Target; tx: number; lastId: () => string }[] = [];
-      for (const target of targets) {
-        const gate = gateOn(target.store);
-        const [probe] = await gate.run([
-          {
-            id: "probe",
-            name: "save_record",
-            arguments: { key: `probe-${target.name}`, value: SYNTHETIC_VALUE },
-          },
-        ], { runId: `probe-${target.name}` });
-        if (probe.effect !== "committed") {
-          throw new Error(`the probe write did not commit: ${JSON.stringify(probe)}`);
-        }
-        const tx = (await target.store.events(probe.approvalId!)).length;
-        let lastId = "";
-        loops.push(
-          cyclesOn(gate, (id) => lastId = id),
-          () => target.bare(CYCLES_PER_ROUND * tx),
-          async () => {
-            await target.bare(CYCLES_PER_ROUND * tx);
-            await rawCalls();
-          },
-        );
-        perTarget.push({ target, tx, lastId: () => lastId });
+  run: () =>
+    withTargets(async (targets, dir) => {
+      const server = await startMemoryWriteServer();
+      try {
+        return [
+          ...await writeRows(targets, server),
+          ...await stallRows(targets),
+          await oldWay(dir),
+        ];
+      } finally {
+        await server.close();
       }
-      loops.push(cyclesOn(gateOn(new MemoryApprovalStore())));
-      const samples = await sampleInterleaved(loops, { rounds: ROUNDS, warmup: WARMUP });
-      const rows: BenchRow[] = [];
-      const perWriteUs = (ms: number) => (ms * 1000) / CYCLES_PER_ROUND;
-      const perRound = (a: number[], b: number[], f: (x: number, y: number) => number) =>
-        a.map((x, round) => f(x, b[round]));
-      for (const [index, { target, tx, lastId }] of perTarget.entries()) {
-        const [gate, bare, floor] = samples.slice(index * 3, index * 3 + 3);
-        if ((await target.store.events(lastId())).length !== tx) {
-          throw new Error("a timed cycle made another number of transactions than the probe");
-        }
-        const ratios = perRound(gate, bare, (g, b) => g / b);
-        const above = perRound(gate, floor, (g, f) => perWriteUs(g - f));
-        rows.push({
-          kind: "comparison",
-          subject: `${target.name}: ${CYCLES_PER_ROUND} write cycles (${tx} tx each)`,
-          subjectMs: median(gate),
-          baseline: `${CYCLES_PER_ROUND * tx} bare transactions, same driver`,
-          baselineMs: median(bare),
-          ratio: median(ratios),
-          ...(target.targetRatio === undefined ? {} : { targetRatio: target.targetRatio }),
-        }, {
-          kind: "comparison",
-          subject: `${target.name}: floor (the same tx + ${CYCLES_PER_ROUND} raw callTool)`,
-          subjectMs: median(floor),
-          baseline: `${CYCLES_PER_ROUND * tx} bare transactions, same driver`,
-          baselineMs: median(bare),
-          ratio: median(perRound(floor, bare, (f, b) => f / b)),
-        }, {
-          kind: "figure",
-          name: `${target.name}: sluice's cost per write above the floor (median)` +
-            (target.targetRatio === undefined ? "" : " (target <= 300)"),
-          value: median(above),
-          unit: "us",
-        }, {
-          kind: "figure",
-          name: `${target.name}: sluice above the floor, 25th-75th percentile`,
-          value: quantile(above, 0.25),
-          unit: `us .. ${quantile(above, 0.75).toFixed(0)} us`,
-        }, {
-          kind: "figure",
-          name: `${target.name}: gate cycles / bare, per-round ratio, 25th percentile`,
-          value: quantile(ratios, 0.25),
-          unit: "x",
-        }, {
-          kind: "figure",
-          name: `${target.name}: gate cycles / bare, per-round ratio, 75th percentile`,
-          value: quantile(ratios, 0.75),
-          unit: "x",
-        }, {
-          kind: "figure",
-          name: `${target.name}: bare time per durable transaction`,
-          value: (median(bare) * 1000) / (CYCLES_PER_ROUND * tx),
-          unit: "us",
-        }, {
-          kind: "figure",
-          name: `${target.name}: durable transactions per write`,
-          value: tx,
-          unit: "tx",
-        });
-      }
-      rows.push({
-        kind: "figure",
-        name: "gate with no SQL (MemoryApprovalStore) - raw callTool, per write",
-        value: perWriteUs(median(samples.at(-1)!)) -
-          perWriteUs(median(samples[2]) - median(samples[1])),
-        unit: "us",
-      });
-      // What the timer shows with nothing but a sleep running: this machine's own jitter.
-      const idle = await measureStall(() => sleep(LOCK_HOLD_MS));
-      rows.push({
-        kind: "figure",
-        name: `timer lag with only a ${LOCK_HOLD_MS} ms sleep running (this machine's jitter)`,
-        value: idle.maxLagMs,
-        unit: "ms",
-      });
-      for (const { target } of perTarget) {
-        const stalls: StallMeasurement[] = [];
-        for (let i = 0; i < STALL_REPEATS; i++) stalls.push(await claimStall(target));
-        const lags = stalls.map((stall) => stall.maxLagMs);
-        rows.push({
-          kind: "figure",
-          name: `${target.name}: max event-loop lag, claim waiting ${LOCK_HOLD_MS} ms for a lock` +
-            ` (median of ${STALL_REPEATS}; target <= 5)`,
-          value: median(lags),
-          unit: `ms (max ${Math.max(...lags).toFixed(1)})`,
-        }, {
-          kind: "figure",
-          name: `${target.name}: those claims' shortest duration (they did wait)`,
-          value: Math.min(...stalls.map((stall) => stall.callMs)),
-          unit: "ms",
-        });
-      }
-      const old = await oldBusyWaitStall(dir);
-      rows.push({
-        kind: "figure",
-        name: "old way (@libsql/client, driver busy timeout): max event-loop lag, same wait",
-        value: old.maxLagMs,
-        unit: "ms",
-      });
-      return rows;
-    } finally {
-      for (const target of targets) await target.close();
-      await server.close();
-      await pg?.stop();
-      await Deno.remove(dir, { recursive: true });
-    }
-  },
+    }),
 };
+
+/** The stall figures alone (`deno task bench stalls`), as `write_path` reports them. */
+export const stallsBenchmark: Benchmark = {
+  name: "stalls",
+  describe: () =>
+    `the event-loop lag of a claim waiting ${LOCK_HOLD_MS} ms for a lock, per store, ` +
+    `${STALL_ROUNDS} rounds beside the idle timer's own lag`,
+  run: () => withTargets(async (targets, dir) => [...await stallRows(targets), await oldWay(dir)]),
+};
+
+/** Opens every store under test (PostgreSQL when its binaries exist), runs `use`, closes them. */
+async function withTargets(
+  use: (targets: readonly Target[], dir: string) => Promise<BenchRow[]>,
+): Promise<BenchRow[]> {
+  const dir = await Deno.makeTempDir({ prefix: "sluice-bench-write-" });
+  const pg = postgresBinDir() === undefined ? undefined : await startPostgres();
+  const targets: Target[] = [];
+  try {
+    targets.push(await libsqlTarget(dir));
+    if (pg !== undefined) targets.push(await postgresTarget(await pg.createDatabase()));
+    else console.log("write_path: no PostgreSQL binaries; PostgreSQL figures left out");
+    return await use(targets, dir);
+  } finally {
+    for (const target of targets) await target.close();
+    await pg?.stop();
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+/** The write-cycle figures: gate cycles, bare loop and floor per store, rounds interleaved. */
+async function writeRows(
+  targets: readonly Target[],
+  server: Awaited<ReturnType<typeof startMemoryWriteServer>>,
+): Promise<BenchRow[]> {
+  const writes = await discoverWriteTools(server.client, "bench", {
+    write_record: writeBinding(),
+  }, { monitor: server.monitor });
+  const gateOn = (store: ApprovalStore) =>
+    new Gate({
+      catalogs: [writes],
+      store,
+      approve: () => true,
+      allowNonDurableStoreForTests: store instanceof MemoryApprovalStore,
+    });
+  let sequence = 0;
+  const cyclesOn = (gate: Gate, check?: (approvalId: string) => void) => async () => {
+    for (let i = 0; i < CYCLES_PER_ROUND; i++) {
+      const n = sequence++;
+      const [envelope] = await gate.run([
+        {
+          id: `c${n}`,
+          name: "save_record",
+          arguments: { key: `k${n}`, value: SYNTHETIC_VALUE },
+        },
+      ], { runId: "bench" });
+      if (envelope.effect !== "committed") throw new Error("a write did not commit");
+      check?.(envelope.approvalId!);
+    }
+  };
+  const rawCalls = async () => {
+    for (let i = 0; i < CYCLES_PER_ROUND; i++) {
+      const result = await server.client.callTool({
+        name: "write_record",
+        arguments: { key: `f${sequence++}`, value: SYNTHETIC_VALUE },
+      });
+      if (result.isError) throw new Error("a floor call failed");
+    }
+  };
+  const loops: (() => Promise<void>)[] = [];
+  const perTarget: { target: Target; tx: number; lastId: () => string }[] = [];
+  for (const target of targets) {
+    const gate = gateOn(target.store);
+    const [probe] = await gate.run([
+      {
+        id: "probe",
+        name: "save_record",
+        arguments: { key: `probe-${target.name}`, value: SYNTHETIC_VALUE },
+      },
+    ], { runId: `probe-${target.name}` });
+    if (probe.effect !== "committed") {
+      throw new Error(`the probe write did not commit: ${JSON.stringify(probe)}`);
+    }
+    const tx = (await target.store.events(probe.approvalId!)).length;
+    let lastId = "";
+    loops.push(
+      cyclesOn(gate, (id) => lastId = id),
+      () => target.bare(CYCLES_PER_ROUND * tx),
+      async () => {
+        await target.bare(CYCLES_PER_ROUND * tx);
+        await rawCalls();
+      },
+    );
+    perTarget.push({ target, tx, lastId: () => lastId });
+  }
+  loops.push(cyclesOn(gateOn(new MemoryApprovalStore())));
+  const samples = await sampleInterleaved(loops, { rounds: ROUNDS, warmup: WARMUP });
+  const rows: BenchRow[] = [];
+  const perWriteUs = (ms: number) => (ms * 1000) / CYCLES_PER_ROUND;
+  const perRound = (a: number[], b: number[], f: (x: number, y: number) => number) =>
+    a.map((x, round) => f(x, b[round]));
+  for (const [index, { target, tx, lastId }] of perTarget.entries()) {
+    const [gate, bare, floor] = samples.slice(index * 3, index * 3 + 3);
+    if ((await target.store.events(lastId())).length !== tx) {
+      throw new Error("a timed cycle made another number of transactions than the probe");
+    }
+    const ratios = perRound(gate, bare, (g, b) => g / b);
+    const above = perRound(gate, floor, (g, f) => perWriteUs(g - f));
+    rows.push({
+      kind: "comparison",
+      subject: `${target.name}: ${CYCLES_PER_ROUND} write cycles (${tx} tx each)`,
+      subjectMs: median(gate),
+      baseline: `${CYCLES_PER_ROUND * tx} bare transactions, same driver`,
+      baselineMs: median(bare),
+      ratio: median(ratios),
+      ...(target.targetRatio === undefined ? {} : { targetRatio: target.targetRatio }),
+    }, {
+      kind: "comparison",
+      subject: `${target.name}: floor (the same tx + ${CYCLES_PER_ROUND} raw callTool)`,
+      subjectMs: median(floor),
+      baseline: `${CYCLES_PER_ROUND * tx} bare transactions, same driver`,
+      baselineMs: median(bare),
+      ratio: median(perRound(floor, bare, (f, b) => f / b)),
+    }, {
+      kind: "figure",
+      name: `${target.name}: sluice's cost per write above the floor (median)` +
+        (target.targetRatio === undefined ? "" : " (target <= 300)"),
+      value: median(above),
+      unit: "us",
+    }, {
+      kind: "figure",
+      name: `${target.name}: sluice above the floor, 25th-75th percentile`,
+      value: quantile(above, 0.25),
+      unit: `us .. ${quantile(above, 0.75).toFixed(0)} us`,
+    }, {
+      kind: "figure",
+      name: `${target.name}: gate cycles / bare, per-round ratio, 25th percentile`,
+      value: quantile(ratios, 0.25),
+      unit: "x",
+    }, {
+      kind: "figure",
+      name: `${target.name}: gate cycles / bare, per-round ratio, 75th percentile`,
+      value: quantile(ratios, 0.75),
+      unit: "x",
+    }, {
+      kind: "figure",
+      name: `${target.name}: bare time per durable transaction`,
+      value: (median(bare) * 1000) / (CYCLES_PER_ROUND * tx),
+      unit: "us",
+    }, {
+      kind: "figure",
+      name: `${target.name}: durable transactions per write`,
+      value: tx,
+      unit: "tx",
+    });
+  }
+  rows.push({
+    kind: "figure",
+    name: "gate with no SQL (MemoryApprovalStore) - raw callTool, per write",
+    value: perWriteUs(median(samples.at(-1)!)) -
+      perWriteUs(median(samples[2]) - median(samples[1])),
+    unit: "us",
+  });
+  return rows;
+}
+
+/** The same wait done the old way, for comparison. */
+async function oldWay(dir: string): Promise<BenchRow> {
+  const old = await oldBusyWaitStall(dir);
+  return {
+    kind: "figure",
+    name: "old way (@libsql/client, driver busy timeout): max event-loop lag, same wait",
+    value: old.maxLagMs,
+    unit: "ms",
+  };
+}
 
 /** Runs the arguments digest once so module loading is not inside the first timed round. */
 await digest({});
