@@ -16,9 +16,9 @@
  * The number of durable transactions per write is measured, not assumed: every state change is
  * one transaction that appends one event, so the events of one approval count them.
  *
- * Stalls (also alone: `deno task bench stalls`): with another connection holding the lock the claim needs for 1.5 s (a separate process
- * holding the SQLite write lock; a PostgreSQL transaction holding the row with `FOR UPDATE`), the
- * claim runs next to a 1 ms interval timer and the longest gap between its ticks is reported, with
+ * Stalls (also alone: `deno task bench stalls`): with another connection holding the lock the
+ * claim needs for 1.5 s (a separate process holding the SQLite write lock; a PostgreSQL
+ * transaction holding the row with `FOR UPDATE`), the claim runs next to a 1 ms interval timer and the longest gap between its ticks is reported, with
  * the same wait done the old way (`@libsql/client` with a driver busy timeout) for comparison.
  * Each stall round first measures the same timer with nothing but a sleep running, so the
  * machine's own jitter (two cores shared with other work) is reported beside the claims' lag.
