@@ -24,7 +24,10 @@
  * machine's own jitter (two cores shared with other work) is reported beside the claims' lag.
  *
  * fsync latency on a shared machine swings widely within seconds, so rounds of every loop
- * alternate and each ratio is the median of per-round ratios, with quartiles as figures.
+ * alternate (in an order rotated every round) and each ratio is the median of per-round ratios,
+ * with quartiles as figures. Beside the wall-clock figures, the process CPU time of each loop
+ * (user + system, `process.cpuUsage`) gives sluice's CPU above the floor without the fsync
+ * waits, which dominate the wall-clock noise.
  *
  * @module
  */
@@ -46,7 +49,8 @@ import { writeBinding } from "../../tests/support/write_bindings.ts";
 import { expectationFor, makeRequest } from "../../tests/support/approval_requests.ts";
 import { postgresBinDir, startPostgres } from "../../tests/support/postgres_server.ts";
 import { holdSqliteLock, measureStall, type StallMeasurement } from "./stalls.ts";
-import { type Benchmark, type BenchRow, median, quantile, sampleInterleaved } from "./types.ts";
+import process from "node:process";
+import { type Benchmark, type BenchRow, median, quantile } from "./types.ts";
 
 /** Write cycles per timed round. */
 const CYCLES_PER_ROUND = 10;
@@ -159,6 +163,39 @@ async function claimStall(target: Target): Promise<StallMeasurement> {
 }
 
 const gc = (globalThis as { gc?: () => void }).gc;
+
+/** This process's CPU time so far (user + system), in milliseconds. */
+const cpuMs = () => {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1000;
+};
+
+/**
+ * Runs every loop once per round, `warmup` rounds untimed first, and returns each round's wall
+ * and process CPU milliseconds per loop (`wall[loop][round]`). The order rotates every round, so
+ * no loop always follows the same one (fsync latency depends on what the disk did just before).
+ */
+async function sampleRounds(
+  loops: readonly (() => Promise<void>)[],
+  options: { rounds: number; warmup: number },
+): Promise<{ wall: number[][]; cpu: number[][] }> {
+  for (let round = 0; round < options.warmup; round++) {
+    for (const loop of loops) await loop();
+  }
+  const wall = loops.map((): number[] => []);
+  const cpu = loops.map((): number[] => []);
+  for (let round = 0; round < options.rounds; round++) {
+    for (let step = 0; step < loops.length; step++) {
+      const index = (round + step) % loops.length;
+      const startCpu = cpuMs();
+      const start = performance.now();
+      await loops[index]();
+      wall[index].push(performance.now() - start);
+      cpu[index].push(cpuMs() - startCpu);
+    }
+  }
+  return { wall, cpu };
+}
 
 /**
  * The stall figures: {@link STALL_ROUNDS} rounds, each measuring the timer lag with nothing but a
@@ -343,13 +380,15 @@ async function writeRows(
     perTarget.push({ target, tx, lastId: () => lastId });
   }
   loops.push(cyclesOn(gateOn(new MemoryApprovalStore())));
-  const samples = await sampleInterleaved(loops, { rounds: ROUNDS, warmup: WARMUP });
+  const { wall: samples, cpu } = await sampleRounds(loops, { rounds: ROUNDS, warmup: WARMUP });
   const rows: BenchRow[] = [];
   const perWriteUs = (ms: number) => (ms * 1000) / CYCLES_PER_ROUND;
   const perRound = (a: number[], b: number[], f: (x: number, y: number) => number) =>
     a.map((x, round) => f(x, b[round]));
   for (const [index, { target, tx, lastId }] of perTarget.entries()) {
     const [gate, bare, floor] = samples.slice(index * 3, index * 3 + 3);
+    const [gateCpu, , floorCpu] = cpu.slice(index * 3, index * 3 + 3);
+    const aboveCpu = perRound(gateCpu, floorCpu, (g, f) => perWriteUs(g - f));
     if ((await target.store.events(lastId())).length !== tx) {
       throw new Error("a timed cycle made another number of transactions than the probe");
     }
@@ -383,6 +422,13 @@ async function writeRows(
       unit: `us .. ${quantile(above, 0.75).toFixed(0)} us`,
     }, {
       kind: "figure",
+      name: `${target.name}: sluice's process CPU per write above the floor's, median`,
+      value: median(aboveCpu),
+      unit: `us (25th-75th percentile ${quantile(aboveCpu, 0.25).toFixed(0)} .. ${
+        quantile(aboveCpu, 0.75).toFixed(0)
+      } us)`,
+    }, {
+      kind: "figure",
       name: `${target.name}: gate cycles / bare, per-round ratio, 25th percentile`,
       value: quantile(ratios, 0.25),
       unit: "x",
@@ -408,6 +454,11 @@ async function writeRows(
     name: "gate with no SQL (MemoryApprovalStore) - raw callTool, per write",
     value: perWriteUs(median(samples.at(-1)!)) -
       perWriteUs(median(samples[2]) - median(samples[1])),
+    unit: "us",
+  }, {
+    kind: "figure",
+    name: "the same in process CPU time",
+    value: perWriteUs(median(cpu.at(-1)!)) - perWriteUs(median(cpu[2]) - median(cpu[1])),
     unit: "us",
   });
   return rows;
