@@ -21,7 +21,9 @@
  * transaction holding the row with `FOR UPDATE`), the claim runs next to a 1 ms interval timer and the longest gap between its ticks is reported, with
  * the same wait done the old way (`@libsql/client` with a driver busy timeout) for comparison.
  * Each stall round first measures the same timer with nothing but a sleep running, so the
- * machine's own jitter (two cores shared with other work) is reported beside the claims' lag.
+ * machine's own jitter (two cores shared with other work) is reported beside the claims' lag,
+ * and each store's claim is also measured with no lock held: the lag of its own commit (on the
+ * embedded file a synchronous `fsync`, as long as the disk takes).
  *
  * fsync latency on a shared machine swings widely within seconds, so rounds of every loop
  * alternate (in an order rotated every round) and each ratio is the median of per-round ratios,
@@ -149,11 +151,13 @@ async function postgresTarget(url: string): Promise<Target> {
 const BODY = JSON.stringify({ key: "k", value: SYNTHETIC_VALUE }).repeat(4);
 
 /** The claim of an approved call while another connection holds its lock for 1.5 s. */
-async function claimStall(target: Target): Promise<StallMeasurement> {
+async function claimStall(target: Target, lockHeld = true): Promise<StallMeasurement> {
   const request = await makeRequest(Date.now());
   const { id } = await target.store.prepare(request);
   await target.store.approve(id, { by: "bench" });
-  const { released } = await target.holdLock(id, LOCK_HOLD_MS);
+  const { released } = lockHeld
+    ? await target.holdLock(id, LOCK_HOLD_MS)
+    : { released: Promise.resolve() };
   const measured = await measureStall(async () => {
     const claim = await target.store.claim(id, expectationFor(request));
     if (!claim.ok) throw new Error(`the stalled claim was refused: ${claim.code}`);
@@ -206,12 +210,15 @@ async function sampleRounds(
 async function stallRows(targets: readonly Target[]): Promise<BenchRow[]> {
   const idle: StallMeasurement[] = [];
   const claims = targets.map((): StallMeasurement[] => []);
+  const unlocked = targets.map((): StallMeasurement[] => []);
   for (let round = 0; round < STALL_ROUNDS; round++) {
     gc?.();
     idle.push(await measureStall(() => sleep(LOCK_HOLD_MS)));
     for (const [index, target] of targets.entries()) {
       gc?.();
       claims[index].push(await claimStall(target));
+      gc?.();
+      unlocked[index].push(await claimStall(target, false));
     }
   }
   const range = (stalls: StallMeasurement[]) => {
@@ -242,6 +249,10 @@ async function stallRows(targets: readonly Target[]): Promise<BenchRow[]> {
       name: `${target.name}: those claims' shortest duration (they did wait)`,
       value: Math.min(...claims[index].map((stall) => stall.callMs)),
       unit: "ms",
+    }, {
+      kind: "figure",
+      name: `${target.name}: the same claim with no lock held (its own commit), max lag`,
+      ...(({ median: value, unit }) => ({ value, unit }))(range(unlocked[index])),
     });
   }
   return rows;
