@@ -325,21 +325,31 @@ async function withTargets(
   }
 }
 
-/** The write-cycle figures: gate cycles, bare loop and floor per store, rounds interleaved. */
-async function writeRows(
-  targets: readonly Target[],
+/**
+ * Gates over `server`'s write tool that approve every call inline, one per store they are given
+ * (the memory store allowed, for pricing the gate alone).
+ */
+export async function inlineGates(
   server: Awaited<ReturnType<typeof startMemoryWriteServer>>,
-): Promise<BenchRow[]> {
+): Promise<(store: ApprovalStore) => Gate> {
   const writes = await discoverWriteTools(server.client, "bench", {
     write_record: writeBinding(),
   }, { monitor: server.monitor });
-  const gateOn = (store: ApprovalStore) =>
+  return (store) =>
     new Gate({
       catalogs: [writes],
       store,
       approve: () => true,
       allowNonDurableStoreForTests: store instanceof MemoryApprovalStore,
     });
+}
+
+/** The write-cycle figures: gate cycles, bare loop and floor per store, rounds interleaved. */
+async function writeRows(
+  targets: readonly Target[],
+  server: Awaited<ReturnType<typeof startMemoryWriteServer>>,
+): Promise<BenchRow[]> {
+  const gateOn = await inlineGates(server);
   let sequence = 0;
   const cyclesOn = (gate: Gate, check?: (approvalId: string) => void) => async () => {
     for (let i = 0; i < CYCLES_PER_ROUND; i++) {

@@ -18,7 +18,7 @@
  */
 import process from "node:process";
 import Database from "libsql";
-import { discoverWriteTools, Gate, MemoryApprovalStore } from "../../mod.ts";
+import { type Gate, MemoryApprovalStore } from "../../mod.ts";
 import type { ApprovalStore } from "../../mod.ts";
 import { LibsqlApprovalStore } from "../../libsql.ts";
 import { NativeConnection } from "../../src/approvals/libsql/native.ts";
@@ -26,9 +26,9 @@ import type { SqlStatement } from "../../src/approvals/sql/connection.ts";
 import { SQLITE_MIGRATIONS } from "../../src/approvals/sqlite/migrations.ts";
 import { SYNTHETIC_VALUE } from "../../fixtures/write_server.ts";
 import { startMemoryWriteServer } from "../../fixtures/write_server_memory.ts";
-import { writeBinding } from "../../tests/support/write_bindings.ts";
 import { expectationFor, makeRequest } from "../../tests/support/approval_requests.ts";
 import { median } from "../bench/types.ts";
+import { inlineGates } from "../bench/write_path.ts";
 
 const CYCLES = 10;
 const ROUNDS = Number(Deno.args[0] ?? 40);
@@ -102,16 +102,7 @@ const fileStore = await LibsqlApprovalStore.open(`${dir}/store.db`);
 const gateStore = await LibsqlApprovalStore.open(`${dir}/gate.db`);
 const memoryStore = new MemoryApprovalStore();
 const server = await startMemoryWriteServer();
-const writes = await discoverWriteTools(server.client, "costs", {
-  write_record: writeBinding(),
-}, { monitor: server.monitor });
-const gateOn = (store: ApprovalStore) =>
-  new Gate({
-    catalogs: [writes],
-    store,
-    approve: () => true,
-    allowNonDurableStoreForTests: store instanceof MemoryApprovalStore,
-  });
+const gateOn = await inlineGates(server);
 const gates = [gateOn(gateStore), gateOn(new MemoryApprovalStore())];
 const gateCycles = (gate: Gate) => async () => {
   for (let i = 0; i < CYCLES; i++) {
