@@ -23,7 +23,9 @@
  * Each stall round first measures the same timer with nothing but a sleep running, so the
  * machine's own jitter (two cores shared with other work) is reported beside the claims' lag,
  * and each store's claim is also measured with no lock held: the lag of its own commit (on the
- * embedded file a synchronous `fsync`, as long as the disk takes).
+ * embedded file a synchronous `fsync`, as long as the disk takes). On the embedded file every
+ * synchronous driver call during the claim is timed as well: the longest busy attempt (what the
+ * lock wait itself holds the event loop for) and the longest call that succeeded (the commit).
  *
  * fsync latency on a shared machine swings widely within seconds, so rounds of every loop
  * alternate (in an order rotated every round) and each ratio is the median of per-round ratios,
@@ -50,7 +52,13 @@ import { startMemoryWriteServer } from "../../fixtures/write_server_memory.ts";
 import { writeBinding } from "../../tests/support/write_bindings.ts";
 import { expectationFor, makeRequest } from "../../tests/support/approval_requests.ts";
 import { postgresBinDir, startPostgres } from "../../tests/support/postgres_server.ts";
-import { holdSqliteLock, measureStall, type StallMeasurement } from "./stalls.ts";
+import {
+  type DriverCalls,
+  holdSqliteLock,
+  longestDriverCalls,
+  measureStall,
+  type StallMeasurement,
+} from "./stalls.ts";
 import process from "node:process";
 import { type Benchmark, type BenchRow, median, quantile } from "./types.ts";
 
@@ -76,6 +84,8 @@ interface Target {
    * with a promise that settles when it was released.
    */
   holdLock(id: string, ms: number): Promise<{ released: Promise<void> }>;
+  /** For a synchronous driver: runs `call` and returns its longest single driver calls. */
+  longestDriverCalls?(call: () => Promise<unknown>): Promise<DriverCalls>;
   close(): Promise<void>;
 }
 
@@ -103,6 +113,7 @@ async function libsqlTarget(dir: string): Promise<Target> {
       return Promise.resolve();
     },
     holdLock: (_id, ms) => holdSqliteLock(path, ms),
+    longestDriverCalls: (call) => longestDriverCalls(bareDb, call),
     async close() {
       bareDb.close();
       await store.close();
@@ -151,19 +162,29 @@ async function postgresTarget(url: string): Promise<Target> {
 const BODY = JSON.stringify({ key: "k", value: SYNTHETIC_VALUE }).repeat(4);
 
 /** The claim of an approved call while another connection holds its lock for 1.5 s. */
-async function claimStall(target: Target, lockHeld = true): Promise<StallMeasurement> {
+/** A stall measurement, with the longest single driver call when the driver is synchronous. */
+interface ClaimStall extends StallMeasurement {
+  readonly driver?: DriverCalls;
+}
+
+async function claimStall(target: Target, lockHeld = true): Promise<ClaimStall> {
   const request = await makeRequest(Date.now());
   const { id } = await target.store.prepare(request);
   await target.store.approve(id, { by: "bench" });
   const { released } = lockHeld
     ? await target.holdLock(id, LOCK_HOLD_MS)
     : { released: Promise.resolve() };
-  const measured = await measureStall(async () => {
+  let driver: DriverCalls | undefined;
+  const claim = async () => {
     const claim = await target.store.claim(id, expectationFor(request));
     if (!claim.ok) throw new Error(`the stalled claim was refused: ${claim.code}`);
+  };
+  const measured = await measureStall(async () => {
+    if (target.longestDriverCalls === undefined) await claim();
+    else driver = await target.longestDriverCalls(claim);
   });
   await released;
-  return measured;
+  return { ...measured, ...(driver === undefined ? {} : { driver }) };
 }
 
 const gc = (globalThis as { gc?: () => void }).gc;
@@ -209,8 +230,8 @@ async function sampleRounds(
  */
 async function stallRows(targets: readonly Target[]): Promise<BenchRow[]> {
   const idle: StallMeasurement[] = [];
-  const claims = targets.map((): StallMeasurement[] => []);
-  const unlocked = targets.map((): StallMeasurement[] => []);
+  const claims = targets.map((): ClaimStall[] => []);
+  const unlocked = targets.map((): ClaimStall[] => []);
   for (let round = 0; round < STALL_ROUNDS; round++) {
     gc?.();
     idle.push(await measureStall(() => sleep(LOCK_HOLD_MS)));
@@ -249,7 +270,26 @@ async function stallRows(targets: readonly Target[]): Promise<BenchRow[]> {
       name: `${target.name}: those claims' shortest duration (they did wait)`,
       value: Math.min(...claims[index].map((stall) => stall.callMs)),
       unit: "ms",
-    }, {
+    });
+    const driver = claims[index].flatMap((stall) => stall.driver ?? []);
+    const spread = (values: number[]) =>
+      `ms (range ${Math.min(...values).toFixed(2)} .. ${Math.max(...values).toFixed(2)})`;
+    if (driver.length > 0) {
+      const failed = driver.map((calls) => calls.failedMs);
+      const succeeded = driver.map((calls) => calls.succeededMs);
+      rows.push({
+        kind: "figure",
+        name: `${target.name}: those claims' longest busy attempt (one synchronous driver call)`,
+        value: median(failed),
+        unit: spread(failed),
+      }, {
+        kind: "figure",
+        name: `${target.name}: those claims' longest call that succeeded (the commit, its fsync)`,
+        value: median(succeeded),
+        unit: spread(succeeded),
+      });
+    }
+    rows.push({
       kind: "figure",
       name: `${target.name}: the same claim with no lock held (its own commit), max lag`,
       ...(({ median: value, unit }) => ({ value, unit }))(range(unlocked[index])),
