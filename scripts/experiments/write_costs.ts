@@ -7,6 +7,8 @@
  * - `store`: the same four store calls straight on a libSQL file store (no gate);
  * - `sql`: the exact statements those calls send (recorded from one cycle, replayed with fresh
  *   ids) on the store's schema through the native driver, no store code;
+ * - `sql (connection)`: the same through the store's `NativeConnection` (its retry wrapper and
+ *   statement cache), one batch per statement as the store sends them;
  * - `bare`: four one-row durable `INSERT`s (the bench's bare loop);
  * - `raw`: one raw SDK `callTool`;
  * - `gate (memory)` and `store (memory)`: the same on the memory store, to price the gate alone.
@@ -97,6 +99,20 @@ const sqlCycle = () => {
     prepared.run(args.map((arg) => arg === recordedId ? id : arg === recordedCall ? call : arg));
   }
 };
+const viaConnection = await NativeConnection.open(`${dir}/conn.db`, 10_000, true);
+for (const statement of SQLITE_MIGRATIONS[0].statements) {
+  await viaConnection.batch([{ sql: statement, args: [] }]);
+}
+const connectionCycle = async () => {
+  const id = crypto.randomUUID();
+  const call = `q${sequence++}`;
+  for (const { sql, args } of sent) {
+    await viaConnection.batch([{
+      sql,
+      args: args.map((arg) => arg === recordedId ? id : arg === recordedCall ? call : arg),
+    }]);
+  }
+};
 const bare = bareTable(durable(`${dir}/bare.db`));
 const fileStore = await LibsqlApprovalStore.open(`${dir}/store.db`);
 const gateStore = await LibsqlApprovalStore.open(`${dir}/gate.db`);
@@ -121,6 +137,9 @@ const loops: [string, () => Promise<void>][] = [
   ["sql", () => {
     for (let i = 0; i < CYCLES; i++) sqlCycle();
     return Promise.resolve();
+  }],
+  ["sql (connection)", async () => {
+    for (let i = 0; i < CYCLES; i++) await connectionCycle();
   }],
   ["bare", () => Promise.resolve(bare(4 * CYCLES))],
   ["raw", async () => {
@@ -168,7 +187,8 @@ for (const [name] of loops) line(name, [[name, 1]]);
 console.log("");
 line("above the floor (gate - bare - raw)", [["gate", 1], ["bare", -1], ["raw", -1]]);
 line("  the store's SQL above bare (sql - bare)", [["sql", 1], ["bare", -1]]);
-line("  the store's own code and driver wrapper (store - sql)", [["store", 1], ["sql", -1]]);
+line("  the store's own code (store - sql (connection))", [["store", 1], ["sql (connection)", -1]]);
+line("  the connection wrapper (sql (connection) - sql)", [["sql (connection)", 1], ["sql", -1]]);
 line("  the gate around a store (gate (memory) - store (memory) - raw)", [
   ["gate (memory)", 1],
   ["store (memory)", -1],
