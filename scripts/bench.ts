@@ -10,7 +10,7 @@
 import type { Benchmark, ComparisonRow, FigureRow } from "./bench/types.ts";
 import { identityBenchmark } from "./bench/identity.ts";
 import { benchApprovals } from "./bench/approvals.ts";
-import { writePathBenchmark } from "./bench/write_path.ts";
+import { stallsBenchmark, writePathBenchmark } from "./bench/write_path.ts";
 import { readPathBenchmark } from "./bench/read_path.ts";
 import { bodyChunksBenchmark } from "./bench/body_chunks.ts";
 import { patternsBenchmark } from "./bench/patterns.ts";
@@ -29,6 +29,7 @@ export const benchmarks: readonly Benchmark[] = [
   approvalsBenchmark,
   readPathBenchmark,
   writePathBenchmark,
+  stallsBenchmark,
   bodyChunksBenchmark,
   patternsBenchmark,
   connectBenchmark,

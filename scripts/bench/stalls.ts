@@ -34,6 +34,51 @@ export async function measureStall(call: () => Promise<unknown>): Promise<StallM
   }
 }
 
+/** The longest synchronous driver calls during a measured call, in milliseconds. */
+export interface DriverCalls {
+  /** The longest call that threw (a busy database: the lock wait's attempts). */
+  readonly failedMs: number;
+  /** The longest call that returned (the claim itself, its commit's `fsync` included). */
+  readonly succeededMs: number;
+}
+
+/**
+ * Times every synchronous call of the native `libsql` driver's statements (`run`, `all`, `get`;
+ * the store's statements included, they share the prototype) while `call` runs: how long the
+ * driver itself kept the event loop, apart from anything else on the machine.
+ */
+export async function longestDriverCalls(
+  db: { prepare(sql: string): object },
+  call: () => Promise<unknown>,
+): Promise<DriverCalls> {
+  const prototype = Object.getPrototypeOf(db.prepare("SELECT 1")) as Record<
+    string,
+    (...args: unknown[]) => unknown
+  >;
+  const originals = ["run", "all", "get"].map((name) => [name, prototype[name]] as const);
+  let failedMs = 0;
+  let succeededMs = 0;
+  for (const [name, original] of originals) {
+    prototype[name] = function (this: unknown, ...args: unknown[]) {
+      const start = performance.now();
+      try {
+        const result = original.apply(this, args);
+        succeededMs = Math.max(succeededMs, performance.now() - start);
+        return result;
+      } catch (error) {
+        failedMs = Math.max(failedMs, performance.now() - start);
+        throw error;
+      }
+    };
+  }
+  try {
+    await call();
+    return { failedMs, succeededMs };
+  } finally {
+    for (const [name, original] of originals) prototype[name] = original;
+  }
+}
+
 /**
  * Starts `deno run -A scripts/bench/lock_holder.ts <path> <ms>` and resolves once it holds the
  * write lock of the SQLite file at `path`; `released` settles when it has exited.

@@ -1,7 +1,9 @@
 /**
  * The D1 store inside workerd (Miniflare, real D1): the shared store suite unchanged (every call
  * runs in the Worker), 8 concurrent Worker requests, each a fresh store as in a stateless Worker,
- * claiming one approved call (exactly one wins), and the tampered-schema refusal.
+ * claiming one approved call (exactly one wins), the tampered-schema refusal, and deferred approval
+ * across two Workers on one D1 database (pending in the agent's Worker, approved from a second
+ * Worker, resumed once, checked on the write server's ledger).
  */
 import assert from "node:assert/strict";
 import { approvalStoreSuite } from "../support/approval_store_suite.ts";
@@ -88,7 +90,7 @@ Deno.test("d1: a tampered database is refused at open: approval_store_schema_inv
   }
 });
 
-Deno.test("d1: a Worker runs connect() with deferred approvals: pending, approved by another request, resumed once", async () => {
+Deno.test("d1: a Worker runs connect() with deferred approvals: pending, approved from a second Worker, resumed once", async () => {
   const running = await theWorker();
   const db = nextDatabase();
   const ws = await createWriteWorkspace();
@@ -106,13 +108,17 @@ Deno.test("d1: a Worker runs connect() with deferred approvals: pending, approve
     // Still pending: a resume in another Worker request sends nothing.
     const early = await running.call({ db, connect: server.url, resume: pending.approvalId });
     assert.equal((early as { errorCode?: string }).errorCode, "approval_pending");
-    // A person approves from outside the agent's request: another Worker request on the store.
-    await running.call({
+    // A person approves from outside the agent's Worker: a second Worker (its own isolate, its
+    // own socket) bound to the same D1 database.
+    assert.equal(await running.call({ whoami: true }, "approver"), "approver");
+    assert.equal(await running.call({ whoami: true }), "agent");
+    const approved = await running.call({
       db,
       fresh: true,
       method: "approve",
       args: [pending.approvalId, { by: "reviewer" }],
-    });
+    }, "approver") as { state: string };
+    assert.equal(approved.state, "approved");
     const done = await running.call({ db, connect: server.url, resume: pending.approvalId }) as {
       errorCode?: string;
       effect?: string;

@@ -1,12 +1,14 @@
 /**
- * The shared approval-store suite over both implementations (memory, and libSQL on a real file
- * in a temp dir), plus the durable-store guard.
+ * The shared approval-store suite over memory, libSQL on a real file in a temp dir, and the
+ * remote libSQL path (`@libsql/client`, as for a Turso URL) pointed at a local file, plus the
+ * durable-store guard.
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { assertDurableStore, MemoryApprovalStore } from "../../mod.ts";
 import { LibsqlApprovalStore } from "../../libsql.ts";
 import { approvalStoreSuite } from "../support/approval_store_suite.ts";
+import { ClientApprovalStore } from "../support/client_store.ts";
 
 approvalStoreSuite("memory", (clock) =>
   Promise.resolve({
@@ -17,6 +19,12 @@ approvalStoreSuite("memory", (clock) =>
 approvalStoreSuite("libsql file", async (clock) => {
   const dir = await Deno.makeTempDir({ prefix: "sluice-approvals-" });
   const store = await LibsqlApprovalStore.open(join(dir, "approvals.db"), { now: clock.now });
+  return { store, cleanup: () => Deno.remove(dir, { recursive: true }) };
+});
+
+approvalStoreSuite("libsql remote path (@libsql/client on a file: URL)", async (clock) => {
+  const dir = await Deno.makeTempDir({ prefix: "sluice-approvals-client-" });
+  const store = await ClientApprovalStore.open(`file:${join(dir, "approvals.db")}`, clock.now);
   return { store, cleanup: () => Deno.remove(dir, { recursive: true }) };
 });
 

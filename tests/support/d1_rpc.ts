@@ -21,10 +21,15 @@ const cacheDir = `${root}.cache/smoke`;
 export interface D1Worker {
   /** The Worker's loopback URL. */
   readonly url: string;
+  /** The loopback URL of the second Worker (`approver`), bound to the same D1 databases. */
+  readonly approverUrl: string;
   /** The host process's PID. */
   readonly pid: number;
-  /** Sends one call to the Worker; throws the store's error as an `ApprovalError`. */
-  call(body: Record<string, unknown>): Promise<unknown>;
+  /**
+   * Sends one call to the Worker (or to the second Worker, `to: "approver"`); throws the store's
+   * error as an `ApprovalError`.
+   */
+  call(body: Record<string, unknown>, to?: "agent" | "approver"): Promise<unknown>;
   /** Stops Miniflare and waits for its process. */
   stop(): Promise<void>;
 }
@@ -70,7 +75,10 @@ export async function startD1Worker(databases: number): Promise<D1Worker> {
     if (done) throw new Error("the D1 host ended before it was ready");
     first += value;
   }
-  const url = (JSON.parse(first.split("\n")[0]) as { url: string }).url;
+  const { url, approverUrl } = JSON.parse(first.split("\n")[0]) as {
+    url: string;
+    approverUrl: string;
+  };
   // Miniflare has loaded the bundle: nothing is left behind even if stop() never runs.
   await Deno.remove(dir, { recursive: true });
   const drain = (async () => {
@@ -78,9 +86,13 @@ export async function startD1Worker(databases: number): Promise<D1Worker> {
   })();
   return {
     url,
+    approverUrl,
     pid: child.pid,
-    async call(body) {
-      const response = await fetch(url, { method: "POST", body: JSON.stringify(body) });
+    async call(body, to = "agent") {
+      const response = await fetch(to === "agent" ? url : approverUrl, {
+        method: "POST",
+        body: JSON.stringify(body),
+      });
       const answer = await response.json() as {
         value?: unknown;
         undefined?: true;

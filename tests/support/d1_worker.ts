@@ -9,6 +9,7 @@
  * `{ db, connect: url, call: [tool, args] }` or `{ db, connect: url, resume: approvalId }` runs
  * `connect()` against the MCP server at `url` (loopback allowed) with deferred approvals in a
  * fresh D1 store and answers the envelope, as a stateless Worker serving an agent would.
+ * `{ whoami: true }` answers the Worker's name (`agent`, or `approver` for the second Worker).
  *
  * @module
  */
@@ -25,6 +26,7 @@ interface Call {
   readonly connect?: string;
   readonly call?: readonly [string, JsonObject];
   readonly resume?: string;
+  readonly whoami?: boolean;
 }
 
 /** One agent step in a fresh Worker: connect, call or resume, close. */
@@ -59,11 +61,12 @@ function storeFor(call: Call, db: D1DatabaseLike): Promise<D1ApprovalStore> {
 }
 
 export default {
-  async fetch(request: Request, env: Record<string, D1DatabaseLike>): Promise<Response> {
+  async fetch(request: Request, env: Record<string, D1DatabaseLike | string>): Promise<Response> {
     const call = await request.json() as Call;
+    if (call.whoami === true) return Response.json({ value: env.WORKER_NAME });
     if (call.now !== undefined) clock = call.now;
     try {
-      const db = env[call.db];
+      const db = env[call.db] as D1DatabaseLike;
       if (call.connect !== undefined) return Response.json({ value: await agentStep(call, db) });
       if (call.sql !== undefined) {
         await db.prepare(call.sql).all();

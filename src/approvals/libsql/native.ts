@@ -17,14 +17,27 @@ import { describeSqliteFailure, SQLITE_DIALECT } from "../sqlite/dialect.ts";
 import { checkDurability, type DurabilitySettings, readDurability } from "./durability.ts";
 
 type Connection = InstanceType<typeof Database>;
-/** The part of the driver's prepared statement the connection uses. */
+/**
+ * The part of the driver's prepared statement the connection uses. A single array argument binds
+ * its values in order, as the driver's spread form does after flattening its arguments.
+ */
 interface Statement {
   readonly reader: boolean;
-  all(...args: unknown[]): unknown[];
-  get(...args: unknown[]): unknown;
-  run(...args: unknown[]): { readonly changes: number };
+  all(args?: readonly unknown[]): unknown[];
+  get(args?: readonly unknown[]): unknown;
+  run(args: readonly unknown[]): { readonly changes: number };
   raw(on: boolean): Statement;
 }
+
+/** A statement prepared once, with whether it returns rows (a native call, asked once too). */
+interface Prepared {
+  readonly statement: Statement;
+  readonly reader: boolean;
+}
+
+const NO_ARGS: readonly unknown[] = Object.freeze([]);
+/** The rows of a write without `RETURNING`: none (shared, never written to). */
+const NO_ROWS: Fields[] = Object.freeze([]) as unknown as Fields[];
 
 const isBusy = (error: unknown) => describeSqliteFailure(error).busy;
 
@@ -41,7 +54,7 @@ export class NativeConnection implements SqlConnection {
   readonly dialect = SQLITE_DIALECT;
   readonly #db: Connection;
   readonly #timeoutMs: number;
-  readonly #statements = new Map<string, Statement>();
+  readonly #statements = new Map<string, Prepared>();
 
   private constructor(db: Connection, timeoutMs: number) {
     this.#db = db;
@@ -75,7 +88,9 @@ export class NativeConnection implements SqlConnection {
    */
   durability(): Promise<DurabilitySettings> {
     return readDurability((pragma) =>
-      Promise.resolve((this.#statement(`PRAGMA ${pragma}`).raw(true).get() as unknown[])?.[0])
+      Promise.resolve(
+        (this.#statement(`PRAGMA ${pragma}`).statement.raw(true).get() as unknown[])?.[0],
+      )
     );
   }
 
@@ -104,30 +119,31 @@ export class NativeConnection implements SqlConnection {
   #batchNow(statements: readonly SqlStatement[]): SqlResult[] {
     // One statement is atomic on its own (its triggers included): no BEGIN/COMMIT round.
     if (statements.length === 1) return [this.#execute(statements[0])];
-    this.#statement("BEGIN IMMEDIATE").run();
+    this.#statement("BEGIN IMMEDIATE").statement.run(NO_ARGS);
     try {
       const results = statements.map((statement) => this.#execute(statement));
-      this.#statement("COMMIT").run();
+      this.#statement("COMMIT").statement.run(NO_ARGS);
       return results;
     } catch (error) {
-      if (this.#db.inTransaction) this.#statement("ROLLBACK").run();
+      if (this.#db.inTransaction) this.#statement("ROLLBACK").statement.run(NO_ARGS);
       throw error;
     }
   }
 
-  #execute(statement: SqlStatement): SqlResult {
-    const prepared = this.#statement(statement.sql);
-    if (prepared.reader) {
-      const rows = prepared.all(...statement.args) as Fields[];
+  #execute({ sql, args }: SqlStatement): SqlResult {
+    const { statement, reader } = this.#statement(sql);
+    if (reader) {
+      const rows = statement.all(args) as Fields[];
       return { rows, changes: rows.length };
     }
-    return { rows: [], changes: prepared.run(...statement.args).changes };
+    return { rows: NO_ROWS, changes: statement.run(args).changes };
   }
 
-  #statement(sql: string): Statement {
+  #statement(sql: string): Prepared {
     let prepared = this.#statements.get(sql);
     if (prepared === undefined) {
-      prepared = this.#db.prepare(sql) as unknown as Statement;
+      const statement = this.#db.prepare(sql) as unknown as Statement;
+      prepared = { statement, reader: statement.reader };
       if (this.#statements.size >= STATEMENT_LIMIT) {
         this.#statements.delete(this.#statements.keys().next().value!);
       }
