@@ -1,0 +1,79 @@
+/**
+ * sluice's one deadline primitive, on `AbortSignal.any` and `AbortSignal.timeout`: the caller's
+ * signal and a timeout as one signal, and waiting on a promise only until a signal aborts. The
+ * transport (at the edge) and the call layers both build on it, so it sits below both.
+ *
+ * @module
+ */
+
+/**
+ * The signal that fires when `signal` aborts or, when `timeoutMs` is given, the deadline
+ * passes; `undefined` when there is neither. Its `reason` is the reason of whichever fired
+ * first, so `signal.reason === result.reason` tells the caller's abort from the deadline.
+ * Nothing needs disposing: `AbortSignal.timeout`'s timer does not keep the process alive.
+ *
+ * @example
+ * ```ts
+ * import { deadlineSignal } from "./deadline.ts";
+ * const caller = new AbortController();
+ * const stop = deadlineSignal(caller.signal, 5_000);
+ * caller.abort();
+ * console.log(stop.aborted); // true
+ * ```
+ *
+ * @param signal the caller's signal
+ * @param timeoutMs the deadline in milliseconds
+ * @returns the combined signal
+ *
+ * @category Discovery and calls
+ */
+export function deadlineSignal(signal: AbortSignal | undefined, timeoutMs: number): AbortSignal;
+export function deadlineSignal(
+  signal: AbortSignal | undefined,
+  timeoutMs?: number,
+): AbortSignal | undefined;
+export function deadlineSignal(
+  signal: AbortSignal | undefined,
+  timeoutMs?: number,
+): AbortSignal | undefined {
+  if (timeoutMs === undefined) return signal;
+  const timeout = AbortSignal.timeout(timeoutMs);
+  return signal === undefined ? timeout : AbortSignal.any([signal, timeout]);
+}
+
+/**
+ * Waits for `promise`, or rejects with `signal.reason` as soon as `signal` aborts, whichever
+ * comes first. The listener is removed when `promise` settles, and a later rejection of the
+ * loser is expected and ignored. For work that may not honour its signal (host code, an
+ * injected `fetch`).
+ *
+ * @example
+ * ```ts
+ * import { untilAborted } from "./deadline.ts";
+ * const never = new Promise<never>(() => {});
+ * await untilAborted(never, AbortSignal.timeout(10)).catch((reason) => console.log(reason.name));
+ * ```
+ *
+ * @param promise the work to bound
+ * @param signal the signal that ends the wait
+ * @returns the work's result
+ *
+ * @category Discovery and calls
+ */
+export function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) {
+    promise.catch(() => {});
+    return Promise.reject(signal.reason);
+  }
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    promise.then((value) => {
+      signal.removeEventListener("abort", onAbort);
+      resolve(value);
+    }, (error: unknown) => {
+      signal.removeEventListener("abort", onAbort);
+      reject(error);
+    });
+  });
+}
