@@ -11,8 +11,13 @@
  *    on the raw client (global fetch, then over `secureFetch`), a registration on connect()'s
  *    own session, the gate over it, and `toolkit.call`.
  *
- * Every variant runs once per turn in a rotating order; the figure is each one's median CPU
- * time per call (`process.cpuUsage`, the whole client process). Not part of `deno task bench`:
+ * 3. The CPU a request's deadline costs after the request, when its timer fires: N requests
+ *    with a 2 s deadline, then the process's CPU while idle for 2.5 s, per request: secureFetch
+ *    (timer stopped at the end) vs plain fetch on `AbortSignal.any` + `AbortSignal.timeout`
+ *    (which cannot be stopped), vs plain fetch with no deadline.
+ *
+ * Every variant of 1 and 2 runs once per turn in a rotating order; the figure is each one's
+ * median CPU time per call (`process.cpuUsage`, the whole client process). Not part of `deno task bench`:
  * `deno run -A scripts/experiments/connect_costs.ts [turns]`.
  *
  * @module
@@ -29,7 +34,7 @@ import {
   secureFetch,
 } from "../../mod.ts";
 import { ServerSession } from "../../src/connect/session.ts";
-import { deadlineSignal, untilAborted } from "../../src/deadline.ts";
+import { deadlineSignal, stoppableDeadline, untilAborted } from "../../src/deadline.ts";
 import { TransportError } from "../../src/transport/errors.ts";
 import { limitBody, readDeclaredBody } from "../../src/transport/limited_body.ts";
 import { checkUrl } from "../../src/transport/policy.ts";
@@ -63,37 +68,50 @@ function print(title: string, variants: readonly Variant[], cpu: readonly number
   });
 }
 
-/** The transport steps, on the exact request the SDK sends for a 2026-07-28 `tools/call`. */
-function transportSteps(url: string): Variant[] {
-  const body = JSON.stringify({
-    jsonrpc: "2.0",
-    id: 1,
-    method: "tools/call",
-    params: {
-      name: "small",
-      arguments: { query: "sluice" },
-      // The SDK's own per-request metadata; without it the server answers 400.
-      _meta: {
-        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientInfo": { name: "costs", version: "0.0.0" },
-        "io.modelcontextprotocol/clientCapabilities": {},
-      },
+/** The exact request the SDK sends for a 2026-07-28 `tools/call` of `small`. */
+const callBody = JSON.stringify({
+  jsonrpc: "2.0",
+  id: 1,
+  method: "tools/call",
+  params: {
+    name: "small",
+    arguments: { query: "sluice" },
+    // The SDK's own per-request metadata; without it the server answers 400.
+    _meta: {
+      "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+      "io.modelcontextprotocol/clientInfo": { name: "costs", version: "0.0.0" },
+      "io.modelcontextprotocol/clientCapabilities": {},
     },
-  });
-  const headers = {
-    "content-type": "application/json",
-    accept: "application/json, text/event-stream",
-    "mcp-protocol-version": "2026-07-28",
-    "mcp-method": "tools/call",
-    "mcp-name": "small",
-  };
+  },
+});
+const headers = {
+  "content-type": "application/json",
+  accept: "application/json, text/event-stream",
+  "mcp-protocol-version": "2026-07-28",
+  "mcp-method": "tools/call",
+  "mcp-name": "small",
+};
+
+/** The transport steps, on that request. */
+function transportSteps(url: string): Variant[] {
+  const body = callBody;
   const toError = (error: unknown) => new TransportError("transport_failed", String(error));
   const step = async (level: number) => {
+    const stops: (() => void)[] = [];
+    try {
+      return await stepOnce(level, stops);
+    } finally {
+      for (const stop of stops) stop();
+    }
+  };
+  const stepOnce = async (level: number, stops: (() => void)[]) => {
     const init: RequestInit = { method: "POST", headers, body };
     let target: string | URL | Request = url;
     if (level >= 1) target = checkUrl(url, { allowLoopback: true }).url;
     const caller = new AbortController().signal;
-    const signal = level >= 3 ? deadlineSignal(caller, 30_000) : caller;
+    const deadline = level >= 3 ? stoppableDeadline(caller, 30_000) : undefined;
+    const signal = deadline?.signal ?? caller;
+    if (deadline) stops.push(deadline.stop);
     if (level >= 2) {
       const request = new Request(target, {
         ...init,
@@ -112,7 +130,7 @@ function transportSteps(url: string): Variant[] {
     if (response.status !== 200) throw new Error(`the server answered ${response.status}`);
     if (level < 4) return await response.json();
     const replyBody = level >= 5
-      ? limitBody(response.body!, 1024 * 1024, signal, toError)
+      ? limitBody(response.body!, 1024 * 1024, deadline!, toError)
       : await readDeclaredBody(response, 1024 * 1024, signal);
     const wrapped = new Response(replyBody, {
       status: response.status,
@@ -126,7 +144,7 @@ function transportSteps(url: string): Variant[] {
     ["fetch + json()", () => step(0)],
     ["+ checkUrl", () => step(1)],
     ["+ prepared Request, header rules in it", () => step(2)],
-    ["+ deadline signal (any + timeout, race)", () => step(3)],
+    ["+ deadline (any + stoppable timer, race)", () => step(3)],
     ["+ one native read, re-wrapped Response", () => step(4)],
     ["  (instead: limitBody, counted JS stream)", () => step(5)],
     ["secureFetch", async () => {
@@ -205,6 +223,38 @@ try {
     ["toolkit.call", () => connection.toolkit.call("bench__small", args)],
   ];
   print("call layers, 1 KiB result", layers, await cpuPerCall(layers, turns));
+
+  const shortDeadline = secureFetch({ dangerouslyAllowLoopback: true, timeoutMs: 2_000 });
+  const fire: Variant[] = [
+    ["plain fetch, no deadline", async () => {
+      await (await fetch(url, { method: "POST", headers, body: callBody })).json();
+    }],
+    ["plain fetch, any + AbortSignal.timeout", async () => {
+      const signal = deadlineSignal(new AbortController().signal, 2_000);
+      await (await fetch(url, { method: "POST", headers, body: callBody, signal })).json();
+    }],
+    ["secureFetch (timer stopped)", async () => {
+      const init = {
+        method: "POST",
+        headers,
+        body: callBody,
+        signal: new AbortController().signal,
+      };
+      await (await shortDeadline(url, init)).json();
+    }],
+  ];
+  console.log(
+    "\nCPU spent after the requests, while their deadlines' timers fire (µs per request)",
+  );
+  for (const [name, run] of fire) {
+    const count = Math.min(turns, 1_000);
+    for (let i = 0; i < count; i++) await run();
+    const before = process.cpuUsage();
+    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    const after = process.cpuUsage();
+    const perRequest = (after.user - before.user + after.system - before.system) / count;
+    console.log(`  ${name.padEnd(40)} ${perRequest.toFixed(1).padStart(6)}`);
+  }
 } finally {
   for (const close of closers.reverse()) await close();
 }

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { deadlineSignal, untilAborted } from "../deadline.ts";
+import { stoppableDeadline, untilAborted } from "../deadline.ts";
 import { SluiceError } from "../errors.ts";
 
 /**
@@ -55,9 +55,16 @@ export function withinDeadline<T>(
   timeoutMs?: number,
 ): Promise<T> {
   if (signal?.aborted) return Promise.reject(new DeadlineStopped("mcp_aborted"));
-  const stop = deadlineSignal(signal, timeoutMs) ?? new AbortController().signal;
+  // Runs on every call with a scope validator: a timer stopped when the wait ends, not an
+  // AbortSignal.timeout that would fire later for nothing (see src/deadline.ts).
+  const deadline = timeoutMs === undefined ? undefined : stoppableDeadline(signal, timeoutMs);
+  const stop = deadline?.signal ?? signal ?? new AbortController().signal;
   // The stop rejects with its own reason the moment it fires, before any late outcome of `work`.
-  return untilAborted(Promise.resolve().then(() => work(stop)), stop).catch((error: unknown) => {
+  return untilAborted(Promise.resolve().then(() => work(stop)), stop).then((value) => {
+    deadline?.stop();
+    return value;
+  }, (error: unknown) => {
+    deadline?.stop();
     throw stop.aborted && error === stop.reason ? new DeadlineStopped(stopCode(signal)) : error;
   });
 }

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { untilAborted } from "../deadline.ts";
+import { type StoppableDeadline, untilAborted } from "../deadline.ts";
 import { TransportError } from "./errors.ts";
 
 /**
@@ -50,8 +50,9 @@ export async function readDeclaredBody(
 }
 
 /**
- * Wraps `body` so that more than `maxBytes` bytes, or `signal` aborting (the deadline or the
- * caller), errors the stream with a {@link TransportError}.
+ * Wraps `body` so that more than `maxBytes` bytes, or the deadline's signal aborting (the
+ * deadline or the caller), errors the stream with a {@link TransportError}; the deadline is
+ * stopped exactly once when the body ends either way.
  *
  * The work per chunk is constant: one read, one count, one enqueue of the same chunk (never
  * copied). The signal is watched by one listener for the whole body, not one race per read,
@@ -61,7 +62,7 @@ export async function readDeclaredBody(
  *
  * @param body the underlying response body
  * @param maxBytes the byte cap
- * @param signal the request's deadline signal
+ * @param deadline the request's deadline
  * @param toError maps a failure of the underlying stream, or the signal's reason, to a
  *   transport error
  * @returns the wrapped stream
@@ -71,9 +72,10 @@ export async function readDeclaredBody(
 export function limitBody(
   body: ReadableStream<Uint8Array>,
   maxBytes: number,
-  signal: AbortSignal,
+  deadline: StoppableDeadline,
   toError: ToTransportError,
 ): ReadableStream<Uint8Array> {
+  const signal = deadline.signal;
   const reader = body.getReader();
   let total = 0;
   let finished = false;
@@ -81,6 +83,7 @@ export function limitBody(
   const end = (): void => {
     if (finished) return;
     finished = true;
+    deadline.stop();
     signal.removeEventListener("abort", onAbort);
   };
   const abandon = (): void => {

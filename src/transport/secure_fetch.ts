@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { deadlineSignal, untilAborted } from "../deadline.ts";
+import { stoppableDeadline, untilAborted } from "../deadline.ts";
 import { TransportError } from "./errors.ts";
 import { limitBody, readDeclaredBody } from "./limited_body.ts";
 import {
@@ -410,9 +410,12 @@ export function secureFetch(options: SecureFetchOptions = {}): SecureFetch {
   const call = async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
     const callerSignal = (init?.signal ?? (input instanceof Request ? input.signal : undefined)) ??
       undefined;
-    // One deadline over the whole request, body included: the caller's signal and the timeout
-    // as one signal (nothing to dispose), raced wherever the underlying work might ignore it.
-    const signal = deadlineSignal(callerSignal, resolved.timeoutMs);
+    // One deadline over the whole request, body included: the caller's signal and the timer
+    // as one signal, raced wherever the underlying work might ignore it. Its timer is stopped
+    // when the request is done: here, or when a streamed body ends.
+    const deadline = stoppableDeadline(callerSignal, resolved.timeoutMs);
+    const signal = deadline.signal;
+    let streaming = false;
     let url: URL | undefined;
     const toError = (error: unknown) => toTransportError(error, signal, callerSignal, url);
     try {
@@ -455,7 +458,8 @@ export function secureFetch(options: SecureFetchOptions = {}): SecureFetch {
         // The common reply (JSON with its length, within the cap): one native read.
         body = await readDeclaredBody(response, resolved.maxResponseBytes, signal);
       } else {
-        body = limitBody(response.body, resolved.maxResponseBytes, signal, toError);
+        body = limitBody(response.body, resolved.maxResponseBytes, deadline, toError);
+        streaming = true;
       }
       return new Response(body, {
         status,
@@ -464,6 +468,8 @@ export function secureFetch(options: SecureFetchOptions = {}): SecureFetch {
       });
     } catch (error) {
       throw toError(error);
+    } finally {
+      if (!streaming) deadline.stop();
     }
   };
   return Object.assign(call, { describe: (): TransportReport => report });

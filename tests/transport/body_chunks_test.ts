@@ -22,7 +22,9 @@ function countingSignal(timeoutMs = 60_000) {
     removed++;
     remove(...args);
   }) as typeof signal.removeEventListener;
-  return { signal, added: () => added, attached: () => added - removed };
+  let stops = 0;
+  const deadline = { signal, stop: () => void stops++ };
+  return { deadline, added: () => added, attached: () => added - removed, stops: () => stops };
 }
 
 /** An in-memory source of `count` chunks of 3 bytes, counting the reads made of it. */
@@ -45,8 +47,8 @@ const toError = (error: unknown) =>
 
 async function readAll(count: number) {
   const input = source(count);
-  const { signal, added, attached } = countingSignal();
-  const reader = limitBody(input.stream, 10 * count, signal, toError).getReader();
+  const { deadline, added, attached, stops } = countingSignal();
+  const reader = limitBody(input.stream, 10 * count, deadline, toError).getReader();
   let copies = 0;
   let chunks = 0;
   for (;;) {
@@ -55,7 +57,14 @@ async function readAll(count: number) {
     if (step.value !== input.chunks[chunks]) copies++;
     chunks++;
   }
-  return { chunks, copies, pulls: input.pulls(), subscriptions: added(), attached: attached() };
+  return {
+    chunks,
+    copies,
+    pulls: input.pulls(),
+    subscriptions: added(),
+    attached: attached(),
+    stops: stops(),
+  };
 }
 
 Deno.test("a capped body does constant work per chunk and keeps nothing per chunk", async () => {
@@ -68,6 +77,7 @@ Deno.test("a capped body does constant work per chunk and keeps nothing per chun
     assert.equal(run.pulls, count + 1);
     // The body's end detaches it from the deadline signal, which may outlive it.
     assert.equal(run.attached, 0, "a listener stayed on the deadline signal");
+    assert.equal(run.stops, 1, "the deadline's timer is stopped once, at the end");
   }
   // The deadline is watched once per body: twenty times the chunks, the same subscriptions.
   assert.equal(large.subscriptions, small.subscriptions);
@@ -82,7 +92,7 @@ Deno.test("the deadline still ends a capped body whose source ignores the abort"
       : toError(reason);
   // A source that never yields and never hears of the abort.
   const silent = new ReadableStream<Uint8Array>({ pull: () => new Promise(() => {}) });
-  const reader = limitBody(silent, 1_000, signal, stopped).getReader();
+  const reader = limitBody(silent, 1_000, { signal, stop: () => {} }, stopped).getReader();
   await assert.rejects(reader.read(), (error: unknown) => {
     assert.ok(error instanceof TransportError);
     assert.equal(error.code, "transport_timeout");
