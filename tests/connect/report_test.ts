@@ -4,24 +4,18 @@
  */
 import assert from "node:assert/strict";
 import { connect, providerReports } from "../../mod.ts";
-import {
-  result,
-  type ScriptedRequest,
-  startScriptedServer,
-  tool,
-} from "../support/connect_servers.ts";
+import { result, startScriptedServer, tool } from "../support/connect_servers.ts";
 
 const LOOPBACK = { dangerouslyAllowLoopback: true, timeoutMs: 5_000 } as const;
 
 Deno.test("report() reuses its provider exports until accept() changes the tools", async () => {
-  let tools = [tool("echo"), tool("add")];
-  const server = startScriptedServer({
-    "tools/list": (request: ScriptedRequest) => result(request, { tools }),
-  });
+  let tools = [tool("lookup"), tool("fetch")];
+  const server = startScriptedServer({ "tools/list": (request) => result(request, { tools }) });
+  const allow = ["lookup", "fetch"];
   const connection = await connect(server.url, {
-    id: "docs",
-    allow: ["echo", "add"],
-    preApproved: ["echo", "add"],
+    id: "kb",
+    allow,
+    preApproved: allow,
     transport: LOOPBACK,
   });
   try {
@@ -30,8 +24,8 @@ Deno.test("report() reuses its provider exports until accept() changes the tools
     assert.deepEqual(first, providerReports(connection.toolkit.tools));
     assert.ok(Object.isFrozen(first));
     tools = [
-      tool("echo"),
-      tool("add", {
+      tool("lookup"),
+      tool("fetch", {
         // An open root object: the strict exports refuse it, so the report changes.
         inputSchema: { type: "object", properties: { a: { type: "number" } } },
       }),
