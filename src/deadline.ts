@@ -11,7 +11,8 @@
  * The signal that fires when `signal` aborts or, when `timeoutMs` is given, the deadline
  * passes; `undefined` when there is neither. Its `reason` is the reason of whichever fired
  * first, so `signal.reason === result.reason` tells the caller's abort from the deadline.
- * Nothing needs disposing: `AbortSignal.timeout`'s timer does not keep the process alive.
+ * Nothing needs disposing: `AbortSignal.timeout`'s timer does not keep the process alive. For
+ * a one-off wait (the handshake); work repeated per request uses {@link stoppableDeadline}.
  *
  * @example
  * ```ts
