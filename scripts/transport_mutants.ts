@@ -16,119 +16,144 @@ interface Mutant {
 const MUTANTS: Mutant[] = [
   {
     name: "no Accept-Encoding: identity",
-    file: "secure_fetch.ts",
+    file: "transport/secure_fetch.ts",
     from: 'headers.set("accept-encoding", "identity");',
     to: "",
   },
   {
     name: "3xx accepted",
-    file: "secure_fetch.ts",
+    file: "transport/secure_fetch.ts",
     from: 'response.type === "opaqueredirect" || (response.status >= 300 && response.status < 400)',
     to: "false",
   },
   {
     name: "compressed body accepted",
-    file: "secure_fetch.ts",
+    file: "transport/secure_fetch.ts",
     from: 'coding !== "" && coding !== "identity"',
     to: "false",
   },
   {
     name: "Content-Length not checked",
-    file: "secure_fetch.ts",
+    file: "transport/secure_fetch.ts",
     from: "Number(length) > maxResponseBytes",
     to: "false",
   },
   {
     name: "streamed bytes not capped",
-    file: "limited_body.ts",
+    file: "transport/limited_body.ts",
     from: "total > maxBytes",
     to: "false",
   },
   {
-    name: "body read not bounded by the deadline",
-    file: "limited_body.ts",
-    from: "await deadline.race(reader.read())",
-    to: "await reader.read()",
+    name: "declared body's bytes not capped",
+    file: "transport/limited_body.ts",
+    from: "if (bytes.byteLength > maxBytes) throw tooLarge(maxBytes);",
+    to: "",
+  },
+  {
+    name: "streamed body not bounded by the deadline",
+    file: "transport/limited_body.ts",
+    from: 'else signal.addEventListener("abort", onAbort, { once: true });',
+    to: "",
+  },
+  {
+    name: "declared body not bounded by the deadline",
+    file: "transport/limited_body.ts",
+    from: "await untilAborted(response.arrayBuffer(), signal)",
+    to: "await response.arrayBuffer()",
   },
   {
     name: "headers not bounded by the deadline",
-    file: "secure_fetch.ts",
-    from: "await deadline.race(resolved.fetch(request))",
+    file: "transport/secure_fetch.ts",
+    from: "await untilAborted(resolved.fetch(request), signal)",
     to: "await resolved.fetch(request)",
   },
   {
     name: "token sent to every origin",
-    file: "secure_fetch.ts",
+    file: "transport/secure_fetch.ts",
     from: "url.origin === options.authorization.origin",
     to: "true",
   },
   {
     name: "caller Authorization kept",
-    file: "secure_fetch.ts",
+    file: "transport/secure_fetch.ts",
     from: 'headers.delete("authorization");',
     to: "",
   },
   {
     name: "TLS failures not told apart",
-    file: "secure_fetch.ts",
-    from: "if (looksLikeTls(error)) {",
-    to: "if (false) {",
+    file: "transport/secure_fetch.ts",
+    from: '=== "https:" && looksLikeTls(error)',
+    to: '=== "https:" && false',
   },
   {
     name: "host names in runtime errors read as TLS",
-    file: "secure_fetch.ts",
+    file: "transport/secure_fetch.ts",
     from: 'current.message.replace(NAMES_IN_MESSAGE, "")',
     to: "current.message",
   },
   {
     name: "IP literals accepted",
-    file: "policy.ts",
+    file: "transport/policy.ts",
     from: "if (literal !== null) {",
     to: 'if (literal === "never") {',
   },
   {
     name: "user info accepted",
-    file: "policy.ts",
+    file: "transport/policy.ts",
     from: 'if (url.username !== "" || url.password !== "") {',
     to: "if (false) {",
   },
   {
     name: "metadata name accepted",
-    file: "policy.ts",
+    file: "transport/policy.ts",
     from: '"metadata.google.internal",',
     to: "",
   },
   {
     name: "DNS answers not checked",
-    file: "policy.ts",
+    file: "transport/policy.ts",
     from: "  for (const address of addresses) {",
     to: "  for (const address of [] as string[]) {",
   },
   {
     name: "6to4 embedding ignored",
-    file: "address.ts",
+    file: "transport/address.ts",
     from: 'if (g[0] === 0x2002) return embedded(groupsToV4(g[1], g[2]), "6to4");',
     to: 'if (g[0] === 0x2002) return result(6, "public");',
   },
   {
     name: "Teredo client not inverted",
-    file: "address.ts",
+    file: "transport/address.ts",
     from: "^ 0xffffffff",
     to: "^ 0",
   },
   {
     name: "caller signal ignored",
-    file: "deadline.ts",
-    from: 'else callerSignal?.addEventListener("abort", this.#onCallerAbort, { once: true });',
-    to: "",
+    file: "transport/secure_fetch.ts",
+    from: "deadlineSignal(callerSignal, resolved.timeoutMs)",
+    to: "deadlineSignal(undefined, resolved.timeoutMs)",
+  },
+  {
+    name: "caller abort reported as the deadline",
+    file: "transport/secure_fetch.ts",
+    from: "callerSignal?.aborted && signal.reason === callerSignal.reason",
+    to: "false",
   },
 ];
 
 const root = new URL("../", import.meta.url);
-const tests = ["address", "fetch", "hostile", "tls"].map((t) => `tests/transport_${t}_test.ts`);
+const only = Deno.args;
+const tests = ["address", "fetch", "hostile", "tls", "body_chunks"].map((t) =>
+  `tests/transport/${t}_test.ts`
+);
 let missed = 0;
-for (const mutant of MUTANTS) {
-  const path = new URL(`src/transport/${mutant.file}`, root);
+// `deno run -A scripts/transport_mutants.ts [name fragment...]` runs only the matching mutants.
+const selected = MUTANTS.filter((mutant) =>
+  only.length === 0 || only.some((part) => mutant.name.includes(part))
+);
+for (const mutant of selected) {
+  const path = new URL(`src/${mutant.file}`, root);
   const original = await Deno.readTextFile(path);
   if (!original.includes(mutant.from)) {
     console.log(`STALE   ${mutant.name}: pattern not found in ${mutant.file}`);
@@ -150,5 +175,5 @@ for (const mutant of MUTANTS) {
     await Deno.writeTextFile(path, original);
   }
 }
-console.log(`${MUTANTS.length - missed} of ${MUTANTS.length} mutants caught`);
+console.log(`${selected.length - missed} of ${selected.length} mutants caught`);
 Deno.exit(missed === 0 ? 0 : 1);

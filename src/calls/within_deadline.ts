@@ -1,10 +1,12 @@
 /**
  * Waiting on the host's own code (a scope validator, an approval callback) only as long as the
- * caller wants: such code may ignore its signal, and must not keep a call waiting. sluice's one
- * deadline primitive, on `AbortSignal.any` and `AbortSignal.timeout`.
+ * caller wants: such code may ignore its signal, and must not keep a call waiting. Built on
+ * sluice's one deadline primitive (`src/deadline.ts`, `AbortSignal.any` / `AbortSignal.timeout`),
+ * which the transport shares.
  *
  * @module
  */
+import { stoppableDeadline, untilAborted } from "../deadline.ts";
 import { SluiceError } from "../errors.ts";
 
 /**
@@ -31,24 +33,6 @@ export class DeadlineStopped extends SluiceError<DeadlineStop> {
   }
 }
 
-/**
- * The signal that fires when `signal` aborts or, when `timeoutMs` is given, the deadline
- * passes; `undefined` when there is neither.
- *
- * @param signal the caller's signal
- * @param timeoutMs the deadline in milliseconds
- *
- * @category Discovery and calls
- */
-export function deadlineSignal(
-  signal: AbortSignal | undefined,
-  timeoutMs?: number,
-): AbortSignal | undefined {
-  if (timeoutMs === undefined) return signal;
-  const timeout = AbortSignal.timeout(timeoutMs);
-  return signal === undefined ? timeout : AbortSignal.any([signal, timeout]);
-}
-
 /** Why `stop` fired: the caller's abort, or the deadline. */
 function stopCode(signal: AbortSignal | undefined): DeadlineStop {
   return signal?.aborted ? "mcp_aborted" : "mcp_timeout";
@@ -71,12 +55,16 @@ export function withinDeadline<T>(
   timeoutMs?: number,
 ): Promise<T> {
   if (signal?.aborted) return Promise.reject(new DeadlineStopped("mcp_aborted"));
-  const stop = deadlineSignal(signal, timeoutMs) ?? new AbortController().signal;
-  return new Promise<T>((resolve, reject) => {
-    const onStop = () => reject(new DeadlineStopped(stopCode(signal)));
-    stop.addEventListener("abort", onStop, { once: true });
-    Promise.resolve().then(() => work(stop)).then(resolve, reject).finally(() => {
-      stop.removeEventListener("abort", onStop);
-    });
+  // Runs on every call with a scope validator: a timer stopped when the wait ends, not an
+  // AbortSignal.timeout that would fire later for nothing (see src/deadline.ts).
+  const deadline = timeoutMs === undefined ? undefined : stoppableDeadline(signal, timeoutMs);
+  const stop = deadline?.signal ?? signal ?? new AbortController().signal;
+  // The stop rejects with its own reason the moment it fires, before any late outcome of `work`.
+  return untilAborted(Promise.resolve().then(() => work(stop)), stop).then((value) => {
+    deadline?.stop();
+    return value;
+  }, (error: unknown) => {
+    deadline?.stop();
+    throw stop.aborted && error === stop.reason ? new DeadlineStopped(stopCode(signal)) : error;
   });
 }

@@ -25,7 +25,7 @@ import { definitionDigest, definitionOfListed, diffDefinitions } from "../catalo
 import { byLocalName, deepFreeze } from "../catalog/snapshot.ts";
 import { Gate } from "../gate/gate.ts";
 import { callInternals } from "../calls/registration.ts";
-import { providerReports } from "../providers/mod.ts";
+import { type ProviderReports, providerReports } from "../providers/mod.ts";
 import type { InlineApprovalRequest } from "../gate/types.ts";
 
 /**
@@ -439,12 +439,18 @@ export async function connectAll(config: ConnectAllConfig): Promise<Connection> 
     const servers = serversNow();
     reloadToolkit(toolkit, servers, makeGate(servers));
   };
+  // The provider exports depend only on the model-facing tools, a frozen array the toolkit
+  // replaces when a revision is accepted: built once per such array, not on every report().
+  let exports: { tools: Toolkit["tools"]; reports: ProviderReports } | undefined;
+  const providersNow = (): ProviderReports => {
+    if (exports?.tools !== toolkit.tools) {
+      exports = { tools: toolkit.tools, reports: Object.freeze(providerReports(toolkit.tools)) };
+    }
+    return exports.reports;
+  };
   return Object.freeze({
     toolkit,
-    report: () => ({
-      ...buildReport(prepared, decidedBy, config),
-      providers: providerReports(toolkit.tools),
-    }),
+    report: () => ({ ...buildReport(prepared, decidedBy, config), providers: providersNow() }),
     catalogs: () =>
       prepared.map((item) => ({
         server: item.server.id,

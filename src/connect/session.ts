@@ -10,7 +10,7 @@ import {
   SessionRequestError,
   type SessionRequestOptions,
 } from "../session/session.ts";
-import { deadlineSignal } from "../calls/within_deadline.ts";
+import { deadlineSignal } from "../deadline.ts";
 import { authErrorCode } from "../auth/errors.ts";
 import { transportErrorCode } from "../transport/errors.ts";
 import type { FetchFunction } from "../transport/secure_fetch.ts";

@@ -1,34 +1,70 @@
 /**
- * The response body as the caller sees it: counted while it streams and cut off at the byte cap
- * or the deadline, whichever comes first. Works the same for JSON and for endless SSE streams.
+ * The response body as the caller gets it, under the byte cap and the request's deadline. A body
+ * whose length is declared (and within the cap) is read whole in one native read; any other body
+ * (chunked JSON, endless SSE streams) is counted while it streams and cut off at the cap or the
+ * deadline, whichever comes first.
  *
  * @module
  */
-import type { Deadline } from "./deadline.ts";
+import { type StoppableDeadline, untilAborted } from "../deadline.ts";
 import { TransportError } from "./errors.ts";
 
 /**
- * How a wrapped body reports a failure of the underlying stream.
+ * How a body reports a failure of the underlying stream, or of the deadline signal (whose
+ * abort it is given), as a transport error.
  *
  * @category Transport
  */
 export type ToTransportError = (error: unknown) => TransportError;
 
+const tooLarge = (maxBytes: number): TransportError =>
+  new TransportError(
+    "transport_response_too_large",
+    `The response body exceeded ${maxBytes} bytes: raise maxResponseBytes.`,
+  );
+
 /**
- * Wraps `body` so that more than `maxBytes` bytes, the deadline, or the caller's abort errors the
- * stream with a {@link TransportError}; the deadline is disposed exactly once when the body ends
- * either way.
+ * Reads a body whose `Content-Length` the caller has checked to be within `maxBytes`, in one
+ * native read (no JavaScript per chunk), bounded by `signal` even when the underlying fetch
+ * ignores it. The runtime's HTTP framing ends the body at the declared length; the cap is
+ * checked again on the bytes actually read, so a body that somehow exceeds it is still refused.
+ *
+ * @param response the response, its body not yet read
+ * @param maxBytes the byte cap
+ * @param signal the request's deadline signal
+ * @returns the whole body
+ * @throws {TransportError} `transport_response_too_large` over the cap; a read that fails or
+ *   is cut off by `signal` rejects with the runtime's error or the signal's reason, for the
+ *   caller to classify
+ *
+ * @category Transport
+ */
+export async function readDeclaredBody(
+  response: Response,
+  maxBytes: number,
+  signal: AbortSignal,
+): Promise<ArrayBuffer> {
+  const bytes = await untilAborted(response.arrayBuffer(), signal);
+  if (bytes.byteLength > maxBytes) throw tooLarge(maxBytes);
+  return bytes;
+}
+
+/**
+ * Wraps `body` so that more than `maxBytes` bytes, or the deadline's signal aborting (the
+ * deadline or the caller), errors the stream with a {@link TransportError}; the deadline is
+ * stopped exactly once when the body ends either way.
  *
  * The work per chunk is constant: one read, one count, one enqueue of the same chunk (never
- * copied). The deadline is watched by one subscription for the whole body, not one race per
- * read: a race per read leaves a reaction on the deadline's long-lived promise for every chunk,
- * each holding that chunk until the body ends, so a body of many tiny chunks grew the heap and
- * slowed down more than linearly.
+ * copied). The signal is watched by one listener for the whole body, not one race per read,
+ * and the listener is removed when the body ends either way: a race per read leaves per-chunk
+ * state alive until the body ends, so a body of many tiny chunks grew the heap and slowed down
+ * more than linearly.
  *
  * @param body the underlying response body
  * @param maxBytes the byte cap
  * @param deadline the request's deadline
- * @param toError maps a failure of the underlying stream to a transport error
+ * @param toError maps a failure of the underlying stream, or the signal's reason, to a
+ *   transport error
  * @returns the wrapped stream
  *
  * @category Transport
@@ -36,16 +72,19 @@ export type ToTransportError = (error: unknown) => TransportError;
 export function limitBody(
   body: ReadableStream<Uint8Array>,
   maxBytes: number,
-  deadline: Deadline,
+  deadline: StoppableDeadline,
   toError: ToTransportError,
 ): ReadableStream<Uint8Array> {
+  const signal = deadline.signal;
   const reader = body.getReader();
   let total = 0;
   let finished = false;
+  let onAbort = (): void => {};
   const end = (): void => {
     if (finished) return;
     finished = true;
-    deadline.dispose();
+    deadline.stop();
+    signal.removeEventListener("abort", onAbort);
   };
   const abandon = (): void => {
     end();
@@ -55,13 +94,15 @@ export function limitBody(
 
   return new ReadableStream<Uint8Array>({
     start(controller) {
-      // The deadline errors the stream at once, even while a read is pending on a source that
+      // The signal errors the stream at once, even while a read is pending on a source that
       // ignores the abort; cancelling the source then ends that read, whose outcome is dropped.
-      deadline.expired.catch((failure: TransportError) => {
+      onAbort = () => {
         if (finished) return;
         abandon();
-        controller.error(failure);
-      });
+        controller.error(toError(signal.reason));
+      };
+      if (signal.aborted) onAbort();
+      else signal.addEventListener("abort", onAbort, { once: true });
     },
     async pull(controller) {
       let step: ReadableStreamReadResult<Uint8Array>;
@@ -82,12 +123,7 @@ export function limitBody(
       total += step.value.byteLength;
       if (total > maxBytes) {
         abandon();
-        controller.error(
-          new TransportError(
-            "transport_response_too_large",
-            `The response body exceeded ${maxBytes} bytes: raise maxResponseBytes.`,
-          ),
-        );
+        controller.error(tooLarge(maxBytes));
         return;
       }
       controller.enqueue(step.value);

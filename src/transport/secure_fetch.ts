@@ -4,10 +4,15 @@
  *
  * @module
  */
-import { Deadline } from "./deadline.ts";
+import { stoppableDeadline, untilAborted } from "../deadline.ts";
 import { TransportError } from "./errors.ts";
-import { limitBody } from "./limited_body.ts";
-import { checkResolvedAddresses, checkUrl, type DestinationPolicy } from "./policy.ts";
+import { limitBody, readDeclaredBody } from "./limited_body.ts";
+import {
+  type CheckedDestination,
+  checkResolvedAddresses,
+  checkUrl,
+  type DestinationPolicy,
+} from "./policy.ts";
 import type { Resolver, ResolverSource } from "./resolver.ts";
 import { runtimeResolver } from "./runtime/mod.ts";
 
@@ -231,13 +236,30 @@ function resolverPermissionDenied(destination: URL): TransportError {
   );
 }
 
+/**
+ * Why the request's deadline signal (the caller's signal and the timeout, one signal) aborted:
+ * its reason is the caller's own when the caller aborted first.
+ */
+function stopFailure(
+  signal: AbortSignal,
+  callerSignal: AbortSignal | undefined,
+): TransportError | undefined {
+  if (!signal.aborted) return undefined;
+  if (callerSignal?.aborted && signal.reason === callerSignal.reason) {
+    return new TransportError("transport_aborted", "The caller aborted the request.");
+  }
+  return new TransportError("transport_timeout", "The request did not complete in time.");
+}
+
 function toTransportError(
   error: unknown,
-  deadline: Deadline,
+  signal: AbortSignal,
+  callerSignal: AbortSignal | undefined,
   destination: URL | undefined,
 ): TransportError {
   if (error instanceof TransportError) return error;
-  if (deadline.failure !== undefined) return deadline.failure;
+  const stopped = stopFailure(signal, callerSignal);
+  if (stopped !== undefined) return stopped;
   if (destination !== undefined && isPermissionRefusal(error)) return permissionDenied(destination);
   // Only an https request has a TLS layer that could have failed.
   if (destination?.protocol === "https:" && looksLikeTls(error)) {
@@ -259,15 +281,26 @@ function prepareRequest(
   options: ResolvedOptions,
   signal: AbortSignal,
 ): Request {
-  let base: Request;
+  // A streamed request body must be declared half-duplex; declaring it always spares reading
+  // the body, whose getter turns a string body into a stream. Deno's fetch pumps a stream body
+  // through a resource that it never closes when it refuses the request (a missing
+  // --allow-net), and that resource kept the process alive for minutes.
+  const prepared: RequestInit & { duplex: "half" } = {
+    ...init,
+    signal,
+    redirect: "manual",
+    duplex: "half",
+  };
+  let request: Request;
   try {
-    base = new Request(input instanceof Request ? input : url, init);
+    request = new Request(input instanceof Request ? input : url, prepared);
   } catch {
     throw new TransportError("transport_url_invalid", "The request could not be built.");
   }
-  const headers = new Headers(base.headers);
-  // The token option is the only way credentials leave; a header set by the caller (or a
-  // library) never travels, and the token never goes to another origin.
+  // The request's own copy of the headers is edited in place: one copy per request. The token
+  // option is the only way credentials leave; a header set by the caller (or a library) never
+  // travels, and the token never goes to another origin.
+  const headers = request.headers;
   headers.delete("authorization");
   headers.delete("cookie");
   headers.delete("proxy-authorization");
@@ -275,24 +308,18 @@ function prepareRequest(
     headers.set("authorization", options.authorization.header);
   }
   headers.set("accept-encoding", "identity");
-  // A streamed request body must be declared half-duplex when re-wrapped; declaring it always
-  // spares reading `base.body`, whose getter turns a string body into a stream. Deno's fetch
-  // pumps a stream body through a resource that it never closes when it refuses the request
-  // (a missing --allow-net), and that resource kept the process alive for minutes.
-  const prepared: RequestInit & { duplex: "half" } = {
-    headers,
-    signal,
-    redirect: "manual",
-    duplex: "half",
-  };
-  return new Request(base, prepared);
+  return request;
 }
 
 const discard = (response: Response): void => {
   response.body?.cancel().catch(() => {});
 };
 
-function checkResponse(response: Response, maxResponseBytes: number): void {
+/**
+ * Refuses redirects, compressed bodies and a declared length over the cap; returns the declared
+ * length, if any.
+ */
+function checkResponse(response: Response, maxResponseBytes: number): number | undefined {
   if (response.type === "opaqueredirect" || (response.status >= 300 && response.status < 400)) {
     throw new TransportError("transport_redirect_refused", "The server answered with a redirect.");
   }
@@ -307,12 +334,21 @@ function checkResponse(response: Response, maxResponseBytes: number): void {
     }
   }
   const length = response.headers.get("content-length");
-  if (length !== null && /^\d+$/.test(length.trim()) && Number(length) > maxResponseBytes) {
+  if (length === null || !/^\d+$/.test(length.trim())) return undefined;
+  const declared = Number(length);
+  if (declared > maxResponseBytes) {
     throw new TransportError(
       "transport_response_too_large",
       `The response declares more than ${maxResponseBytes} bytes: raise maxResponseBytes.`,
     );
   }
+  return declared;
+}
+
+/** Whether the body is an event stream, which is always handed on as a (counted) stream. */
+function isEventStream(response: Response): boolean {
+  const type = response.headers.get("content-type");
+  return type !== null && /^\s*text\/event-stream\s*(;|$)/i.test(type);
 }
 
 // Statuses whose Response may not carry a body.
@@ -327,8 +363,10 @@ const NULL_BODY_STATUS = new Set([101, 103, 204, 205, 304]);
  * metadata names, and names that resolve to any non-public address. It sends
  * `Accept-Encoding: identity` and follows no redirect; it refuses 3xx answers, compressed bodies
  * and bodies over `maxResponseBytes`; one deadline covers the whole request including the body.
- * The token is sent only to `tokenOrigin`. Failures are {@link TransportError}s: thrown by the
- * call, or raised by the body stream for the byte cap and the deadline.
+ * The token is sent only to `tokenOrigin`. A body whose `Content-Length` is declared (within
+ * the cap) is read whole before the call resolves, in one native read; any other body (chunked,
+ * and every event stream) streams, counted. Failures are {@link TransportError}s: thrown by the
+ * call, or raised by a streamed body for the byte cap and the deadline.
  *
  * @example
  * ```ts
@@ -358,23 +396,41 @@ export function secureFetch(options: SecureFetchOptions = {}): SecureFetch {
     tokenOrigin: resolved.authorization?.origin ?? null,
   });
 
+  // The checks that need no network are a pure function of the URL text and the policy, so the
+  // verdict for the last URL is reused (an MCP session posts to one endpoint). The DNS check is
+  // never cached: every request resolves its host again and checks every address.
+  let last: { readonly href: string; readonly destination: CheckedDestination } | undefined;
+  const checkedUrl = (href: string): CheckedDestination => {
+    if (last?.href === href) return last.destination;
+    const destination = checkUrl(href, resolved.policy);
+    last = { href, destination };
+    return destination;
+  };
+
   const call = async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
-    const callerSignal = init?.signal ?? (input instanceof Request ? input.signal : undefined);
-    const deadline = new Deadline(resolved.timeoutMs, callerSignal ?? undefined);
-    let handedOff = false;
+    const callerSignal = (init?.signal ?? (input instanceof Request ? input.signal : undefined)) ??
+      undefined;
+    // One deadline over the whole request, body included: the caller's signal and the timer
+    // as one signal, raced wherever the underlying work might ignore it. Its timer is stopped
+    // when the request is done: here, or when a streamed body ends.
+    const deadline = stoppableDeadline(callerSignal, resolved.timeoutMs);
+    const signal = deadline.signal;
+    let streaming = false;
     let url: URL | undefined;
+    const toError = (error: unknown) => toTransportError(error, signal, callerSignal, url);
     try {
-      if (deadline.failure !== undefined) throw deadline.failure;
-      const destination = checkUrl(requestUrl(input), resolved.policy);
+      if (signal.aborted) throw signal.reason;
+      const destination = checkedUrl(requestUrl(input));
       url = destination.url;
       if (destination.kind === "name" && resolved.resolve !== undefined) {
         let addresses: readonly string[];
         try {
-          addresses = await deadline.race(
-            resolved.resolve(destination.hostname, { signal: deadline.signal }),
+          addresses = await untilAborted(
+            resolved.resolve(destination.hostname, { signal }),
+            signal,
           );
         } catch (error) {
-          if (deadline.failure !== undefined) throw deadline.failure;
+          if (signal.aborted) throw error;
           if (isPermissionRefusal(error)) throw resolverPermissionDenied(destination.url);
           throw new TransportError("transport_dns_failed", "The host name could not be resolved.");
         }
@@ -384,33 +440,36 @@ export function secureFetch(options: SecureFetchOptions = {}): SecureFetch {
           destination.url.protocol === "http:",
         );
       }
-      const request = prepareRequest(input, init, destination.url, resolved, deadline.signal);
-      const response = await deadline.race(resolved.fetch(request));
+      const request = prepareRequest(input, init, destination.url, resolved, signal);
+      const response = await untilAborted(resolved.fetch(request), signal);
+      let declared: number | undefined;
       try {
-        checkResponse(response, resolved.maxResponseBytes);
+        declared = checkResponse(response, resolved.maxResponseBytes);
       } catch (error) {
         discard(response);
         throw error;
       }
       const status = response.status;
-      const body = response.body === null || NULL_BODY_STATUS.has(status) ? null : limitBody(
-        response.body,
-        resolved.maxResponseBytes,
-        deadline,
-        (error) => toTransportError(error, deadline, url),
-      );
-      if (body === null) discard(response);
-      const result = new Response(body, {
+      let body: BodyInit | null;
+      if (response.body === null || NULL_BODY_STATUS.has(status)) {
+        discard(response);
+        body = null;
+      } else if (declared !== undefined && !isEventStream(response)) {
+        // The common reply (JSON with its length, within the cap): one native read.
+        body = await readDeclaredBody(response, resolved.maxResponseBytes, signal);
+      } else {
+        body = limitBody(response.body, resolved.maxResponseBytes, deadline, toError);
+        streaming = true;
+      }
+      return new Response(body, {
         status,
         statusText: response.statusText,
         headers: response.headers,
       });
-      handedOff = body !== null;
-      return result;
     } catch (error) {
-      throw toTransportError(error, deadline, url);
+      throw toError(error);
     } finally {
-      if (!handedOff) deadline.dispose();
+      if (!streaming) deadline.stop();
     }
   };
   return Object.assign(call, { describe: (): TransportReport => report });

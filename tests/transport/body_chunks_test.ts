@@ -1,26 +1,30 @@
 // Reading a body of many tiny chunks costs the same per chunk however long the body is: the
 // capped body does one read, one count and one enqueue of the very same chunk per chunk, and
-// keeps no per-chunk state alive (no reaction on the deadline's long-lived promise per read,
-// which held every chunk until the body ended). Counted, not timed; `deno task bench
-// body_chunks` times it against the raw fetch.
+// keeps no per-chunk state alive (no listener or race on the deadline signal per read, which
+// held every chunk until the body ended). Counted, not timed; `deno task bench body_chunks`
+// times it against the raw fetch.
 import assert from "node:assert/strict";
-import { Deadline } from "../../src/transport/deadline.ts";
 import { limitBody } from "../../src/transport/limited_body.ts";
 import { secureFetch, TransportError } from "../../src/transport/mod.ts";
 
-/** A deadline whose long-lived `expired` promise counts every subscription made to it. */
-function countingDeadline(timeoutMs = 60_000): { deadline: Deadline; subscriptions: () => number } {
-  const deadline = new Deadline(timeoutMs, undefined);
-  const expired = deadline.expired;
-  let subscriptions = 0;
-  const then = expired.then.bind(expired);
-  Object.defineProperty(expired, "then", {
-    value: (...args: Parameters<typeof then>) => {
-      subscriptions++;
-      return then(...args);
-    },
-  });
-  return { deadline, subscriptions: () => subscriptions };
+/** A deadline signal that counts the abort listeners added to it and those still attached. */
+function countingSignal(timeoutMs = 60_000) {
+  const signal = AbortSignal.timeout(timeoutMs);
+  let added = 0;
+  let removed = 0;
+  const add = signal.addEventListener.bind(signal);
+  const remove = signal.removeEventListener.bind(signal);
+  signal.addEventListener = ((...args: Parameters<typeof add>) => {
+    added++;
+    add(...args);
+  }) as typeof signal.addEventListener;
+  signal.removeEventListener = ((...args: Parameters<typeof remove>) => {
+    removed++;
+    remove(...args);
+  }) as typeof signal.removeEventListener;
+  let stops = 0;
+  const deadline = { signal, stop: () => void stops++ };
+  return { deadline, added: () => added, attached: () => added - removed, stops: () => stops };
 }
 
 /** An in-memory source of `count` chunks of 3 bytes, counting the reads made of it. */
@@ -43,7 +47,7 @@ const toError = (error: unknown) =>
 
 async function readAll(count: number) {
   const input = source(count);
-  const { deadline, subscriptions } = countingDeadline();
+  const { deadline, added, attached, stops } = countingSignal();
   const reader = limitBody(input.stream, 10 * count, deadline, toError).getReader();
   let copies = 0;
   let chunks = 0;
@@ -53,7 +57,14 @@ async function readAll(count: number) {
     if (step.value !== input.chunks[chunks]) copies++;
     chunks++;
   }
-  return { chunks, copies, pulls: input.pulls(), subscriptions: subscriptions() };
+  return {
+    chunks,
+    copies,
+    pulls: input.pulls(),
+    subscriptions: added(),
+    attached: attached(),
+    stops: stops(),
+  };
 }
 
 Deno.test("a capped body does constant work per chunk and keeps nothing per chunk", async () => {
@@ -64,6 +75,9 @@ Deno.test("a capped body does constant work per chunk and keeps nothing per chun
     assert.equal(run.copies, 0, "every chunk is passed on as is, never copied");
     // One read of the source per chunk, plus the one that finds its end.
     assert.equal(run.pulls, count + 1);
+    // The body's end detaches it from the deadline signal, which may outlive it.
+    assert.equal(run.attached, 0, "a listener stayed on the deadline signal");
+    assert.equal(run.stops, 1, "the deadline's timer is stopped once, at the end");
   }
   // The deadline is watched once per body: twenty times the chunks, the same subscriptions.
   assert.equal(large.subscriptions, small.subscriptions);
@@ -71,10 +85,14 @@ Deno.test("a capped body does constant work per chunk and keeps nothing per chun
 });
 
 Deno.test("the deadline still ends a capped body whose source ignores the abort", async () => {
-  const { deadline } = countingDeadline(50);
+  const signal = AbortSignal.timeout(50);
+  const stopped = (reason: unknown) =>
+    reason === signal.reason
+      ? new TransportError("transport_timeout", "timed out")
+      : toError(reason);
   // A source that never yields and never hears of the abort.
   const silent = new ReadableStream<Uint8Array>({ pull: () => new Promise(() => {}) });
-  const reader = limitBody(silent, 1_000, deadline, toError).getReader();
+  const reader = limitBody(silent, 1_000, { signal, stop: () => {} }, stopped).getReader();
   await assert.rejects(reader.read(), (error: unknown) => {
     assert.ok(error instanceof TransportError);
     assert.equal(error.code, "transport_timeout");

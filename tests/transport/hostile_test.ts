@@ -363,6 +363,67 @@ Deno.test("hostile: an underlying fetch that ignores abort signals cannot outliv
   release.abort(); // settles the pending "late" answer
 });
 
+Deno.test("hostile: a body with its Content-Length read whole still obeys the deadline and the cap", async () => {
+  // A declared length that is never delivered: headers, two bytes, then one byte per 100 ms.
+  const server = startRawServer(async (conn, signal) => {
+    await conn.read(new Uint8Array(4096));
+    await conn.write(
+      encoder.encode(
+        "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 1000\r\n\r\n[1",
+      ),
+    );
+    for (let i = 0; i < 100 && !signal.aborted; i++) {
+      await sleep(100, signal);
+      await conn.write(encoder.encode(",1"));
+    }
+  });
+  try {
+    await expectEnd(
+      "declared body, slow drip",
+      "transport_timeout",
+      fetchAndDrain(hardenedFetch(), `http://127.0.0.1:${server.port}/`),
+    );
+  } finally {
+    await server.close();
+  }
+  // An underlying fetch whose body exceeds its own Content-Length (no runtime's HTTP framing
+  // would allow it): the bytes read are checked against the cap again.
+  const lying: typeof fetch = () =>
+    Promise.resolve(
+      new Response("x".repeat(CAP + 1), {
+        headers: { "content-type": "application/json", "content-length": "10" },
+      }),
+    );
+  const capped = secureFetch({
+    dangerouslyAllowLoopback: true,
+    timeoutMs: DEADLINE_MS,
+    maxResponseBytes: CAP,
+    fetch: lying,
+  });
+  await expectEnd(
+    "declared length understated",
+    "transport_response_too_large",
+    fetchAndDrain(capped, "http://127.0.0.1:9/"),
+  );
+  // And one that ignores the abort and never finishes a declared body: the race ends it.
+  const deaf: typeof fetch = () =>
+    Promise.resolve(
+      new Response(new ReadableStream<Uint8Array>({ pull: () => new Promise(() => {}) }), {
+        headers: { "content-type": "application/json", "content-length": "10" },
+      }),
+    );
+  const stalled = secureFetch({
+    dangerouslyAllowLoopback: true,
+    timeoutMs: DEADLINE_MS,
+    fetch: deaf,
+  });
+  await expectEnd(
+    "deaf fetch, declared body never ends",
+    "transport_timeout",
+    fetchAndDrain(stalled, "http://127.0.0.1:9/"),
+  );
+});
+
 Deno.test("hostile: after the suite the host is healthy and a good server still answers", async () => {
   const server = startHttpServer(() => Response.json({ ok: true }));
   try {

@@ -1,0 +1,45 @@
+/**
+ * `connection.report()`: its provider exports are built once per set of model-facing tools, not
+ * on every call, and are rebuilt when an accepted revision changes the tools.
+ */
+import assert from "node:assert/strict";
+import { connect, providerReports } from "../../mod.ts";
+import { result, startScriptedServer, tool } from "../support/connect_servers.ts";
+
+const LOOPBACK = { dangerouslyAllowLoopback: true, timeoutMs: 5_000 } as const;
+
+Deno.test("report() reuses its provider exports until accept() changes the tools", async () => {
+  let tools = [tool("lookup"), tool("fetch")];
+  const server = startScriptedServer({ "tools/list": (request) => result(request, { tools }) });
+  const allow = ["lookup", "fetch"];
+  const connection = await connect(server.url, {
+    id: "kb",
+    allow,
+    preApproved: allow,
+    transport: LOOPBACK,
+  });
+  try {
+    const first = connection.report().providers;
+    assert.equal(connection.report().providers, first, "rebuilt with no change");
+    assert.deepEqual(first, providerReports(connection.toolkit.tools));
+    assert.ok(Object.isFrozen(first));
+    tools = [
+      tool("lookup"),
+      tool("fetch", {
+        // An open root object: the strict exports refuse it, so the report changes.
+        inputSchema: { type: "object", properties: { a: { type: "number" } } },
+      }),
+    ];
+    const [revision] = await connection.refresh();
+    // Staged, not accepted: the tools the model sees are the same, so are the exports.
+    assert.equal(connection.report().providers, first);
+    await connection.accept(revision);
+    const second = connection.report().providers;
+    assert.notEqual(second, first);
+    assert.notDeepEqual(second, first);
+    assert.deepEqual(second, providerReports(connection.toolkit.tools));
+  } finally {
+    await connection.close();
+    await server.close();
+  }
+});
