@@ -26,6 +26,16 @@ export type {
   ClaimRefusalCode,
   ClaimResult,
   DecisionInput,
+  EditDecisionInput,
+  EditedApproval,
+  GrantApprovalResult,
+  GrantEvent,
+  GrantFilter,
+  GrantInput,
+  GrantRefusalCode,
   ListFilter,
   ReconcileInput,
+  RevokeGrantInput,
 } from "./types.ts";
+export type { ApprovalGrant } from "./types.ts";
+export { grantDecider, type GrantStatus, grantStatus } from "./grants.ts";
