@@ -8,6 +8,7 @@ import { processGone } from "../../fixtures/process.ts";
 import postgres from "postgres";
 import { PostgresApprovalStore } from "../../postgres.ts";
 import { SluiceError } from "../../mod.ts";
+import { POSTGRES_LATEST_VERSION } from "../../src/approvals/postgres/migrations.ts";
 import { approvalStoreSuite, rejectsWith } from "../support/approval_store_suite.ts";
 import { expectationFor, makeRequest } from "../support/approval_requests.ts";
 import {
@@ -49,8 +50,12 @@ if (available) {
     const sql = raw(url);
     try {
       const versions = await sql`SELECT version FROM schema_version ORDER BY version`;
-      assert.deepEqual(versions.map((row) => row.version), [1]);
-      await sql`INSERT INTO schema_version (version, applied_at) VALUES (2, 0)`;
+      assert.deepEqual(
+        versions.map((row) => row.version),
+        Array.from({ length: POSTGRES_LATEST_VERSION }, (_, index) => index + 1),
+      );
+      await sql`INSERT INTO schema_version (version, applied_at)
+        VALUES (${POSTGRES_LATEST_VERSION + 1}, 0)`;
     } finally {
       await sql.end();
     }
