@@ -1,0 +1,47 @@
+/**
+ * One of the processes racing for one grant's uses: opens the shared approval store (a libSQL
+ * path or a `postgres:` URL), prints `ready`, then for each line `k` read from stdin asks the
+ * grant of round k to approve each of this process's approvals of round k, all at once, and
+ * prints `k <json results>`. Exits at end of input.
+ *
+ * `deno run -A tests/support/grant_racer.ts <store> <plan.json> <index>` where plan.json is
+ * `{ "rounds": { "grantId": string, "ids": string[][] }[] }` (`ids[index]`: this process's).
+ */
+import { LibsqlApprovalStore } from "../../libsql.ts";
+import { PostgresApprovalStore } from "../../postgres.ts";
+import type { ApprovalStore } from "../../src/approvals/mod.ts";
+
+const [where, planPath, index] = Deno.args;
+const plan = JSON.parse(await Deno.readTextFile(planPath)) as {
+  rounds: { grantId: string; ids: string[][] }[];
+};
+const store: ApprovalStore = where.startsWith("postgres:")
+  ? await PostgresApprovalStore.open(where)
+  : await LibsqlApprovalStore.open(where);
+const encoder = new TextEncoder();
+const say = (line: string) => Deno.stdout.write(encoder.encode(line + "\n"));
+await say("ready");
+let buffered = "";
+const decoder = new TextDecoder();
+try {
+  for await (const chunk of Deno.stdin.readable) {
+    buffered += decoder.decode(chunk, { stream: true });
+    let newline: number;
+    while ((newline = buffered.indexOf("\n")) >= 0) {
+      const k = Number(buffered.slice(0, newline));
+      buffered = buffered.slice(newline + 1);
+      const round = plan.rounds[k];
+      const results = await Promise.all(
+        round.ids[Number(index)].map((id) =>
+          store.approveByGrant(id, round.grantId).then(
+            (result) => result.ok ? "approved" : result.code,
+            (error) => `error ${(error as { code?: string }).code ?? (error as Error).name}`,
+          )
+        ),
+      );
+      await say(`${k} ${JSON.stringify(results)}`);
+    }
+  }
+} finally {
+  await store.close();
+}
