@@ -19,6 +19,7 @@ import type { Dialog, Page } from "playwright-core";
 import { LibsqlApprovalStore } from "../../libsql.ts";
 import { MemoryApprovalStore } from "../../src/approvals/memory.ts";
 import { approvalInbox, oneTimeLogin } from "../../inbox.ts";
+import { APPROVAL_TEXT } from "../../mod.ts";
 import { SYNTHETIC_VALUE } from "../../fixtures/write_server.ts";
 import { createWriteWorkspace } from "../../fixtures/write_server_launch.ts";
 import { readLedger, receivedFor } from "../../fixtures/write_ledger.ts";
@@ -103,6 +104,69 @@ Deno.test({
         assert.equal(record?.state, "committed");
         assert.equal(record?.decision?.by, "alice");
         assert.equal(record?.decision?.note, "checked the key in the browser");
+      } finally {
+        await store.close();
+      }
+      assert.deepEqual(dialogs, []);
+    } finally {
+      await browser?.close();
+      await inbox?.stop();
+      await host.finish();
+      await ws.remove();
+    }
+  },
+});
+
+Deno.test({
+  name: "inbox in Chromium: approve with edits; the write server receives the edited call once",
+  ignore: !RUN,
+  sanitizeOps: false,
+  sanitizeResources: false,
+  fn: async () => {
+    const ws = await createWriteWorkspace();
+    const db = `${ws.root}/approvals.db`;
+    const key = "inbox-edit-model";
+    const edited = "inbox-edit-person";
+    const host = startHost(hostArgs(db, ws, "success", "run-inbox-edit", key));
+    let inbox: Awaited<ReturnType<typeof startInboxCli>> | undefined;
+    let browser: Awaited<ReturnType<typeof launchChromium>> | undefined;
+    try {
+      const pending = envelopeOf(await host.next("envelope"));
+      assert.equal(pending.errorCode, "approval_pending");
+      const approvalId = pending.approvalId!;
+      inbox = await startInboxCli(db, "alice");
+      browser = await launchChromium();
+      const page = await browser.newPage({ viewport: { width: 1100, height: 900 } });
+      const dialogs = watchDialogs(page);
+      await page.goto(inbox.loginLink);
+      await page.goto(new URL(`/approvals/${approvalId}`, page.url()).href);
+      // The textarea holds the model's arguments as JSON; the person changes the key.
+      const shown = JSON.parse(await page.inputValue("#edit-arguments"));
+      assert.deepEqual(shown, { key, value: SYNTHETIC_VALUE });
+      await page.fill("#edit-arguments", JSON.stringify({ key: edited, value: SYNTHETIC_VALUE }));
+      await page.fill("#edit-note", "wrong key: use mine");
+      await page.click("#approve-edited");
+      await page.locator("#notice").waitFor();
+      assert.match((await page.textContent("#notice")) ?? "", /Approved with edits by alice/);
+      assert.match((await page.textContent("#approval")) ?? "", /superseded/);
+      // The host sees the decision, resumes the original id, and the edit runs, once.
+      assert.equal((await host.next("decided")).state, "superseded");
+      const done = envelopeOf(await host.next("envelope"));
+      assert.deepEqual([done.errorCode, done.effect], [undefined, "committed"]);
+      assert.equal(done.text?.[0], APPROVAL_TEXT.edited);
+      await host.next("done");
+      const ledger = await readLedger(ws.ledger);
+      assert.equal(receivedFor(ledger, edited).length, 1);
+      assert.equal(receivedFor(ledger, key).length, 0);
+      const store = await LibsqlApprovalStore.open(db);
+      try {
+        const original = (await store.get(approvalId))!;
+        assert.equal(original.state, "superseded");
+        const edit = (await store.get(original.supersededBy!))!;
+        assert.deepEqual(
+          [edit.state, edit.decision?.by, edit.decision?.note],
+          ["committed", "alice", "wrong key: use mine"],
+        );
       } finally {
         await store.close();
       }
