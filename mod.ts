@@ -164,6 +164,7 @@ export {
   type GrantRefusalCode,
   type GrantStatus,
   grantStatus,
+  type GrantTerms,
   type ListFilter,
   MemoryApprovalStore,
   type ReconcileInput,

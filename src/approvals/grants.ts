@@ -4,9 +4,8 @@
  *
  * @module
  */
-import { canonicalize } from "../identity/mod.ts";
 import { ApprovalError } from "./errors.ts";
-import { requireText } from "./machine.ts";
+import { objectText, requireText } from "./machine.ts";
 import type { ApprovalGrant, ApprovalRecord, GrantInput, GrantRefusalCode } from "./types.ts";
 
 /**
@@ -71,15 +70,7 @@ export function validateGrant(input: GrantInput): string | null {
     throw new ApprovalError("approval_invalid_request", "note must be a string");
   }
   const schema = input.argumentsSchema;
-  if (schema === undefined) return null;
-  if (typeof schema !== "object" || schema === null || Array.isArray(schema)) {
-    throw new ApprovalError("approval_invalid_request", "argumentsSchema must be a JSON object");
-  }
-  try {
-    return canonicalize(schema);
-  } catch {
-    throw new ApprovalError("approval_invalid_request", "argumentsSchema must be plain JSON");
-  }
+  return schema === undefined ? null : objectText(schema, "argumentsSchema");
 }
 
 /**

@@ -197,14 +197,23 @@ export function validateDecision(input: DecisionInput): void {
  */
 export function validateEdits(input: EditDecisionInput): string {
   validateDecision(input);
-  const args = input.arguments;
-  if (typeof args !== "object" || args === null || Array.isArray(args)) {
-    throw new ApprovalError("approval_invalid_request", "arguments must be a JSON object");
+  return objectText(input.arguments, "arguments");
+}
+
+/**
+ * The canonical JSON text of `value`, which must be a plain JSON object; else
+ * `approval_invalid_request` naming `name`.
+ *
+ * @category Approvals
+ */
+export function objectText(value: unknown, name: string): string {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw new ApprovalError("approval_invalid_request", `${name} must be a JSON object`);
   }
   try {
-    return canonicalize(args);
+    return canonicalize(value);
   } catch {
-    throw new ApprovalError("approval_invalid_request", "arguments must be plain JSON");
+    throw new ApprovalError("approval_invalid_request", `${name} must be plain JSON`);
   }
 }
 

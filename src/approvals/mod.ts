@@ -33,6 +33,7 @@ export type {
   GrantFilter,
   GrantInput,
   GrantRefusalCode,
+  GrantTerms,
   ListFilter,
   ReconcileInput,
   RevokeGrantInput,

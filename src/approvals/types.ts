@@ -277,14 +277,13 @@ export interface EditedApproval {
 }
 
 /**
- * What a person grants: the tool it covers (server, tool and catalog binding), how long (this run
- * or until a time, or both), at most how many calls, and optionally a JSON Schema the arguments
- * must match. The schema is checked against sluice's schema profile by `createGrant` (from the
- * gate) before any store sees it.
+ * What a grant covers and for how long: one tool of one server under one catalog binding, for one
+ * run or until a time (or both), at most a number of calls, optionally only for arguments
+ * matching a JSON Schema.
  *
  * @category Approvals
  */
-export interface GrantInput {
+export interface GrantTerms {
   /** The host's id for the remote server. */
   readonly serverId: string;
   /** The local tool name. */
@@ -301,10 +300,19 @@ export interface GrantInput {
   readonly maxUses: number;
   /** Only calls whose arguments match this JSON Schema (sluice's schema profile). */
   readonly argumentsSchema?: JsonObject;
+  /** The granter's note. */
+  readonly note?: string;
+}
+
+/**
+ * What a person grants. The schema is checked against sluice's schema profile by `createGrant`
+ * (from the gate) before any store sees it.
+ *
+ * @category Approvals
+ */
+export interface GrantInput extends GrantTerms {
   /** Who grants; non-empty. */
   readonly by: string;
-  /** Optional note. */
-  readonly note?: string;
 }
 
 /**
@@ -312,31 +320,13 @@ export interface GrantInput {
  *
  * @category Approvals
  */
-export interface ApprovalGrant {
+export interface ApprovalGrant extends GrantTerms {
   /** Store-assigned id. */
   readonly id: string;
-  /** The host's id for the remote server. */
-  readonly serverId: string;
-  /** The local tool name. */
-  readonly toolName: string;
-  /** The host's binding id. */
-  readonly bindingId: string;
-  /** The write-catalog digest it is bound to. */
-  readonly catalogDigest: string;
-  /** Only calls of this run, when set. */
-  readonly runId?: string;
-  /** Usable until this instant, when set. */
-  readonly expiresAt?: number;
-  /** At most this many calls. */
-  readonly maxUses: number;
   /** How many calls it approved so far. */
   readonly uses: number;
-  /** The JSON Schema the arguments must match, when set. */
-  readonly argumentsSchema?: JsonObject;
   /** Who granted. */
   readonly grantedBy: string;
-  /** The granter's note. */
-  readonly note?: string;
   /** When it was granted. */
   readonly createdAt: number;
   /** Who revoked it, once revoked. */

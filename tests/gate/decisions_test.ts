@@ -4,12 +4,8 @@
  * every request it receives; the store is a real libSQL file; the test process is the host.
  */
 import assert from "node:assert/strict";
-import { Client } from "@modelcontextprotocol/client";
-import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/client/stdio";
-import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/client/validators/cf-worker";
 import {
   APPROVAL_TEXT,
-  CatalogMonitor,
   createGrant,
   discoverWriteTools,
   Gate,
@@ -18,13 +14,10 @@ import {
 } from "../../mod.ts";
 import { LibsqlApprovalStore } from "../../libsql.ts";
 import { SYNTHETIC_VALUE } from "../../fixtures/write_server.ts";
-import {
-  createWriteWorkspace,
-  processGone,
-  writeServerStdioParams,
-} from "../../fixtures/write_server_launch.ts";
+import { createWriteWorkspace, processGone } from "../../fixtures/write_server_launch.ts";
 import { readLedger, receivedCounts } from "../../fixtures/write_ledger.ts";
 import { writeBinding } from "../support/write_bindings.ts";
+import { connectWriteStdio } from "../support/write_stdio.ts";
 
 const save = (id: string, key: string, value: unknown = SYNTHETIC_VALUE) => ({
   id,
@@ -36,24 +29,11 @@ Deno.test("decisions against the write server: edits run as edited, once; grants
   const ws = await createWriteWorkspace();
   const db = `${ws.root}/approvals.db`;
   const store = await LibsqlApprovalStore.open(db);
-  const monitor = new CatalogMonitor();
-  const client = new Client({ name: "sluice-decisions", version: "1.0.0" }, {
-    jsonSchemaValidator: new CfWorkerJsonSchemaValidator(),
-    versionNegotiation: { mode: "legacy" },
-  });
-  const transport = new StdioClientTransport({
-    ...writeServerStdioParams(ws, "success"),
-    env: getDefaultEnvironment(),
-    stderr: "ignore",
-  });
-  transport.onmessage = monitor.onMessage;
-  let serverPid = 0;
   let clock = Date.now();
   const counts = async () => receivedCounts(await readLedger(ws.ledger));
+  const server = await connectWriteStdio(ws, "success", "sluice-decisions");
   try {
-    await client.connect(transport);
-    serverPid = transport.pid!;
-    monitor.acceptProtocolVersion(client.getNegotiatedProtocolVersion());
+    const { client, monitor } = server;
     // The scope refuses one key, so an edit that moves the call out of scope is caught at resume.
     const catalog = await discoverWriteTools(client, "records", {
       write_record: writeBinding({
@@ -208,10 +188,9 @@ Deno.test("decisions against the write server: edits run as edited, once; grants
       },
     );
   } finally {
-    monitor.close();
-    await client.close();
+    await server.close();
     await store.close();
-    if (serverPid !== 0) assert.ok(await processGone(serverPid));
+    assert.ok(await processGone(server.pid));
     await ws.remove();
   }
 });

@@ -10,6 +10,7 @@
 import { LibsqlApprovalStore } from "../../libsql.ts";
 import { PostgresApprovalStore } from "../../postgres.ts";
 import type { ApprovalStore } from "../../src/approvals/mod.ts";
+import { answerLines } from "./stdin_lines.ts";
 
 const [where, planPath, index] = Deno.args;
 const plan = JSON.parse(await Deno.readTextFile(planPath)) as {
@@ -18,30 +19,20 @@ const plan = JSON.parse(await Deno.readTextFile(planPath)) as {
 const store: ApprovalStore = where.startsWith("postgres:")
   ? await PostgresApprovalStore.open(where)
   : await LibsqlApprovalStore.open(where);
-const encoder = new TextEncoder();
-const say = (line: string) => Deno.stdout.write(encoder.encode(line + "\n"));
-await say("ready");
-let buffered = "";
-const decoder = new TextDecoder();
 try {
-  for await (const chunk of Deno.stdin.readable) {
-    buffered += decoder.decode(chunk, { stream: true });
-    let newline: number;
-    while ((newline = buffered.indexOf("\n")) >= 0) {
-      const k = Number(buffered.slice(0, newline));
-      buffered = buffered.slice(newline + 1);
-      const round = plan.rounds[k];
-      const results = await Promise.all(
-        round.ids[Number(index)].map((id) =>
-          store.approveByGrant(id, round.grantId).then(
-            (result) => result.ok ? "approved" : result.code,
-            (error) => `error ${(error as { code?: string }).code ?? (error as Error).name}`,
-          )
-        ),
-      );
-      await say(`${k} ${JSON.stringify(results)}`);
-    }
-  }
+  await answerLines(async (line) => {
+    const k = Number(line);
+    const round = plan.rounds[k];
+    const results = await Promise.all(
+      round.ids[Number(index)].map((id) =>
+        store.approveByGrant(id, round.grantId).then(
+          (result) => result.ok ? "approved" : result.code,
+          (error) => `error ${(error as { code?: string }).code ?? (error as Error).name}`,
+        )
+      ),
+    );
+    return `${k} ${JSON.stringify(results)}`;
+  });
 } finally {
   await store.close();
 }
