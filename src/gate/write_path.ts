@@ -185,16 +185,15 @@ export class WritePath {
     }
     const approvalId = record.id;
     if (!sameContent) return writeFailure(id, "approval_conflict", "not_started", approvalId);
-    // A standing grant a person made decides before anyone is asked.
-    if (!this.#context.ephemeral) {
+    const approve = this.#context.approve;
+    if (approve === undefined) {
+      // A standing grant a person made stands in for that person (deferred decisions only: an
+      // inline approver never leaves a call waiting, and its path stays one query shorter).
       const granted = await this.#grants.approve(store, record, item.args, this.#context.now());
       if (granted !== undefined) {
         await this.#point("approved", approvalId);
         return await this.settle(id, granted, tool, item.args, argumentsDigest, options);
       }
-    }
-    const approve = this.#context.approve;
-    if (approve === undefined) {
       tellPending(this.#context.onPending, record);
       return writeFailure(id, "approval_pending", "not_started", approvalId);
     }

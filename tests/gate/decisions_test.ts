@@ -167,10 +167,20 @@ Deno.test("decisions against the write server: edits run as edited, once; grants
         assert.equal(draft.effect, "committed");
         const [final] = await gate.run([save("s2", "k-final-1")], { runId: "r-schema" });
         assert.equal(final.errorCode, "approval_pending");
+        // With an inline approver the approver decides; grants stand in only for a waiting person.
+        const inline = new Gate({
+          catalogs: [catalog],
+          store,
+          approve: () => false,
+          now: () => clock,
+        });
+        const [denied] = await inline.run([save("s3", "k-draft-2")], { runId: "r-inline" });
+        assert.equal(denied.errorCode, "approval_denied");
+        assert.equal((await store.getGrant(drafts.id))?.uses, 1);
         await store.revokeGrant(drafts.id, { by: "rita" });
         const received = await counts();
         assert.equal(received.get("k-draft-1"), 1);
-        for (const key of ["k-revoked", "k-expired", "k-final-1"]) {
+        for (const key of ["k-revoked", "k-expired", "k-final-1", "k-draft-2"]) {
           assert.equal(received.has(key), false);
         }
         // A schema sluice's profile refuses is refused before any store sees it.
