@@ -359,8 +359,15 @@ export class SqlApprovalStore implements ApprovalStore {
     return await this.#run(async (): Promise<GrantApprovalResult> => {
       const at = now ?? this.#now();
       const by = grantDecider(grantId);
+      // Where writers run side by side, the approval's row is locked first: two grants racing for
+      // one approval then never both spend a use on it.
+      const lock = this.#db.dialect.rowLock;
+      const locking = lock === undefined
+        ? []
+        : [{ sql: `SELECT id FROM approvals WHERE id = ?${lock}`, args: [approvalId] }];
       for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
-        const [used, approved] = await this.#db.batch([
+        const [used, approved] = (await this.#db.batch([
+          ...locking,
           { sql: USE_GRANT_SQL, args: [approvalId, at, grantId, at, approvalId, at] },
           this.#update(approvalId, "pending", "approved", {
             decided_by: by,
@@ -371,7 +378,7 @@ export class SqlApprovalStore implements ApprovalStore {
             sql: "EXISTS (SELECT 1 FROM approval_grants WHERE id = ? AND last_approval_id = ?)",
             args: [grantId, approvalId],
           }, true),
-        ]);
+        ])).slice(locking.length);
         if (applied(used, true) && applied(approved, true)) {
           this.#seen.delete(approvalId);
           return {
