@@ -90,17 +90,14 @@ Deno.test("cli approve --args-file: the original is superseded, the edit approve
 
 Deno.test("cli grants: create from an approval, list, revoke; refusals with their codes", async () => {
   await withStore(async (path, dir, pending) => {
+    const create = (...rest: string[]) =>
+      run(runGrantsCli, ["create", "--db", path, "--from", pending, ...rest]);
     const schemaFile = join(dir, "schema.json");
     await Deno.writeTextFile(
       schemaFile,
       JSON.stringify({ type: "object", properties: { title: { maxLength: 40 } } }),
     );
-    const created = await run(runGrantsCli, [
-      "create",
-      "--db",
-      path,
-      "--from",
-      pending,
+    const created = await create(
       "--uses",
       "2",
       "--this-run",
@@ -109,7 +106,7 @@ Deno.test("cli grants: create from an approval, list, revoke; refusals with thei
       "--by",
       "gina",
       "--json",
-    ]);
+    );
     assert.equal(created.code, 0, created.err);
     const grant = JSON.parse(created.out);
     assert.equal(grant.runId, "run-1");
@@ -128,39 +125,13 @@ Deno.test("cli grants: create from an approval, list, revoke; refusals with thei
     assert.equal(twice.code, 1);
     assert.match(twice.err, /approval_grant_revoked/);
     // Usage: no end, a bad count, a schema the profile refuses.
-    const open = await run(runGrantsCli, [
-      "create",
-      "--db",
-      path,
-      "--from",
-      pending,
-      "--uses",
-      "2",
-      "--by",
-      "gina",
-    ]);
+    const open = await create("--uses", "2", "--by", "gina");
     assert.equal(open.code, 2);
     assert.match(open.err, /--this-run, --until, or both/);
-    const zero = await run(runGrantsCli, [
-      "create",
-      "--db",
-      path,
-      "--from",
-      pending,
-      "--uses",
-      "0",
-      "--this-run",
-      "--by",
-      "gina",
-    ]);
+    const zero = await create("--uses", "0", "--this-run", "--by", "gina");
     assert.equal(zero.code, 2);
     await Deno.writeTextFile(schemaFile, JSON.stringify({ $ref: "https://example.com/x.json" }));
-    const refused = await run(runGrantsCli, [
-      "create",
-      "--db",
-      path,
-      "--from",
-      pending,
+    const refused = await create(
       "--uses",
       "1",
       "--until",
@@ -169,7 +140,7 @@ Deno.test("cli grants: create from an approval, list, revoke; refusals with thei
       schemaFile,
       "--by",
       "gina",
-    ]);
+    );
     assert.equal(refused.code, 1);
     assert.match(refused.err, /schema_unsupported/);
     assert.equal(
