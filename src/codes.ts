@@ -447,6 +447,29 @@ export const CODES = Object.freeze(
       stage: "approvals",
       meaning: "The scope revision changed since the approval.",
     },
+    approval_superseded: {
+      stage: "approvals",
+      meaning:
+        "A person approved an edited call instead; the call runs under the new approval (`supersededBy`).",
+    },
+    approval_grant_not_found: { stage: "approvals", meaning: "No grant has that id." },
+    approval_grant_revoked: {
+      stage: "approvals",
+      meaning: "The grant was revoked; it approves nothing.",
+    },
+    approval_grant_expired: {
+      stage: "approvals",
+      meaning: "The grant passed its end; it approves nothing.",
+    },
+    approval_grant_exhausted: {
+      stage: "approvals",
+      meaning: "The grant approved as many calls as it allows.",
+    },
+    approval_grant_mismatch: {
+      stage: "approvals",
+      meaning:
+        "The grant does not cover that approval (other tool, catalog or run), or it is no longer pending.",
+    },
     approval_store_busy: {
       stage: "approvals",
       meaning: "The database stayed locked past `busyTimeoutMs`.",

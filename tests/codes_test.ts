@@ -17,7 +17,7 @@ import type { DeadlineStop } from "../src/calls/within_deadline.ts";
 import type { GateErrorCode } from "../src/gate/types.ts";
 import type { GateErrorCodeThrown } from "../src/gate/gate.ts";
 import type { ApprovalErrorCode } from "../src/approvals/errors.ts";
-import type { ClaimRefusalCode } from "../src/approvals/types.ts";
+import type { ClaimRefusalCode, GrantRefusalCode } from "../src/approvals/types.ts";
 import type { ConnectConfigErrorCode } from "../src/connect/errors.ts";
 import type { ProviderRefusalCode } from "../src/providers/types.ts";
 import type { InboxErrorCode } from "../src/inbox/errors.ts";
@@ -41,6 +41,7 @@ type _Unions = [
   Catalogued<GateErrorCodeThrown>,
   Catalogued<ApprovalErrorCode>,
   Catalogued<ClaimRefusalCode>,
+  Catalogued<GrantRefusalCode>,
   Catalogued<ConnectConfigErrorCode>,
   Catalogued<ProviderRefusalCode>,
   Catalogued<InboxErrorCode>,

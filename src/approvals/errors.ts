@@ -17,7 +17,9 @@ export type ApprovalErrorCode =
   | "approval_store_schema_invalid"
   | "approval_store_closed"
   | "approval_store_busy"
-  | "approval_store_error";
+  | "approval_store_error"
+  | "approval_grant_not_found"
+  | "approval_grant_revoked";
 
 /**
  * Thrown by approval stores: an illegal transition, a conflicting prepare, a store that cannot

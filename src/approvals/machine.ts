@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { canonicalize, digestText } from "../identity/mod.ts";
+import { canonicalize, digestText, type JsonObject } from "../identity/mod.ts";
 import { ApprovalError } from "./errors.ts";
 import type {
   ApprovalOutcome,
@@ -14,6 +14,7 @@ import type {
   ClaimExpectation,
   ClaimRefusalCode,
   DecisionInput,
+  EditDecisionInput,
   ReconcileInput,
 } from "./types.ts";
 
@@ -24,13 +25,15 @@ import type {
  */
 export const TRANSITIONS: Readonly<Record<ApprovalState, readonly ApprovalState[]>> = Object
   .freeze({
-    pending: ["approved", "denied", "expired"],
+    // `superseded`: a person approved an edited call instead (a new approval replaces this one).
+    pending: ["approved", "denied", "expired", "superseded"],
     // An approval nobody claimed in time expires; it never goes back to pending.
     approved: ["claimed", "expired"],
     claimed: ["committed", "not_started", "unknown"],
     unknown: ["reconciled"],
     denied: [],
     expired: [],
+    superseded: [],
     committed: [],
     not_started: [],
     reconciled: [],
@@ -187,6 +190,60 @@ export function validateDecision(input: DecisionInput): void {
 }
 
 /**
+ * Checks a person's approval with edits: a decision plus the edited arguments, a JSON object.
+ * Returns the edited arguments' canonical text (what a store keeps and hashes).
+ *
+ * @category Approvals
+ */
+export function validateEdits(input: EditDecisionInput): string {
+  validateDecision(input);
+  return objectText(input.arguments, "arguments");
+}
+
+/**
+ * The canonical JSON text of `value`, which must be a plain JSON object; else
+ * `approval_invalid_request` naming `name`.
+ *
+ * @category Approvals
+ */
+export function objectText(value: unknown, name: string): string {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw new ApprovalError("approval_invalid_request", `${name} must be a JSON object`);
+  }
+  try {
+    return canonicalize(value);
+  } catch {
+    throw new ApprovalError("approval_invalid_request", `${name} must be plain JSON`);
+  }
+}
+
+/**
+ * The request of the approval that replaces `original` when a person edits its arguments: the
+ * same binding and expiry, the edited arguments and their digest, no run and call ids (those stay
+ * with the original, which links to it).
+ *
+ * @category Approvals
+ */
+export async function editedRequest(
+  original: ApprovalRecord,
+  canonical: string,
+): Promise<ApprovalRequest> {
+  return {
+    serverId: original.serverId,
+    toolName: original.toolName,
+    remoteToolName: original.remoteToolName,
+    catalogDigest: original.catalogDigest,
+    bindingId: original.bindingId,
+    scopeId: original.scopeId,
+    scopeRevision: original.scopeRevision,
+    effect: original.effect,
+    arguments: JSON.parse(canonical) as JsonObject,
+    argumentsDigest: await digestText(canonical),
+    expiresAt: original.expiresAt,
+  };
+}
+
+/**
  * Checks an outcome: a receipt with a digest and a time, or a reason.
  *
  * @category Approvals
@@ -246,6 +303,8 @@ export function settledRefusal(state: ApprovalState): ClaimRefusalCode {
     ? "approval_denied"
     : state === "expired"
     ? "approval_expired"
+    : state === "superseded"
+    ? "approval_superseded"
     : "approval_already_claimed";
 }
 

@@ -4,11 +4,14 @@
  * @module
  */
 import { ApprovalError } from "./errors.ts";
+import { grantDecider, grantRefusal, validateGrant, validateRevoke } from "./grants.ts";
 import {
   assertTransition,
+  editedRequest,
   planClaim,
   sameCall,
   validateDecision,
+  validateEdits,
   validateExpectation,
   validateInstant,
   validateOutcome,
@@ -17,6 +20,7 @@ import {
 } from "./machine.ts";
 import type {
   ApprovalEvent,
+  ApprovalGrant,
   ApprovalOutcome,
   ApprovalRecord,
   ApprovalRequest,
@@ -26,8 +30,15 @@ import type {
   ClaimExpectation,
   ClaimResult,
   DecisionInput,
+  EditDecisionInput,
+  EditedApproval,
+  GrantApprovalResult,
+  GrantEvent,
+  GrantFilter,
+  GrantInput,
   ListFilter,
   ReconcileInput,
+  RevokeGrantInput,
 } from "./types.ts";
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
@@ -62,6 +73,8 @@ export class MemoryApprovalStore implements ApprovalStore {
   readonly #byCall = new Map<string, string>();
   /** Each approval's history, oldest first. */
   readonly #events = new Map<string, ApprovalEvent[]>();
+  readonly #grants = new Map<string, ApprovalGrant>();
+  readonly #grantEvents = new Map<string, GrantEvent[]>();
   #closed = false;
 
   /**
@@ -94,7 +107,13 @@ export class MemoryApprovalStore implements ApprovalStore {
         return structuredClone(existing);
       }
     }
-    const at = this.#now();
+    const record = this.#insert(request, this.#now());
+    if (callKey !== undefined) this.#byCall.set(callKey, record.id);
+    return structuredClone(record);
+  }
+
+  /** Inserts a new pending record and logs its creation. */
+  #insert(request: ApprovalRequest, at: number, supersedes?: string): ApprovalRecord {
     const record: ApprovalRecord = {
       id: crypto.randomUUID(),
       state: "pending",
@@ -111,11 +130,11 @@ export class MemoryApprovalStore implements ApprovalStore {
       arguments: structuredClone(request.arguments),
       expiresAt: request.expiresAt,
       ...(request.runId === undefined ? {} : { runId: request.runId, callId: request.callId }),
+      ...(supersedes === undefined ? {} : { supersedes }),
     };
     this.#records.set(record.id, record);
-    if (callKey !== undefined) this.#byCall.set(callKey, record.id);
     this.#log(record.id, null, "pending", at);
-    return structuredClone(record);
+    return record;
   }
 
   /** One approval, or `undefined`. */
@@ -153,6 +172,125 @@ export class MemoryApprovalStore implements ApprovalStore {
   /** A person denies a pending approval. */
   deny(id: string, input: DecisionInput): Promise<ApprovalRecord> {
     return this.#decide(id, input, "denied");
+  }
+
+  /**
+   * A person approves with edited arguments: the original becomes `superseded` and a new
+   * approval of the edited call is created `approved` by that person.
+   */
+  async approveWithEdits(id: string, input: EditDecisionInput): Promise<EditedApproval> {
+    this.#open();
+    const canonical = validateEdits(input);
+    const original = this.#existing(id);
+    const request = await editedRequest(original, canonical);
+    return await this.#run(() => {
+      const record = this.#existing(id);
+      const at = this.#now();
+      assertTransition(id, record.state, "superseded");
+      this.#refuseExpired(record, at);
+      const decision = this.#decision("approved", input, at);
+      const created = this.#insert(request, at, id);
+      const approval = this.#move(created, "approved", at, { decision }, input.by, input.note);
+      const superseded = this.#move(
+        record,
+        "superseded",
+        at,
+        { decision, supersededBy: approval.id },
+        input.by,
+        approval.id,
+      );
+      return { original: structuredClone(superseded), approval: structuredClone(approval) };
+    });
+  }
+
+  /** Records a standing grant. */
+  createGrant(input: GrantInput): Promise<ApprovalGrant> {
+    return this.#run(() => {
+      const schema = validateGrant(input);
+      const at = this.#now();
+      const grant: ApprovalGrant = {
+        id: crypto.randomUUID(),
+        serverId: input.serverId,
+        toolName: input.toolName,
+        bindingId: input.bindingId,
+        catalogDigest: input.catalogDigest,
+        ...(input.runId === undefined ? {} : { runId: input.runId }),
+        ...(input.expiresAt === undefined ? {} : { expiresAt: input.expiresAt }),
+        maxUses: input.maxUses,
+        uses: 0,
+        ...(schema === null ? {} : { argumentsSchema: JSON.parse(schema) }),
+        grantedBy: input.by,
+        ...(input.note === undefined ? {} : { note: input.note }),
+        createdAt: at,
+      };
+      this.#grants.set(grant.id, grant);
+      this.#grantLog(grant.id, "created", at, input.by);
+      return structuredClone(grant);
+    });
+  }
+
+  /** One grant, or `undefined`. */
+  getGrant(id: string): Promise<ApprovalGrant | undefined> {
+    return this.#run(() => structuredClone(this.#grants.get(id)));
+  }
+
+  /** Grants, oldest first. */
+  listGrants(filter: GrantFilter = {}): Promise<ApprovalGrant[]> {
+    return this.#run(() =>
+      structuredClone(
+        [...this.#grants.values()].filter((grant) =>
+          (filter.serverId === undefined || grant.serverId === filter.serverId) &&
+          (filter.toolName === undefined || grant.toolName === filter.toolName)
+        ),
+      )
+    );
+  }
+
+  /** A person revokes a grant. */
+  revokeGrant(id: string, input: RevokeGrantInput): Promise<ApprovalGrant> {
+    return this.#run(() => {
+      validateRevoke(id, input?.by);
+      const grant = this.#grants.get(id);
+      if (grant === undefined) {
+        throw new ApprovalError("approval_grant_not_found", `no grant ${id}`);
+      }
+      if (grant.revokedAt !== undefined) {
+        throw new ApprovalError("approval_grant_revoked", `grant ${id} is already revoked`);
+      }
+      const at = this.#now();
+      const revoked = { ...grant, revokedBy: input.by, revokedAt: at };
+      this.#grants.set(id, revoked);
+      this.#grantLog(id, "revoked", at, input.by);
+      return structuredClone(revoked);
+    });
+  }
+
+  /** Approves a pending approval by a grant, consuming one use. */
+  approveByGrant(approvalId: string, grantId: string, now?: number): Promise<GrantApprovalResult> {
+    return this.#run((): GrantApprovalResult => {
+      validateInstant(now);
+      const record = this.#records.get(approvalId);
+      if (record === undefined) return { ok: false, code: "approval_not_found" };
+      const grant = this.#grants.get(grantId);
+      if (grant === undefined) return { ok: false, code: "approval_grant_not_found" };
+      const at = now ?? this.#now();
+      const code = grantRefusal(grant, record, at);
+      if (code !== undefined) return { ok: false, code };
+      const used = { ...grant, uses: grant.uses + 1 };
+      this.#grants.set(grantId, used);
+      this.#grantLog(grantId, "used", at, undefined, approvalId);
+      const by = grantDecider(grantId);
+      const approval = this.#move(record, "approved", at, {
+        decision: { decision: "approved", by, at },
+        grantId,
+      }, by);
+      return { ok: true, approval: structuredClone(approval), grant: structuredClone(used) };
+    });
+  }
+
+  /** The grant's history, oldest first. */
+  grantEvents(id: string): Promise<GrantEvent[]> {
+    return this.#run(() => structuredClone(this.#grantEvents.get(id) ?? []));
   }
 
   /** Consumes an approved approval at most once; refusals are recorded. */
@@ -270,6 +408,8 @@ export class MemoryApprovalStore implements ApprovalStore {
     this.#records.clear();
     this.#byCall.clear();
     this.#events.clear();
+    this.#grants.clear();
+    this.#grantEvents.clear();
     return Promise.resolve();
   }
 
@@ -282,17 +422,47 @@ export class MemoryApprovalStore implements ApprovalStore {
     const record = this.#existing(id);
     const at = this.#now();
     assertTransition(id, record.state, to);
-    if (record.expiresAt <= at) {
-      this.#move(record, "expired", at, {}, undefined, "approval_expired");
-      throw new ApprovalError("approval_expired", `approval ${id} expired before the decision`);
-    }
-    const decision = {
+    this.#refuseExpired(record, at);
+    const decision = this.#decision(to, input, at);
+    return structuredClone(this.#move(record, to, at, { decision }, input.by, input.note));
+  }
+
+  /** A pending record past its expiry is recorded `expired`, and the decision refused. */
+  #refuseExpired(record: ApprovalRecord, at: number): void {
+    if (record.expiresAt > at) return;
+    this.#move(record, "expired", at, {}, undefined, "approval_expired");
+    throw new ApprovalError(
+      "approval_expired",
+      `approval ${record.id} expired before the decision`,
+    );
+  }
+
+  #decision(to: "approved" | "denied", input: DecisionInput, at: number) {
+    return {
       decision: to,
       by: input.by,
       at,
       ...(input.note === undefined ? {} : { note: input.note }),
     };
-    return structuredClone(this.#move(record, to, at, { decision }, input.by, input.note));
+  }
+
+  #grantLog(
+    grantId: string,
+    kind: GrantEvent["kind"],
+    at: number,
+    by?: string,
+    approvalId?: string,
+  ): void {
+    let history = this.#grantEvents.get(grantId);
+    if (history === undefined) this.#grantEvents.set(grantId, history = []);
+    history.push({
+      seq: history.length + 1,
+      grantId,
+      kind,
+      at,
+      ...(by === undefined ? {} : { by }),
+      ...(approvalId === undefined ? {} : { approvalId }),
+    });
   }
 
   #move(

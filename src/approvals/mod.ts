@@ -26,6 +26,17 @@ export type {
   ClaimRefusalCode,
   ClaimResult,
   DecisionInput,
+  EditDecisionInput,
+  EditedApproval,
+  GrantApprovalResult,
+  GrantEvent,
+  GrantFilter,
+  GrantInput,
+  GrantRefusalCode,
+  GrantTerms,
   ListFilter,
   ReconcileInput,
+  RevokeGrantInput,
 } from "./types.ts";
+export type { ApprovalGrant } from "./types.ts";
+export { grantDecider, type GrantStatus, grantStatus } from "./grants.ts";

@@ -13,10 +13,11 @@ import type { JsonObject } from "../identity/mod.ts";
 export type ApprovalEffect = "write" | "destructive";
 
 /**
- * The life of an approval. `pending → approved | denied | expired`;
+ * The life of an approval. `pending → approved | denied | expired | superseded`;
  * `approved → claimed | expired`; `claimed → committed | not_started | unknown`;
- * `unknown → reconciled`. `denied`, `expired`, `committed`, `not_started` and `reconciled`
- * are terminal.
+ * `unknown → reconciled`. `denied`, `expired`, `superseded`, `committed`, `not_started` and
+ * `reconciled` are terminal. `superseded`: a person approved the call with edited arguments, and
+ * a new approval bound to those arguments replaced this one (`supersededBy`).
  *
  * @category Approvals
  */
@@ -25,6 +26,7 @@ export type ApprovalState =
   | "approved"
   | "denied"
   | "expired"
+  | "superseded"
   | "claimed"
   | "committed"
   | "not_started"
@@ -86,7 +88,9 @@ export interface ClaimExpectation extends ApprovalBinding {
 }
 
 /**
- * A person's decision on a pending approval.
+ * A person's decision on a pending approval. On a `superseded` approval it is the person's
+ * approval of the edited call that replaced it; on one approved by a standing grant, `by` is
+ * `grant:<id>`.
  *
  * @category Approvals
  */
@@ -142,7 +146,8 @@ export type ClaimRefusalCode =
   | "approval_already_claimed"
   | "approval_binding_mismatch"
   | "approval_scope_revoked"
-  | "approval_arguments_changed";
+  | "approval_arguments_changed"
+  | "approval_superseded";
 
 /**
  * A claim refused against an approved record, recorded on it (the record ends `not_started`).
@@ -182,6 +187,12 @@ export interface ApprovalRecord extends ApprovalRequest {
   readonly outcomeAt?: number;
   /** Set once a person reconciled an `unknown` outcome. */
   readonly reconciliation?: ApprovalReconciliation;
+  /** On a `superseded` approval: the approval of the edited call that replaced it. */
+  readonly supersededBy?: string;
+  /** On an approval made by editing another: the approval it replaced. */
+  readonly supersedes?: string;
+  /** On an approval approved by a standing grant: the grant's id. */
+  readonly grantId?: string;
 }
 
 /**
@@ -243,6 +254,151 @@ export interface DecisionInput {
 }
 
 /**
+ * A person's approval with edited arguments (see {@link ApprovalStore.approveWithEdits}).
+ *
+ * @category Approvals
+ */
+export interface EditDecisionInput extends DecisionInput {
+  /** The arguments the person approves instead; a JSON object. */
+  readonly arguments: JsonObject;
+}
+
+/**
+ * The result of an approval with edits: the original, now `superseded`, and the new approval of
+ * the edited call, already `approved` by the same person.
+ *
+ * @category Approvals
+ */
+export interface EditedApproval {
+  /** The original approval, `superseded`, with `supersededBy`. */
+  readonly original: ApprovalRecord;
+  /** The new approval, `approved`, with `supersedes`. */
+  readonly approval: ApprovalRecord;
+}
+
+/**
+ * What a grant covers and for how long: one tool of one server under one catalog binding, for one
+ * run or until a time (or both), at most a number of calls, optionally only for arguments
+ * matching a JSON Schema.
+ *
+ * @category Approvals
+ */
+export interface GrantTerms {
+  /** The host's id for the remote server. */
+  readonly serverId: string;
+  /** The local tool name. */
+  readonly toolName: string;
+  /** The host's binding id. */
+  readonly bindingId: string;
+  /** The write-catalog digest the grant is bound to; a changed catalog voids it. */
+  readonly catalogDigest: string;
+  /** Only calls of this agent run. */
+  readonly runId?: string;
+  /** Until this instant, milliseconds since the Unix epoch. One of `runId`, `expiresAt` is required. */
+  readonly expiresAt?: number;
+  /** At most this many calls; a positive integer. */
+  readonly maxUses: number;
+  /** Only calls whose arguments match this JSON Schema (sluice's schema profile). */
+  readonly argumentsSchema?: JsonObject;
+  /** The granter's note. */
+  readonly note?: string;
+}
+
+/**
+ * What a person grants. The schema is checked against sluice's schema profile by `createGrant`
+ * (from the gate) before any store sees it.
+ *
+ * @category Approvals
+ */
+export interface GrantInput extends GrantTerms {
+  /** Who grants; non-empty. */
+  readonly by: string;
+}
+
+/**
+ * A standing grant as stored.
+ *
+ * @category Approvals
+ */
+export interface ApprovalGrant extends GrantTerms {
+  /** Store-assigned id. */
+  readonly id: string;
+  /** How many calls it approved so far. */
+  readonly uses: number;
+  /** Who granted. */
+  readonly grantedBy: string;
+  /** When it was granted. */
+  readonly createdAt: number;
+  /** Who revoked it, once revoked. */
+  readonly revokedBy?: string;
+  /** When it was revoked. */
+  readonly revokedAt?: number;
+}
+
+/**
+ * One appended line of a grant's history: created, used for an approval, revoked.
+ *
+ * @category Approvals
+ */
+export interface GrantEvent {
+  /** Position in the grant's history, from 1. */
+  readonly seq: number;
+  /** The grant it belongs to. */
+  readonly grantId: string;
+  /** What happened. */
+  readonly kind: "created" | "used" | "revoked";
+  /** When, milliseconds since the Unix epoch. */
+  readonly at: number;
+  /** Who acted (granted or revoked), when a person did. */
+  readonly by?: string;
+  /** For `used`: the approval the grant approved. */
+  readonly approvalId?: string;
+}
+
+/**
+ * Why a grant approved nothing.
+ *
+ * @category Approvals
+ */
+export type GrantRefusalCode =
+  | "approval_grant_not_found"
+  | "approval_grant_revoked"
+  | "approval_grant_expired"
+  | "approval_grant_exhausted"
+  | "approval_grant_mismatch";
+
+/**
+ * The outcome of {@link ApprovalStore.approveByGrant}: the approved record, or why not.
+ *
+ * @category Approvals
+ */
+export type GrantApprovalResult =
+  | { readonly ok: true; readonly approval: ApprovalRecord; readonly grant: ApprovalGrant }
+  | { readonly ok: false; readonly code: GrantRefusalCode | "approval_not_found" };
+
+/**
+ * A person's revocation of a grant.
+ *
+ * @category Approvals
+ */
+export interface RevokeGrantInput {
+  /** Who revokes; non-empty. */
+  readonly by: string;
+}
+
+/**
+ * Filter for {@link ApprovalStore.listGrants}.
+ *
+ * @category Approvals
+ */
+export interface GrantFilter {
+  /** Only grants for this server. */
+  readonly serverId?: string;
+  /** Only grants for this local tool name. */
+  readonly toolName?: string;
+}
+
+/**
  * A person's reconciliation input.
  *
  * @category Approvals
@@ -301,6 +457,30 @@ export interface ApprovalStore {
   approve(id: string, input: DecisionInput): Promise<ApprovalRecord>;
   /** A person denies a pending approval. */
   deny(id: string, input: DecisionInput): Promise<ApprovalRecord>;
+  /**
+   * A person approves a pending approval with edited arguments, in one atomic step: the original
+   * becomes `superseded` and a new approval of the same call bound to the edited arguments'
+   * digest is created `approved` by that person, the two linked (`supersededBy`, `supersedes`).
+   * Past the original's expiry it is recorded `expired` and `approval_expired` thrown.
+   */
+  approveWithEdits(id: string, input: EditDecisionInput): Promise<EditedApproval>;
+  /** Records a standing grant (its schema already checked by the caller; see `createGrant`). */
+  createGrant(input: GrantInput): Promise<ApprovalGrant>;
+  /** One grant, or `undefined`. */
+  getGrant(id: string): Promise<ApprovalGrant | undefined>;
+  /** Grants, oldest first. */
+  listGrants(filter?: GrantFilter): Promise<ApprovalGrant[]>;
+  /** A person revokes a grant; it approves nothing afterwards. */
+  revokeGrant(id: string, input: RevokeGrantInput): Promise<ApprovalGrant>;
+  /**
+   * Approves a pending approval by a grant, atomically consuming one of its uses: only when the
+   * grant is not revoked, expired (at `now`) or exhausted and covers the approval's server, tool,
+   * binding, catalog digest and run. The approval records `grant:<id>` as decider and `grantId`.
+   * Does not check the grant's arguments schema: the gate does that before.
+   */
+  approveByGrant(approvalId: string, grantId: string, now?: number): Promise<GrantApprovalResult>;
+  /** The grant's history, oldest first. */
+  grantEvents(id: string): Promise<GrantEvent[]>;
   /**
    * Consumes an approved approval, at most once, after re-checking the binding identity and
    * arguments digest. Refusals are recorded so nothing can claim the approval afterwards.

@@ -13,6 +13,8 @@ import type {
   ApprovalState,
   ApprovalStore,
 } from "../approvals/types.ts";
+import { readFile } from "node:fs/promises";
+import type { JsonObject } from "../identity/mod.ts";
 import { SluiceError } from "../errors.ts";
 import { EXIT_CODES_TEXT, EXIT_OK, EXIT_REFUSED, EXIT_USAGE } from "./exit_codes.ts";
 import { type ParsedFlags, parseFlags, UsageError } from "./flags.ts";
@@ -55,7 +57,10 @@ export interface ApprovalsCliOptions {
 export const APPROVALS_USAGE = `usage: sluice approvals <command> [--db <url>] [--json]
   list [--state <state>]                 approvals, oldest first
   show <id>                              everything being approved, and its history
-  approve <id> --by <name> [--note <t>]  approve a pending write
+  approve <id> --by <name> [--note <t>] [--args-file <f.json>]
+                                         approve a pending write; with --args-file, approve it
+                                         with the edited arguments in the file (the original
+                                         becomes superseded, a new approval runs the edit)
   deny <id> --by <name> [--note <t>]     deny a pending write
   reconcile <id> --outcome committed|not_started --evidence <text> --by <name>
                                          settle an unknown outcome with evidence
@@ -74,7 +79,7 @@ const BOOLEANS = ["create", "json"];
 const FLAGS: Record<string, readonly string[]> = {
   list: [...COMMON, "state"],
   show: COMMON,
-  approve: [...COMMON, "by", "note"],
+  approve: [...COMMON, "by", "note", "args-file"],
   deny: [...COMMON, "by", "note"],
   reconcile: [...COMMON, "outcome", "evidence", "by"],
 };
@@ -159,6 +164,9 @@ export function describeApproval(
     lines.push(["receipt", `${record.receipt.resultDigest} at ${iso(record.receipt.at)}`]);
   }
   if (record.outcomeReason !== undefined) lines.push(["outcome reason", record.outcomeReason]);
+  if (record.supersededBy !== undefined) lines.push(["superseded by", record.supersededBy]);
+  if (record.supersedes !== undefined) lines.push(["edit of", record.supersedes]);
+  if (record.grantId !== undefined) lines.push(["grant", record.grantId]);
   if (record.reconciliation !== undefined) {
     const r = record.reconciliation;
     lines.push(["reconciled", `${r.outcome} by ${r.by} at ${iso(r.at)}: ${r.evidence}`]);
@@ -226,17 +234,20 @@ export async function runApprovalsCli(
     return EXIT_USAGE;
   }
   const now = options.now ?? Date.now;
-  let store: ApprovalStore | undefined;
+  let edits: JsonObject | undefined;
   try {
-    const authToken = parsed.flags.get("auth-token") ?? options.defaultAuthToken;
-    store = await options.openStore(db, {
-      create: parsed.flags.has("create"),
-      ...(authToken === undefined ? {} : { authToken }),
-    });
+    const file = parsed.flags.get("args-file");
+    if (file !== undefined) edits = await readJsonObject(file, "--args-file");
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    output.stderr(`${terminalSafe(error.message)}\n`);
+    return EXIT_USAGE;
+  }
+  return await withCliStore(parsed.flags, db, output, options, async (store) => {
     const id = parsed.positional[0];
     const json = parsed.flags.has("json");
     const show = async (record: ApprovalRecord) => {
-      const events = await store!.events(record.id);
+      const events = await store.events(record.id);
       output.stdout(
         (json ? terminalSafeJson({ record, events }) : describeApproval(record, events, now())) +
           "\n",
@@ -271,6 +282,15 @@ export async function runApprovalsCli(
           by: parsed.flags.get("by")!,
           ...(parsed.flags.has("note") ? { note: parsed.flags.get("note")! } : {}),
         };
+        if (edits !== undefined) {
+          const { original, approval } = await store.approveWithEdits(id, {
+            ...input,
+            arguments: edits,
+          });
+          await show(original);
+          await show(approval);
+          return EXIT_OK;
+        }
         const record = parsed.command === "approve"
           ? await store.approve(id, input)
           : await store.deny(id, input);
@@ -288,6 +308,48 @@ export async function runApprovalsCli(
       }
     }
     return EXIT_USAGE;
+  });
+}
+
+/**
+ * Reads a file holding one JSON object; anything else is a usage error naming `flag`.
+ *
+ * @category CLI
+ */
+export async function readJsonObject(path: string, flag: string): Promise<JsonObject> {
+  let value: unknown;
+  try {
+    value = JSON.parse(await readFile(path, "utf8"));
+  } catch {
+    throw new UsageError(`${flag} must name a readable file holding JSON`);
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw new UsageError(`${flag} must hold a JSON object`);
+  }
+  return value as JsonObject;
+}
+
+/**
+ * Opens the store named by `db` (with `--create` and `--auth-token` from `flags`), runs `body`
+ * on it and closes it; a sluice refusal is printed with its code and exits 1.
+ *
+ * @category CLI
+ */
+export async function withCliStore(
+  flags: ParsedFlags["flags"],
+  db: string,
+  output: CliOutput,
+  options: ApprovalsCliOptions,
+  body: (store: ApprovalStore) => Promise<number>,
+): Promise<number> {
+  let store: ApprovalStore | undefined;
+  try {
+    const authToken = flags.get("auth-token") ?? options.defaultAuthToken;
+    store = await options.openStore(db, {
+      create: flags.has("create"),
+      ...(authToken === undefined ? {} : { authToken }),
+    });
+    return await body(store);
   } catch (error) {
     if (error instanceof SluiceError) {
       output.stderr(`refused: ${error.code}: ${terminalSafe(error.message)}\n`);

@@ -6,8 +6,9 @@
  *
  * @module
  */
-import { runApprovalsCli } from "./approvals.ts";
+import { type ApprovalsCliOptions, runApprovalsCli } from "./approvals.ts";
 import { EXIT_CODES_TEXT, EXIT_OK, EXIT_USAGE } from "./exit_codes.ts";
+import { runGrantsCli } from "./grants.ts";
 import { runInspectCli } from "./inspect.ts";
 import { runInboxCli } from "./inbox.ts";
 import { login } from "./login.ts";
@@ -43,6 +44,19 @@ export interface CliCommand {
   run(argv: readonly string[], host: CliHost): Promise<number>;
 }
 
+/** How the approvals and grants commands open their store, from the environment. */
+function storeOptions(host: CliHost): ApprovalsCliOptions {
+  const defaultDb = host.env("SLUICE_APPROVALS_DB");
+  const defaultAuthToken = host.env("SLUICE_DB_AUTH_TOKEN");
+  const password = host.env("SLUICE_APPROVALS_DB_PASSWORD");
+  return {
+    openStore: (db, options) =>
+      openCliStore(db, { ...options, ...(password === undefined ? {} : { password }) }),
+    ...(defaultDb === undefined ? {} : { defaultDb }),
+    ...(defaultAuthToken === undefined ? {} : { defaultAuthToken }),
+  };
+}
+
 /**
  * Every command, by name. A new command is one more entry.
  *
@@ -50,18 +64,13 @@ export interface CliCommand {
  */
 export const COMMANDS: Readonly<Record<string, CliCommand>> = {
   approvals: {
-    summary: "list, show, approve, deny and reconcile writes in an approval store",
-    run: (argv, host) => {
-      const defaultDb = host.env("SLUICE_APPROVALS_DB");
-      const defaultAuthToken = host.env("SLUICE_DB_AUTH_TOKEN");
-      const password = host.env("SLUICE_APPROVALS_DB_PASSWORD");
-      return runApprovalsCli(argv, host, {
-        openStore: (db, options) =>
-          openCliStore(db, { ...options, ...(password === undefined ? {} : { password }) }),
-        ...(defaultDb === undefined ? {} : { defaultDb }),
-        ...(defaultAuthToken === undefined ? {} : { defaultAuthToken }),
-      });
-    },
+    summary:
+      "list, show, approve (also with edits), deny and reconcile writes in an approval store",
+    run: (argv, host) => runApprovalsCli(argv, host, storeOptions(host)),
+  },
+  grants: {
+    summary: "list, create and revoke standing grants (a tool may run N calls without asking)",
+    run: (argv, host) => runGrantsCli(argv, host, storeOptions(host)),
   },
   inspect: {
     summary: "what an MCP server offers, what of it fits the profile, and a starter config",

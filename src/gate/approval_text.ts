@@ -10,12 +10,15 @@
  *
  * @category Gate
  */
-export const APPROVAL_TEXT: Readonly<{ denied: string; pending: string; unavailable: string }> =
-  Object.freeze({
-    denied: "This call was not approved, so it was not run.",
-    pending: "This call needs a person's approval; it has not run yet.",
-    unavailable: "This call needs approval, and no approval path is configured; it was not run.",
-  });
+export const APPROVAL_TEXT: Readonly<
+  { denied: string; pending: string; unavailable: string; edited: string }
+> = Object.freeze({
+  denied: "This call was not approved, so it was not run.",
+  edited: "A person changed this call's arguments before approving it; " +
+    "what ran (if it ran) used their arguments, not the ones you sent.",
+  pending: "This call needs a person's approval; it has not run yet.",
+  unavailable: "This call needs approval, and no approval path is configured; it was not run.",
+});
 
 /**
  * The sentence for an approval code, if it has one.

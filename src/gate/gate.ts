@@ -228,7 +228,12 @@ export class Gate {
     if (record === undefined) {
       return writeFailure("", "approval_not_found", "not_started", approvalId);
     }
-    const id = record.callId ?? "";
+    // An edit's approval carries no call ids: the call is its original's.
+    let call = record;
+    if (record.supersedes !== undefined) {
+      call = await store.get(record.supersedes).catch(() => undefined) ?? record;
+    }
+    const id = call.callId ?? "";
     const tool = this.#tools.get(record.toolName);
     if (tool === undefined || tool.kind !== "write") {
       return writeFailure(id, "unknown_tool", "not_started", approvalId);
@@ -238,6 +243,9 @@ export class Gate {
     }
     if (record.state === "pending") {
       return writeFailure(id, "approval_pending", "not_started", approvalId);
+    }
+    if (record.state === "superseded") {
+      return await this.#writes!.resumeEdited(id, record, tool, options);
     }
     return await this.#writes!.settle(
       id,

@@ -12,6 +12,7 @@ export {
 } from "./gate.ts";
 export { INLINE_DECIDER } from "./write_path.ts";
 export { APPROVAL_TEXT } from "./approval_text.ts";
+export { createGrant, grantScopeOf } from "./grants.ts";
 export type {
   GateCall,
   GateCatalog,

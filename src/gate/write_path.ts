@@ -13,7 +13,8 @@ import { assertDurableStore } from "../approvals/guard.ts";
 import { settledRefusal } from "../approvals/machine.ts";
 import type { ApprovalRecord, ApprovalStore, ClaimExpectation } from "../approvals/types.ts";
 import type { Admitted, WriteTool } from "./admission.ts";
-import { approvalText } from "./approval_text.ts";
+import { APPROVAL_TEXT, approvalText } from "./approval_text.ts";
+import { GrantUser } from "./grants.ts";
 import type {
   GateEnvelope,
   GateErrorCode,
@@ -111,6 +112,7 @@ function recordedEffect(record: ApprovalRecord): WriteOutcomeEffect {
  */
 export class WritePath {
   readonly #context: WritePathContext;
+  readonly #grants = new GrantUser();
 
   /**
    * Creates the write path over the gate's store and approver.
@@ -174,6 +176,8 @@ export class WritePath {
       record = await store.findCall(options.runId, id).catch(() => undefined);
       if (record === undefined) return writeFailure(id, "approval_store_error", "not_started");
     }
+    // A call a person approved with edits runs with the edited arguments.
+    if (record.state === "superseded") return await this.resumeEdited(id, record, tool, options);
     // An approved call met again with other content is claimed against what is current now,
     // so the store refuses and records the reason (arguments changed, binding mismatch...).
     if (record.state !== "pending") {
@@ -183,6 +187,13 @@ export class WritePath {
     if (!sameContent) return writeFailure(id, "approval_conflict", "not_started", approvalId);
     const approve = this.#context.approve;
     if (approve === undefined) {
+      // A standing grant a person made stands in for that person (deferred decisions only: an
+      // inline approver never leaves a call waiting, and its path stays one query shorter).
+      const granted = await this.#grants.approve(store, record, item.args, this.#context.now());
+      if (granted !== undefined) {
+        await this.#point("approved", approvalId);
+        return await this.settle(id, granted, tool, item.args, argumentsDigest, options);
+      }
       tellPending(this.#context.onPending, record);
       return writeFailure(id, "approval_pending", "not_started", approvalId);
     }
@@ -223,10 +234,48 @@ export class WritePath {
   }
 
   /**
+   * A superseded approval: settles the approval of the edited call that replaced it, with the
+   * edited arguments (claimed against their digest; re-admitted against the schema and scope).
+   */
+  async resumeEdited(
+    id: string,
+    original: ApprovalRecord,
+    tool: WriteTool,
+    options: ResumeOptions,
+  ): Promise<GateEnvelope> {
+    let edit: ApprovalRecord | undefined;
+    try {
+      edit = original.supersededBy === undefined
+        ? undefined
+        : await this.#context.store.get(original.supersededBy);
+    } catch {
+      return writeFailure(id, "approval_store_error", "not_started", original.id);
+    }
+    if (edit === undefined) {
+      return writeFailure(id, "approval_not_found", "not_started", original.id);
+    }
+    return await this.settle(id, edit, tool, edit.arguments, await digest(edit.arguments), options);
+  }
+
+  /**
    * An approval that is no longer pending: claim it (if approved) against the current binding
-   * and `args`, then dispatch once and record the outcome; otherwise report what is recorded.
+   * and `args`, then dispatch once and record the outcome; otherwise report what is recorded. An
+   * approval made by editing another tells the model so, in sluice's fixed words.
    */
   async settle(
+    id: string,
+    record: ApprovalRecord,
+    tool: WriteTool,
+    args: JsonObject,
+    argumentsDigest: string,
+    options: ResumeOptions,
+  ): Promise<GateEnvelope> {
+    const envelope = await this.#settle(id, record, tool, args, argumentsDigest, options);
+    if (record.supersedes === undefined) return envelope;
+    return { ...envelope, text: [APPROVAL_TEXT.edited, ...envelope.text] };
+  }
+
+  async #settle(
     id: string,
     record: ApprovalRecord,
     tool: WriteTool,

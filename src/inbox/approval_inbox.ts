@@ -8,6 +8,7 @@
  * @module
  */
 import { ApprovalError } from "../approvals/errors.ts";
+import type { JsonObject } from "../identity/mod.ts";
 import type { ApprovalRecord, ApprovalStore } from "../approvals/types.ts";
 import { InboxError, type InboxErrorCode } from "./errors.ts";
 import { FormTokens } from "./form_token.ts";
@@ -16,6 +17,7 @@ import { type Html, html } from "./html.ts";
 import {
   type DetailForms,
   detailPage,
+  grantsPage,
   listPage,
   notice,
   noticePage,
@@ -158,6 +160,64 @@ function personText(form: URLSearchParams, name: string): string | undefined {
   return value;
 }
 
+/** A path segment, decoded; a malformed one is a page that does not exist. */
+function decoded(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw new Refusal(404, "inbox_not_found", "No such page.");
+  }
+}
+
+/** The edited arguments of the approve-with-edits form: one JSON object. */
+function editedArguments(text: string | undefined): JsonObject {
+  let value: unknown;
+  try {
+    value = JSON.parse(text ?? "");
+  } catch {
+    throw new Refusal(400, "inbox_form_invalid", "The arguments are not valid JSON.");
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw new Refusal(400, "inbox_form_invalid", "The arguments must be a JSON object.");
+  }
+  return value as JsonObject;
+}
+
+/** The grant the grant form asks for: this approval's tool, N calls, its run and/or hours. */
+function grantInput(form: URLSearchParams, record: ApprovalRecord, person: string, now: number) {
+  const whole = (name: string, max: number) => {
+    const value = single(form, name)?.trim() ?? "";
+    if (value === "") return undefined;
+    if (!/^[0-9]{1,6}$/.test(value) || Number(value) < 1 || Number(value) > max) {
+      throw new Refusal(400, "inbox_form_invalid", `${name} must be a whole number 1 to ${max}.`);
+    }
+    return Number(value);
+  };
+  const uses = whole("uses", 1000);
+  if (uses === undefined) throw new Refusal(400, "inbox_form_invalid", "uses is required.");
+  const hours = whole("hours", 720);
+  const thisRun = single(form, "this_run") === "yes" && record.runId !== undefined;
+  if (!thisRun && hours === undefined) {
+    throw new Refusal(
+      400,
+      "inbox_form_invalid",
+      "A grant needs this run, a number of hours, or both.",
+    );
+  }
+  const note = personText(form, "note");
+  return {
+    serverId: record.serverId,
+    toolName: record.toolName,
+    bindingId: record.bindingId,
+    catalogDigest: record.catalogDigest,
+    ...(thisRun ? { runId: record.runId } : {}),
+    ...(hours === undefined ? {} : { expiresAt: now + hours * 3_600_000 }),
+    maxUses: uses,
+    by: person,
+    ...(note === undefined ? {} : { note }),
+  };
+}
+
 /** The approval's version a form is bound to: its state and the length of its history. */
 function versionOf(record: ApprovalRecord, historyLength: number): string {
   return `${record.state}:${historyLength}`;
@@ -170,7 +230,20 @@ function checkOptions(options: ApprovalInboxOptions): void {
     throw invalid("authorize is required: the inbox has no default that lets everyone in");
   }
   const store = options.store as Partial<ApprovalStore> | undefined;
-  for (const method of ["list", "get", "events", "approve", "deny", "reconcile"] as const) {
+  for (
+    const method of [
+      "list",
+      "get",
+      "events",
+      "approve",
+      "deny",
+      "reconcile",
+      "approveWithEdits",
+      "createGrant",
+      "listGrants",
+      "revokeGrant",
+    ] as const
+  ) {
     if (typeof store?.[method] !== "function") throw invalid(`store.${method} is missing`);
   }
   if (options.basePath !== undefined && !/^(\/[A-Za-z0-9._~-]+)*$/.test(options.basePath)) {
@@ -203,7 +276,9 @@ function checkOptions(options: ApprovalInboxOptions): void {
  * without `authorize` or with a malformed option.
  *
  * Routes under `basePath`: `GET /` (the list), `GET /rows` (its rows, for the refresh),
- * `GET /approvals/<id>`, `POST /approvals/<id>/decide`, `POST /approvals/<id>/reconcile`.
+ * `GET /approvals/<id>`, `POST /approvals/<id>/decide`, `POST /approvals/<id>/edit` (approve
+ * with edited arguments), `POST /approvals/<id>/grant` (a standing grant for its tool),
+ * `POST /approvals/<id>/reconcile`, `GET /grants` and `POST /grants/<id>/revoke`.
  * Refusals answer with a status and a code: 401 `inbox_unauthorized`, 403
  * `inbox_origin_refused` or `inbox_token_invalid`, 409 `inbox_stale_form` (the approval changed
  * since the form was rendered; the page shows its real state) or the store's own code.
@@ -262,7 +337,9 @@ export function approvalInbox(options: ApprovalInboxOptions): InboxHandler {
       tokens.issue({ person, approvalId: record.id, action, version });
     const result: DetailForms = {
       version,
-      ...(record.state === "pending" ? { decide: await bind("decide") } : {}),
+      ...(record.state === "pending"
+        ? { decide: await bind("decide"), edit: await bind("edit"), grant: await bind("grant") }
+        : {}),
       ...(record.state === "unknown" ? { reconcile: await bind("reconcile") } : {}),
     };
     return result;
@@ -288,23 +365,21 @@ export function approvalInbox(options: ApprovalInboxOptions): InboxHandler {
     return new Response(body, { status, headers: headers(context.nonce) });
   }
 
-  async function act(
+  /** The origin check, the form, and its token: refusals throw, `stale` is returned. */
+  async function acceptForm(
     request: Request,
-    context: PageContext,
-    id: string,
-    action: "decide" | "reconcile",
-  ): Promise<Response> {
-    const person = context.person!;
+    person: string,
+    subject: string,
+    action: string,
+    version: string,
+  ): Promise<{ form: URLSearchParams; stale: boolean }> {
     if (!originAllowed(request)) {
       throw new Refusal(403, "inbox_origin_refused", "Forms are accepted from this inbox only.");
     }
     const form = await readForm(request);
-    const record = await store.get(id);
-    if (record === undefined) throw new Refusal(404, "inbox_not_found", "No such approval.");
-    const version = versionOf(record, (await store.events(id)).length);
     const check = await tokens.check(
       single(form, "token"),
-      { person, approvalId: id, action, version },
+      { person, approvalId: subject, action, version },
       single(form, "version"),
     );
     if (check === "invalid" || check === "expired") {
@@ -316,7 +391,71 @@ export function approvalInbox(options: ApprovalInboxOptions): InboxHandler {
           : "This form was not issued to you by this inbox.",
       );
     }
-    if (check === "stale") {
+    return { form, stale: check === "stale" };
+  }
+
+  async function grants(context: PageContext, status: number, message?: Html) {
+    const all = await store.listGrants();
+    const revoke = new Map<string, string>();
+    for (const grant of all) {
+      if (grant.revokedAt !== undefined) continue;
+      revoke.set(
+        grant.id,
+        await tokens.issue({
+          person: context.person!,
+          approvalId: grant.id,
+          action: "revoke",
+          version: "active",
+        }),
+      );
+    }
+    return new Response(grantsPage(context, all, revoke, message), {
+      status,
+      headers: headers(context.nonce),
+    });
+  }
+
+  async function revoke(request: Request, context: PageContext, id: string) {
+    const grant = await store.getGrant(id);
+    if (grant === undefined) throw new Refusal(404, "inbox_not_found", "No such grant.");
+    const version = grant.revokedAt === undefined ? "active" : "revoked";
+    const { stale } = await acceptForm(request, context.person!, id, "revoke", version);
+    if (stale) {
+      return await grants(
+        context,
+        409,
+        notice(
+          "refused",
+          "This grant was already revoked; nothing was recorded.",
+          "inbox_stale_form",
+        ),
+      );
+    }
+    try {
+      await store.revokeGrant(id, { by: context.person! });
+    } catch (error) {
+      if (!(error instanceof ApprovalError)) throw error;
+      return await grants(
+        context,
+        409,
+        notice("refused", "The store refused this; nothing was recorded.", error.code),
+      );
+    }
+    return await grants(context, 200, notice("accepted", `Grant revoked by ${context.person}.`));
+  }
+
+  async function act(
+    request: Request,
+    context: PageContext,
+    id: string,
+    action: "decide" | "reconcile" | "edit" | "grant",
+  ): Promise<Response> {
+    const person = context.person!;
+    const record = await store.get(id);
+    if (record === undefined) throw new Refusal(404, "inbox_not_found", "No such approval.");
+    const version = versionOf(record, (await store.events(id)).length);
+    const { form, stale } = await acceptForm(request, person, id, action, version);
+    if (stale) {
       return await detail(
         context,
         id,
@@ -329,6 +468,33 @@ export function approvalInbox(options: ApprovalInboxOptions): InboxHandler {
       );
     }
     try {
+      if (action === "edit") {
+        const edited = editedArguments(single(form, "arguments"));
+        const note = personText(form, "note");
+        const { approval } = await store.approveWithEdits(id, {
+          by: person,
+          arguments: edited,
+          ...(note === undefined ? {} : { note }),
+        });
+        return await detail(
+          context,
+          id,
+          200,
+          notice(
+            "accepted",
+            `Approved with edits by ${person}; the edited call is ${approval.id}.`,
+          ),
+        );
+      }
+      if (action === "grant") {
+        const grant = await store.createGrant(grantInput(form, record, person, now()));
+        return await detail(
+          context,
+          id,
+          200,
+          notice("accepted", `Grant ${grant.id} made by ${person}.`),
+        );
+      }
       if (action === "decide") {
         const decision = single(form, "decision");
         if (decision !== "approve" && decision !== "deny") {
@@ -383,15 +549,19 @@ export function approvalInbox(options: ApprovalInboxOptions): InboxHandler {
       const pending = await store.list({ state: "pending" });
       return new Response(pendingRows(context, pending).html, { headers: headers(context.nonce) });
     }
-    const match = /^\/approvals\/([^/]+)(?:\/(decide|reconcile))?$/.exec(path);
-    if (match === null) throw new Refusal(404, "inbox_not_found", "No such page.");
-    let id: string;
-    try {
-      id = decodeURIComponent(match[1]);
-    } catch {
-      throw new Refusal(404, "inbox_not_found", "No such approval.");
+    if (path === "/grants") {
+      if (method !== "GET") throw new Refusal(405, "inbox_not_found", "Use GET.");
+      return await grants(context, 200);
     }
-    const action = match[2] as "decide" | "reconcile" | undefined;
+    const revoking = /^\/grants\/([^/]+)\/revoke$/.exec(path);
+    if (revoking !== null) {
+      if (method !== "POST") throw new Refusal(405, "inbox_not_found", "Use POST.");
+      return await revoke(request, context, decoded(revoking[1]));
+    }
+    const match = /^\/approvals\/([^/]+)(?:\/(decide|reconcile|edit|grant))?$/.exec(path);
+    if (match === null) throw new Refusal(404, "inbox_not_found", "No such page.");
+    const id = decoded(match[1]);
+    const action = match[2] as "decide" | "reconcile" | "edit" | "grant" | undefined;
     if (action === undefined) {
       if (method !== "GET") throw new Refusal(405, "inbox_not_found", "Use GET.");
       return await detail(context, id, 200);

@@ -117,3 +117,19 @@ function render(value: unknown): string {
 export function constantMarkup(markup: string): Html {
   return new Html(TRUSTED, markup);
 }
+
+/**
+ * `value` as indented JSON a person can edit: invisible and direction-changing characters are
+ * written as `\uXXXX` escapes (inside JSON strings, the only place they can occur), so the text
+ * shows them and parses back to exactly `value`. Escape it for markup with {@link text}.
+ *
+ * @category Approval inbox
+ */
+export function editableJson(value: unknown): string {
+  return JSON.stringify(value, null, 2).replace(
+    INVISIBLE,
+    (chars) =>
+      [...chars].map((_, index) => `\\u${chars.charCodeAt(index).toString(16).padStart(4, "0")}`)
+        .join(""),
+  );
+}

@@ -5,8 +5,9 @@
  *
  * @module
  */
-import type { ApprovalEvent, ApprovalRecord } from "../approvals/types.ts";
-import { attr, constantMarkup, type Html, html } from "./html.ts";
+import type { ApprovalEvent, ApprovalGrant, ApprovalRecord } from "../approvals/types.ts";
+import { grantStatus } from "../approvals/grants.ts";
+import { attr, constantMarkup, editableJson, type Html, html } from "./html.ts";
 
 /**
  * What every page needs: the nonce of its response and where the inbox is mounted.
@@ -36,6 +37,10 @@ export interface DetailForms {
   readonly decide?: string;
   /** Token of the reconcile form, when the outcome is `unknown`. */
   readonly reconcile?: string;
+  /** Token of the approve-with-edits form, when the approval is pending. */
+  readonly edit?: string;
+  /** Token of the grant form, when the approval is pending. */
+  readonly grant?: string;
 }
 
 const STYLE = `
@@ -106,6 +111,7 @@ export function page(
       </head>
       <body>
         <header><a href="${attr(`${context.base}/`)}">sluice inbox</a>
+    <a href="${attr(`${context.base}/grants`)}" id="grants-link">Standing grants</a>
     <span>${context.person === undefined
       ? "not signed in"
       : html`signed in as <b id="person">${context.person}</b>`}</span></header>
@@ -148,9 +154,71 @@ function state(record: ApprovalRecord): Html {
 }
 
 function link(context: PageContext, record: ApprovalRecord): Html {
+  return approvalLink(context, record.id);
+}
+
+function approvalLink(context: PageContext, id: string): Html {
   return html`<a class="approval-link" href="${
-    attr(`${context.base}/approvals/${encodeURIComponent(record.id)}`)
-  }">${record.id}</a>`;
+    attr(`${context.base}/approvals/${encodeURIComponent(id)}`)
+  }">${id}</a>`;
+}
+
+/**
+ * The standing grants, each with its status, its uses and (while active) a revoke form carrying
+ * its token.
+ *
+ * @category Approval inbox
+ */
+export function grantsPage(
+  context: PageContext,
+  grants: readonly ApprovalGrant[],
+  revokeTokens: ReadonlyMap<string, string>,
+  notice?: Html,
+): string {
+  const rows = grants.map((grant) => {
+    const status = grantStatus(grant, context.now);
+    const token = revokeTokens.get(grant.id);
+    return html`
+      <tr data-grant="${attr(grant.id)}">
+        <td>${grant.id}</td>
+        <td><span class="state state-${attr(status)}">${status}</span></td>
+        <td>${grant.serverId} / ${grant.toolName}</td>
+        <td>${grant.uses} of ${grant.maxUses}</td>
+        <td>${grant.runId ?? ""}</td>
+        <td>${grant.expiresAt === undefined ? "" : iso(grant.expiresAt)}</td>
+        <td>${grant.grantedBy}${grant.note === undefined ? "" : html`
+          — “${grant.note}”
+        `}</td>
+        <td>${token === undefined
+          ? (grant.revokedBy === undefined ? "" : `revoked by ${grant.revokedBy}`)
+          : html`
+            <form method="post" class="revoke"
+              action="${attr(
+                `${context.base}/grants/${encodeURIComponent(grant.id)}/revoke`,
+              )}"><input type="hidden" name="token" value="${attr(token)}">
+            <input type="hidden" name="version" value="active">
+            <button type="submit" class="revoke-submit">Revoke</button></form>
+          `}</td>
+      </tr>
+    `;
+  });
+  return page(
+    context,
+    "Standing grants",
+    html`
+      ${notice}<h1>Standing grants</h1>
+      <table id="grants">
+        ${tableHead("Grant", "Status", "Tool", "Used", "Run", "Until", "Granted by", "")}
+        <tbody>${grants.length === 0
+          ? html`
+            <tr>
+              <td colspan="8" class="empty">No grants.</td>
+            </tr>
+          `
+          : rows}</tbody>
+      </table>
+    `,
+  );
 }
 
 /**
@@ -283,6 +351,15 @@ export function detailPage(
     ${field("Receipt", record.receipt?.resultDigest)}
     ${field("Outcome reason", record.outcomeReason)}
     ${field(
+      "Superseded by",
+      record.supersededBy === undefined ? undefined : approvalLink(context, record.supersededBy),
+    )}
+    ${field(
+      "Edit of",
+      record.supersedes === undefined ? undefined : approvalLink(context, record.supersedes),
+    )}
+    ${field("Approved by grant", record.grantId)}
+    ${field(
       "Reconciled",
       reconciliation === undefined
         ? undefined
@@ -301,6 +378,42 @@ ${hidden(forms.decide)}
 <textarea id="note" name="note" maxlength="2000"></textarea>
 <button type="submit" name="decision" value="approve" id="approve">Approve</button>
 <button type="submit" name="decision" value="deny" id="deny">Deny</button>
+</form>`}
+    ${forms.edit === undefined ? "" : html`<form method="post" action="${action("edit")}" id="edit">
+${hidden(forms.edit)}
+<h2>Approve with edits</h2>
+<p>Change the arguments, then approve: this approval becomes superseded and a new one, bound to
+your arguments, is approved by you. The call is checked against the tool's schema and scope again
+before it runs, and the model is told that a person changed its arguments.</p>
+<label for="edit-arguments">Arguments (a JSON object)</label>
+<textarea id="edit-arguments" name="arguments" required spellcheck="false" rows="8">${
+      editableJson(record.arguments)
+    }</textarea>
+<label for="edit-note">Note (optional)</label>
+<textarea id="edit-note" name="note" maxlength="2000"></textarea>
+<button type="submit" id="approve-edited">Approve with these arguments</button>
+</form>`}
+    ${forms.grant === undefined
+      ? ""
+      : html`<form method="post" action="${action("grant")}" id="grant">
+${hidden(forms.grant)}
+<h2>Grant: let this tool run without asking</h2>
+<p>${record.serverId} / ${record.toolName} under this catalog (${record.catalogDigest}) may run up
+to the number of calls below without a person; each still gets its own approval record. Revoke it
+any time under Standing grants. This approval itself still waits for your decision above.</p>
+<label for="grant-uses">At most this many calls</label>
+<input id="grant-uses" name="uses" type="number" min="1" max="1000" value="1" required>
+${
+        record.runId === undefined
+          ? ""
+          : html`<label><input type="checkbox" name="this_run" value="yes" checked>
+Only in this run (${record.runId})</label>`
+      }
+<label for="grant-hours">For this many hours (empty: until the run ends)</label>
+<input id="grant-hours" name="hours" type="number" min="1" max="720">
+<label for="grant-note">Note (optional)</label>
+<textarea id="grant-note" name="note" maxlength="2000"></textarea>
+<button type="submit" id="grant-submit">Grant</button>
 </form>`}
     ${forms.reconcile === undefined
       ? ""

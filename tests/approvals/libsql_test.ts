@@ -93,7 +93,10 @@ Deno.test("migrations: versioned, idempotent on reopen, a newer database is refu
     const raw = createClient({ url: `file:${path}` });
     try {
       const versions = await raw.execute("SELECT version FROM schema_version ORDER BY version");
-      assert.deepEqual(versions.rows.map((row) => Number(row.version)), [LATEST_SCHEMA_VERSION]);
+      assert.deepEqual(
+        versions.rows.map((row) => Number(row.version)),
+        Array.from({ length: LATEST_SCHEMA_VERSION }, (_, index) => index + 1),
+      );
       await raw.execute({
         sql: "INSERT INTO schema_version (version, applied_at) VALUES (?, 0)",
         args: [LATEST_SCHEMA_VERSION + 1],

@@ -8,6 +8,7 @@ import { processGone } from "../../fixtures/process.ts";
 import postgres from "postgres";
 import { PostgresApprovalStore } from "../../postgres.ts";
 import { SluiceError } from "../../mod.ts";
+import { POSTGRES_LATEST_VERSION } from "../../src/approvals/postgres/migrations.ts";
 import { approvalStoreSuite, rejectsWith } from "../support/approval_store_suite.ts";
 import { expectationFor, makeRequest } from "../support/approval_requests.ts";
 import {
@@ -49,8 +50,12 @@ if (available) {
     const sql = raw(url);
     try {
       const versions = await sql`SELECT version FROM schema_version ORDER BY version`;
-      assert.deepEqual(versions.map((row) => row.version), [1]);
-      await sql`INSERT INTO schema_version (version, applied_at) VALUES (2, 0)`;
+      assert.deepEqual(
+        versions.map((row) => row.version),
+        Array.from({ length: POSTGRES_LATEST_VERSION }, (_, index) => index + 1),
+      );
+      await sql`INSERT INTO schema_version (version, applied_at)
+        VALUES (${POSTGRES_LATEST_VERSION + 1}, 0)`;
     } finally {
       await sql.end();
     }
@@ -196,6 +201,8 @@ if (available) {
       await sql.unsafe(`GRANT SELECT, INSERT, UPDATE ON approvals TO ${role}`);
       await sql.unsafe(`GRANT SELECT, INSERT ON approval_events TO ${role}`);
       await sql.unsafe(`GRANT SELECT ON schema_version TO ${role}`);
+      await sql.unsafe(`GRANT SELECT, INSERT, UPDATE ON approval_grants TO ${role}`);
+      await sql.unsafe(`GRANT SELECT, INSERT ON approval_grant_events TO ${role}`);
     } finally {
       await sql.end();
     }
@@ -213,6 +220,21 @@ if (available) {
       await store.approve(id, { by: "alice" });
       assert.equal((await store.claim(id, expectationFor(request))).ok, true);
       assert.equal((await store.events(id)).length, 3);
+      // Edits and grants need nothing more.
+      const edited = await store.prepare(request);
+      await store.approveWithEdits(edited.id, { by: "erin", arguments: { document: "d" } });
+      const granted = await store.prepare(request);
+      const grant = await store.createGrant({
+        serverId: request.serverId,
+        toolName: request.toolName,
+        bindingId: request.bindingId,
+        catalogDigest: request.catalogDigest,
+        expiresAt: Date.now() + 60_000,
+        maxUses: 1,
+        by: "gina",
+      });
+      assert.equal((await store.approveByGrant(granted.id, grant.id)).ok, true);
+      await store.revokeGrant(grant.id, { by: "rita" });
     } finally {
       await store.close();
     }

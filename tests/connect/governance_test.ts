@@ -447,6 +447,23 @@ Deno.test("without a callback, flagged calls wait in the approval store; resume 
     assert.equal(events.at(-1)?.approval, "denied");
     assert.equal(sent(), 2);
     assert.equal((await connection.toolkit.resume("no-such-id")).errorCode, "approval_not_found");
+    // Approved with edits: resume runs the person's arguments, once, and says so.
+    const third = await connection.toolkit.call("docs__echo", { message: "the model's" });
+    await store.approveWithEdits(third.approvalId!, {
+      by: "reviewer",
+      arguments: { message: "the person's" },
+    });
+    const edited = await connection.toolkit.resume(third.approvalId!);
+    assert.deepEqual([edited.text, edited.effect], [
+      [APPROVAL_TEXT.edited, "the person's"],
+      "committed",
+    ]);
+    assert.equal(sent(), 3);
+    assert.equal(
+      (await connection.toolkit.resume(third.approvalId!)).errorCode,
+      "approval_already_claimed",
+    );
+    assert.equal(sent(), 3);
   } finally {
     await connection.close();
     await server.close();

@@ -5,11 +5,7 @@
  * real libSQL file; the test process is the host.
  */
 import assert from "node:assert/strict";
-import { Client } from "@modelcontextprotocol/client";
-import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/client/stdio";
-import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/client/validators/cf-worker";
 import {
-  CatalogMonitor,
   discoverWriteTools,
   Gate,
   type GateEnvelope,
@@ -18,13 +14,10 @@ import {
 } from "../../mod.ts";
 import { LibsqlApprovalStore } from "../../libsql.ts";
 import { SYNTHETIC_VALUE } from "../../fixtures/write_server.ts";
-import {
-  createWriteWorkspace,
-  processGone,
-  writeServerStdioParams,
-} from "../../fixtures/write_server_launch.ts";
+import { createWriteWorkspace, processGone } from "../../fixtures/write_server_launch.ts";
 import { readLedger, receivedCounts } from "../../fixtures/write_ledger.ts";
 import { writeBinding } from "../support/write_bindings.ts";
+import { connectWriteStdio } from "../support/write_stdio.ts";
 import { cli } from "../support/write_e2e.ts";
 
 const save = (id: string, key: string) => ({
@@ -37,22 +30,9 @@ Deno.test("write refusals: each its own code, recorded, and nothing reaches the 
   const ws = await createWriteWorkspace();
   const db = `${ws.root}/approvals.db`;
   const store = await LibsqlApprovalStore.open(db);
-  const monitor = new CatalogMonitor();
-  const client = new Client({ name: "sluice-refusals", version: "1.0.0" }, {
-    jsonSchemaValidator: new CfWorkerJsonSchemaValidator(),
-    versionNegotiation: { mode: "legacy" },
-  });
-  const transport = new StdioClientTransport({
-    ...writeServerStdioParams(ws, "success"),
-    env: getDefaultEnvironment(),
-    stderr: "ignore",
-  });
-  transport.onmessage = monitor.onMessage;
-  let serverPid = 0;
+  const server = await connectWriteStdio(ws, "success", "sluice-refusals");
   try {
-    await client.connect(transport);
-    serverPid = transport.pid!;
-    monitor.acceptProtocolVersion(client.getNegotiatedProtocolVersion());
+    const { client, monitor } = server;
     const discover = (overrides: Record<string, unknown> = {}) =>
       discoverWriteTools(client, "records", { write_record: writeBinding(overrides) }, {
         monitor,
@@ -159,10 +139,9 @@ Deno.test("write refusals: each its own code, recorded, and nothing reaches the 
     assert.equal(done.effect, "committed");
     assert.deepEqual([...receivedCounts(await readLedger(ws.ledger))], [["k-control", 1]]);
   } finally {
-    monitor.close();
-    await client.close();
+    await server.close();
     await store.close();
-    if (serverPid !== 0) assert.ok(await processGone(serverPid));
+    assert.ok(await processGone(server.pid));
     await ws.remove();
   }
 });

@@ -19,6 +19,7 @@ import type { Dialog, Page } from "playwright-core";
 import { LibsqlApprovalStore } from "../../libsql.ts";
 import { MemoryApprovalStore } from "../../src/approvals/memory.ts";
 import { approvalInbox, oneTimeLogin } from "../../inbox.ts";
+import { APPROVAL_TEXT } from "../../mod.ts";
 import { SYNTHETIC_VALUE } from "../../fixtures/write_server.ts";
 import { createWriteWorkspace } from "../../fixtures/write_server_launch.ts";
 import { readLedger, receivedFor } from "../../fixtures/write_ledger.ts";
@@ -44,75 +45,154 @@ function watchDialogs(page: Page): string[] {
   return dialogs;
 }
 
+/** What a test over a real host process, `sluice inbox` and Chromium gets. */
+interface HostAndInbox {
+  readonly ws: Awaited<ReturnType<typeof createWriteWorkspace>>;
+  readonly db: string;
+  readonly host: ReturnType<typeof startHost>;
+  readonly approvalId: string;
+  readonly page: Page;
+  readonly dialogs: string[];
+}
+
+/**
+ * A host process runs one write of `key` in `runId` to `approval_pending`; `sluice inbox` serves
+ * its store; Chromium is signed in as alice on the list. Everything is stopped afterwards.
+ */
+async function withHostAndInbox(
+  runId: string,
+  key: string,
+  height: number,
+  body: (parts: HostAndInbox) => Promise<void>,
+): Promise<void> {
+  const ws = await createWriteWorkspace();
+  const db = `${ws.root}/approvals.db`;
+  const host = startHost(hostArgs(db, ws, "success", runId, key));
+  let inbox: Awaited<ReturnType<typeof startInboxCli>> | undefined;
+  let browser: Awaited<ReturnType<typeof launchChromium>> | undefined;
+  try {
+    const pending = envelopeOf(await host.next("envelope"));
+    assert.equal(pending.errorCode, "approval_pending");
+    inbox = await startInboxCli(db, "alice");
+    browser = await launchChromium();
+    const page = await browser.newPage({ viewport: { width: 1100, height } });
+    const dialogs = watchDialogs(page);
+    // The one-time link signs in and lands on the list.
+    await page.goto(inbox.loginLink);
+    assert.equal(new URL(page.url()).pathname, "/");
+    await body({ ws, db, host, approvalId: pending.approvalId!, page, dialogs });
+  } finally {
+    await browser?.close();
+    await inbox?.stop();
+    await host.finish();
+    await ws.remove();
+  }
+}
+
 Deno.test({
   name: "inbox in Chromium: a pending gate write is approved in the page and committed once",
   ignore: !RUN,
   sanitizeOps: false,
   sanitizeResources: false,
   fn: async () => {
-    const ws = await createWriteWorkspace();
-    const db = `${ws.root}/approvals.db`;
     const key = "inbox-e2e-1";
-    const host = startHost(hostArgs(db, ws, "success", "run-inbox", key));
-    let inbox: Awaited<ReturnType<typeof startInboxCli>> | undefined;
-    let browser: Awaited<ReturnType<typeof launchChromium>> | undefined;
-    try {
-      const pending = envelopeOf(await host.next("envelope"));
-      assert.equal(pending.errorCode, "approval_pending");
-      const approvalId = pending.approvalId!;
-      inbox = await startInboxCli(db, "alice");
-      browser = await launchChromium();
-      const page = await browser.newPage({ viewport: { width: 1100, height: 720 } });
-      const dialogs = watchDialogs(page);
-      // The one-time link signs in and lands on the list.
-      await page.goto(inbox.loginLink);
-      assert.equal(new URL(page.url()).pathname, "/");
-      assert.equal(await page.textContent("#person"), "alice");
-      const row = page.locator(`tr[data-id="${approvalId}"]`);
-      await row.waitFor();
-      const cells = await row.locator("td").allTextContents();
-      assert.deepEqual(cells.slice(1, 4), ["records", "save_record", "write"]);
-      assert.match(cells[4], /^\d+m \d+s$/, "expiry counts down");
-      const shots = await screenshotDir();
-      await page.screenshot({ path: `${shots}/inbox-list.png` });
-      // The approval in full, with its arguments.
-      await row.locator("a").click();
-      await page.waitForURL(`**/approvals/${approvalId}`);
-      const args = JSON.parse((await page.textContent("#arguments")) ?? "");
-      assert.deepEqual(args, { key, value: SYNTHETIC_VALUE });
-      const facts = await page.locator("#approval").textContent() ?? "";
-      for (const fact of ["records", "write_record", "records.save", "team-a", "run-inbox"]) {
-        assert.ok(facts.includes(fact), fact);
-      }
-      assert.match(facts, /sha256:[0-9a-f]{64}/);
-      await page.fill("#note", "checked the key in the browser");
-      await page.screenshot({ path: `${shots}/inbox-approval.png`, fullPage: true });
-      await page.click("#approve");
-      await page.locator("#notice").waitFor();
-      assert.match((await page.textContent("#notice")) ?? "", /Approved by alice/);
-      assert.equal(await page.locator("#decide").count(), 0, "no form once decided");
-      // The host sees the decision and resumes: committed, exactly once on the server.
-      assert.equal((await host.next("decided")).state, "approved");
-      const done = envelopeOf(await host.next("envelope"));
-      assert.deepEqual([done.errorCode, done.effect], [undefined, "committed"]);
-      await host.next("done");
-      assert.equal(receivedFor(await readLedger(ws.ledger), key).length, 1);
-      const store = await LibsqlApprovalStore.open(db);
-      try {
-        const record = await store.get(approvalId);
-        assert.equal(record?.state, "committed");
-        assert.equal(record?.decision?.by, "alice");
-        assert.equal(record?.decision?.note, "checked the key in the browser");
-      } finally {
-        await store.close();
-      }
-      assert.deepEqual(dialogs, []);
-    } finally {
-      await browser?.close();
-      await inbox?.stop();
-      await host.finish();
-      await ws.remove();
-    }
+    await withHostAndInbox(
+      "run-inbox",
+      key,
+      720,
+      async ({ ws, db, host, approvalId, page, dialogs }) => {
+        assert.equal(await page.textContent("#person"), "alice");
+        const row = page.locator(`tr[data-id="${approvalId}"]`);
+        await row.waitFor();
+        const cells = await row.locator("td").allTextContents();
+        assert.deepEqual(cells.slice(1, 4), ["records", "save_record", "write"]);
+        assert.match(cells[4], /^\d+m \d+s$/, "expiry counts down");
+        const shots = await screenshotDir();
+        await page.screenshot({ path: `${shots}/inbox-list.png` });
+        // The approval in full, with its arguments.
+        await row.locator("a").click();
+        await page.waitForURL(`**/approvals/${approvalId}`);
+        const args = JSON.parse((await page.textContent("#arguments")) ?? "");
+        assert.deepEqual(args, { key, value: SYNTHETIC_VALUE });
+        const facts = await page.locator("#approval").textContent() ?? "";
+        for (const fact of ["records", "write_record", "records.save", "team-a", "run-inbox"]) {
+          assert.ok(facts.includes(fact), fact);
+        }
+        assert.match(facts, /sha256:[0-9a-f]{64}/);
+        await page.fill("#note", "checked the key in the browser");
+        await page.screenshot({ path: `${shots}/inbox-approval.png`, fullPage: true });
+        await page.click("#approve");
+        await page.locator("#notice").waitFor();
+        assert.match((await page.textContent("#notice")) ?? "", /Approved by alice/);
+        assert.equal(await page.locator("#decide").count(), 0, "no form once decided");
+        // The host sees the decision and resumes: committed, exactly once on the server.
+        assert.equal((await host.next("decided")).state, "approved");
+        const done = envelopeOf(await host.next("envelope"));
+        assert.deepEqual([done.errorCode, done.effect], [undefined, "committed"]);
+        await host.next("done");
+        assert.equal(receivedFor(await readLedger(ws.ledger), key).length, 1);
+        const store = await LibsqlApprovalStore.open(db);
+        try {
+          const record = await store.get(approvalId);
+          assert.equal(record?.state, "committed");
+          assert.equal(record?.decision?.by, "alice");
+          assert.equal(record?.decision?.note, "checked the key in the browser");
+        } finally {
+          await store.close();
+        }
+        assert.deepEqual(dialogs, []);
+      },
+    );
+  },
+});
+
+Deno.test({
+  name: "inbox in Chromium: approve with edits; the write server receives the edited call once",
+  ignore: !RUN,
+  sanitizeOps: false,
+  sanitizeResources: false,
+  fn: async () => {
+    const key = "inbox-edit-model";
+    const edited = "inbox-edit-person";
+    await withHostAndInbox(
+      "run-inbox-edit",
+      key,
+      900,
+      async ({ ws, db, host, approvalId, page, dialogs }) => {
+        await page.goto(new URL(`/approvals/${approvalId}`, page.url()).href);
+        // The textarea holds the model's arguments as JSON; the person changes the key.
+        const shown = JSON.parse(await page.inputValue("#edit-arguments"));
+        assert.deepEqual(shown, { key, value: SYNTHETIC_VALUE });
+        await page.fill("#edit-arguments", JSON.stringify({ key: edited, value: SYNTHETIC_VALUE }));
+        await page.fill("#edit-note", "wrong key: use mine");
+        await page.click("#approve-edited");
+        await page.locator("#notice").waitFor();
+        assert.match((await page.textContent("#notice")) ?? "", /Approved with edits by alice/);
+        assert.match((await page.textContent("#approval")) ?? "", /superseded/);
+        // The host sees the decision, resumes the original id, and the edit runs, once.
+        assert.equal((await host.next("decided")).state, "superseded");
+        const done = envelopeOf(await host.next("envelope"));
+        assert.deepEqual([done.errorCode, done.effect], [undefined, "committed"]);
+        assert.equal(done.text?.[0], APPROVAL_TEXT.edited);
+        await host.next("done");
+        const ledger = await readLedger(ws.ledger);
+        assert.equal(receivedFor(ledger, edited).length, 1);
+        assert.equal(receivedFor(ledger, key).length, 0);
+        const store = await LibsqlApprovalStore.open(db);
+        try {
+          const original = (await store.get(approvalId))!;
+          assert.equal(original.state, "superseded");
+          const edit = (await store.get(original.supersededBy!))!;
+          assert.deepEqual(
+            [edit.state, edit.decision?.by, edit.decision?.note],
+            ["committed", "alice", "wrong key: use mine"],
+          );
+        } finally {
+          await store.close();
+        }
+        assert.deepEqual(dialogs, []);
+      },
+    );
   },
 });
 

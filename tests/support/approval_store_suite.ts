@@ -4,15 +4,17 @@
  * clock, outcomes, reconciliation and the event log.
  */
 import assert from "node:assert/strict";
-import { digest } from "../../src/identity/mod.ts";
+import { digest, type JsonObject } from "../../src/identity/mod.ts";
 import {
   ApprovalError,
   type ApprovalOutcome,
   type ApprovalRecord,
+  type ApprovalRequest,
   type ApprovalState,
   type ApprovalStore,
   type ClaimExpectation,
   type ClaimResult,
+  type GrantInput,
 } from "../../src/approvals/mod.ts";
 import { expectationFor, makeRequest, type TestClock, testClock } from "./approval_requests.ts";
 
@@ -52,6 +54,12 @@ async function reach(
       break;
     case "denied":
       await store.deny(id, { by: "dana" });
+      break;
+    case "superseded":
+      await store.approveWithEdits(id, {
+        by: "erin",
+        arguments: { document: "doc-1", title: "E" },
+      });
       break;
     case "expired": {
       const saved = clock.t;
@@ -94,6 +102,7 @@ const ALL_STATES: ApprovalState[] = [
   "not_started",
   "unknown",
   "reconciled",
+  "superseded",
 ];
 
 /**
@@ -103,6 +112,7 @@ const ALL_STATES: ApprovalState[] = [
 const LEGAL: Record<string, Partial<Record<ApprovalState, ApprovalState>>> = {
   approve: { pending: "approved" },
   deny: { pending: "denied" },
+  edit: { pending: "superseded" },
   claim: { approved: "claimed" },
   committed: { claimed: "committed" },
   not_started: { claimed: "not_started" },
@@ -428,6 +438,8 @@ export function approvalStoreSuite(name: string, factory: StoreFactory): void {
                 return store.approve(id, { by: "zed" });
               case "deny":
                 return store.deny(id, { by: "zed" });
+              case "edit":
+                return store.approveWithEdits(id, { by: "zed", arguments: { document: "d" } });
               case "claim":
                 return store.claim(id, expectationFor(request));
               case "committed":
@@ -477,6 +489,236 @@ export function approvalStoreSuite(name: string, factory: StoreFactory): void {
     assert.equal(events[1].by, "alice");
     assert.ok(events.every((e, i) => i === 0 || e.seq > events[i - 1].seq));
     assert.ok(events.every((e) => e.approvalId === id));
+  });
+
+  test(
+    "approve with edits: the original is superseded, a new approval of the edited call is approved, linked both ways",
+    async (store, clock) => {
+      const request = await makeRequest(clock.t, { runId: "run-e", callId: "call-e" });
+      const { id } = await store.prepare(request);
+      const edited = { document: "doc-1", title: "Edited <b>plan</b>" };
+      clock.t += 500;
+      const { original, approval } = await store.approveWithEdits(id, {
+        by: "erin",
+        note: "shorter title",
+        arguments: edited,
+      });
+      assert.equal(original.state, "superseded");
+      assert.equal(original.supersededBy, approval.id);
+      assert.equal(original.decision?.by, "erin");
+      assert.equal(approval.state, "approved");
+      assert.equal(approval.supersedes, id);
+      assert.deepEqual(approval.arguments, edited);
+      assert.equal(approval.argumentsDigest, await digest(edited));
+      assert.notEqual(approval.argumentsDigest, request.argumentsDigest);
+      assert.deepEqual(approval.decision, {
+        decision: "approved",
+        by: "erin",
+        note: "shorter title",
+        at: clock.t,
+      });
+      assert.equal(approval.expiresAt, request.expiresAt);
+      assert.equal(approval.serverId, request.serverId);
+      assert.equal(approval.catalogDigest, request.catalogDigest);
+      assert.deepEqual(await store.get(id), original);
+      assert.deepEqual(await store.get(approval.id), approval);
+      // The call's ids stay with the original, which points at the edit.
+      assert.equal((await store.findCall("run-e", "call-e"))?.id, id);
+      assert.deepEqual((await store.events(id)).map((e) => [e.from, e.to, e.by, e.detail]), [
+        [null, "pending", undefined, undefined],
+        ["pending", "superseded", "erin", approval.id],
+      ]);
+      assert.deepEqual((await store.events(approval.id)).map((e) => [e.from, e.to, e.by]), [
+        [null, "pending", undefined],
+        ["pending", "approved", "erin"],
+      ]);
+      // The original cannot be claimed; the edit is claimed against the edited digest, once.
+      refused(await store.claim(id, expectationFor(request)), "approval_superseded");
+      refused(
+        await store.claim(approval.id, expectationFor(request)),
+        "approval_arguments_changed",
+      );
+    },
+  );
+
+  test(
+    "approve with edits: single use, bad input refused the same way, expiry recorded",
+    async (store, clock) => {
+      const request = await makeRequest(clock.t);
+      const { id } = await store.prepare(request);
+      await rejectsWith(
+        store.approveWithEdits(id, { by: "erin", arguments: [] as unknown as JsonObject }),
+        "approval_invalid_request",
+      );
+      await rejectsWith(
+        store.approveWithEdits(id, { by: "", arguments: {} }),
+        "approval_invalid_request",
+      );
+      await rejectsWith(
+        store.approveWithEdits("no-such-id", { by: "erin", arguments: {} }),
+        "approval_not_found",
+      );
+      assert.equal((await store.get(id))?.state, "pending");
+      const { approval } = await store.approveWithEdits(id, { by: "erin", arguments: { a: 1 } });
+      await rejectsWith(
+        store.approveWithEdits(id, { by: "erin", arguments: { a: 2 } }),
+        "approval_invalid_transition",
+      );
+      await rejectsWith(store.approve(id, { by: "erin" }), "approval_invalid_transition");
+      const claimed = await store.claim(approval.id, {
+        ...expectationFor(request),
+        argumentsDigest: approval.argumentsDigest,
+      });
+      assert.equal(claimed.ok, true);
+      refused(
+        await store.claim(approval.id, {
+          ...expectationFor(request),
+          argumentsDigest: approval.argumentsDigest,
+        }),
+        "approval_already_claimed",
+      );
+      const late = await store.prepare(await makeRequest(clock.t));
+      clock.t = late.expiresAt;
+      await rejectsWith(
+        store.approveWithEdits(late.id, { by: "erin", arguments: { a: 3 } }),
+        "approval_expired",
+      );
+      assert.equal((await store.get(late.id))?.state, "expired");
+      assert.equal((await store.list()).length, 3);
+    },
+  );
+
+  const grantFor = (request: ApprovalRequest, extra: Partial<GrantInput> = {}): GrantInput => ({
+    serverId: request.serverId,
+    toolName: request.toolName,
+    bindingId: request.bindingId,
+    catalogDigest: request.catalogDigest,
+    maxUses: 2,
+    expiresAt: request.expiresAt + 60_000,
+    by: "gina",
+    ...extra,
+  });
+
+  test("grants: N uses approve N calls, each its own record, then none", async (store, clock) => {
+    const request = await makeRequest(clock.t, { runId: "run-g", callId: "c1" });
+    const grant = await store.createGrant(grantFor(request, { note: "batch edits" }));
+    assert.equal(grant.uses, 0);
+    assert.equal(grant.maxUses, 2);
+    assert.equal(grant.grantedBy, "gina");
+    assert.deepEqual(await store.getGrant(grant.id), grant);
+    assert.deepEqual(await store.listGrants(), [grant]);
+    assert.deepEqual(await store.listGrants({ toolName: "other" }), []);
+    const ids: string[] = [];
+    for (const callId of ["c1", "c2", "c3"]) {
+      ids.push((await store.prepare(await makeRequest(clock.t, { runId: "run-g", callId }))).id);
+    }
+    const first = await store.approveByGrant(ids[0], grant.id);
+    assert.equal(first.ok, true);
+    if (!first.ok) throw new Error("unreachable");
+    assert.equal(first.approval.state, "approved");
+    assert.equal(first.approval.grantId, grant.id);
+    assert.equal(first.approval.decision?.by, `grant:${grant.id}`);
+    assert.equal(first.grant.uses, 1);
+    assert.deepEqual(await store.get(ids[0]), first.approval);
+    // The same approval cannot spend a second use.
+    assert.deepEqual(await store.approveByGrant(ids[0], grant.id), {
+      ok: false,
+      code: "approval_grant_mismatch",
+    });
+    assert.equal((await store.approveByGrant(ids[1], grant.id)).ok, true);
+    assert.deepEqual(await store.approveByGrant(ids[2], grant.id), {
+      ok: false,
+      code: "approval_grant_exhausted",
+    });
+    assert.equal((await store.get(ids[2]))?.state, "pending");
+    assert.equal((await store.getGrant(grant.id))?.uses, 2);
+    assert.deepEqual(
+      (await store.grantEvents(grant.id)).map((e) => [e.seq, e.kind, e.by, e.approvalId]),
+      [
+        [1, "created", "gina", undefined],
+        [2, "used", undefined, ids[0]],
+        [3, "used", undefined, ids[1]],
+      ],
+    );
+    assert.deepEqual((await store.events(ids[0])).map((e) => [e.to, e.by]), [
+      ["pending", undefined],
+      ["approved", `grant:${grant.id}`],
+    ]);
+    assert.deepEqual(await store.approveByGrant("no-such-id", grant.id), {
+      ok: false,
+      code: "approval_not_found",
+    });
+    assert.deepEqual(await store.approveByGrant(ids[2], "no-such-grant"), {
+      ok: false,
+      code: "approval_grant_not_found",
+    });
+  });
+
+  test(
+    "grants: revoked, expired, other run or other binding approve nothing",
+    async (store, clock) => {
+      const request = await makeRequest(clock.t, { runId: "run-h", callId: "c1" });
+      const pending = await store.prepare(request);
+      const revoked = await store.createGrant(grantFor(request));
+      const after = await store.revokeGrant(revoked.id, { by: "rita" });
+      assert.equal(after.revokedBy, "rita");
+      assert.equal(after.revokedAt, clock.t);
+      await rejectsWith(store.revokeGrant(revoked.id, { by: "rita" }), "approval_grant_revoked");
+      await rejectsWith(store.revokeGrant("nope", { by: "rita" }), "approval_grant_not_found");
+      assert.deepEqual(await store.approveByGrant(pending.id, revoked.id), {
+        ok: false,
+        code: "approval_grant_revoked",
+      });
+      const expiring = await store.createGrant(grantFor(request, { expiresAt: clock.t + 10 }));
+      assert.deepEqual(await store.approveByGrant(pending.id, expiring.id, clock.t + 10), {
+        ok: false,
+        code: "approval_grant_expired",
+      });
+      const otherRun = await store.createGrant(
+        grantFor(request, { runId: "run-other", expiresAt: undefined }),
+      );
+      assert.deepEqual(await store.approveByGrant(pending.id, otherRun.id), {
+        ok: false,
+        code: "approval_grant_mismatch",
+      });
+      const otherCatalog = await store.createGrant(
+        grantFor(request, { catalogDigest: "sha256:x" }),
+      );
+      assert.deepEqual(await store.approveByGrant(pending.id, otherCatalog.id), {
+        ok: false,
+        code: "approval_grant_mismatch",
+      });
+      assert.equal((await store.get(pending.id))?.state, "pending");
+      assert.deepEqual((await store.grantEvents(revoked.id)).map((e) => [e.kind, e.by]), [
+        ["created", "gina"],
+        ["revoked", "rita"],
+      ]);
+      const thisRun = await store.createGrant(
+        grantFor(request, { runId: "run-h", expiresAt: undefined }),
+      );
+      assert.equal((await store.approveByGrant(pending.id, thisRun.id)).ok, true);
+    },
+  );
+
+  test("grants: malformed input is refused the same way by every store", async (store, clock) => {
+    const request = await makeRequest(clock.t);
+    for (
+      const bad of [
+        grantFor(request, { maxUses: 0 }),
+        grantFor(request, { maxUses: 1.5 }),
+        grantFor(request, { expiresAt: undefined }),
+        grantFor(request, { serverId: "" }),
+        grantFor(request, { by: "" }),
+        grantFor(request, { argumentsSchema: [] as unknown as JsonObject }),
+      ]
+    ) {
+      await rejectsWith(store.createGrant(bad), "approval_invalid_request");
+    }
+    assert.deepEqual(await store.listGrants(), []);
+    const schema = { type: "object", properties: { title: { maxLength: 10 } } };
+    const grant = await store.createGrant(grantFor(request, { argumentsSchema: schema }));
+    assert.deepEqual(grant.argumentsSchema, schema);
+    assert.deepEqual((await store.getGrant(grant.id))?.argumentsSchema, schema);
   });
 
   test("a closed store refuses further calls", async (store, clock) => {

@@ -9,6 +9,7 @@
  */
 import { LibsqlApprovalStore } from "../../libsql.ts";
 import type { ClaimExpectation } from "../../src/approvals/mod.ts";
+import { answerLines } from "./stdin_lines.ts";
 
 const [db, planPath] = Deno.args;
 const plan = JSON.parse(await Deno.readTextFile(planPath)) as {
@@ -16,30 +17,20 @@ const plan = JSON.parse(await Deno.readTextFile(planPath)) as {
   expectation: ClaimExpectation;
 };
 const store = await LibsqlApprovalStore.open(db);
-const encoder = new TextEncoder();
-const say = (line: string) => Deno.stdout.write(encoder.encode(line + "\n"));
-await say("ready");
-let buffered = "";
-const decoder = new TextDecoder();
 try {
-  for await (const chunk of Deno.stdin.readable) {
-    buffered += decoder.decode(chunk, { stream: true });
-    let newline: number;
-    while ((newline = buffered.indexOf("\n")) >= 0) {
-      const k = Number(buffered.slice(0, newline));
-      buffered = buffered.slice(newline + 1);
-      try {
-        // Wall-clock start and end (ms, fractional) so the parent can see the claims overlap.
-        const start = performance.timeOrigin + performance.now();
-        const result = await store.claim(plan.ids[k], plan.expectation);
-        const end = performance.timeOrigin + performance.now();
-        await say(`${k} ${result.ok ? "claimed" : result.code} ${start} ${end}`);
-      } catch (error) {
-        const code = (error as { code?: unknown }).code;
-        await say(`${k} error ${String(code ?? (error as Error).name)}`);
-      }
+  await answerLines(async (line) => {
+    const k = Number(line);
+    try {
+      // Wall-clock start and end (ms, fractional) so the parent can see the claims overlap.
+      const start = performance.timeOrigin + performance.now();
+      const result = await store.claim(plan.ids[k], plan.expectation);
+      const end = performance.timeOrigin + performance.now();
+      return `${k} ${result.ok ? "claimed" : result.code} ${start} ${end}`;
+    } catch (error) {
+      const code = (error as { code?: unknown }).code;
+      return `${k} error ${String(code ?? (error as Error).name)}`;
     }
-  }
+  });
 } finally {
   await store.close();
 }

@@ -157,6 +157,7 @@ export function envelopeOf(line: HostLine): {
   effect?: string;
   approvalId?: string;
   receipt?: { resultDigest: string; at: number };
+  text?: string[];
   structured?: unknown;
 } {
   return line.envelope as ReturnType<typeof envelopeOf>;

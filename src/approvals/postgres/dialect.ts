@@ -18,4 +18,5 @@ export const POSTGRES_DIALECT: SqlDialect = Object.freeze({
   decode: (row: Fields): Fields => row,
   insertionOrder: "position",
   exactChanges: true,
+  rowLock: " FOR UPDATE",
 });

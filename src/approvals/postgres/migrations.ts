@@ -10,13 +10,27 @@
  */
 import {
   IDENTITY_COLUMNS,
+  IDENTITY_COLUMNS_V1,
   LEGAL_TRANSITION_SQL,
+  LEGAL_TRANSITION_SQL_V1,
   PENDING_EVENT_SQL,
   STATES_SQL as STATES,
+  STATES_SQL_V1 as STATES_V1,
   TERMINAL_SQL as TERMINAL,
+  TERMINAL_SQL_V1 as TERMINAL_V1,
   TRANSITION_EVENT_SQL,
+  TRANSITION_EVENT_SQL_V1,
   WRITE_ONCE_COLUMNS,
+  WRITE_ONCE_COLUMNS_V1,
 } from "../sql/columns.ts";
+import {
+  GRANT_CHECKS_SQL,
+  GRANT_CREATED_EVENT_SQL,
+  GRANT_REVOKED_EVENT_SQL,
+  GRANT_USED_EVENT_SQL,
+  grantUpdateRefusedSql,
+  SUPERSEDES_REFUSED_SQL,
+} from "../sql/grant_columns.ts";
 import { latestVersion, type Migration } from "../sql/migrate.ts";
 
 /**
@@ -29,12 +43,8 @@ export const POSTGRES_VERSION_TABLE = `CREATE TABLE IF NOT EXISTS schema_version
 
 const distinct = (column: string) => `NEW.${column} IS DISTINCT FROM OLD.${column}`;
 
-/**
- * The body of the guard on `approvals` (compared verbatim by the open check).
- *
- * @category Approvals
- */
-export const GUARD_FUNCTION_BODY = `
+/** The guard on `approvals` of a version (1: frozen; 2: with `superseded` and edit links). */
+const guardBody = (v2: boolean) => `
 BEGIN
   IF TG_OP = 'DELETE' THEN
     RAISE EXCEPTION 'sluice: approvals are never deleted' USING ERRCODE = 'check_violation';
@@ -42,28 +52,56 @@ BEGIN
   IF TG_OP = 'INSERT' THEN
     IF NEW.state <> 'pending' THEN
       RAISE EXCEPTION 'sluice: an approval starts pending' USING ERRCODE = 'check_violation';
-    END IF;
+    END IF;${
+  v2
+    ? `
+    IF ${SUPERSEDES_REFUSED_SQL} THEN
+      RAISE EXCEPTION 'sluice: an edit replaces a superseded approval'
+        USING ERRCODE = 'check_violation';
+    END IF;`
+    : ""
+}
     RETURN NEW;
   END IF;
-  IF ${IDENTITY_COLUMNS.map(distinct).join("\n    OR ")} THEN
+  IF ${(v2 ? IDENTITY_COLUMNS : IDENTITY_COLUMNS_V1).map(distinct).join("\n    OR ")} THEN
     RAISE EXCEPTION 'sluice: the bound identity of an approval is immutable'
       USING ERRCODE = 'check_violation';
   END IF;
-  IF OLD.state IN (${TERMINAL}) THEN
+  IF OLD.state IN (${v2 ? TERMINAL : TERMINAL_V1}) THEN
     RAISE EXCEPTION 'sluice: a terminal approval is immutable' USING ERRCODE = 'check_violation';
   END IF;
   IF ${
-  WRITE_ONCE_COLUMNS.map((column) => `(OLD.${column} IS NOT NULL AND ${distinct(column)})`)
+  (v2 ? WRITE_ONCE_COLUMNS : WRITE_ONCE_COLUMNS_V1).map((column) =>
+    `(OLD.${column} IS NOT NULL AND ${distinct(column)})`
+  )
     .join("\n    OR ")
 } THEN
     RAISE EXCEPTION 'sluice: a recorded approval fact is immutable'
       USING ERRCODE = 'check_violation';
   END IF;
   IF NOT (
-    ${LEGAL_TRANSITION_SQL}) THEN
+    ${v2 ? LEGAL_TRANSITION_SQL : LEGAL_TRANSITION_SQL_V1}) THEN
     RAISE EXCEPTION 'sluice: illegal approval transition' USING ERRCODE = 'check_violation';
   END IF;
   RETURN NEW;
+END`;
+
+/**
+ * The body of the guard on `approvals` (compared verbatim by the open check).
+ *
+ * @category Approvals
+ */
+export const GUARD_FUNCTION_BODY: string = guardBody(true);
+
+/** The event-log trigger of a version. */
+const eventBody = (transitionEvent: string) => `
+BEGIN
+  IF TG_OP = 'INSERT' THEN
+    ${PENDING_EVENT_SQL};
+    RETURN NULL;
+  END IF;
+  ${transitionEvent};
+  RETURN NULL;
 END`;
 
 /**
@@ -71,13 +109,49 @@ END`;
  *
  * @category Approvals
  */
-export const EVENT_FUNCTION_BODY = `
+export const EVENT_FUNCTION_BODY: string = eventBody(TRANSITION_EVENT_SQL);
+
+/**
+ * The body of the guard on `approval_grants`: an insert starts unused and unrevoked, no
+ * deletion, and an update only adds one use (with its approval) or revokes (compared verbatim).
+ *
+ * @category Approvals
+ */
+export const GRANT_GUARD_FUNCTION_BODY = `
+BEGIN
+  IF TG_OP = 'DELETE' THEN
+    RAISE EXCEPTION 'sluice: grants are never deleted' USING ERRCODE = 'check_violation';
+  END IF;
+  IF TG_OP = 'INSERT' THEN
+    IF NEW.uses <> 0 OR NEW.last_approval_id IS NOT NULL OR NEW.revoked_at IS NOT NULL THEN
+      RAISE EXCEPTION 'sluice: a grant starts unused and unrevoked'
+        USING ERRCODE = 'check_violation';
+    END IF;
+    RETURN NEW;
+  END IF;
+  IF ${grantUpdateRefusedSql(distinct)} THEN
+    RAISE EXCEPTION 'sluice: illegal grant change' USING ERRCODE = 'check_violation';
+  END IF;
+  RETURN NEW;
+END`;
+
+/**
+ * The body of the trigger that writes the grant event log (compared verbatim).
+ *
+ * @category Approvals
+ */
+export const GRANT_EVENT_FUNCTION_BODY = `
 BEGIN
   IF TG_OP = 'INSERT' THEN
-    ${PENDING_EVENT_SQL};
+    ${GRANT_CREATED_EVENT_SQL};
     RETURN NULL;
   END IF;
-  ${TRANSITION_EVENT_SQL};
+  IF NEW.uses <> OLD.uses THEN
+    ${GRANT_USED_EVENT_SQL};
+  END IF;
+  IF OLD.revoked_at IS NULL AND NEW.revoked_at IS NOT NULL THEN
+    ${GRANT_REVOKED_EVENT_SQL};
+  END IF;
   RETURN NULL;
 END`;
 
@@ -133,12 +207,54 @@ export const POSTGRES_TRIGGERS: readonly {
     fn: "sluice_append_only",
     body: APPEND_ONLY_FUNCTION_BODY,
   },
+  {
+    name: "approval_grants_guard",
+    table: "approval_grants",
+    fn: "sluice_grants_guard",
+    body: GRANT_GUARD_FUNCTION_BODY,
+  },
+  {
+    name: "approval_grants_event",
+    table: "approval_grants",
+    fn: "sluice_grants_event",
+    body: GRANT_EVENT_FUNCTION_BODY,
+  },
+  {
+    name: "approval_grants_no_truncate",
+    table: "approval_grants",
+    fn: "sluice_append_only",
+    body: APPEND_ONLY_FUNCTION_BODY,
+  },
+  {
+    name: "approval_grant_events_append_only",
+    table: "approval_grant_events",
+    fn: "sluice_append_only",
+    body: APPEND_ONLY_FUNCTION_BODY,
+  },
+  {
+    name: "approval_grant_events_no_truncate",
+    table: "approval_grant_events",
+    fn: "sluice_append_only",
+    body: APPEND_ONLY_FUNCTION_BODY,
+  },
+]);
+
+/**
+ * The tables the open check looks at.
+ *
+ * @category Approvals
+ */
+export const POSTGRES_TABLES: readonly string[] = Object.freeze([
+  "approvals",
+  "approval_events",
+  "approval_grants",
+  "approval_grant_events",
 ]);
 
 const APPROVALS_TABLE = `CREATE TABLE approvals (
   position BIGINT GENERATED ALWAYS AS IDENTITY CONSTRAINT approvals_position_unique UNIQUE,
   id TEXT CONSTRAINT approvals_pkey PRIMARY KEY,
-  state TEXT NOT NULL CONSTRAINT approvals_state_known CHECK (state IN (${STATES})),
+  state TEXT NOT NULL CONSTRAINT approvals_state_known CHECK (state IN (${STATES_V1})),
   server_id TEXT NOT NULL,
   tool_name TEXT NOT NULL,
   remote_tool_name TEXT NOT NULL,
@@ -184,13 +300,66 @@ const APPROVALS_TABLE = `CREATE TABLE approvals (
 const EVENTS_TABLE = `CREATE TABLE approval_events (
   approval_id TEXT NOT NULL CONSTRAINT approval_events_approval REFERENCES approvals (id),
   seq INTEGER NOT NULL CONSTRAINT approval_events_seq_positive CHECK (seq > 0),
-  from_state TEXT CONSTRAINT approval_events_from_known CHECK (from_state IN (${STATES})),
-  to_state TEXT NOT NULL CONSTRAINT approval_events_to_known CHECK (to_state IN (${STATES})),
+  from_state TEXT CONSTRAINT approval_events_from_known CHECK (from_state IN (${STATES_V1})),
+  to_state TEXT NOT NULL CONSTRAINT approval_events_to_known CHECK (to_state IN (${STATES_V1})),
   at BIGINT NOT NULL,
   by TEXT,
   detail TEXT,
   CONSTRAINT approval_events_pkey PRIMARY KEY (approval_id, seq)
 )`;
+
+/** Version 2 on the approval tables: the `superseded` state, the edit link, the grant. */
+const APPROVALS_V2 = [
+  `ALTER TABLE approvals ADD COLUMN supersedes TEXT, ADD COLUMN superseded_by TEXT,
+  ADD COLUMN superseded_at BIGINT, ADD COLUMN grant_id TEXT,
+  DROP CONSTRAINT approvals_state_known,
+  ADD CONSTRAINT approvals_state_known CHECK (state IN (${STATES})),
+  ADD CONSTRAINT approvals_superseded CHECK (state <> 'superseded' OR (
+    superseded_by IS NOT NULL AND superseded_at IS NOT NULL AND decided_by IS NOT NULL))`,
+  `ALTER TABLE approval_events DROP CONSTRAINT approval_events_from_known,
+  DROP CONSTRAINT approval_events_to_known,
+  ADD CONSTRAINT approval_events_from_known CHECK (from_state IN (${STATES})),
+  ADD CONSTRAINT approval_events_to_known CHECK (to_state IN (${STATES}))`,
+];
+
+const GRANTS_TABLE = `CREATE TABLE approval_grants (
+  id TEXT CONSTRAINT approval_grants_pkey PRIMARY KEY,
+  server_id TEXT NOT NULL,
+  tool_name TEXT NOT NULL,
+  binding_id TEXT NOT NULL,
+  catalog_digest TEXT NOT NULL,
+  run_id TEXT,
+  expires_at BIGINT,
+  max_uses INTEGER NOT NULL CONSTRAINT approval_grants_max_uses CHECK (max_uses > 0),
+  arguments_schema_json TEXT,
+  granted_by TEXT NOT NULL,
+  note TEXT,
+  created_at BIGINT NOT NULL,
+  uses INTEGER NOT NULL CONSTRAINT approval_grants_uses CHECK (${GRANT_CHECKS_SQL.uses}),
+  last_approval_id TEXT,
+  last_used_at BIGINT,
+  revoked_by TEXT,
+  revoked_at BIGINT,
+  CONSTRAINT approval_grants_bounded CHECK (${GRANT_CHECKS_SQL.bounded}),
+  CONSTRAINT approval_grants_revoked CHECK (${GRANT_CHECKS_SQL.revoked})
+)`;
+
+const GRANT_EVENTS_TABLE = `CREATE TABLE approval_grant_events (
+  grant_id TEXT NOT NULL CONSTRAINT approval_grant_events_grant REFERENCES approval_grants (id),
+  seq INTEGER NOT NULL CONSTRAINT approval_grant_events_seq_positive CHECK (seq > 0),
+  kind TEXT NOT NULL CONSTRAINT approval_grant_events_kind CHECK (
+    kind IN ('created', 'used', 'revoked')),
+  at BIGINT NOT NULL,
+  by TEXT,
+  approval_id TEXT,
+  CONSTRAINT approval_grant_events_pkey PRIMARY KEY (grant_id, seq)
+)`;
+
+const constraintNames = (
+  ...texts: string[]
+) => [
+  ...new Set(texts.flatMap((text) => [...text.matchAll(/CONSTRAINT (\w+)/g)].map((m) => m[1]))),
+];
 
 /**
  * Every named constraint of the schema, by table (the open check finds each).
@@ -198,8 +367,10 @@ const EVENTS_TABLE = `CREATE TABLE approval_events (
  * @category Approvals
  */
 export const POSTGRES_CONSTRAINTS: ReadonlyMap<string, readonly string[]> = new Map([
-  ["approvals", [...APPROVALS_TABLE.matchAll(/CONSTRAINT (\w+)/g)].map((match) => match[1])],
-  ["approval_events", [...EVENTS_TABLE.matchAll(/CONSTRAINT (\w+)/g)].map((match) => match[1])],
+  ["approvals", constraintNames(APPROVALS_TABLE, APPROVALS_V2[0])],
+  ["approval_events", constraintNames(EVENTS_TABLE)],
+  ["approval_grants", constraintNames(GRANTS_TABLE)],
+  ["approval_grant_events", constraintNames(GRANT_EVENTS_TABLE)],
 ]);
 
 /**
@@ -216,10 +387,20 @@ export const POSTGRES_NOT_NULL: ReadonlyMap<string, readonly string[]> = new Map
     "approval_events",
     [...EVENTS_TABLE.matchAll(/^ {2}(\w+) \w+ NOT NULL/gm)].map((match) => match[1]),
   ],
+  [
+    "approval_grants",
+    [...GRANTS_TABLE.matchAll(/^ {2}(\w+) \w+ NOT NULL/gm)].map((match) => match[1]),
+  ],
+  [
+    "approval_grant_events",
+    [...GRANT_EVENTS_TABLE.matchAll(/^ {2}(\w+) \w+ NOT NULL/gm)].map((match) => match[1]),
+  ],
 ]);
 
-const createFunction = (fn: string, body: string) =>
-  `CREATE FUNCTION ${fn}() RETURNS trigger LANGUAGE plpgsql AS $sluice$${body}$sluice$`;
+const createFunction = (fn: string, body: string, replace = false) =>
+  `CREATE ${
+    replace ? "OR REPLACE " : ""
+  }FUNCTION ${fn}() RETURNS trigger LANGUAGE plpgsql AS $sluice$${body}$sluice$`;
 
 /**
  * Every migration, oldest first.
@@ -234,8 +415,8 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = Object.freeze([
       `CREATE UNIQUE INDEX approvals_run_call ON approvals (run_id, call_id)
         WHERE run_id IS NOT NULL`,
       EVENTS_TABLE,
-      createFunction("sluice_approvals_guard", GUARD_FUNCTION_BODY),
-      createFunction("sluice_approvals_event", EVENT_FUNCTION_BODY),
+      createFunction("sluice_approvals_guard", guardBody(false)),
+      createFunction("sluice_approvals_event", eventBody(TRANSITION_EVENT_SQL_V1)),
       createFunction("sluice_append_only", APPEND_ONLY_FUNCTION_BODY),
       `CREATE TRIGGER approvals_guard BEFORE INSERT OR UPDATE OR DELETE ON approvals
         FOR EACH ROW EXECUTE FUNCTION sluice_approvals_guard()`,
@@ -246,6 +427,28 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = Object.freeze([
       `CREATE TRIGGER approval_events_append_only BEFORE UPDATE OR DELETE ON approval_events
         FOR EACH ROW EXECUTE FUNCTION sluice_append_only()`,
       `CREATE TRIGGER approval_events_no_truncate BEFORE TRUNCATE ON approval_events
+        FOR EACH STATEMENT EXECUTE FUNCTION sluice_append_only()`,
+    ],
+  },
+  {
+    version: 2,
+    statements: [
+      ...APPROVALS_V2,
+      createFunction("sluice_approvals_guard", GUARD_FUNCTION_BODY, true),
+      createFunction("sluice_approvals_event", EVENT_FUNCTION_BODY, true),
+      GRANTS_TABLE,
+      GRANT_EVENTS_TABLE,
+      createFunction("sluice_grants_guard", GRANT_GUARD_FUNCTION_BODY),
+      createFunction("sluice_grants_event", GRANT_EVENT_FUNCTION_BODY),
+      `CREATE TRIGGER approval_grants_guard BEFORE INSERT OR UPDATE OR DELETE ON approval_grants
+        FOR EACH ROW EXECUTE FUNCTION sluice_grants_guard()`,
+      `CREATE TRIGGER approval_grants_event AFTER INSERT OR UPDATE ON approval_grants
+        FOR EACH ROW EXECUTE FUNCTION sluice_grants_event()`,
+      `CREATE TRIGGER approval_grants_no_truncate BEFORE TRUNCATE ON approval_grants
+        FOR EACH STATEMENT EXECUTE FUNCTION sluice_append_only()`,
+      `CREATE TRIGGER approval_grant_events_append_only BEFORE UPDATE OR DELETE
+        ON approval_grant_events FOR EACH ROW EXECUTE FUNCTION sluice_append_only()`,
+      `CREATE TRIGGER approval_grant_events_no_truncate BEFORE TRUNCATE ON approval_grant_events
         FOR EACH STATEMENT EXECUTE FUNCTION sluice_append_only()`,
     ],
   },

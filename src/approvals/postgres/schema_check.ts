@@ -12,9 +12,13 @@ import {
   POSTGRES_LATEST_VERSION,
   POSTGRES_MIGRATIONS,
   POSTGRES_NOT_NULL,
+  POSTGRES_TABLES,
   POSTGRES_TRIGGERS,
   POSTGRES_VERSION_TABLE,
 } from "./migrations.ts";
+
+/** sluice's tables, as `regclass` expressions. */
+const TABLES = POSTGRES_TABLES.map((table) => `to_regclass('${table}')`).join(", ");
 
 /** Whitespace does not change what a function does; anything else does. */
 const normalize = (source: string) => source.replace(/\s+/g, " ").trim();
@@ -33,7 +37,7 @@ export async function checkPostgresSchema(db: SqlConnection): Promise<void> {
       FROM pg_trigger t
       JOIN pg_class c ON c.oid = t.tgrelid
       JOIN pg_proc p ON p.oid = t.tgfoid
-      WHERE NOT t.tgisinternal AND c.oid IN (to_regclass('approvals'), to_regclass('approval_events'))`,
+      WHERE NOT t.tgisinternal AND c.oid IN (${TABLES})`,
     args: [],
   });
   const found = new Map(triggers.map((row) => [String(row.name), row]));
@@ -59,7 +63,7 @@ export async function checkPostgresSchema(db: SqlConnection): Promise<void> {
   const constraints = await db.query({
     sql: `SELECT c.relname AS "table", k.conname AS name, k.convalidated AS validated
       FROM pg_constraint k JOIN pg_class c ON c.oid = k.conrelid
-      WHERE c.oid IN (to_regclass('approvals'), to_regclass('approval_events'))`,
+      WHERE c.oid IN (${TABLES})`,
     args: [],
   });
   for (const [table, names] of POSTGRES_CONSTRAINTS) {
@@ -75,7 +79,7 @@ export async function checkPostgresSchema(db: SqlConnection): Promise<void> {
     sql: `SELECT c.relname AS "table", a.attname AS name
       FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid
       WHERE a.attnotnull AND a.attnum > 0 AND NOT a.attisdropped
-        AND c.oid IN (to_regclass('approvals'), to_regclass('approval_events'))`,
+        AND c.oid IN (${TABLES})`,
     args: [],
   });
   for (const [table, columns] of POSTGRES_NOT_NULL) {

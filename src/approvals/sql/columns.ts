@@ -8,11 +8,11 @@
 import { TRANSITIONS } from "../machine.ts";
 
 /**
- * Columns that bind an approval to one call; they never change after insertion.
+ * The identity columns of schema version 1 (frozen: migration 1 is written with them).
  *
  * @category Approvals
  */
-export const IDENTITY_COLUMNS: readonly string[] = Object.freeze([
+export const IDENTITY_COLUMNS_V1: readonly string[] = Object.freeze([
   "id",
   "server_id",
   "tool_name",
@@ -31,11 +31,22 @@ export const IDENTITY_COLUMNS: readonly string[] = Object.freeze([
 ]);
 
 /**
- * Columns that record a fact; once set they never change.
+ * Columns that bind an approval to one call; they never change after insertion. `supersedes`
+ * (version 2) names the approval an edit replaced.
  *
  * @category Approvals
  */
-export const WRITE_ONCE_COLUMNS: readonly string[] = Object.freeze([
+export const IDENTITY_COLUMNS: readonly string[] = Object.freeze([
+  ...IDENTITY_COLUMNS_V1,
+  "supersedes",
+]);
+
+/**
+ * The recorded-fact columns of schema version 1 (frozen: migration 1 is written with them).
+ *
+ * @category Approvals
+ */
+export const WRITE_ONCE_COLUMNS_V1: readonly string[] = Object.freeze([
   "decided_by",
   "decided_at",
   "decision_note",
@@ -51,6 +62,19 @@ export const WRITE_ONCE_COLUMNS: readonly string[] = Object.freeze([
   "reconciled_by",
   "reconciled_at",
   "expired_at",
+]);
+
+/**
+ * Columns that record a fact; once set they never change. Version 2 adds the edit link
+ * (`superseded_by`, `superseded_at`) and the grant that approved (`grant_id`).
+ *
+ * @category Approvals
+ */
+export const WRITE_ONCE_COLUMNS: readonly string[] = Object.freeze([
+  ...WRITE_ONCE_COLUMNS_V1,
+  "superseded_by",
+  "superseded_at",
+  "grant_id",
 ]);
 
 /**
@@ -90,19 +114,46 @@ export const EVENT_COLUMNS: readonly string[] = Object.freeze([
 ]);
 
 /**
+ * State names of schema version 1 as an SQL list (frozen).
+ *
+ * @category Approvals
+ */
+export const STATES_SQL_V1 = "'pending','approved','denied','expired','claimed','committed'," +
+  "'not_started','unknown','reconciled'";
+
+/**
  * State names as an SQL list, for `CHECK (state IN (...))`.
  *
  * @category Approvals
  */
-export const STATES_SQL = "'pending','approved','denied','expired','claimed','committed'," +
-  "'not_started','unknown','reconciled'";
+export const STATES_SQL: string = `${STATES_SQL_V1},'superseded'`;
+
+/**
+ * Terminal state names of schema version 1 as an SQL list (frozen).
+ *
+ * @category Approvals
+ */
+export const TERMINAL_SQL_V1 = "'denied','expired','committed','not_started','reconciled'";
 
 /**
  * Terminal state names as an SQL list.
  *
  * @category Approvals
  */
-export const TERMINAL_SQL = "'denied','expired','committed','not_started','reconciled'";
+export const TERMINAL_SQL: string = `${TERMINAL_SQL_V1},'superseded'`;
+
+/** The transitions as an SQL condition on `OLD.state` and `NEW.state`. */
+const legalSql = (transitions: Readonly<Record<string, readonly string[]>>) =>
+  Object.entries(transitions)
+    .filter(([, targets]) => targets.length > 0)
+    .map(([from, targets]) =>
+      `(OLD.state = '${from}' AND NEW.state ${
+        targets.length === 1
+          ? `= '${targets[0]}'`
+          : `IN (${targets.map((state) => `'${state}'`).join(", ")})`
+      })`
+    )
+    .join("\n          OR ");
 
 /**
  * Whether `OLD.state → NEW.state` is a legal transition, as an SQL condition written from
@@ -110,16 +161,46 @@ export const TERMINAL_SQL = "'denied','expired','committed','not_started','recon
  *
  * @category Approvals
  */
-export const LEGAL_TRANSITION_SQL: string = Object.entries(TRANSITIONS)
-  .filter(([, targets]) => targets.length > 0)
-  .map(([from, targets]) =>
-    `(OLD.state = '${from}' AND NEW.state ${
-      targets.length === 1
-        ? `= '${targets[0]}'`
-        : `IN (${targets.map((state) => `'${state}'`).join(", ")})`
-    })`
-  )
-  .join("\n          OR ");
+export const LEGAL_TRANSITION_SQL: string = legalSql(TRANSITIONS);
+
+/**
+ * The legal transitions of schema version 1 (frozen: no `superseded`).
+ *
+ * @category Approvals
+ */
+export const LEGAL_TRANSITION_SQL_V1: string = legalSql(
+  Object.fromEntries(
+    Object.entries(TRANSITIONS).filter(([from]) => from !== "superseded").map((
+      [from, targets],
+    ) => [from, targets.filter((to) => to !== "superseded")]),
+  ),
+);
+
+/** The event a transition trigger appends; version 2 adds the `superseded` branches. */
+const transitionEventSql = (superseded: boolean) =>
+  `INSERT INTO approval_events (approval_id, seq, from_state, to_state, at, by, detail)
+            VALUES (NEW.id,
+              (SELECT max(seq) + 1 FROM approval_events WHERE approval_id = NEW.id),
+              OLD.state, NEW.state,
+              CASE NEW.state
+                WHEN 'approved' THEN NEW.decided_at WHEN 'denied' THEN NEW.decided_at
+                WHEN 'expired' THEN NEW.expired_at WHEN 'claimed' THEN NEW.claimed_at${
+    superseded ? "\n                WHEN 'superseded' THEN NEW.superseded_at" : ""
+  }
+                WHEN 'reconciled' THEN NEW.reconciled_at ELSE NEW.outcome_at END,
+              CASE NEW.state
+                WHEN 'approved' THEN NEW.decided_by WHEN 'denied' THEN NEW.decided_by${
+    superseded ? "\n                WHEN 'superseded' THEN NEW.decided_by" : ""
+  }
+                WHEN 'reconciled' THEN NEW.reconciled_by END,
+              CASE NEW.state
+                WHEN 'approved' THEN NEW.decision_note WHEN 'denied' THEN NEW.decision_note${
+    superseded ? "\n                WHEN 'superseded' THEN NEW.superseded_by" : ""
+  }
+                WHEN 'expired' THEN 'approval_expired' WHEN 'claimed' THEN NEW.refusal_code
+                WHEN 'committed' THEN NEW.result_digest
+                WHEN 'reconciled' THEN NEW.reconciled_outcome || ': ' || NEW.reconciled_evidence
+                ELSE NEW.outcome_reason END)`;
 
 /**
  * The event a trigger appends for an applied transition: the next `seq` of the approval, the
@@ -127,24 +208,14 @@ export const LEGAL_TRANSITION_SQL: string = Object.entries(TRANSITIONS)
  *
  * @category Approvals
  */
-export const TRANSITION_EVENT_SQL =
-  `INSERT INTO approval_events (approval_id, seq, from_state, to_state, at, by, detail)
-            VALUES (NEW.id,
-              (SELECT max(seq) + 1 FROM approval_events WHERE approval_id = NEW.id),
-              OLD.state, NEW.state,
-              CASE NEW.state
-                WHEN 'approved' THEN NEW.decided_at WHEN 'denied' THEN NEW.decided_at
-                WHEN 'expired' THEN NEW.expired_at WHEN 'claimed' THEN NEW.claimed_at
-                WHEN 'reconciled' THEN NEW.reconciled_at ELSE NEW.outcome_at END,
-              CASE NEW.state
-                WHEN 'approved' THEN NEW.decided_by WHEN 'denied' THEN NEW.decided_by
-                WHEN 'reconciled' THEN NEW.reconciled_by END,
-              CASE NEW.state
-                WHEN 'approved' THEN NEW.decision_note WHEN 'denied' THEN NEW.decision_note
-                WHEN 'expired' THEN 'approval_expired' WHEN 'claimed' THEN NEW.refusal_code
-                WHEN 'committed' THEN NEW.result_digest
-                WHEN 'reconciled' THEN NEW.reconciled_outcome || ': ' || NEW.reconciled_evidence
-                ELSE NEW.outcome_reason END)`;
+export const TRANSITION_EVENT_SQL: string = transitionEventSql(true);
+
+/**
+ * The transition event of schema version 1 (frozen).
+ *
+ * @category Approvals
+ */
+export const TRANSITION_EVENT_SQL_V1: string = transitionEventSql(false);
 
 /**
  * The first event of an approval, appended by a trigger on insertion.

@@ -61,6 +61,11 @@ export interface SqlDialect {
    * triggers changed too. When not, the store has every write return its rows and counts those.
    */
   readonly exactChanges: boolean;
+  /**
+   * What ends a `SELECT` that locks the rows it reads until the transaction ends (` FOR UPDATE`),
+   * on a database whose writers otherwise run side by side; absent where writes are serialized.
+   */
+  readonly rowLock?: string;
 }
 
 /**

@@ -8,10 +8,13 @@
 import type { JsonObject } from "../../identity/mod.ts";
 import type {
   ApprovalEvent,
+  ApprovalGrant,
   ApprovalRecord,
   ApprovalRequest,
   ApprovalState,
   ClaimRefusalCode,
+  GrantEvent,
+  GrantInput,
 } from "../types.ts";
 
 /**
@@ -71,6 +74,7 @@ export function requestFields(
     run_id: request.runId ?? null,
     call_id: request.callId ?? null,
     created_at: at,
+    supersedes: null,
   };
 }
 
@@ -90,6 +94,9 @@ export function toRecord(row: Fields): ApprovalRecord {
   const outcomeReason = optionalText(row, "outcome_reason");
   const outcomeAt = optionalNumber(row, "outcome_at");
   const reconciledOutcome = optionalText(row, "reconciled_outcome");
+  const supersededBy = optionalText(row, "superseded_by");
+  const supersedes = optionalText(row, "supersedes");
+  const grantId = optionalText(row, "grant_id");
   return {
     id: text(row, "id"),
     state,
@@ -132,6 +139,88 @@ export function toRecord(row: Fields): ApprovalRecord {
         at: Number(row.reconciled_at),
       },
     }),
+    ...(supersededBy === undefined ? {} : { supersededBy }),
+    ...(supersedes === undefined ? {} : { supersedes }),
+    ...(grantId === undefined ? {} : { grantId }),
+  };
+}
+
+/**
+ * The columns a new grant inserts, by name.
+ *
+ * @category Approvals
+ */
+export function grantFields(
+  input: GrantInput,
+  schemaJson: string | null,
+  id: string,
+  at: number,
+): Readonly<Record<string, SqlValue>> {
+  return {
+    id,
+    server_id: input.serverId,
+    tool_name: input.toolName,
+    binding_id: input.bindingId,
+    catalog_digest: input.catalogDigest,
+    run_id: input.runId ?? null,
+    expires_at: input.expiresAt ?? null,
+    max_uses: input.maxUses,
+    arguments_schema_json: schemaJson,
+    granted_by: input.by,
+    note: input.note ?? null,
+    created_at: at,
+    uses: 0,
+    last_approval_id: null,
+    last_used_at: null,
+    revoked_by: null,
+    revoked_at: null,
+  };
+}
+
+/**
+ * One `approval_grants` row as a grant.
+ *
+ * @category Approvals
+ */
+export function toGrant(row: Fields): ApprovalGrant {
+  const runId = optionalText(row, "run_id");
+  const expiresAt = optionalNumber(row, "expires_at");
+  const schema = optionalText(row, "arguments_schema_json");
+  const note = optionalText(row, "note");
+  const revokedBy = optionalText(row, "revoked_by");
+  return {
+    id: text(row, "id"),
+    serverId: text(row, "server_id"),
+    toolName: text(row, "tool_name"),
+    bindingId: text(row, "binding_id"),
+    catalogDigest: text(row, "catalog_digest"),
+    ...(runId === undefined ? {} : { runId }),
+    ...(expiresAt === undefined ? {} : { expiresAt }),
+    maxUses: Number(row.max_uses),
+    uses: Number(row.uses),
+    ...(schema === undefined ? {} : { argumentsSchema: JSON.parse(schema) as JsonObject }),
+    grantedBy: text(row, "granted_by"),
+    ...(note === undefined ? {} : { note }),
+    createdAt: Number(row.created_at),
+    ...(revokedBy === undefined ? {} : { revokedBy, revokedAt: Number(row.revoked_at) }),
+  };
+}
+
+/**
+ * One `approval_grant_events` row as an event.
+ *
+ * @category Approvals
+ */
+export function toGrantEvent(row: Fields): GrantEvent {
+  const by = optionalText(row, "by");
+  const approvalId = optionalText(row, "approval_id");
+  return {
+    seq: Number(row.seq),
+    grantId: text(row, "grant_id"),
+    kind: text(row, "kind") as GrantEvent["kind"],
+    at: Number(row.at),
+    ...(by === undefined ? {} : { by }),
+    ...(approvalId === undefined ? {} : { approvalId }),
   };
 }
 

@@ -9,12 +9,15 @@
  * @module
  */
 import { ApprovalError } from "../errors.ts";
+import { grantDecider, grantRefusal, validateGrant, validateRevoke } from "../grants.ts";
 import {
   assertTransition,
+  editedRequest,
   planClaim,
   sameCall,
   TERMINAL_STATES,
   validateDecision,
+  validateEdits,
   validateExpectation,
   validateInstant,
   validateOutcome,
@@ -23,6 +26,7 @@ import {
 } from "../machine.ts";
 import type {
   ApprovalEvent,
+  ApprovalGrant,
   ApprovalOutcome,
   ApprovalRecord,
   ApprovalRequest,
@@ -31,13 +35,30 @@ import type {
   ClaimExpectation,
   ClaimResult,
   DecisionInput,
+  EditDecisionInput,
+  EditedApproval,
+  GrantApprovalResult,
+  GrantEvent,
+  GrantFilter,
+  GrantInput,
   ListFilter,
   ReconcileInput,
+  RevokeGrantInput,
 } from "../types.ts";
 import { EVENT_COLUMNS, INSERT_COLUMNS, WRITE_ONCE_COLUMNS } from "./columns.ts";
+import { GRANT_COLUMNS, GRANT_EVENT_COLUMNS } from "./grant_columns.ts";
 import type { SqlConnection, SqlResult, SqlStatement } from "./connection.ts";
 import { storeFailure } from "./failure.ts";
-import { type Fields, requestFields, type SqlValue, toEvent, toRecord } from "./rows.ts";
+import {
+  type Fields,
+  grantFields,
+  requestFields,
+  type SqlValue,
+  toEvent,
+  toGrant,
+  toGrantEvent,
+  toRecord,
+} from "./rows.ts";
 
 /** How often a transition is tried again when the row moved between a miss and its reason. */
 const ATTEMPTS = 4;
@@ -49,6 +70,28 @@ const SEEN_LIMIT = 1024;
 const INSERT_SQL = `INSERT INTO approvals (${INSERT_COLUMNS.join(", ")})
   VALUES (${INSERT_COLUMNS.map(() => "?").join(", ")})
   ON CONFLICT (run_id, call_id) WHERE run_id IS NOT NULL DO NOTHING`;
+
+/** The insertion of an edited call's approval (the schema refuses it unless its original is superseded by it). */
+const INSERT_EDITED_SQL = `INSERT INTO approvals (${INSERT_COLUMNS.join(", ")})
+  VALUES (${INSERT_COLUMNS.map(() => "?").join(", ")})`;
+
+const GRANT_SELECT = `SELECT ${GRANT_COLUMNS.join(", ")} FROM approval_grants`;
+
+/**
+ * One use of a grant for one approval: only while the grant is unrevoked, unexpired and not
+ * exhausted, and covers the approval, which is still pending and unexpired. The database decides
+ * the race: of concurrent uses, only those that still find a use left change the row.
+ */
+const USE_GRANT_SQL = `UPDATE approval_grants
+  SET uses = uses + 1, last_approval_id = ?, last_used_at = ?
+  WHERE id = ? AND revoked_at IS NULL AND uses < max_uses
+    AND (expires_at IS NULL OR expires_at > ?)
+    AND EXISTS (SELECT 1 FROM approvals AS a WHERE a.id = ? AND a.state = 'pending'
+      AND a.expires_at > ? AND a.server_id = approval_grants.server_id
+      AND a.tool_name = approval_grants.tool_name AND a.binding_id = approval_grants.binding_id
+      AND a.catalog_digest = approval_grants.catalog_digest
+      AND (approval_grants.run_id IS NULL OR a.run_id = approval_grants.run_id))
+  RETURNING ${GRANT_COLUMNS.join(", ")}`;
 
 /** Every recorded-fact column, empty: what a freshly inserted row holds beside its identity. */
 const NO_FACTS: Readonly<Record<string, null>> = Object.fromEntries(
@@ -176,6 +219,198 @@ export class SqlApprovalStore implements ApprovalStore {
   /** A person denies a pending approval. */
   deny(id: string, input: DecisionInput): Promise<ApprovalRecord> {
     return this.#decide(id, input, "denied");
+  }
+
+  /**
+   * A person approves with edited arguments, in one atomic batch: the original moves
+   * `pending → superseded` (guarded by its state and expiry), the new approval is inserted linked
+   * to it (the schema refuses the link unless the original is superseded by it, so a lost race
+   * rolls the whole batch back) and moves `pending → approved`.
+   */
+  async approveWithEdits(id: string, input: EditDecisionInput): Promise<EditedApproval> {
+    const canonical = validateEdits(input);
+    return await this.#run(async () => {
+      for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+        const original = await this.#read(id);
+        if (original === undefined) {
+          throw new ApprovalError("approval_not_found", `no approval ${id}`);
+        }
+        assertTransition(id, original.state, "superseded");
+        const at = this.#now();
+        if (original.expiresAt <= at) {
+          if (await this.#move(id, "pending", "expired", { expired_at: at }) !== undefined) {
+            throw new ApprovalError(
+              "approval_expired",
+              `approval ${id} expired before the decision`,
+            );
+          }
+          continue;
+        }
+        const request = await editedRequest(original, canonical);
+        const newId = crypto.randomUUID();
+        const fields: Readonly<Record<string, SqlValue>> = {
+          ...requestFields(request, canonical, newId, at),
+          supersedes: id,
+        };
+        const decision = {
+          decided_by: input.by,
+          decided_at: at,
+          decision_note: input.note ?? null,
+        };
+        let results;
+        try {
+          results = await this.#db.batch([
+            this.#update(
+              id,
+              "pending",
+              "superseded",
+              {
+                ...decision,
+                superseded_by: newId,
+                superseded_at: at,
+              },
+              { sql: "expires_at > ?", args: [at] },
+              true,
+            ),
+            { sql: INSERT_EDITED_SQL, args: INSERT_COLUMNS.map((column) => fields[column]) },
+            this.#update(newId, "pending", "approved", decision, undefined, true),
+          ]);
+        } catch (error) {
+          // The schema refused the link: the original moved meanwhile. Look again.
+          const now = await this.#read(id);
+          if (now !== undefined && now.state !== "pending") continue;
+          throw error;
+        }
+        const [superseded, , approved] = results;
+        if (!applied(superseded, true) || !applied(approved, true)) continue;
+        this.#seen.delete(id);
+        return {
+          original: this.#remember(this.#fields(superseded.rows[0])),
+          approval: this.#remember(this.#fields(approved.rows[0])),
+        };
+      }
+      throw new ApprovalError("approval_invalid_transition", `approval ${id} kept changing`);
+    });
+  }
+
+  /** Records a standing grant. */
+  async createGrant(input: GrantInput): Promise<ApprovalGrant> {
+    const schema = validateGrant(input);
+    return await this.#run(async () => {
+      const fields = grantFields(input, schema, crypto.randomUUID(), this.#now());
+      await this.#db.batch([{
+        sql: `INSERT INTO approval_grants (${GRANT_COLUMNS.join(", ")})
+          VALUES (${GRANT_COLUMNS.map(() => "?").join(", ")})`,
+        args: GRANT_COLUMNS.map((column) => fields[column]),
+      }]);
+      return toGrant(fields);
+    });
+  }
+
+  /** One grant, or `undefined`. */
+  getGrant(id: string): Promise<ApprovalGrant | undefined> {
+    return this.#run(() => this.#readGrant(id));
+  }
+
+  /** Grants, oldest first. */
+  listGrants(filter: GrantFilter = {}): Promise<ApprovalGrant[]> {
+    return this.#run(async () => {
+      const where: string[] = [];
+      const args: SqlValue[] = [];
+      if (filter.serverId !== undefined) where.push("server_id = ?"), args.push(filter.serverId);
+      if (filter.toolName !== undefined) where.push("tool_name = ?"), args.push(filter.toolName);
+      const rows = await this.#db.query({
+        sql: `${GRANT_SELECT}${where.length === 0 ? "" : ` WHERE ${where.join(" AND ")}`}
+          ORDER BY created_at, id`,
+        args,
+      });
+      return rows.map(toGrant);
+    });
+  }
+
+  /** A person revokes a grant. */
+  async revokeGrant(id: string, input: RevokeGrantInput): Promise<ApprovalGrant> {
+    validateRevoke(id, input?.by);
+    return await this.#run(async () => {
+      const [result] = await this.#db.batch([{
+        sql: `UPDATE approval_grants SET revoked_by = ?, revoked_at = ?
+          WHERE id = ? AND revoked_at IS NULL RETURNING ${GRANT_COLUMNS.join(", ")}`,
+        args: [input.by, this.#now(), id],
+      }]);
+      if (result.rows.length === 1) return toGrant(result.rows[0]);
+      const grant = await this.#readGrant(id);
+      if (grant === undefined) {
+        throw new ApprovalError("approval_grant_not_found", `no grant ${id}`);
+      }
+      throw new ApprovalError("approval_grant_revoked", `grant ${id} is already revoked`);
+    });
+  }
+
+  /**
+   * Approves a pending approval by a grant: one batch uses the grant (a guarded `UPDATE` of its
+   * row) and moves the approval `pending → approved` only if that use was recorded for it.
+   */
+  async approveByGrant(
+    approvalId: string,
+    grantId: string,
+    now?: number,
+  ): Promise<GrantApprovalResult> {
+    validateInstant(now);
+    return await this.#run(async (): Promise<GrantApprovalResult> => {
+      const at = now ?? this.#now();
+      const by = grantDecider(grantId);
+      // Where writers run side by side, the approval's row is locked first: two grants racing for
+      // one approval then never both spend a use on it.
+      const lock = this.#db.dialect.rowLock;
+      const locking = lock === undefined
+        ? []
+        : [{ sql: `SELECT id FROM approvals WHERE id = ?${lock}`, args: [approvalId] }];
+      for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+        const [used, approved] = (await this.#db.batch([
+          ...locking,
+          { sql: USE_GRANT_SQL, args: [approvalId, at, grantId, at, approvalId, at] },
+          this.#update(approvalId, "pending", "approved", {
+            decided_by: by,
+            decided_at: at,
+            decision_note: null,
+            grant_id: grantId,
+          }, {
+            sql: "EXISTS (SELECT 1 FROM approval_grants WHERE id = ? AND last_approval_id = ?)",
+            args: [grantId, approvalId],
+          }, true),
+        ])).slice(locking.length);
+        if (applied(used, true) && applied(approved, true)) {
+          this.#seen.delete(approvalId);
+          return {
+            ok: true,
+            approval: this.#remember(this.#fields(approved.rows[0])),
+            grant: toGrant(used.rows[0]),
+          };
+        }
+        const record = await this.#read(approvalId);
+        if (record === undefined) return { ok: false, code: "approval_not_found" };
+        const grant = await this.#readGrant(grantId);
+        if (grant === undefined) return { ok: false, code: "approval_grant_not_found" };
+        const code = grantRefusal(grant, record, at);
+        if (code !== undefined) return { ok: false, code };
+      }
+      throw new ApprovalError(
+        "approval_invalid_transition",
+        `approval ${approvalId} kept changing`,
+      );
+    });
+  }
+
+  /** The grant's history, oldest first. */
+  grantEvents(id: string): Promise<GrantEvent[]> {
+    return this.#run(async () => {
+      const rows = await this.#db.query({
+        sql: `SELECT ${GRANT_EVENT_COLUMNS.join(", ")} FROM approval_grant_events
+          WHERE grant_id = ? ORDER BY seq`,
+        args: [id],
+      });
+      return rows.map(toGrantEvent);
+    });
   }
 
   /**
@@ -427,6 +662,11 @@ export class SqlApprovalStore implements ApprovalStore {
       args: [id],
     });
     return row === undefined ? undefined : this.#decode(row);
+  }
+
+  async #readGrant(id: string): Promise<ApprovalGrant | undefined> {
+    const [row] = await this.#db.query({ sql: `${GRANT_SELECT} WHERE id = ?`, args: [id] });
+    return row === undefined ? undefined : toGrant(row);
   }
 
   async #findCall(runId: string | null, callId: string | null) {

@@ -22,6 +22,11 @@ const EXPECTED: ReadonlyMap<string, { type: string; sql: string }> = new Map(
   }),
 );
 
+/** sluice's tables: no trigger but its own may sit on them. */
+const SLUICE_TABLES: ReadonlySet<string> = new Set(
+  [...EXPECTED].filter(([, object]) => object.type === "table").map(([name]) => name),
+);
+
 /**
  * Throws `approval_store_schema_invalid` unless the database is at the newest schema version and
  * every migration object is intact, and no other trigger sits on sluice's tables.
@@ -48,7 +53,7 @@ export async function checkSqliteSchema(db: SqlConnection): Promise<void> {
     const table = String(row.tbl_name);
     if (
       row.type === "trigger" && !EXPECTED.has(String(row.name)) &&
-      (table === "approvals" || table === "approval_events")
+      SLUICE_TABLES.has(table)
     ) {
       throw invalid(`trigger ${String(row.name)} is not sluice's`);
     }

@@ -1,0 +1,107 @@
+/**
+ * Standing grants: the checks every store shares. What a valid grant is, whom a grant records as
+ * the decider, and whether a grant may approve an approval at an instant.
+ *
+ * @module
+ */
+import { ApprovalError } from "./errors.ts";
+import { objectText, requireText } from "./machine.ts";
+import type { ApprovalGrant, ApprovalRecord, GrantInput, GrantRefusalCode } from "./types.ts";
+
+/**
+ * The decider an approval approved by grant `grantId` records: `grant:<id>`.
+ *
+ * @category Approvals
+ */
+export function grantDecider(grantId: string): string {
+  return `grant:${grantId}`;
+}
+
+/**
+ * What a grant is at `now`: usable, or why not.
+ *
+ * @category Approvals
+ */
+export type GrantStatus = "active" | "revoked" | "expired" | "exhausted";
+
+/**
+ * The status of a grant at `now`.
+ *
+ * @category Approvals
+ */
+export function grantStatus(grant: ApprovalGrant, now: number): GrantStatus {
+  if (grant.revokedAt !== undefined) return "revoked";
+  if (grant.expiresAt !== undefined && grant.expiresAt <= now) return "expired";
+  if (grant.uses >= grant.maxUses) return "exhausted";
+  return "active";
+}
+
+/**
+ * Checks a grant before it is stored: the tool's identity, a positive whole number of uses, a
+ * run or an expiry (or both), a schema that is a JSON object, who grants. Returns the schema's
+ * canonical JSON text, or `null` without one.
+ *
+ * @category Approvals
+ */
+export function validateGrant(input: GrantInput): string | null {
+  if (typeof input !== "object" || input === null) {
+    throw new ApprovalError("approval_invalid_request", "a grant must be an object");
+  }
+  for (const field of ["serverId", "toolName", "bindingId", "catalogDigest", "by"] as const) {
+    requireText(input[field], field);
+  }
+  if (!Number.isSafeInteger(input.maxUses) || input.maxUses < 1) {
+    throw new ApprovalError("approval_invalid_request", "maxUses must be a positive integer");
+  }
+  if (input.runId !== undefined) requireText(input.runId, "runId");
+  if (
+    input.expiresAt !== undefined &&
+    (typeof input.expiresAt !== "number" || !Number.isFinite(input.expiresAt))
+  ) {
+    throw new ApprovalError("approval_invalid_request", "expiresAt must be a finite number");
+  }
+  if (input.runId === undefined && input.expiresAt === undefined) {
+    throw new ApprovalError(
+      "approval_invalid_request",
+      "a grant needs a runId, an expiresAt, or both",
+    );
+  }
+  if (input.note !== undefined && typeof input.note !== "string") {
+    throw new ApprovalError("approval_invalid_request", "note must be a string");
+  }
+  const schema = input.argumentsSchema;
+  return schema === undefined ? null : objectText(schema, "argumentsSchema");
+}
+
+/**
+ * Checks a revocation or a grant id: non-empty text.
+ *
+ * @category Approvals
+ */
+export function validateRevoke(id: string, by: unknown): void {
+  requireText(id, "id");
+  requireText(by, "by");
+}
+
+/**
+ * Why `grant` may not approve `approval` at `now`, or `undefined` when it may: the grant must be
+ * active and cover the approval's server, tool, binding, catalog digest and (for a run grant)
+ * run; the approval must be pending and not past its expiry (else `approval_grant_mismatch`).
+ *
+ * @category Approvals
+ */
+export function grantRefusal(
+  grant: ApprovalGrant,
+  approval: ApprovalRecord,
+  now: number,
+): GrantRefusalCode | undefined {
+  const status = grantStatus(grant, now);
+  if (status !== "active") return `approval_grant_${status}`;
+  const covers = grant.serverId === approval.serverId && grant.toolName === approval.toolName &&
+    grant.bindingId === approval.bindingId && grant.catalogDigest === approval.catalogDigest &&
+    (grant.runId === undefined || grant.runId === approval.runId);
+  if (!covers || approval.state !== "pending" || approval.expiresAt <= now) {
+    return "approval_grant_mismatch";
+  }
+  return undefined;
+}

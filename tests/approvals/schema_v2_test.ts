@@ -1,0 +1,160 @@
+/**
+ * Schema version 2 (the `superseded` state, edit links, grants) on a database written at version
+ * 1: libSQL and PostgreSQL migrate it in place, keep every approval and event, pass the open
+ * check, and then enforce the new state in SQL against raw statements.
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { createClient } from "@libsql/client";
+import postgres from "postgres";
+import { processGone } from "../../fixtures/process.ts";
+import { LibsqlApprovalStore } from "../../libsql.ts";
+import { PostgresApprovalStore } from "../../postgres.ts";
+import type { ApprovalStore } from "../../src/approvals/mod.ts";
+import { INSERT_COLUMNS } from "../../src/approvals/sql/columns.ts";
+import { requestFields } from "../../src/approvals/sql/rows.ts";
+import { SQLITE_MIGRATIONS } from "../../src/approvals/sqlite/migrations.ts";
+import { POSTGRES_MIGRATIONS } from "../../src/approvals/postgres/migrations.ts";
+import { makeRequest } from "../support/approval_requests.ts";
+import { postgresAvailable, startPostgres } from "../support/postgres_server.ts";
+
+/** The columns of a version-1 row (no `supersedes`) and their values for a pending approval. */
+async function v1Row(id: string, call = true) {
+  const ids = call ? { runId: "run-v1", callId: "call-v1" } : {};
+  const request = await makeRequest(Date.now(), ids);
+  const fields = requestFields(request, JSON.stringify(request.arguments), id, Date.now());
+  const columns = INSERT_COLUMNS.filter((column) => column !== "supersedes");
+  return { columns, values: columns.map((column) => fields[column]) };
+}
+
+/** After the upgrade: the old approval is there with its history; edits and grants work. */
+async function checkUpgraded(store: ApprovalStore, id: string): Promise<void> {
+  const record = (await store.get(id))!;
+  assert.equal(record.state, "pending");
+  assert.equal(record.runId, "run-v1");
+  assert.deepEqual((await store.events(id)).map((e) => [e.from, e.to]), [[null, "pending"]]);
+  const { original, approval } = await store.approveWithEdits(id, {
+    by: "erin",
+    arguments: { document: "doc-1", title: "edited after upgrade" },
+  });
+  assert.equal(original.state, "superseded");
+  assert.equal(approval.supersedes, id);
+  const grant = await store.createGrant({
+    serverId: "docs",
+    toolName: "update_doc",
+    bindingId: "docs-update",
+    catalogDigest: record.catalogDigest,
+    runId: "run-v1",
+    maxUses: 1,
+    by: "gina",
+  });
+  assert.equal((await store.getGrant(grant.id))?.uses, 0);
+}
+
+Deno.test("libSQL: a version-1 database is upgraded in place and enforces superseded in SQL", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "sluice-v2-" });
+  const path = join(dir, "approvals.db");
+  try {
+    const raw = createClient({ url: `file:${path}` });
+    const id = crypto.randomUUID();
+    try {
+      await raw.execute(`CREATE TABLE schema_version (
+        version INTEGER PRIMARY KEY NOT NULL, applied_at INTEGER NOT NULL) STRICT`);
+      await raw.batch([
+        { sql: "INSERT INTO schema_version (version, applied_at) VALUES (1, 0)", args: [] },
+        ...SQLITE_MIGRATIONS[0].statements.map((sql) => ({ sql, args: [] })),
+      ], "write");
+      const row = await v1Row(id);
+      await raw.execute({
+        sql: `INSERT INTO approvals (${row.columns.join(", ")})
+          VALUES (${row.columns.map(() => "?").join(", ")})`,
+        args: row.values,
+      });
+    } finally {
+      raw.close();
+    }
+    const store = await LibsqlApprovalStore.open(path);
+    try {
+      await checkUpgraded(store, id);
+    } finally {
+      await store.close();
+    }
+    const after = createClient({ url: `file:${path}` });
+    try {
+      // The database itself refuses to move a superseded approval on, or to link an edit to an
+      // approval that was not superseded by it.
+      await assert.rejects(
+        after.execute({ sql: "UPDATE approvals SET state = 'approved' WHERE id = ?", args: [id] }),
+        /terminal approval is immutable/,
+      );
+      const other = await v1Row(crypto.randomUUID(), false);
+      await assert.rejects(
+        after.execute({
+          sql: `INSERT INTO approvals (${[...other.columns, "supersedes"].join(", ")})
+            VALUES (${[...other.columns, "supersedes"].map(() => "?").join(", ")})`,
+          args: [...other.values, id],
+        }),
+        /edit replaces a superseded approval/,
+      );
+      await assert.rejects(
+        after.execute("UPDATE approval_grants SET uses = uses + 2"),
+        /illegal grant change/,
+      );
+    } finally {
+      after.close();
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+if (postgresAvailable()) {
+  Deno.test("PostgreSQL: a version-1 database is upgraded in place and enforces superseded in SQL", async () => {
+    const server = await startPostgres();
+    try {
+      const url = await server.createDatabase();
+      const sql = postgres(url, { max: 1, onnotice: () => {} });
+      const id = crypto.randomUUID();
+      try {
+        await sql.begin(async (tx) => {
+          await tx.unsafe(`CREATE TABLE schema_version (
+            version INTEGER PRIMARY KEY NOT NULL, applied_at BIGINT NOT NULL)`);
+          await tx.unsafe("INSERT INTO schema_version (version, applied_at) VALUES (1, 0)");
+          for (const statement of POSTGRES_MIGRATIONS[0].statements) await tx.unsafe(statement);
+        });
+        const row = await v1Row(id);
+        await sql.unsafe(
+          `INSERT INTO approvals (${row.columns.join(", ")})
+            VALUES (${row.columns.map((_, i) => `$${i + 1}`).join(", ")})`,
+          row.values as string[],
+        );
+      } finally {
+        await sql.end();
+      }
+      const store = await PostgresApprovalStore.open(url);
+      try {
+        await checkUpgraded(store, id);
+      } finally {
+        await store.close();
+      }
+      const after = postgres(url, { max: 1, onnotice: () => {} });
+      try {
+        await assert.rejects(
+          after.unsafe("UPDATE approvals SET state = 'approved' WHERE id = $1", [id]),
+          /terminal approval is immutable/,
+        );
+        await assert.rejects(
+          after.unsafe("UPDATE approval_grants SET uses = uses + 2"),
+          /illegal grant change/,
+        );
+        await assert.rejects(after.unsafe("DELETE FROM approval_grants"), /never deleted/);
+      } finally {
+        await after.end();
+      }
+    } finally {
+      const pid = server.pid;
+      await server.stop();
+      assert.ok(await processGone(pid));
+    }
+  });
+}

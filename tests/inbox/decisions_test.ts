@@ -1,0 +1,169 @@
+/**
+ * The inbox's edit-before-approving and standing-grant forms on the real handler over a real
+ * in-memory store: each records the authorized person, never a form field; each is refused
+ * cross-origin, without its token, or stale; edited arguments round-trip exactly, hostile ones
+ * included, and render inert.
+ */
+import assert from "node:assert/strict";
+import { MemoryApprovalStore } from "../../src/approvals/memory.ts";
+import { approvalInbox, type InboxHandler } from "../../inbox.ts";
+import { makeRequest } from "../support/approval_requests.ts";
+
+const ORIGIN = "http://127.0.0.1:8787";
+const PERSON_HEADER = "x-test-person";
+
+function setup() {
+  const store = new MemoryApprovalStore();
+  const inbox = approvalInbox({
+    store,
+    authorize: (request) => request.headers.get(PERSON_HEADER) ?? undefined,
+    refreshMs: 0,
+  });
+  return { store, inbox };
+}
+
+const get = (path: string, person = "alice") =>
+  new Request(`${ORIGIN}${path}`, { headers: { [PERSON_HEADER]: person } });
+
+function post(path: string, fields: Record<string, string>, origin: string | null = ORIGIN) {
+  return new Request(`${ORIGIN}${path}`, {
+    method: "POST",
+    headers: {
+      "content-type": "application/x-www-form-urlencoded",
+      [PERSON_HEADER]: "alice",
+      ...(origin === null ? {} : { origin }),
+    },
+    body: new URLSearchParams(fields).toString(),
+  });
+}
+
+/** The hidden fields of the form with `id` on the page at `path`, and the form's markup. */
+async function form(inbox: InboxHandler, path: string, id: string) {
+  const page = await (await inbox(get(path))).text();
+  const start = page.indexOf(id);
+  assert.ok(start > 0, `the page has ${id}`);
+  const block = page.slice(start, page.indexOf("</form>", start));
+  const token = /name="token" value="([^"]+)"/.exec(block)?.[1];
+  const version = /name="version" value="([^"]+)"/.exec(block)?.[1];
+  assert.ok(token && version);
+  return { fields: { token, version }, block };
+}
+
+Deno.test("inbox approve with edits: the person's arguments, exactly, recorded by the authorized person", async () => {
+  const { store, inbox } = setup();
+  const hostile = {
+    document: '<img src=x onerror="alert(1)"></textarea><script>alert(2)</script>',
+    title: "invoice\u202Egpj.exe \u200Bzero",
+  };
+  const record = await store.prepare(
+    await makeRequest(Date.now(), { runId: "r", callId: "c" }, hostile),
+  );
+  const { fields, block } = await form(inbox, `/approvals/${record.id}`, 'id="edit"');
+  assert.ok(!block.includes("<img"), "the arguments render inert in the textarea");
+  assert.ok(!block.includes("</textarea><script>"));
+  assert.ok(!/[\u202A-\u202E\u200B]/.test(block), "no raw bidi or zero-width character");
+  assert.match(block, /invoice\\u202egpj\.exe \\u200bzero/);
+  // What the textarea shows parses back to exactly what was stored.
+  const shown = /<textarea id="edit-arguments"[^>]*>([^<]*)<\/textarea>/.exec(block)![1]
+    .replaceAll("&lt;", "<").replaceAll("&gt;", ">").replaceAll("&quot;", '"')
+    .replaceAll("&#39;", "'").replaceAll("&amp;", "&");
+  assert.deepEqual(JSON.parse(shown), hostile);
+  const edited = { document: "doc-1", title: "Edited \u202E" };
+  const response = await inbox(post(`/approvals/${record.id}/edit`, {
+    ...fields,
+    arguments: JSON.stringify(edited),
+    note: "fixed the title",
+    by: "mallory",
+  }));
+  assert.equal(response.status, 200);
+  assert.match(await response.text(), /Approved with edits by alice/);
+  const original = (await store.get(record.id))!;
+  assert.equal(original.state, "superseded");
+  assert.equal(original.decision?.by, "alice");
+  const approval = (await store.get(original.supersededBy!))!;
+  assert.equal(approval.state, "approved");
+  assert.deepEqual(approval.arguments, edited);
+  assert.deepEqual([approval.decision?.by, approval.decision?.note], ["alice", "fixed the title"]);
+  // The page of the original links to the edit; a replay of the form is stale.
+  const page = await (await inbox(get(`/approvals/${record.id}`))).text();
+  assert.ok(page.includes(`/approvals/${approval.id}`));
+  const replay = await inbox(
+    post(`/approvals/${record.id}/edit`, { ...fields, arguments: '{"a":1}' }),
+  );
+  assert.equal(replay.status, 409);
+  assert.match(await replay.text(), /inbox_stale_form/);
+});
+
+Deno.test("inbox approve with edits: not JSON, not an object, cross-origin or without a token: refused, nothing recorded", async () => {
+  const { store, inbox } = setup();
+  const record = await store.prepare(await makeRequest(Date.now()));
+  const { fields } = await form(inbox, `/approvals/${record.id}`, 'id="edit"');
+  for (
+    const [body, origin, status, code] of [
+      [{ ...fields, arguments: "{not json" }, ORIGIN, 400, "inbox_form_invalid"],
+      [{ ...fields, arguments: "[1]" }, ORIGIN, 400, "inbox_form_invalid"],
+      [{ ...fields, arguments: "{}" }, "https://evil.example", 403, "inbox_origin_refused"],
+      [{ arguments: "{}" }, ORIGIN, 403, "inbox_token_invalid"],
+    ] as const
+  ) {
+    const response = await inbox(post(`/approvals/${record.id}/edit`, body, origin));
+    assert.equal(response.status, status, code);
+    assert.match(await response.text(), new RegExp(code));
+  }
+  // The decide form's token does not work for the edit form.
+  const decide = await form(inbox, `/approvals/${record.id}`, 'id="decide"');
+  const crossed = await inbox(
+    post(`/approvals/${record.id}/edit`, { ...decide.fields, arguments: "{}" }),
+  );
+  assert.equal(crossed.status, 403);
+  assert.equal((await store.get(record.id))?.state, "pending");
+  assert.equal((await store.list()).length, 1);
+});
+
+Deno.test("inbox grants: made by the authorized person, listed, revoked with the form's token", async () => {
+  const { store, inbox } = setup();
+  const record = await store.prepare(
+    await makeRequest(Date.now(), { runId: "run-9", callId: "c" }),
+  );
+  const grantForm = await form(inbox, `/approvals/${record.id}`, 'id="grant"');
+  const made = await inbox(post(`/approvals/${record.id}/grant`, {
+    ...grantForm.fields,
+    uses: "2",
+    this_run: "yes",
+    note: "the rest of this run",
+    by: "mallory",
+  }));
+  assert.equal(made.status, 200);
+  const [grant] = await store.listGrants();
+  assert.deepEqual(
+    [grant.grantedBy, grant.runId, grant.maxUses, grant.toolName, grant.catalogDigest],
+    ["alice", "run-9", 2, record.toolName, record.catalogDigest],
+  );
+  assert.equal((await store.get(record.id))?.state, "pending", "the approval itself still waits");
+  // Neither a run nor hours: refused.
+  const unbounded = await inbox(
+    post(`/approvals/${record.id}/grant`, { ...grantForm.fields, uses: "2" }),
+  );
+  assert.equal(unbounded.status, 400);
+  const revokeForm = await form(inbox, "/grants", `data-grant="${grant.id}"`);
+  assert.match(revokeForm.block, /active/);
+  for (
+    const [body, origin, status] of [
+      [revokeForm.fields, "https://evil.example", 403],
+      [{ version: "active" }, ORIGIN, 403],
+    ] as const
+  ) {
+    const refused = await inbox(post(`/grants/${grant.id}/revoke`, body, origin));
+    assert.equal(refused.status, status);
+  }
+  assert.equal((await store.getGrant(grant.id))?.revokedAt, undefined);
+  const revoked = await inbox(post(`/grants/${grant.id}/revoke`, revokeForm.fields));
+  assert.equal(revoked.status, 200);
+  assert.match(await revoked.text(), /Grant revoked by alice/);
+  assert.equal((await store.getGrant(grant.id))?.revokedBy, "alice");
+  const replay = await inbox(post(`/grants/${grant.id}/revoke`, revokeForm.fields));
+  assert.equal(replay.status, 409);
+  assert.match(await replay.text(), /inbox_stale_form/);
+  const list = await (await inbox(get("/grants"))).text();
+  assert.match(list, /revoked by alice/);
+});
