@@ -14,6 +14,13 @@
  * every call to a tool sluice made ready succeeded; a tool sluice refused (in the report's
  * `skipped`) is still called, to show the refusal is local, and does not count as a failure.
  *
+ * It is the host of a strict-mode model (OpenAI strict function calling): it exports the tools
+ * with `toolkit.toOpenAITools({ strict: true, closeOpenObjects: true })`, where every optional
+ * property becomes required and nullable, so the model writes `null` for a property it leaves
+ * out; each call passes that export's record as `strictNulls`, which turns those `null`s back
+ * into absent properties before validation. The scenarios' context arguments are what such a
+ * model sends (`http-custom-headers` calls with `verbose: null` for an optional boolean).
+ *
  * @module
  */
 import { connect, type Connection } from "../mod.ts";
@@ -133,6 +140,8 @@ async function main(): Promise<number> {
     });
     let failed = report.servers[0]?.status !== "ready";
     const ready = new Map(report.ready.map((tool) => [tool.tool, tool.name]));
+    const nullable = connection.toolkit.toOpenAITools({ strict: true, closeOpenObjects: true })
+      .report.nullable;
     const skipped = new Map(report.skipped.map((tool) => [tool.tool, tool.name]));
     for (const call of calls) {
       const local = ready.get(call.name) ?? skipped.get(call.name) ?? call.name;
@@ -144,7 +153,12 @@ async function main(): Promise<number> {
         failed = true;
         continue;
       }
-      const envelope = await connection.toolkit.call(local, args);
+      const strictNulls = nullable[local];
+      const envelope = await connection.toolkit.call(
+        local,
+        args,
+        strictNulls === undefined ? {} : { strictNulls },
+      );
       say({ event: "call", tool: call.name, ready: ready.has(call.name), envelope });
       if (ready.has(call.name) && envelope.errorCode !== undefined) failed = true;
     }
