@@ -24,8 +24,11 @@ const CLIENT = `${ROOT}scripts/conformance_client.ts`;
 /** The expected-results file. */
 export const EXPECTED_FILE = `${ROOT}fixtures/conformance/expected.json`;
 
-/** Protocol versions sluice speaks, in the order runs are listed. */
-export const SPOKEN_VERSIONS = ["2025-06-18", "2025-11-25", "2026-07-28"] as const;
+/**
+ * Protocol versions sluice speaks, in the order runs are listed. `draft` is how the stable
+ * suite (0.1.16) names the revision that became 2026-07-28; only its `auth/*` scenarios use it.
+ */
+export const SPOKEN_VERSIONS = ["2025-06-18", "2025-11-25", "2026-07-28", "draft"] as const;
 
 /** One run's outcome: no failing or warning check and the runner exited 0, or not. */
 export type RunStatus = "pass" | "fail";
@@ -144,15 +147,17 @@ export async function runScenario(run: PlannedRun, timeoutMs = 30_000): Promise<
       stderr: "piped",
     }).output();
     const runnerOutput = decoder.decode(output.stdout) + decoder.decode(output.stderr);
-    const [dir] = await Array.fromAsync(Deno.readDir(out));
+    // The runner saves into <out>/<scenario>-<time>/ (`auth/x` makes <out>/auth/x-<time>/).
+    const parent = scenarioParent(out, run.scenario);
+    const [dir] = await Array.fromAsync(Deno.readDir(parent)).catch(() => []);
     const saved = dir === undefined ? undefined : await Deno.readTextFile(
-      `${out}/${dir.name}/checks.json`,
+      `${parent}/${dir.name}/checks.json`,
     ).catch(() => undefined);
     if (dir === undefined || saved === undefined) {
       // The runner stopped before saving its checks.
       return { status: "fail", failing: [`runner exit ${output.code}`], detail: runnerOutput };
     }
-    const read = (name: string) => Deno.readTextFile(`${out}/${dir.name}/${name}`);
+    const read = (name: string) => Deno.readTextFile(`${parent}/${dir.name}/${name}`);
     const checks = JSON.parse(saved) as Check[];
     const bad = checks.filter((check) => check.status === "FAILURE" || check.status === "WARNING");
     const failing = [...new Set(bad.map((check) => `${check.id}: ${check.name}`))].sort();
@@ -166,6 +171,12 @@ export async function runScenario(run: PlannedRun, timeoutMs = 30_000): Promise<
   } finally {
     await Deno.remove(out, { recursive: true });
   }
+}
+
+/** The directory the runner saves a scenario's results under: `auth/x` nests one level. */
+function scenarioParent(out: string, scenario: string): string {
+  const slash = scenario.lastIndexOf("/");
+  return slash < 0 ? out : `${out}/${scenario.slice(0, slash)}`;
 }
 
 /**

@@ -14,9 +14,16 @@
  * every call to a tool sluice made ready succeeded; a tool sluice refused (in the report's
  * `skipped`) is still called, to show the refusal is local, and does not count as a failure.
  *
+ * It is the host of a strict-mode model (OpenAI strict function calling): it exports the tools
+ * with `toolkit.toOpenAITools({ strict: true, closeOpenObjects: true })`, where every optional
+ * property becomes required and nullable, so the model writes `null` for a property it leaves
+ * out; each call passes that export's record as `strictNulls`, which turns those `null`s back
+ * into absent properties before validation. The scenarios' context arguments are what such a
+ * model sends (`http-custom-headers` calls with `verbose: null` for an optional boolean).
+ *
  * @module
  */
-import { connect, type Connection } from "../mod.ts";
+import { connect, type Connection, type ConnectOptions, OAuthClient } from "../mod.ts";
 
 /** The model-facing tools of the connection, for arguments that depend on what was listed. */
 type ListedTools = Connection["toolkit"]["tools"];
@@ -80,6 +87,86 @@ export const LISTED_ONLY: Readonly<Record<string, readonly string[]>> = {
   "json-schema-2020-12-preservation": ["json_schema_2020_12_tool"],
 };
 
+/**
+ * Every `auth/*` scenario: the suite's MCP server, behind the suite's authorization server,
+ * lists one tool; the client authorizes (see {@link HostOAuth}), lists and calls it.
+ */
+export const AUTH_PLAN: readonly PlannedCall[] = [{ name: "test-tool", arguments: {} }];
+
+/**
+ * The client ID metadata document URL the suite's `auth/basic-cimd` expects a client to use
+ * as its `client_id` (the suite never fetches it; a real host serves its own).
+ */
+const CLIENT_METADATA_URL = "https://conformance-test.local/client-metadata.json";
+
+/**
+ * The redirect URI the host registers. Nothing listens on it: the suite's authorization
+ * endpoint approves at once and redirects there, and the "person" below reads that redirect.
+ */
+const REDIRECT_URI = "http://127.0.0.1:8976/callback";
+
+/**
+ * The OAuth side of the host: one `OAuthClient` as an application configures it for the
+ * authorization code flow, and the person at the browser. The suite's authorization endpoint
+ * answers the authorization URL with a redirect to the redirect URI at once (no login page),
+ * so the person is one plain `fetch` that does not follow it; the redirect's `Location` is the
+ * callback URL the application hands to `auth.finish()`. The OAuth requests themselves all go
+ * through sluice's hardened fetch; only this stand-in for a browser uses the runtime's own.
+ */
+class HostOAuth {
+  readonly client: OAuthClient;
+  #callback: string | undefined;
+  /** Authorization URLs the person was sent to, in order. */
+  readonly visited: URL[] = [];
+
+  constructor(scope?: string) {
+    this.client = new OAuthClient({
+      redirectUri: REDIRECT_URI,
+      redirect: (url) => this.#visit(url),
+      clientMetadataUrl: CLIENT_METADATA_URL,
+      clientName: "sluice-conformance",
+      ...(scope !== undefined ? { scope } : {}),
+    });
+  }
+
+  async #visit(url: URL): Promise<void> {
+    this.visited.push(url);
+    const response = await fetch(url, { redirect: "manual" });
+    await response.body?.cancel();
+    this.#callback = response.headers.get("location") ?? undefined;
+  }
+
+  /** The callback the person came back with since the last call, once. */
+  takeCallback(): string | undefined {
+    const callback = this.#callback;
+    this.#callback = undefined;
+    return callback;
+  }
+}
+
+/**
+ * Connects; when the server needs a person's authorization, lets the person authorize, hands
+ * the callback to `auth.finish()` and connects again (at most twice: never a loop).
+ */
+async function connectAuthorized(
+  url: string,
+  options: ConnectOptions,
+  oauth: HostOAuth | undefined,
+): Promise<Connection> {
+  let connection = await connect(url, options);
+  for (let round = 0; oauth !== undefined && round < 2; round++) {
+    const server = connection.report().servers[0];
+    if (server?.errorCode !== "auth_authorization_required") break;
+    const callback = oauth.takeCallback();
+    if (callback === undefined) break;
+    say({ event: "authorized", round });
+    await oauth.client.finish(callback);
+    await connection.close();
+    connection = await connect(url, options);
+  }
+  return connection;
+}
+
 /** A placeholder allow entry for scenarios whose server lists no tool the host wants. */
 const NOTHING = "conformance-no-tool";
 
@@ -107,22 +194,28 @@ async function main(): Promise<number> {
     console.error("usage: conformance_client.ts <server url>");
     return 2;
   }
-  const calls = contextCalls() ?? PLANS[scenario];
+  const isAuth = scenario.startsWith("auth/");
+  const calls = isAuth ? AUTH_PLAN : contextCalls() ?? PLANS[scenario];
   if (calls === undefined) {
     say({ event: "unsupported", scenario });
     return 3;
   }
   const names = [...new Set([...calls.map((call) => call.name), ...(LISTED_ONLY[scenario] ?? [])])];
   const allow = names.length > 0 ? names : [NOTHING];
-  const connection = await connect(url, {
+  const options = (oauth: HostOAuth | undefined): ConnectOptions => ({
     id: "conformance",
     allow,
     preApproved: allow,
+    // The suite's servers (MCP and authorization) are plain http on loopback: the test-only
+    // transport option, which OAuth requests inherit too; defaults refuse both.
     transport: { dangerouslyAllowLoopback: true },
+    ...(oauth !== undefined ? { auth: oauth.client } : {}),
     ...(LEGACY_2025_03_26.has(scenario)
       ? { legacyProtocolVersions: ["2025-11-25", "2025-06-18", "2025-03-26"] }
       : {}),
   });
+  let oauth = isAuth ? new HostOAuth() : undefined;
+  let connection = await connectAuthorized(url, options(oauth), oauth);
   try {
     const report = connection.report();
     say({
@@ -132,7 +225,10 @@ async function main(): Promise<number> {
       skipped: report.skipped,
     });
     let failed = report.servers[0]?.status !== "ready";
+    let steppedUp = false;
     const ready = new Map(report.ready.map((tool) => [tool.tool, tool.name]));
+    const nullable = connection.toolkit.toOpenAITools({ strict: true, closeOpenObjects: true })
+      .report.nullable;
     const skipped = new Map(report.skipped.map((tool) => [tool.tool, tool.name]));
     for (const call of calls) {
       const local = ready.get(call.name) ?? skipped.get(call.name) ?? call.name;
@@ -144,7 +240,21 @@ async function main(): Promise<number> {
         failed = true;
         continue;
       }
-      const envelope = await connection.toolkit.call(local, args);
+      const strictNulls = nullable[local];
+      const callOptions = strictNulls === undefined ? {} : { strictNulls };
+      let envelope = await connection.toolkit.call(local, args, callOptions);
+      if (envelope.errorCode === "auth_insufficient_scope" && oauth !== undefined && !steppedUp) {
+        // Step-up, as a host does it: sluice reports the scopes the server asked for and does
+        // not retry; the host authorizes again, once, with what it asked for before plus those.
+        steppedUp = true;
+        const before = oauth.visited.at(-1)?.searchParams.get("scope")?.split(" ") ?? [];
+        const scope = [...new Set([...before, ...oauth.client.scopeNeeded(url) ?? []])].join(" ");
+        say({ event: "step-up", tool: call.name, scope });
+        await connection.close();
+        oauth = new HostOAuth(scope);
+        connection = await connectAuthorized(url, options(oauth), oauth);
+        envelope = await connection.toolkit.call(local, args, callOptions);
+      }
       say({ event: "call", tool: call.name, ready: ready.has(call.name), envelope });
       if (ready.has(call.name) && envelope.errorCode !== undefined) failed = true;
     }

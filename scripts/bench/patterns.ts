@@ -5,17 +5,37 @@
  * ReDoS patterns with inputs a few hundred times shorter. Target: every admitted pattern under
  * 50 ms per 100 KiB validation.
  *
+ * Then the same cases through `connect()`: a hostile server (`pattern_server.ts`, the official
+ * SDK server in a Worker on loopback) declares each pattern in a tool's `outputSchema` and
+ * returns an adversarial string as `structuredContent`; each call's elapsed time is reported
+ * against its deadline (target: within deadline + 10%, a ratio under 1.1). A 100 KiB string is
+ * over the default 64 KiB result budget (`maxResultBytes`, which a host may only lower), so
+ * those calls end `mcp_result_too_large` before any matching; the cases are run again at
+ * {@link FITTING_SIZE}, which fits and is validated.
+ *
  * @module
  */
 import fc from "fast-check";
-import { checkSchema, compileSchema } from "../../mod.ts";
+import { RE2JS } from "re2js";
+import { checkSchema, compileSchema, connect } from "../../mod.ts";
+import { type PatternCase, patternToolName, startPatternServer } from "./pattern_server.ts";
 import { type Benchmark, type BenchRow, median, quantile } from "./types.ts";
 
 const SIZE = 100 * 1024;
 const TARGET_MS = 50;
 
+/**
+ * A string size (56 KiB) whose call result fits the default 64 KiB `maxResultBytes` with its
+ * JSON framing on every shape (the `mixed` one is 10% two-byte characters), so `connect()`
+ * validates it.
+ */
+export const FITTING_SIZE = 56 * 1024;
+
+/** The call deadline (`limits.timeoutMs`) of the `connect()` cases. */
+export const CALL_DEADLINE_MS = 2_000;
+
 /** Strings of `SIZE` characters on which backtracking engines stall or DFAs grow. */
-const shapes: readonly [string, (n: number) => string][] = [
+export const shapes: readonly [string, (n: number) => string][] = [
   ["a*n", (n) => "a".repeat(n)],
   ["a*n+!", (n) => "a".repeat(n - 1) + "!"],
   ["1*n+y", (n) => "1".repeat(n - 1) + "y"],
@@ -24,10 +44,20 @@ const shapes: readonly [string, (n: number) => string][] = [
   ["(a.)*@", (n) => "a.".repeat(n / 2 - 1) + "a@"],
   ["(=a)*=", (n) => "a" + "=a".repeat(n / 2 - 1) + "="],
   ["mixed", (n) => Array.from({ length: n }, (_, i) => "a1 .-_=@!é"[(i * 7919) % 10]).join("")],
+  // Runs just short of a bounded repeat's reach, then the literal that ends a match: what makes
+  // RE2 build many states for chains of counted repeats.
+  [
+    "(a*99!)*b",
+    (n) => ("a".repeat(99) + "!").repeat(Math.floor(n / 100) - 1) + "a".repeat(99) + "b",
+  ],
+  [
+    "(1*99!)*x",
+    (n) => ("1".repeat(99) + "!").repeat(Math.floor(n / 100) - 1) + "1".repeat(99) + "x",
+  ],
 ];
 
 /** The issue's ReDoS cases and the classic ones, with the input that stalls a backtracker. */
-const redos: readonly [string, (n: number) => string][] = [
+export const redos: readonly [string, (n: number) => string][] = [
   ["\\d{1,200}\\d{1,200}\\d{1,200}\\d{1,200}x", (n) => "1".repeat(n)],
   ["a{0,500}a{0,500}a{0,500}b", (n) => "a".repeat(n)],
   ["a*a{0,100}a{0,100}b", (n) => "a".repeat(n)],
@@ -37,7 +67,7 @@ const redos: readonly [string, (n: number) => string][] = [
 ];
 
 /** Patterns published by real servers (kubernetes-mcp-server, zod 4 through fastmcp). */
-const real: readonly [string, string][] = [
+export const real: readonly [string, string][] = [
   ["kubernetes field selector", "^[.\\-A-Za-z0-9]+([=!,]{1,2}[./\\-A-Za-z0-9]+)+$"],
   [
     "zod email",
@@ -70,6 +100,74 @@ function generatedPatterns(count: number): string[] {
   return admitted.slice(0, count);
 }
 
+/** One call through `connect()`: its outcome code (`ok` when none) and elapsed milliseconds. */
+export interface CallOutcome {
+  readonly code: string;
+  readonly elapsedMs: number;
+}
+
+/**
+ * The issue's ReDoS patterns and the real ones, each with every adversarial shape of
+ * `size` characters (and a ReDoS pattern's own stalling input): the `connect()` cases.
+ *
+ * @param size the string length
+ */
+export function connectCases(size: number): PatternCase[] {
+  const cases: PatternCase[] = [];
+  for (const [pattern, make] of redos) cases.push({ pattern, value: make(size) });
+  for (const [pattern] of [...redos, ...real.map(([, pattern]) => [pattern] as const)]) {
+    for (const [, make] of shapes) cases.push({ pattern, value: make(size) });
+  }
+  return cases;
+}
+
+/**
+ * Calls each case's tool once through `connect()` against the hostile server: the outcome code
+ * (the skip code for a tool `connect()` refused at discovery, as `skipped:<code>`) and the
+ * elapsed time of the call.
+ *
+ * @param cases the tools to serve and call
+ * @param deadlineMs the calls' deadline (`limits.timeoutMs`)
+ */
+export async function callPatternCases(
+  cases: readonly PatternCase[],
+  deadlineMs = CALL_DEADLINE_MS,
+): Promise<CallOutcome[]> {
+  const server = await startPatternServer(cases);
+  try {
+    const allow = cases.map((_, index) => patternToolName(index));
+    const connection = await connect(server.url, {
+      id: "hostile",
+      allow,
+      // The host lets these read tools run without asking; approval is not what is measured.
+      preApproved: allow,
+      limits: { timeoutMs: deadlineMs },
+      transport: { dangerouslyAllowLoopback: true },
+    });
+    try {
+      const report = connection.report();
+      const skipped = new Map(report.skipped.map((tool) => [tool.tool, tool.code]));
+      const ready = new Map(report.ready.map((tool) => [tool.tool, tool.name]));
+      const outcomes: CallOutcome[] = [];
+      for (const name of allow) {
+        const refused = skipped.get(name);
+        if (refused !== undefined) {
+          outcomes.push({ code: `skipped:${refused}`, elapsedMs: 0 });
+          continue;
+        }
+        const start = performance.now();
+        const envelope = await connection.toolkit.call(ready.get(name) ?? name, {});
+        outcomes.push({ code: envelope.errorCode ?? "ok", elapsedMs: performance.now() - start });
+      }
+      return outcomes;
+    } finally {
+      await connection.close();
+    }
+  } finally {
+    await server.close();
+  }
+}
+
 /** Median milliseconds of `rounds` validations of `text` by a validator for `pattern`. */
 function validationMs(pattern: string, text: string, rounds: number): number {
   const validate = compileSchema({ type: "string", pattern }, {
@@ -83,6 +181,62 @@ function validationMs(pattern: string, text: string, rounds: number): number {
     times.push(performance.now() - start);
   }
   return median(times);
+}
+
+/**
+ * The slowest first validation of a freshly compiled validator for `pattern` over every 100
+ * KiB shape: what a tool's first result costs, before RE2 has cached any state of its program.
+ */
+function worstFirstMs(pattern: string): number {
+  return Math.max(...shapes.map(([, make]) => {
+    const text = make(SIZE);
+    const validate = compileSchema({ type: "string", pattern }, {
+      valueLimits: { maxBytes: 4 * SIZE },
+    });
+    const start = performance.now();
+    validate(text);
+    return performance.now() - start;
+  }));
+}
+
+/**
+ * The three ReDoS patterns the budget refuses, spelt for RE2 exactly as sluice's translation
+ * would (`\d` is `[0-9]` in ECMA-262 too), to measure what admitting them would cost.
+ */
+const OVER_BUDGET: Readonly<Record<string, string>> = {
+  "\\d{1,200}\\d{1,200}\\d{1,200}\\d{1,200}x": "[0-9]{1,200}[0-9]{1,200}[0-9]{1,200}[0-9]{1,200}x",
+  "a{0,500}a{0,500}a{0,500}b": "a{0,500}a{0,500}a{0,500}b",
+  "a*a{0,100}a{0,100}b": "a*a{0,100}a{0,100}b",
+};
+
+/**
+ * A refused pattern compiled by RE2 with no budget: its instruction count, the slowest first
+ * test of a fresh matcher and the slowest warm test (median of 3) over every 100 KiB shape and
+ * its own stalling input.
+ */
+function overBudgetFigures(
+  pattern: string,
+  own: (n: number) => string,
+): { instructions: number; firstMs: number; warmMs: number } {
+  const source = OVER_BUDGET[pattern];
+  const program = (RE2JS.compile(source) as unknown as { re2Input: { prog: { inst: unknown[] } } })
+    .re2Input.prog.inst.length;
+  let firstMs = 0;
+  let warmMs = 0;
+  for (const text of [own(SIZE), ...shapes.map(([, make]) => make(SIZE))]) {
+    const fresh = RE2JS.compile(source);
+    const start = performance.now();
+    fresh.test(text);
+    firstMs = Math.max(firstMs, performance.now() - start);
+    const times: number[] = [];
+    for (let round = 0; round < 3; round++) {
+      const again = performance.now();
+      fresh.test(text);
+      times.push(performance.now() - again);
+    }
+    warmMs = Math.max(warmMs, median(times));
+  }
+  return { instructions: program, firstMs, warmMs };
 }
 
 /** The slowest 100 KiB shape for `pattern`, in median milliseconds. */
@@ -103,8 +257,9 @@ export const patternsBenchmark: Benchmark = {
   name: "patterns",
   describe: () =>
     `admitted patterns on ${SIZE / 1024} KiB adversarial strings (${shapes.length} shapes), ` +
-    `median of 5 validations each; target < ${TARGET_MS} ms`,
-  run: () => {
+    `median of 5 validations each; target < ${TARGET_MS} ms; then the same cases through ` +
+    `connect() against a hostile loopback server (target: elapsed / deadline < 1.1)`,
+  run: async () => {
     const rows: BenchRow[] = [];
     const all: number[] = [];
     const figure = (name: string, value: number, unit = "ms") =>
@@ -112,8 +267,15 @@ export const patternsBenchmark: Benchmark = {
     for (const [pattern, make] of redos) {
       const checked = checkSchema({ type: "string", pattern });
       if (!checked.ok) {
-        // Refused before any input is read: say so instead of timing.
-        figure(`/${pattern}/ refused: ${checked.problems[0].code}`, 0, "-");
+        // Refused before any input is read; what admitting it (a larger budget) would cost.
+        const over = overBudgetFigures(pattern, make);
+        figure(
+          `/${pattern}/ refused: ${checked.problems[0].code}; RE2 program`,
+          over.instructions,
+          "instructions",
+        );
+        figure(`  if admitted: first test of a fresh matcher, 100 KiB, worst input`, over.firstMs);
+        figure(`  if admitted: warm test, 100 KiB, worst input`, over.warmMs);
         continue;
       }
       const ms = Math.max(validationMs(pattern, make(SIZE), 5), worstShapeMs(pattern, 5));
@@ -142,6 +304,16 @@ export const patternsBenchmark: Benchmark = {
     figure("generated: p99 of worst inputs", quantile(generatedMs, 0.99));
     figure("generated: max of worst inputs", Math.max(...generatedMs));
     figure(`every admitted pattern: max`, Math.max(...all));
+    // The JIT is warm by now, as in a host after its first calls; the validator is not.
+    const firsts = [...redos, ...real.map(([, pattern]) => [pattern] as const)]
+      .filter(([pattern]) => checkSchema({ type: "string", pattern }).ok)
+      .map(([pattern]) => worstFirstMs(pattern));
+    figure(
+      `ReDoS + real: a fresh validator's first validation, worst input, max`,
+      Math.max(...firsts),
+    );
+    all.push(...firsts);
+    await connectFigures(figure, generated);
     // Other processes on the machine slow every figure above; say how busy it was.
     figure("load average (1 min) at the end", Deno.loadavg()[0], "");
     figure(
@@ -149,6 +321,48 @@ export const patternsBenchmark: Benchmark = {
       all.filter((ms) => ms >= TARGET_MS).length,
       "patterns",
     );
-    return Promise.resolve(rows);
+    return rows;
   },
 };
+
+/**
+ * The `connect()` half: every case at 100 KiB and at {@link FITTING_SIZE}, and the generated
+ * patterns at {@link FITTING_SIZE} (one shape each, in turn; a second connection, as the
+ * cases together are more tools than one listing may hold).
+ */
+async function connectFigures(
+  figure: (name: string, value: number, unit?: string) => void,
+  generated: readonly string[],
+): Promise<void> {
+  const ratio = (outcomes: readonly CallOutcome[]) =>
+    Math.max(...outcomes.map((outcome) => outcome.elapsedMs)) / CALL_DEADLINE_MS;
+  const codes = (outcomes: readonly CallOutcome[]) => {
+    const counts = new Map<string, number>();
+    for (const { code } of outcomes) counts.set(code, (counts.get(code) ?? 0) + 1);
+    return [...counts].map(([code, count]) => `${count} ${code}`).join(", ");
+  };
+  for (const size of [SIZE, FITTING_SIZE]) {
+    const cases = connectCases(size);
+    const outcomes = await callPatternCases(cases);
+    const label = `connect() ${size / 1024} KiB`;
+    for (const [pattern] of redos) {
+      const own = outcomes.filter((_, index) => cases[index].pattern === pattern);
+      figure(`${label} /${pattern}/: worst elapsed / deadline (${codes(own)})`, ratio(own), "x");
+    }
+    figure(`${label} all ${cases.length} cases: worst elapsed / deadline`, ratio(outcomes), "x");
+    figure(`${label} all ${cases.length} cases: worst elapsed`, ratio(outcomes) * CALL_DEADLINE_MS);
+    figure(`${label} outcomes: ${codes(outcomes)}`, outcomes.length, "calls");
+  }
+  const cases = generated.map((pattern, index) => ({
+    pattern,
+    value: shapes[index % shapes.length][1](FITTING_SIZE),
+  }));
+  const outcomes = await callPatternCases(cases);
+  figure(
+    `connect() ${FITTING_SIZE / 1024} KiB generated patterns: worst elapsed / deadline ` +
+      `(${codes(outcomes)})`,
+    ratio(outcomes),
+    "x",
+  );
+  figure(`connect() call deadline`, CALL_DEADLINE_MS, "ms");
+}

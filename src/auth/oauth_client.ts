@@ -62,6 +62,7 @@ interface Pending {
   readonly resource: URL;
   readonly discovered: Discovered;
   readonly client: oauth.Client;
+  readonly auth: oauth.ClientAuth;
   readonly verifier: string;
   readonly context: DiscoveryContext;
 }
@@ -76,6 +77,49 @@ const discard = (response: Response): void => {
 function str(record: TokenRecord | undefined, field: string): string | undefined {
   const value = record?.[field];
   return typeof value === "string" ? value : undefined;
+}
+
+/** What sluice keeps of a dynamic registration. */
+interface Registered {
+  readonly client_id: string;
+  /** Only when the server registered the client as `client_secret_post`. */
+  readonly client_secret?: string;
+}
+
+/**
+ * Reads a dynamic registration answer (RFC 7591: 201 and a JSON object). sluice asks for a
+ * public client (`none`); a server may register it otherwise (RFC 7591 §3.2.1), and the client
+ * then authenticates as registered: `client_secret_post` with the issued secret. Any other
+ * method (`client_secret_basic` needs an `Authorization` header the hardened fetch never lets
+ * a caller set) stays a public client, which such a server refuses at the token endpoint.
+ * Fields sluice never reads are not checked (the conformance suite's server issues secrets
+ * without the `client_secret_expires_at` RFC 7591 asks for).
+ */
+async function registrationResponse(response: Response): Promise<Registered> {
+  if (response.status !== 201) {
+    discard(response);
+    throw new Error("registration not created");
+  }
+  const body = (await response.json()) as Record<string, unknown> | null;
+  const clientId = body?.client_id;
+  if (typeof clientId !== "string" || clientId === "") throw new Error("no client_id");
+  const secret = body?.client_secret;
+  return body?.token_endpoint_auth_method === "client_secret_post" && typeof secret === "string"
+    ? { client_id: clientId, client_secret: secret }
+    : { client_id: clientId };
+}
+
+/** The client as registered: public, or `client_secret_post` when it has a secret. */
+function registeredClient(
+  clientId: string,
+  secret: string | undefined,
+): { client: oauth.Client; auth: oauth.ClientAuth } {
+  return secret === undefined
+    ? { client: { client_id: clientId, token_endpoint_auth_method: "none" }, auth: oauth.None() }
+    : {
+      client: { client_id: clientId, token_endpoint_auth_method: "client_secret_post" },
+      auth: oauth.ClientSecretPost(secret),
+    };
 }
 
 /**
@@ -185,7 +229,7 @@ export class OAuthClient {
       oauth.authorizationCodeGrantRequest(
         server,
         pending.client,
-        oauth.None(),
+        pending.auth,
         parameters,
         this.#options.redirectUri!,
         pending.verifier,
@@ -379,7 +423,7 @@ export class OAuthClient {
         "The authorization server does not list PKCE S256.",
       );
     }
-    const { client } = await this.#client(discovered, context);
+    const { client, auth } = await this.#client(discovered, context);
     const verifier = oauth.generateRandomCodeVerifier();
     const state = oauth.generateRandomState();
     const url = new URL(server.authorization_endpoint);
@@ -396,6 +440,7 @@ export class OAuthClient {
       resource,
       discovered,
       client,
+      auth,
       verifier,
       context: { ...context, signal: undefined } as DiscoveryContext,
     });
@@ -432,10 +477,7 @@ export class OAuthClient {
     const stored = await this.#read(clientKey(discovered.issuer));
     const storedId = str(stored, "client_id");
     if (storedId !== undefined && str(stored, "redirect_uri") === this.#options.redirectUri) {
-      return {
-        client: { client_id: storedId, token_endpoint_auth_method: "none" },
-        auth: oauth.None(),
-      };
+      return registeredClient(storedId, str(stored, "client_secret"));
     }
     if (server.registration_endpoint === undefined) {
       throw new AuthError(
@@ -446,7 +488,7 @@ export class OAuthClient {
     const loopback = /^http:\/\/(127\.0\.0\.1|\[::1\]|localhost)(:|\/)/.test(
       this.#options.redirectUri!,
     );
-    let registered: oauth.OmitSymbolProperties<oauth.Client>;
+    let registered: Registered;
     try {
       const response = await oauth.dynamicClientRegistrationRequest(server, {
         client_name: this.#options.clientName ?? "sluice",
@@ -456,7 +498,7 @@ export class OAuthClient {
         token_endpoint_auth_method: "none",
         ...(loopback ? { application_type: "native" } : {}),
       }, oauthRequestOptions(context));
-      registered = await oauth.processDynamicClientRegistrationResponse(response);
+      registered = await registrationResponse(response);
     } catch (error) {
       if (transportFailure(error)) throw transportFailure(error);
       throw new AuthError("auth_registration_failed", "The dynamic client registration failed.");
@@ -464,11 +506,11 @@ export class OAuthClient {
     await this.#write(clientKey(discovered.issuer), {
       client_id: registered.client_id,
       redirect_uri: this.#options.redirectUri!,
+      ...(registered.client_secret !== undefined
+        ? { client_secret: registered.client_secret }
+        : {}),
     });
-    return {
-      client: { client_id: registered.client_id, token_endpoint_auth_method: "none" },
-      auth: oauth.None(),
-    };
+    return registeredClient(registered.client_id, registered.client_secret);
   }
 
   /** Sends one token request and processes it; OAuth errors become `auth_token_failed`. */

@@ -150,8 +150,10 @@ class Translator {
     for (const keyword of ["$schema", "$defs", "definitions"]) {
       if (has(this.#root, keyword)) probe[keyword] = this.#root[keyword];
     }
+    // `x-mcp-header` says nothing about values, and is valid on a property only.
+    const { [X_MCP_HEADER]: _header, ...constraints } = schema;
     try {
-      return compileSchema({ ...probe, ...schema })(null).valid;
+      return compileSchema({ ...probe, ...constraints })(null).valid;
     } catch {
       return true;
     }
@@ -510,7 +512,8 @@ export function translateSchema(
   mode: FidelityMode,
   options: TranslateOptions = {},
 ): Translation {
-  const checked = checkSchema(input);
+  // An input schema: its `x-mcp-header` declarations are admitted here and dropped below.
+  const checked = checkSchema(input, { mcpHeaders: true });
   const empty = { transforms: [], lossy: [], optional: 0, unions: 0 };
   if (!checked.ok) {
     return {

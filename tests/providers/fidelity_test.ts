@@ -302,6 +302,39 @@ Deno.test("strict OpenAI: optional → required + nullable, recorded; open objec
   assert.deepEqual(closed.report.tools[0].transforms.map((t) => t.kind), ["object_closed"]);
 });
 
+Deno.test("x-mcp-header: dropped from every export; an optional declared property still made nullable", () => {
+  // The conformance suite's test_custom_headers_null (2026-07-28, SEP-2243).
+  const schema: JsonObject = {
+    type: "object",
+    properties: {
+      region: { type: "string", "x-mcp-header": "Region" },
+      verbose: { type: "boolean", "x-mcp-header": "Verbose" },
+    },
+    required: ["region"],
+  };
+  const exports: ProviderTools<unknown>[] = [
+    toOpenAITools([source(schema)]),
+    toOpenAITools([source(schema)], { strict: true, closeOpenObjects: true }),
+    toAnthropicTools([source(schema)], { strict: true, closeOpenObjects: true }),
+    toGeminiTools([source(schema)]),
+  ];
+  for (const exported of exports) {
+    const label = `${exported.report.provider} strict=${exported.report.strict}`;
+    assert.deepEqual(exported.report.refused, [], label);
+    assert.equal(exported.length, 1, label);
+    assert.ok(!JSON.stringify(exported[0]).includes("x-mcp-header"), label);
+    assert.deepEqual(
+      exported.report.tools[0].transforms.filter((t) => t.keyword === "x-mcp-header")
+        .map((t) => t.path),
+      ["/properties/region", "/properties/verbose"],
+      label,
+    );
+  }
+  const record = exports[1].report.nullable["t"];
+  assert.deepEqual(record.root.nullable, ["verbose"]);
+  assert.deepEqual(stripExportNulls({ region: "r", verbose: null }, record), { region: "r" });
+});
+
 Deno.test("oneOf becomes anyOf only when the branches are provably disjoint", () => {
   const disjoint = source({
     type: "object",
