@@ -7,30 +7,24 @@
 // timed assertion. How fast it fails is measured by `deno task bench sse_faults`.
 import assert from "node:assert/strict";
 import { connect, type Connection, secureFetch, TransportError } from "../../mod.ts";
-import { startHttpServer } from "../../fixtures/read_server_http.ts";
-import { result, startScriptedServer, tool } from "../support/connect_servers.ts";
+import { startScriptedServer, tool } from "../support/connect_servers.ts";
 import {
-  type InterceptedRequest,
+  hostileParts as partsOver,
+  hostileServer,
+  type Hostility,
   resultText,
   sseEvent,
   type SseReply,
   sseReply,
-  startHostileProxy,
 } from "../support/hostile_sse.ts";
 
 /** Far longer than any failure takes, so waiting for it would end with a timeout code. */
 const DEADLINE_MS = 60_000;
 const CAP = 16 * 1024;
 
-type Hostility = "too large" | "not json";
-
 /** The parts of a reply for request `id` that breaks the rule named by `hostility`. */
-function hostileParts(hostility: Hostility, id: unknown, value: unknown): string[] {
-  if (hostility === "not json") return [": priming\n\n", sseEvent("{ this is not json")];
-  // A valid reply whose event ends only after a comment line that crosses the cap.
-  const event = sseEvent(resultText(id, value));
-  return [event.slice(0, -1), `: ${"x".repeat(CAP)}\n\n`];
-}
+const hostileParts = (hostility: Hostility, id: unknown, value: unknown) =>
+  partsOver(hostility, id, value, CAP);
 
 const EXPECTED: Record<Hostility, { call: string; discovery: string }> = {
   // A transport failure keeps the hardened fetch's own code, in the call envelope as in
@@ -48,39 +42,6 @@ const OPTIONS = {
 
 function transport(maxResponseBytes: number) {
   return { dangerouslyAllowLoopback: true, timeoutMs: DEADLINE_MS, maxResponseBytes };
-}
-
-interface Target {
-  readonly url: URL;
-  close(): Promise<void>;
-}
-
-type Era = "2025-11-25" | "2026-07-28";
-
-/** A server of `era` whose `method` answers are hostile SSE replies (recorded in `replies`). */
-async function hostileServer(
-  era: Era,
-  method: string,
-  answer: (request: InterceptedRequest) => SseReply,
-): Promise<Target> {
-  if (era === "2025-11-25") {
-    const server = startScriptedServer({
-      [method]: (request) => answer(request).response,
-      "tools/list": method === "tools/list"
-        ? (request) => answer(request).response
-        : (request) => result(request, { tools: [tool("echo")] }),
-    });
-    return server;
-  }
-  const real = await startHttpServer();
-  const proxy = startHostileProxy(real.url, { [method]: (request) => answer(request).response });
-  return {
-    url: proxy.url,
-    async close() {
-      await proxy.close();
-      await real.close();
-    },
-  };
 }
 
 for (const era of ["2025-11-25", "2026-07-28"] as const) {
