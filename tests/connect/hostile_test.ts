@@ -1,7 +1,10 @@
 // Hostile servers at the protocol level, each a real local server scripted per JSON-RPC
 // method (the transport suite covers fetch-level misbehaviour). Each case must end with its
-// code within the deadline plus 10%, and the host must stay healthy: a good server still
-// works afterwards in the same process, and the sanitizers find nothing left running.
+// own code, and the host must stay healthy: a good server still works afterwards in the same
+// process, and the sanitizers find nothing left running. No upper time bound is asserted: a
+// timeout case proves the deadline fired by its mcp_timeout code (and that it did not end early
+// by a lower bound, which load cannot break); every other case runs with a long deadline, so
+// waiting for it instead of failing on the bad reply would end in mcp_timeout, not its code.
 import assert from "node:assert/strict";
 import { connect, type Connection } from "../../mod.ts";
 import { startHttpServer } from "../../fixtures/read_server_http.ts";
@@ -13,7 +16,8 @@ import {
 } from "../support/connect_servers.ts";
 
 const DEADLINE_MS = 1_500;
-const BOUND_MS = DEADLINE_MS * 1.1;
+/** For the cases that must fail on the reply: waiting for this would end in mcp_timeout. */
+const LONG_MS = 60_000;
 
 const OPTIONS = {
   id: "h",
@@ -23,13 +27,23 @@ const OPTIONS = {
   transport: { dangerouslyAllowLoopback: true, timeoutMs: DEADLINE_MS },
 } as const;
 
-/** Connects to a scripted server; returns the connection, the server and the elapsed ms. */
-async function connectTo(handlers: ScriptedHandlers, maxResponseBytes?: number) {
+/** Connects to a scripted server with deadline `timeoutMs`; returns the connection, the server
+ * and the elapsed ms (only ever checked as a lower bound). */
+async function connectTo(
+  handlers: ScriptedHandlers,
+  { maxResponseBytes, timeoutMs = DEADLINE_MS }: { maxResponseBytes?: number; timeoutMs?: number } =
+    {},
+) {
   const server = startScriptedServer(handlers);
   const start = performance.now();
   const connection = await connect(server.url, {
     ...OPTIONS,
-    transport: { ...OPTIONS.transport, ...(maxResponseBytes ? { maxResponseBytes } : {}) },
+    limits: { timeoutMs },
+    transport: {
+      ...OPTIONS.transport,
+      timeoutMs,
+      ...(maxResponseBytes ? { maxResponseBytes } : {}),
+    },
   });
   return { server, connection, elapsed: performance.now() - start };
 }
@@ -54,12 +68,11 @@ function setupFailure(connection: Connection): string | undefined {
   return connection.report().servers[0].errorCode;
 }
 
-Deno.test("a handshake that stalls ends in mcp_timeout within the deadline", async () => {
+Deno.test("a handshake that stalls ends in mcp_timeout at the deadline", async () => {
   for (const method of ["server/discover", "initialize"]) {
     const { server, connection, elapsed } = await connectTo({ [method]: () => "stall" });
     try {
       assert.equal(setupFailure(connection), "mcp_timeout", method);
-      assert.ok(elapsed < BOUND_MS, `${method}: ${elapsed} ms`);
       assert.ok(elapsed >= DEADLINE_MS * 0.9, `${method}: ended early at ${elapsed} ms`);
     } finally {
       await connection.close();
@@ -73,23 +86,22 @@ Deno.test("invalid JSON: in the handshake and in a call, each with its code", as
   const notJson = () =>
     new Response("{ this is not json", { headers: { "content-type": "application/json" } });
   {
-    const { server, connection, elapsed } = await connectTo({ initialize: notJson });
+    const { server, connection } = await connectTo({ initialize: notJson }, { timeoutMs: LONG_MS });
     try {
       assert.equal(setupFailure(connection), "mcp_handshake_failed");
-      assert.ok(elapsed < BOUND_MS, `${elapsed} ms`);
     } finally {
       await connection.close();
       await server.close();
     }
   }
   {
-    const { server, connection } = await connectTo({ "tools/call": notJson });
+    const { server, connection } = await connectTo({ "tools/call": notJson }, {
+      timeoutMs: LONG_MS,
+    });
     try {
       assert.equal(setupFailure(connection), undefined);
-      const start = performance.now();
       const envelope = await connection.toolkit.call("h__echo", {});
       assert.equal(envelope.errorCode, "mcp_protocol_error");
-      assert.ok(performance.now() - start < BOUND_MS);
     } finally {
       await connection.close();
       await server.close();
@@ -98,14 +110,14 @@ Deno.test("invalid JSON: in the handshake and in a call, each with its code", as
   await assertHostHealthy();
 });
 
-Deno.test("a wrong JSON-RPC id ends in mcp_timeout within the deadline (list and call)", async () => {
+Deno.test("a wrong JSON-RPC id ends in mcp_timeout at the deadline (list and call)", async () => {
   const wrongId = () =>
     Response.json({ jsonrpc: "2.0", id: 987_654, result: { tools: [], content: [] } });
   {
     const { server, connection, elapsed } = await connectTo({ "tools/list": wrongId });
     try {
       assert.equal(setupFailure(connection), "mcp_timeout");
-      assert.ok(elapsed < BOUND_MS, `${elapsed} ms`);
+      assert.ok(elapsed >= DEADLINE_MS * 0.9, `ended early at ${elapsed} ms`);
       assert.deepEqual(connection.report().skipped.map((entry) => entry.code), ["mcp_timeout"]);
     } finally {
       await connection.close();
@@ -119,7 +131,7 @@ Deno.test("a wrong JSON-RPC id ends in mcp_timeout within the deadline (list and
       const envelope = await connection.toolkit.call("h__echo", {});
       const elapsed = performance.now() - start;
       assert.equal(envelope.errorCode, "mcp_timeout");
-      assert.ok(elapsed < BOUND_MS && elapsed >= DEADLINE_MS * 0.9, `${elapsed} ms`);
+      assert.ok(elapsed >= DEADLINE_MS * 0.9, `ended early at ${elapsed} ms`);
     } finally {
       await connection.close();
       await server.close();
@@ -131,12 +143,11 @@ Deno.test("a wrong JSON-RPC id ends in mcp_timeout within the deadline (list and
 Deno.test("an oversized tool list: too many tools, and too many bytes for the cap", async () => {
   const many = Array.from({ length: 300 }, (_, i) => tool(`t${i}`));
   {
-    const { server, connection, elapsed } = await connectTo({
+    const { server, connection } = await connectTo({
       "tools/list": (request) => result(request, { tools: [tool("echo"), ...many] }),
-    });
+    }, { timeoutMs: LONG_MS });
     try {
       assert.equal(setupFailure(connection), "mcp_too_many_tools");
-      assert.ok(elapsed < BOUND_MS, `${elapsed} ms`);
       const [skipped] = connection.report().skipped;
       assert.equal(skipped.code, "mcp_too_many_tools");
       assert.match(skipped.reason, /limits\.maxTools/);
@@ -147,12 +158,11 @@ Deno.test("an oversized tool list: too many tools, and too many bytes for the ca
   }
   {
     const padded = [tool("echo"), tool("big", { description: "x".repeat(200_000) })];
-    const { server, connection, elapsed } = await connectTo({
+    const { server, connection } = await connectTo({
       "tools/list": (request) => result(request, { tools: padded }),
-    }, 64 * 1024);
+    }, { maxResponseBytes: 64 * 1024, timeoutMs: LONG_MS });
     try {
       assert.equal(setupFailure(connection), "transport_response_too_large");
-      assert.ok(elapsed < BOUND_MS, `${elapsed} ms`);
       assert.match(connection.report().skipped[0].reason, /transport\.maxResponseBytes/);
     } finally {
       await connection.close();

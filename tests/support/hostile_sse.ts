@@ -2,7 +2,10 @@
 // part, that records when its offending bytes left and then stays open (until the test
 // releases it), so a client that notices nothing waits for its whole deadline. Also a proxy
 // that puts such replies in front of a real v2 server for chosen JSON-RPC methods, so the
-// 2026-07-28 handshake and discovery stay real.
+// 2026-07-28 handshake and discovery stay real. Shared by tests/transport/sse_reply_test.ts
+// and scripts/bench/sse_faults.ts.
+import { startHttpServer } from "../../fixtures/read_server_http.ts";
+import { result, startScriptedServer, tool } from "./connect_servers.ts";
 
 /** One SSE reply as the server wrote it. */
 export interface SseReply {
@@ -118,5 +121,60 @@ export function startHostileProxy(
   return {
     url: new URL(`http://127.0.0.1:${server.addr.port}${target.pathname}`),
     close: () => server.shutdown(),
+  };
+}
+
+/** The two ways a reply breaks the rules: over the byte cap, or an event that is not JSON. */
+export type Hostility = "too large" | "not json";
+
+/** The two protocol eras a hostile server can speak. */
+export type Era = "2025-11-25" | "2026-07-28";
+
+/**
+ * The parts of a reply for request `id` that breaks the rule named by `hostility`; the over-cap
+ * one is a valid reply whose event ends only after a comment line that crosses `cap`.
+ */
+export function hostileParts(
+  hostility: Hostility,
+  id: unknown,
+  value: unknown,
+  cap: number,
+): string[] {
+  if (hostility === "not json") return [": priming\n\n", sseEvent("{ this is not json")];
+  const event = sseEvent(resultText(id, value));
+  return [event.slice(0, -1), `: ${"x".repeat(cap)}\n\n`];
+}
+
+/** A running hostile server. */
+export interface HostileTarget {
+  readonly url: URL;
+  close(): Promise<void>;
+}
+
+/**
+ * A server of `era` whose `method` answers come from `answer` (a scripted 2025 server listing
+ * one `echo` tool, or a proxy in front of the real 2026-07-28 fixture server).
+ */
+export async function hostileServer(
+  era: Era,
+  method: string,
+  answer: (request: InterceptedRequest) => SseReply,
+): Promise<HostileTarget> {
+  if (era === "2025-11-25") {
+    return startScriptedServer({
+      [method]: (request) => answer(request).response,
+      "tools/list": method === "tools/list"
+        ? (request) => answer(request).response
+        : (request) => result(request, { tools: [tool("echo")] }),
+    });
+  }
+  const real = await startHttpServer();
+  const proxy = startHostileProxy(real.url, { [method]: (request) => answer(request).response });
+  return {
+    url: proxy.url,
+    async close() {
+      await proxy.close();
+      await real.close();
+    },
   };
 }

@@ -1,34 +1,30 @@
 // A hostile SSE reply reaching connect(): over the byte cap, or an event that is not JSON, with
-// the server holding the stream open afterwards. The failure must surface within 50 ms of the
-// offending bytes (the deadline here is 5 s), with its own code, for a toolkit call and for
-// discovery, on both protocol eras; a secureFetch of the same body refuses it just as fast.
+// the server holding the stream open afterwards. The failure must surface on the offending
+// bytes, with its own code, for a toolkit call and for discovery, on both protocol eras; a
+// secureFetch of the same body refuses it too. The deadline is long (60 s) and the server never
+// closes the stream by itself, so a client that waited instead of failing on the bytes would end
+// with a timeout code, not the expected one: the code check is what proves "at once", with no
+// timed assertion. How fast it fails is measured by `deno task bench sse_faults`.
 import assert from "node:assert/strict";
 import { connect, type Connection, secureFetch, TransportError } from "../../mod.ts";
-import { startHttpServer } from "../../fixtures/read_server_http.ts";
-import { result, startScriptedServer, tool } from "../support/connect_servers.ts";
+import { startScriptedServer, tool } from "../support/connect_servers.ts";
 import {
-  type InterceptedRequest,
+  hostileParts as partsOver,
+  hostileServer,
+  type Hostility,
   resultText,
   sseEvent,
   type SseReply,
   sseReply,
-  startHostileProxy,
 } from "../support/hostile_sse.ts";
 
-const DEADLINE_MS = 5_000;
-/** How long after the offending bytes the failure may surface. */
-const WITHIN_MS = 50;
+/** Far longer than any failure takes, so waiting for it would end with a timeout code. */
+const DEADLINE_MS = 60_000;
 const CAP = 16 * 1024;
 
-type Hostility = "too large" | "not json";
-
 /** The parts of a reply for request `id` that breaks the rule named by `hostility`. */
-function hostileParts(hostility: Hostility, id: unknown, value: unknown): string[] {
-  if (hostility === "not json") return [": priming\n\n", sseEvent("{ this is not json")];
-  // A valid reply whose event ends only after a comment line that crosses the cap.
-  const event = sseEvent(resultText(id, value));
-  return [event.slice(0, -1), `: ${"x".repeat(CAP)}\n\n`];
-}
+const hostileParts = (hostility: Hostility, id: unknown, value: unknown) =>
+  partsOver(hostility, id, value, CAP);
 
 const EXPECTED: Record<Hostility, { call: string; discovery: string }> = {
   // A transport failure keeps the hardened fetch's own code, in the call envelope as in
@@ -48,39 +44,6 @@ function transport(maxResponseBytes: number) {
   return { dangerouslyAllowLoopback: true, timeoutMs: DEADLINE_MS, maxResponseBytes };
 }
 
-interface Target {
-  readonly url: URL;
-  close(): Promise<void>;
-}
-
-type Era = "2025-11-25" | "2026-07-28";
-
-/** A server of `era` whose `method` answers are hostile SSE replies (recorded in `replies`). */
-async function hostileServer(
-  era: Era,
-  method: string,
-  answer: (request: InterceptedRequest) => SseReply,
-): Promise<Target> {
-  if (era === "2025-11-25") {
-    const server = startScriptedServer({
-      [method]: (request) => answer(request).response,
-      "tools/list": method === "tools/list"
-        ? (request) => answer(request).response
-        : (request) => result(request, { tools: [tool("echo")] }),
-    });
-    return server;
-  }
-  const real = await startHttpServer();
-  const proxy = startHostileProxy(real.url, { [method]: (request) => answer(request).response });
-  return {
-    url: proxy.url,
-    async close() {
-      await proxy.close();
-      await real.close();
-    },
-  };
-}
-
 for (const era of ["2025-11-25", "2026-07-28"] as const) {
   for (const hostility of ["too large", "not json"] as const) {
     Deno.test(`${era}: an SSE call reply ${hostility} fails at once with its code`, async () => {
@@ -98,19 +61,13 @@ for (const era of ["2025-11-25", "2026-07-28"] as const) {
       try {
         connection = await connect(server.url, { ...OPTIONS, transport: transport(CAP) });
         assert.equal(connection.report().servers[0].protocolVersion, era);
-        const start = performance.now();
         const envelope = await connection.toolkit.call(
           "h__echo",
           era === "2025-11-25" ? {} : { message: "hi" },
         );
-        const end = performance.now();
         assert.equal(replies.length, 1);
-        const written = await replies[0].written;
+        await replies[0].written;
         assert.equal(envelope.errorCode, EXPECTED[hostility].call);
-        assert.ok(
-          end - written < WITHIN_MS,
-          `${end - written} ms after the offending bytes (${end - start} ms in all)`,
-        );
       } finally {
         hold.abort();
         await connection?.close();
@@ -132,15 +89,13 @@ for (const era of ["2025-11-25", "2026-07-28"] as const) {
       let connection: Connection | undefined;
       try {
         connection = await connect(server.url, { ...OPTIONS, transport: transport(CAP) });
-        const end = performance.now();
         assert.equal(replies.length, 1);
-        const written = await replies[0].written;
+        await replies[0].written;
         assert.equal(connection.report().servers[0].errorCode, EXPECTED[hostility].discovery);
         assert.deepEqual(
           connection.report().skipped.map((entry) => entry.code),
           [EXPECTED[hostility].discovery],
         );
-        assert.ok(end - written < WITHIN_MS, `${end - written} ms after the offending bytes`);
       } finally {
         hold.abort();
         await connection?.close();
@@ -150,7 +105,7 @@ for (const era of ["2025-11-25", "2026-07-28"] as const) {
   }
 }
 
-Deno.test("a plain secureFetch refuses the same over-cap SSE body just as fast", async () => {
+Deno.test("a plain secureFetch refuses the same over-cap SSE body on the bytes", async () => {
   const hold = new AbortController();
   let reply: SseReply | undefined;
   const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, () => {
@@ -164,9 +119,7 @@ Deno.test("a plain secureFetch refuses the same over-cap SSE body just as fast",
       assert.equal(error.code, "transport_response_too_large");
       return true;
     });
-    const end = performance.now();
-    const written = await reply!.written;
-    assert.ok(end - written < WITHIN_MS, `${end - written} ms after the offending bytes`);
+    await reply!.written;
   } finally {
     hold.abort();
     await server.shutdown();
@@ -211,10 +164,9 @@ Deno.test("a reply stream that ends without the answer fails the call at once", 
         "h__echo",
         era === "2025-11-25" ? {} : { message: "hi" },
       );
-      const end = performance.now();
+      // Waiting for the 60 s deadline instead would end in mcp_timeout.
       assert.equal(envelope.errorCode, "mcp_protocol_error", era);
-      const written = await replies[0].written;
-      assert.ok(end - written < WITHIN_MS, `${era}: ${end - written} ms after the last bytes`);
+      await replies[0].written;
     } finally {
       await connection?.close();
       await server.close();
@@ -249,17 +201,16 @@ Deno.test("concurrent calls: only the call whose reply fails fails; the others s
     let connection: Connection | undefined;
     try {
       connection = await connect(server.url, { ...OPTIONS, transport: transport(CAP) });
-      const start = performance.now();
+      // The hostile stream stays open (or closes only after its bad bytes): a call that waited
+      // for the 60 s deadline would end in mcp_timeout, not its own code.
       const envelopes = await Promise.all(
         [0, 1, 2].map(() => connection!.toolkit.call("h__echo", {})),
       );
-      const elapsed = performance.now() - start;
       assert.deepEqual(
         envelopes.map((envelope) => envelope.errorCode ?? "ok"),
         ["ok", EXPECTED[hostility].call, "ok"],
         hostility,
       );
-      assert.ok(elapsed < 1_000, `${hostility}: ${elapsed} ms`);
       // The tag that ties a fetch to its request never leaves the process.
       for (const headers of seen) assert.equal(headers.get("x-sluice-reply"), null);
     } finally {
