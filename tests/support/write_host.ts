@@ -41,6 +41,7 @@ import { type Scenario, SYNTHETIC_VALUE } from "../../fixtures/write_server.ts";
 import { PROJECT_ROOT, writeServerStdioParams } from "../../fixtures/write_server_launch.ts";
 import { readLedger, receivedFor } from "../../fixtures/write_ledger.ts";
 import { writeBinding } from "./write_bindings.ts";
+import { stdinLines } from "./stdin_lines.ts";
 
 const encoder = new TextEncoder();
 function say(line: Record<string, unknown>): void {
@@ -179,23 +180,16 @@ async function once(gate: Gate, store: ApprovalStore, key: string): Promise<void
 
 async function serve(gate: Gate): Promise<void> {
   say({ event: "ready" });
-  let buffered = "";
-  const decoder = new TextDecoder();
-  for await (const chunk of Deno.stdin.readable) {
-    buffered += decoder.decode(chunk, { stream: true });
-    let newline: number;
-    while ((newline = buffered.indexOf("\n")) >= 0) {
-      const [command, ...rest] = buffered.slice(0, newline).split(" ");
-      buffered = buffered.slice(newline + 1);
-      if (command === "run") {
-        const [runId, callId, key] = rest;
-        const [envelope] = await gate.run([
-          { id: callId, name: "save_record", arguments: { key, value: SYNTHETIC_VALUE } },
-        ], { runId });
-        say({ event: "envelope", envelope });
-      } else if (command === "resume") {
-        say({ event: "envelope", envelope: await gate.resume(rest[0]) });
-      }
+  for await (const line of stdinLines()) {
+    const [command, ...rest] = line.split(" ");
+    if (command === "run") {
+      const [runId, callId, key] = rest;
+      const [envelope] = await gate.run([
+        { id: callId, name: "save_record", arguments: { key, value: SYNTHETIC_VALUE } },
+      ], { runId });
+      say({ event: "envelope", envelope });
+    } else if (command === "resume") {
+      say({ event: "envelope", envelope: await gate.resume(rest[0]) });
     }
   }
 }
