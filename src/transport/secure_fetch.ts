@@ -8,8 +8,9 @@ import { Deadline } from "./deadline.ts";
 import { TransportError } from "./errors.ts";
 import { limitBody } from "./limited_body.ts";
 import { checkResolvedAddresses, checkUrl, type DestinationPolicy } from "./policy.ts";
+import { PinnedFetch, pinnedTarget } from "./pinning.ts";
 import type { Resolver, ResolverSource } from "./resolver.ts";
-import { runtimeResolver } from "./runtime/mod.ts";
+import { runtimePinning, runtimeResolver } from "./runtime/mod.ts";
 
 /**
  * Default byte cap on every response body: 1 MiB.
@@ -75,9 +76,16 @@ export interface SecureFetchOptions {
   readonly resolve?: Resolver;
   /**
    * The underlying fetch, called once per allowed request with a prepared `Request`. Default:
-   * the global `fetch`. Tests pass one bound to a client that trusts a throwaway CA.
+   * the global `fetch`. A fetch passed here makes its own connections, so it turns DNS pinning
+   * off ({@link TransportReport.dnsPinning} `"unavailable"`); to trust a private CA and keep
+   * pinning, pass `caCerts` instead.
    */
   readonly fetch?: FetchFunction;
+  /**
+   * PEM certificates trusted besides the system roots, on the connections sluice makes itself
+   * (Deno and Bun, where it pins). Refused with `fetch` or on a runtime without pinning.
+   */
+  readonly caCerts?: readonly string[];
 }
 
 /**
@@ -88,6 +96,12 @@ export interface SecureFetchOptions {
 export interface TransportReport {
   /** Whether resolved addresses are checked to be public on this runtime. */
   readonly dnsCheck: "enforced" | "unavailable";
+  /**
+   * Whether each connection goes to an address the check approved (`"enforced"`: Deno and Bun),
+   * or the runtime's `fetch` resolves the name again on its own (`"unavailable"`: Node, Workers,
+   * an injected `fetch`, or no DNS check), which a rebinding DNS server can answer differently.
+   */
+  readonly dnsPinning: "enforced" | "unavailable";
   /** Where the resolver comes from. */
   readonly resolver: ResolverSource;
   /** Whether loopback destinations (and plain http to them) are allowed. */
@@ -118,6 +132,7 @@ interface ResolvedOptions {
   readonly resolve: Resolver | undefined;
   readonly resolverSource: ResolverSource;
   readonly fetch: FetchFunction;
+  readonly pinned: PinnedFetch | undefined;
 }
 
 const configError = (message: string): TransportError =>
@@ -134,14 +149,22 @@ function resolveOptions(options: SecureFetchOptions): ResolvedOptions {
   }
   const authorization = resolveToken(options);
   const runtime = options.resolve === undefined ? runtimeResolver() : undefined;
+  const resolve = options.resolve ?? runtime?.resolve;
+  const pinning = options.fetch === undefined && resolve !== undefined
+    ? runtimePinning()
+    : undefined;
+  if (options.caCerts !== undefined && pinning === undefined) {
+    throw configError("caCerts needs sluice's own connections: no fetch, Deno or Bun.");
+  }
   return {
     policy: { allowLoopback: options.dangerouslyAllowLoopback === true },
     maxResponseBytes,
     timeoutMs,
     authorization,
-    resolve: options.resolve ?? runtime?.resolve,
+    resolve,
     resolverSource: options.resolve !== undefined ? "injected" : runtime?.source ?? "none",
     fetch: options.fetch ?? ((input, init) => fetch(input, init)),
+    pinned: pinning === undefined ? undefined : new PinnedFetch(pinning, options.caCerts),
   };
 }
 
@@ -351,6 +374,7 @@ export function secureFetch(options: SecureFetchOptions = {}): SecureFetch {
   const resolved = resolveOptions(options);
   const report: TransportReport = Object.freeze({
     dnsCheck: resolved.resolve === undefined ? "unavailable" : "enforced",
+    dnsPinning: resolved.pinned === undefined ? "unavailable" : "enforced",
     resolver: resolved.resolverSource,
     loopbackAllowed: resolved.policy.allowLoopback,
     maxResponseBytes: resolved.maxResponseBytes,
@@ -363,12 +387,12 @@ export function secureFetch(options: SecureFetchOptions = {}): SecureFetch {
     const deadline = new Deadline(resolved.timeoutMs, callerSignal ?? undefined);
     let handedOff = false;
     let url: URL | undefined;
+    let addresses: readonly string[] = [];
     try {
       if (deadline.failure !== undefined) throw deadline.failure;
       const destination = checkUrl(requestUrl(input), resolved.policy);
       url = destination.url;
       if (destination.kind === "name" && resolved.resolve !== undefined) {
-        let addresses: readonly string[];
         try {
           addresses = await deadline.race(
             resolved.resolve(destination.hostname, { signal: deadline.signal }),
@@ -385,7 +409,11 @@ export function secureFetch(options: SecureFetchOptions = {}): SecureFetch {
         );
       }
       const request = prepareRequest(input, init, destination.url, resolved, deadline.signal);
-      const response = await deadline.race(resolved.fetch(request));
+      const response = await deadline.race(
+        resolved.pinned === undefined
+          ? resolved.fetch(request)
+          : resolved.pinned.fetch(request, pinnedTarget(destination.url, addresses)),
+      );
       try {
         checkResponse(response, resolved.maxResponseBytes);
       } catch (error) {

@@ -6,8 +6,11 @@
  *
  * @module
  */
+import type { RuntimePinning } from "../pinning.ts";
 import type { Resolver } from "../resolver.ts";
 import { denoResolver } from "./deno.ts";
+import { bunPinning } from "./bun_pinning.ts";
+import { denoPinning } from "./deno_pinning.ts";
 import { nodeResolver } from "./node.ts";
 
 /**
@@ -21,4 +24,14 @@ export function runtimeResolver(): { resolve: Resolver; source: "deno" | "node" 
   const node = nodeResolver();
   if (node !== undefined) return { resolve: node, source: "node" };
   return undefined;
+}
+
+/**
+ * How the current runtime pins connections to checked addresses (Deno, Bun), or `undefined`
+ * where it cannot (Node's built-in `fetch` takes no resolver or proxy; Workers).
+ *
+ * @category Transport
+ */
+export function runtimePinning(): RuntimePinning | undefined {
+  return denoPinning() ?? bunPinning();
 }

@@ -1,0 +1,98 @@
+// The rebinding setup for the DNS pinning tests, loopback only. The URL names `localhost`, which
+// the system resolver (what a runtime's own fetch uses) answers with 127.0.0.1; the test's
+// resolver answers 127.0.0.2, the one address sluice's check sees and approves. Two servers share
+// one port: the approved one on 127.0.0.2 and the rebinding target on 127.0.0.1, whose every TCP
+// connection is counted before it is relayed to a server that answers `rebound`.
+
+/** The two servers and what they saw. */
+export interface RebindingPair {
+  /** The port both listen on. */
+  readonly port: number;
+  /** Requests the approved server (127.0.0.2) answered. */
+  approvedRequests(): number;
+  /** TCP connections the rebinding target (127.0.0.1) accepted. */
+  reboundConnections(): number;
+  close(): Promise<void>;
+}
+
+/** The test's resolver: `localhost` is 127.0.0.2 to sluice's check. */
+export const checkedResolver = (hostname: string): Promise<readonly string[]> =>
+  Promise.resolve(hostname === "localhost" ? ["127.0.0.2"] : []);
+
+type Handler = (request: Request) => Response | Promise<Response>;
+
+/**
+ * Starts both servers, with TLS when `tls` is given (a certificate for `localhost`). Each answers
+ * `{ who }` unless `handler` is given for the approved one.
+ */
+export function startRebindingPair(
+  tls?: { cert: string; key: string },
+  approvedHandler?: Handler,
+): RebindingPair {
+  const options = { onListen() {}, ...(tls ?? {}) };
+  let approved = 0;
+  const rebound = Deno.serve(
+    { ...options, hostname: "127.0.0.1", port: 0 },
+    () => Response.json({ who: "rebound" }),
+  );
+  // The same port on both addresses: take one on 127.0.0.1 first, then bind 127.0.0.2 to it.
+  for (let attempt = 0;; attempt++) {
+    const relay = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+    const port = relay.addr.port;
+    let server: Deno.HttpServer<Deno.NetAddr>;
+    try {
+      server = Deno.serve({ ...options, hostname: "127.0.0.2", port }, (request) => {
+        approved++;
+        return approvedHandler ? approvedHandler(request) : Response.json({ who: "approved" });
+      });
+    } catch (error) {
+      relay.close();
+      if (attempt < 5) continue;
+      throw error;
+    }
+    let connections = 0;
+    const conns = new Set<Deno.Conn>();
+    const relays: Promise<unknown>[] = [];
+    const loop = (async () => {
+      try {
+        for await (const conn of relay) {
+          connections++;
+          conns.add(conn);
+          relays.push((async () => {
+            try {
+              const target = await Deno.connect({ hostname: "127.0.0.1", port: rebound.addr.port });
+              conns.add(target);
+              await Promise.race([
+                conn.readable.pipeTo(target.writable),
+                target.readable.pipeTo(conn.writable),
+              ]);
+            } catch {
+              // A closed side ends the relay.
+            }
+          })());
+        }
+      } catch {
+        // The listener was closed.
+      }
+    })();
+    return {
+      port,
+      approvedRequests: () => approved,
+      reboundConnections: () => connections,
+      async close() {
+        relay.close();
+        for (const conn of conns) {
+          try {
+            conn.close();
+          } catch {
+            // Already closed by its pipe.
+          }
+        }
+        await loop;
+        await Promise.allSettled(relays);
+        await server.shutdown();
+        await rebound.shutdown();
+      },
+    };
+  }
+}
