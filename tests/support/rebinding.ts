@@ -23,7 +23,7 @@ type Handler = (request: Request) => Response | Promise<Response>;
 
 /**
  * Starts both servers, with TLS when `tls` is given (a certificate for `localhost`). Each answers
- * `{ who }` unless `handler` is given for the approved one.
+ * `{ who }` (the approved one also echoes `host`) unless `approvedHandler` is given.
  */
 export function startRebindingPair(
   tls?: { cert: string; key: string },
@@ -43,7 +43,9 @@ export function startRebindingPair(
     try {
       server = Deno.serve({ ...options, hostname: "127.0.0.2", port }, (request) => {
         approved++;
-        return approvedHandler ? approvedHandler(request) : Response.json({ who: "approved" });
+        return approvedHandler
+          ? approvedHandler(request)
+          : Response.json({ who: "approved", host: new URL(request.url).host });
       });
     } catch (error) {
       relay.close();
