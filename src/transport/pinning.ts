@@ -3,9 +3,8 @@
  * host name, the connection must go to one of them, not to whatever the runtime's own resolver
  * answers a moment later (a rebinding DNS server can answer public to the check and private to
  * the connection). The runtimes' own pinning lives in `runtime/`, which imports only this file
- * and `resolver.ts`; this file also holds the runtime-neutral parts: the lifecycle (open at the
- * first pinned request, released when none is in flight) and the CONNECT request parser of the
- * in-process tunnel proxy.
+ * and `resolver.ts`; this file also holds the runtime-neutral parts of the in-process tunnel
+ * proxy (the CONNECT parser and the pin table). The lifecycle is in `pinned_fetch.ts`.
  *
  * @module
  */
@@ -67,102 +66,6 @@ export interface RuntimePinning {
   readonly source: "deno" | "bun";
   /** Opens the resources; `caCerts` are PEM certificates trusted besides the system roots. */
   open(options: { readonly caCerts?: readonly string[] }): PinnedConnector;
-}
-
-// Statuses whose Response may not carry a body, and so cannot be re-wrapped with one.
-const NULL_BODY_STATUS = new Set([101, 103, 204, 205, 304]);
-
-/** Calls `release` once the response body ends, fails or is cancelled (at once without one). */
-function releaseAfterBody(response: Response, release: () => void): Response {
-  const body = response.body;
-  if (
-    body === null || response.type === "opaqueredirect" || NULL_BODY_STATUS.has(response.status)
-  ) {
-    release();
-    return response;
-  }
-  const reader = body.getReader();
-  const watched = new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      try {
-        const { done, value } = await reader.read();
-        if (done) {
-          release();
-          controller.close();
-        } else {
-          controller.enqueue(value);
-        }
-      } catch (error) {
-        release();
-        controller.error(error);
-      }
-    },
-    cancel(reason) {
-      release();
-      return reader.cancel(reason);
-    },
-  }, { highWaterMark: 0 });
-  return new Response(watched, {
-    status: response.status,
-    statusText: response.statusText,
-    headers: response.headers,
-  });
-}
-
-/**
- * The pinned path of one `secureFetch` function: opens the runtime's resources at the first
- * pinned request and closes them when no pinned request or body is in flight any more, so a
- * function that is simply dropped holds no listener or socket. Connections are reused between
- * requests that overlap (a Streamable HTTP session with its GET stream open, say); a request that
- * starts after everything was released opens fresh ones.
- *
- * @category Transport
- */
-export class PinnedFetch {
-  readonly #pinning: RuntimePinning;
-  readonly #caCerts: readonly string[] | undefined;
-  #open: PinnedConnector | undefined;
-  #active = 0;
-
-  /**
-   * @param pinning the runtime's mechanism
-   * @param caCerts PEM certificates trusted besides the system roots
-   */
-  constructor(pinning: RuntimePinning, caCerts: readonly string[] | undefined) {
-    this.#pinning = pinning;
-    this.#caCerts = caCerts;
-  }
-
-  /**
-   * Sends `request` pinned to `target`.
-   *
-   * @param request the prepared request
-   * @param target the approved destination
-   * @returns the response, whose body releases the resources when it ends
-   */
-  async fetch(request: Request, target: PinnedTarget): Promise<Response> {
-    this.#active++;
-    let released = false;
-    const release = () => {
-      if (released) return;
-      released = true;
-      this.#active--;
-      if (this.#active === 0 && this.#open !== undefined) {
-        const open = this.#open;
-        this.#open = undefined;
-        open.close().catch(() => {});
-      }
-    };
-    try {
-      this.#open ??= this.#pinning.open(
-        this.#caCerts === undefined ? {} : { caCerts: this.#caCerts },
-      );
-      return releaseAfterBody(await this.#open.fetch(request, target), release);
-    } catch (error) {
-      release();
-      throw error;
-    }
-  }
 }
 
 /**

@@ -8,7 +8,8 @@ import { Deadline } from "./deadline.ts";
 import { TransportError } from "./errors.ts";
 import { limitBody } from "./limited_body.ts";
 import { checkResolvedAddresses, checkUrl, type DestinationPolicy } from "./policy.ts";
-import { PinnedFetch, pinnedTarget } from "./pinning.ts";
+import { PinnedFetch } from "./pinned_fetch.ts";
+import { pinnedTarget } from "./pinning.ts";
 import type { Resolver, ResolverSource } from "./resolver.ts";
 import { runtimePinning, runtimeResolver } from "./runtime/mod.ts";
 
@@ -86,6 +87,13 @@ export interface SecureFetchOptions {
    * (Deno and Bun, where it pins). Refused with `fetch` or on a runtime without pinning.
    */
   readonly caCerts?: readonly string[];
+  /**
+   * DNS pinning: connect only to an address the check approved, where the runtime allows it
+   * (Deno, Bun). Default `true`. `false` lets the runtime's `fetch` resolve the name again
+   * itself, which a rebinding DNS server can answer differently; on Deno it is what keeps a
+   * `--allow-net=<host>:<port>` set sufficient (docs/permissions.md).
+   */
+  readonly dnsPinning?: boolean;
 }
 
 /**
@@ -99,9 +107,10 @@ export interface TransportReport {
   /**
    * Whether each connection goes to an address the check approved (`"enforced"`: Deno and Bun),
    * or the runtime's `fetch` resolves the name again on its own (`"unavailable"`: Node, Workers,
-   * an injected `fetch`, or no DNS check), which a rebinding DNS server can answer differently.
+   * an injected `fetch`, or no DNS check), which a rebinding DNS server can answer differently,
+   * or `"disabled"` by the `dnsPinning: false` option.
    */
-  readonly dnsPinning: "enforced" | "unavailable";
+  readonly dnsPinning: "enforced" | "unavailable" | "disabled";
   /** Where the resolver comes from. */
   readonly resolver: ResolverSource;
   /** Whether loopback destinations (and plain http to them) are allowed. */
@@ -150,9 +159,10 @@ function resolveOptions(options: SecureFetchOptions): ResolvedOptions {
   const authorization = resolveToken(options);
   const runtime = options.resolve === undefined ? runtimeResolver() : undefined;
   const resolve = options.resolve ?? runtime?.resolve;
-  const pinning = options.fetch === undefined && resolve !== undefined
-    ? runtimePinning()
-    : undefined;
+  const pinning =
+    options.fetch === undefined && resolve !== undefined && options.dnsPinning !== false
+      ? runtimePinning()
+      : undefined;
   if (options.caCerts !== undefined && pinning === undefined) {
     throw configError("caCerts needs sluice's own connections: no fetch, Deno or Bun.");
   }
@@ -374,7 +384,11 @@ export function secureFetch(options: SecureFetchOptions = {}): SecureFetch {
   const resolved = resolveOptions(options);
   const report: TransportReport = Object.freeze({
     dnsCheck: resolved.resolve === undefined ? "unavailable" : "enforced",
-    dnsPinning: resolved.pinned === undefined ? "unavailable" : "enforced",
+    dnsPinning: resolved.pinned !== undefined
+      ? "enforced"
+      : options.dnsPinning === false
+      ? "disabled"
+      : "unavailable",
     resolver: resolved.resolverSource,
     loopbackAllowed: resolved.policy.allowLoopback,
     maxResponseBytes: resolved.maxResponseBytes,
@@ -410,9 +424,9 @@ export function secureFetch(options: SecureFetchOptions = {}): SecureFetch {
       }
       const request = prepareRequest(input, init, destination.url, resolved, deadline.signal);
       const response = await deadline.race(
-        resolved.pinned === undefined
-          ? resolved.fetch(request)
-          : resolved.pinned.fetch(request, pinnedTarget(destination.url, addresses)),
+        resolved.pinned?.applies(destination.kind === "name")
+          ? resolved.pinned.fetch(request, pinnedTarget(destination.url, addresses))
+          : resolved.fetch(request),
       );
       try {
         checkResponse(response, resolved.maxResponseBytes);

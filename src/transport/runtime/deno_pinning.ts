@@ -33,7 +33,11 @@ interface DenoListener extends Closer, AsyncIterable<DenoConn> {
 type ProxyOption =
   | { url: string; basicAuth: { username: string; password: string } }
   | { transport: "tcp"; hostname: string; port: number };
+interface DenoPermissions {
+  querySync(descriptor: { name: "net"; host: string }): { state: string };
+}
 interface DenoNet {
+  permissions: DenoPermissions;
   listen(options: { hostname: string; port: number }): DenoListener;
   connect(options: { hostname: string; port: number }): Promise<DenoConn>;
   createHttpClient(options: { caCerts?: string[]; proxy: ProxyOption }): Closer;
@@ -79,6 +83,24 @@ async function readHead(
   return undefined;
 }
 
+/** Whether Deno's net permission covers `host` (`address:port`) without prompting. */
+function granted(deno: DenoNet, host: string): boolean {
+  try {
+    return deno.permissions.querySync({ name: "net", host }).state === "granted";
+  } catch {
+    return false;
+  }
+}
+
+/** A refusal that the pinned path reports as `transport_permission_denied` with the flags. */
+function refusedPermission(error: unknown, allowNet: string): unknown {
+  if (error !== undefined && (error as Error)?.name !== "NotCapable") return error;
+  return Object.assign(new Error("net permission missing for DNS pinning"), {
+    name: "NotCapable",
+    pinningAllowNet: allowNet,
+  });
+}
+
 async function dial(
   deno: DenoNet,
   addresses: readonly string[],
@@ -96,7 +118,12 @@ async function dial(
 
 function openDeno(deno: DenoNet, caCerts: readonly string[] | undefined): PinnedConnector {
   const table = new PinTable();
-  const listener = deno.listen({ hostname: "127.0.0.1", port: 0 });
+  let listener: DenoListener;
+  try {
+    listener = deno.listen({ hostname: "127.0.0.1", port: 0 });
+  } catch (error) {
+    throw refusedPermission(error, "127.0.0.1");
+  }
   const trust = caCerts === undefined ? {} : { caCerts: [...caCerts] };
   const client = deno.createHttpClient({
     ...trust,
@@ -177,6 +204,11 @@ function openDeno(deno: DenoNet, caCerts: readonly string[] | undefined): Pinned
 
   return {
     fetch(request, target) {
+      const entry = (address: string) =>
+        `${address.includes(":") ? `[${address}]` : address}:${target.port}`;
+      if (!target.addresses.some((address) => granted(deno, entry(address)))) {
+        throw refusedPermission(undefined, target.addresses.map(entry).join(","));
+      }
       if (new URL(request.url).protocol === "https:") {
         table.pin(target);
         return fetch(request, { client } as RequestInit);
@@ -204,7 +236,8 @@ export function denoPinning(): RuntimePinning | undefined {
   const deno = (globalThis as { Deno?: Partial<DenoNet> }).Deno;
   if (
     deno === undefined || typeof deno.createHttpClient !== "function" ||
-    typeof deno.listen !== "function" || typeof deno.connect !== "function"
+    typeof deno.listen !== "function" || typeof deno.connect !== "function" ||
+    typeof deno.permissions?.querySync !== "function"
   ) return undefined;
   const net = deno as DenoNet;
   return { source: "deno", open: ({ caCerts }) => openDeno(net, caCerts) };
