@@ -113,8 +113,8 @@ export class PinnedFetch {
       if (typeof flags !== "string") throw error;
       throw new TransportError(
         "transport_permission_denied",
-        `Deno refused network access for DNS pinning: the connection goes to the address the ` +
-          `check approved, through a proxy on 127.0.0.1, so also allow --allow-net=${flags}, ` +
+        "Deno refused network access for DNS pinning: the connection goes to the address the " +
+          `check approved (https through a proxy on 127.0.0.1), so also allow --allow-net=${flags}, ` +
           "or set dnsPinning: false (see docs/permissions.md).",
       );
     }

@@ -118,20 +118,8 @@ async function dial(
 
 function openDeno(deno: DenoNet, caCerts: readonly string[] | undefined): PinnedConnector {
   const table = new PinTable();
-  let listener: DenoListener;
-  try {
-    listener = deno.listen({ hostname: "127.0.0.1", port: 0 });
-  } catch (error) {
-    throw refusedPermission(error, "127.0.0.1");
-  }
   const trust = caCerts === undefined ? {} : { caCerts: [...caCerts] };
-  const client = deno.createHttpClient({
-    ...trust,
-    proxy: {
-      url: `http://127.0.0.1:${listener.addr.port}`,
-      basicAuth: { username: table.username, password: table.password },
-    },
-  });
+  let proxy: { listener: DenoListener; client: Closer } | undefined;
   const plainClients = new Map<string, Closer>();
   const open = new Set<DenoConn>();
   const tasks = new Set<Promise<void>>();
@@ -181,13 +169,30 @@ function openDeno(deno: DenoNet, caCerts: readonly string[] | undefined): Pinned
     }
   };
 
-  track((async () => {
+  /** The tunnel proxy and its client, started at the first https request. */
+  const startProxy = (): { listener: DenoListener; client: Closer } => {
+    let listener: DenoListener;
     try {
-      for await (const conn of listener) track(tunnel(conn));
-    } catch {
-      // The listener was closed.
+      listener = deno.listen({ hostname: "127.0.0.1", port: 0 });
+    } catch (error) {
+      throw refusedPermission(error, "127.0.0.1");
     }
-  })());
+    const client = deno.createHttpClient({
+      ...trust,
+      proxy: {
+        url: `http://127.0.0.1:${listener.addr.port}`,
+        basicAuth: { username: table.username, password: table.password },
+      },
+    });
+    track((async () => {
+      try {
+        for await (const conn of listener) track(tunnel(conn));
+      } catch {
+        // The listener was closed.
+      }
+    })());
+    return { listener, client };
+  };
 
   const plainClient = (target: PinnedTarget): Closer => {
     const key = `${target.addresses[0]}:${target.port}`;
@@ -210,14 +215,17 @@ function openDeno(deno: DenoNet, caCerts: readonly string[] | undefined): Pinned
         throw refusedPermission(undefined, target.addresses.map(entry).join(","));
       }
       if (new URL(request.url).protocol === "https:") {
+        proxy ??= startProxy();
         table.pin(target);
-        return fetch(request, { client } as RequestInit);
+        return fetch(request, { client: proxy.client } as RequestInit);
       }
       return fetch(request, { client: plainClient(target) } as RequestInit);
     },
     async close() {
-      closeQuietly(listener);
-      closeQuietly(client);
+      if (proxy !== undefined) {
+        closeQuietly(proxy.listener);
+        closeQuietly(proxy.client);
+      }
       for (const plain of plainClients.values()) closeQuietly(plain);
       for (const conn of open) closeQuietly(conn);
       await Promise.allSettled([...tasks]);
