@@ -15,6 +15,7 @@ import { readPathBenchmark } from "./bench/read_path.ts";
 import { bodyChunksBenchmark } from "./bench/body_chunks.ts";
 import { patternsBenchmark } from "./bench/patterns.ts";
 import { connectBenchmark } from "./bench/connect.ts";
+import { pinningBenchmark } from "./bench/pinning.ts";
 
 /** The approval store's figures (libSQL file, WAL, synchronous=FULL), as a registered bench. */
 const approvalsBenchmark: Benchmark = {
@@ -32,6 +33,7 @@ export const benchmarks: readonly Benchmark[] = [
   bodyChunksBenchmark,
   patternsBenchmark,
   connectBenchmark,
+  pinningBenchmark,
 ];
 
 function printTable(header: readonly string[], lines: readonly string[][]): void {

@@ -120,6 +120,8 @@ interface Prepared {
   readonly server: ResolvedServer;
   readonly session: ServerSession;
   readonly fetch: SecureFetch;
+  /** Ends the hold on the fetch's pinned connections (taken for the connection's lifetime). */
+  readonly release: () => void;
   catalog?: ServerCatalog;
   /** The server's staged revision, if any (a newer listing replaces it). */
   staged?: {
@@ -192,7 +194,7 @@ export async function connectAll(config: ConnectAllConfig): Promise<Connection> 
         ? { legacyProtocolVersions: [...config.legacyProtocolVersions] }
         : {}),
     });
-    return { server, session, fetch };
+    return { server, session, fetch, release: fetch.hold() };
   });
   const makeGate = (toolkitServers: readonly ToolkitServer[]) =>
     new Gate({
@@ -243,7 +245,7 @@ export async function connectAll(config: ConnectAllConfig): Promise<Connection> 
     toolkitServers = serversNow();
     gate = makeGate(toolkitServers);
   } catch (error) {
-    await Promise.all(prepared.map((item) => item.session.close()));
+    await closeSessions(prepared);
     throw error;
   }
   const toolkit = new Toolkit({
@@ -427,10 +429,18 @@ export async function connectAll(config: ConnectAllConfig): Promise<Connection> 
     accept,
     close: () =>
       closing ??= (async () => {
-        await Promise.all(prepared.map((item) => item.session.close()));
+        await closeSessions(prepared);
         await Promise.all(prepared.map((item) => item.refreshing?.catch(() => undefined)));
       })(),
   });
+}
+
+/** Closes every session, then lets go of its fetch's pinned connections. */
+async function closeSessions(prepared: readonly Prepared[]): Promise<void> {
+  await Promise.all(prepared.map(async (item) => {
+    await item.session.close();
+    item.release();
+  }));
 }
 
 async function lockOf(prepared: readonly Prepared[]): Promise<SluiceLock> {

@@ -52,8 +52,9 @@ function releaseAfterBody(response: Response, release: () => void): Response {
  * The pinned path of one `secureFetch` function: opens the runtime's resources at the first
  * pinned request and closes them when no pinned request or body is in flight any more, so a
  * function that is simply dropped holds no listener or socket. Connections are reused between
- * requests that overlap (a Streamable HTTP session with its GET stream open, say); a request that
- * starts after everything was released opens fresh ones.
+ * requests that overlap, and between all requests while a {@link PinnedFetch.hold} is taken
+ * (`connect()` takes one for the connection's lifetime); a request that starts after everything
+ * was released opens fresh ones.
  *
  * @category Transport
  */
@@ -83,16 +84,15 @@ export class PinnedFetch {
   }
 
   /**
-   * Sends `request` pinned to `target`.
+   * Keeps the resources open (once opened) until the returned function is called, so requests
+   * in a row reuse one connection instead of a new handshake each.
    *
-   * @param request the prepared request
-   * @param target the approved destination
-   * @returns the response, whose body releases the resources when it ends
+   * @returns the release function; calls after the first do nothing
    */
-  async fetch(request: Request, target: PinnedTarget): Promise<Response> {
+  hold(): () => void {
     this.#active++;
     let released = false;
-    const release = () => {
+    return () => {
       if (released) return;
       released = true;
       this.#active--;
@@ -102,6 +102,17 @@ export class PinnedFetch {
         open.close().catch(() => {});
       }
     };
+  }
+
+  /**
+   * Sends `request` pinned to `target`.
+   *
+   * @param request the prepared request
+   * @param target the approved destination
+   * @returns the response, whose body releases the resources when it ends
+   */
+  async fetch(request: Request, target: PinnedTarget): Promise<Response> {
+    const release = this.hold();
     try {
       this.#open ??= this.#pinning.open(
         this.#caCerts === undefined ? {} : { caCerts: this.#caCerts },

@@ -24,6 +24,7 @@ interface Closer {
   close(): void;
 }
 interface DenoConn extends Closer {
+  setNoDelay?(noDelay?: boolean): void;
   read(buffer: Uint8Array): Promise<number | null>;
   write(data: Uint8Array): Promise<number>;
 }
@@ -40,7 +41,7 @@ interface DenoNet {
   permissions: DenoPermissions;
   listen(options: { hostname: string; port: number }): DenoListener;
   connect(options: { hostname: string; port: number }): Promise<DenoConn>;
-  createHttpClient(options: { caCerts?: string[]; proxy: ProxyOption }): Closer;
+  createHttpClient(options: { caCerts?: string[]; http2?: boolean; proxy: ProxyOption }): Closer;
 }
 
 async function writeAll(conn: DenoConn, data: Uint8Array): Promise<void> {
@@ -137,6 +138,8 @@ function openDeno(deno: DenoNet, caCerts: readonly string[] | undefined): Pinned
 
   const tunnel = async (conn: DenoConn): Promise<void> => {
     open.add(conn);
+    // TLS records relayed as they come: Nagle's wait for an ACK would add delayed-ACK stalls.
+    conn.setNoDelay?.(true);
     let upstream: DenoConn | undefined;
     try {
       const head = await readHead(conn);
@@ -152,6 +155,7 @@ function openDeno(deno: DenoNet, caCerts: readonly string[] | undefined): Pinned
         return;
       }
       open.add(upstream);
+      upstream.setNoDelay?.(true);
       await writeAll(conn, ascii.encode("HTTP/1.1 200 Connection Established\r\n\r\n"));
       if (head.rest.length > 0) await writeAll(upstream, head.rest);
       const target = upstream;
@@ -179,6 +183,9 @@ function openDeno(deno: DenoNet, caCerts: readonly string[] | undefined): Pinned
     }
     const client = deno.createHttpClient({
       ...trust,
+      // HTTP/1.1 in the tunnel: HTTP/2 through it measured 3.5 ms a request on loopback, against
+      // 0.9 ms for HTTP/1.1 and 0.8 ms for a direct connection.
+      http2: false,
       proxy: {
         url: `http://127.0.0.1:${listener.addr.port}`,
         basicAuth: { username: table.username, password: table.password },
