@@ -19,7 +19,10 @@ export interface RebindingPair {
 export const checkedResolver = (hostname: string): Promise<readonly string[]> =>
   Promise.resolve(hostname === "localhost" ? ["127.0.0.2"] : []);
 
-type Handler = (request: Request) => Response | Promise<Response>;
+type Handler = (
+  request: Request,
+  info: Deno.ServeHandlerInfo<Deno.NetAddr>,
+) => Response | Promise<Response>;
 
 /**
  * Starts both servers, with TLS when `tls` is given (a certificate for `localhost`). Each answers
@@ -41,10 +44,10 @@ export function startRebindingPair(
     const port = relay.addr.port;
     let server: Deno.HttpServer<Deno.NetAddr>;
     try {
-      server = Deno.serve({ ...options, hostname: "127.0.0.2", port }, (request) => {
+      server = Deno.serve({ ...options, hostname: "127.0.0.2", port }, (request, info) => {
         approved++;
         return approvedHandler
-          ? approvedHandler(request)
+          ? approvedHandler(request, info)
           : Response.json({ who: "approved", host: new URL(request.url).host });
       });
     } catch (error) {

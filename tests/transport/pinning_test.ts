@@ -44,7 +44,7 @@ async function withTls(body: (tls: Tls) => Promise<void>): Promise<void> {
 async function withPair(
   tls: Tls["cert"] | undefined,
   body: (pair: RebindingPair) => Promise<void>,
-  handler?: (request: Request) => Response | Promise<Response>,
+  handler?: Parameters<typeof startRebindingPair>[1],
 ): Promise<void> {
   const pair = startRebindingPair(tls, handler);
   try {
@@ -104,6 +104,26 @@ Deno.test("Deno: a pinned https request reaches the checked address, never the r
         client.close();
       }
     });
+  });
+});
+
+Deno.test("Deno: hold() keeps one pinned connection for requests in a row; without it, none stays", async () => {
+  await withTls(async ({ pki, cert }) => {
+    // The approved server answers with the client port it sees: one port, one connection.
+    await withPair(cert, async (pair) => {
+      const url = `https://localhost:${pair.port}/mcp`;
+      const pinned = secureFetch({ ...loopback, caCerts: [pki.ca] });
+      const port = async () => (await (await pinned(url)).json()).port as number;
+      const release = pinned.hold();
+      const held = [await port(), await port(), await port()];
+      release();
+      assert.equal(new Set(held).size, 1, `held requests used ports ${held}`);
+      // Released: the next requests each start from nothing (a new proxy, a new connection).
+      const unheld = [await port(), await port()];
+      assert.equal(new Set(unheld).size, 2, `unheld requests used ports ${unheld}`);
+      assert.ok(!unheld.includes(held[0]));
+      assert.equal(pair.reboundConnections(), 0);
+    }, (_request, info) => Response.json({ port: info.remoteAddr.port }));
   });
 });
 

@@ -18,6 +18,7 @@ import {
 } from "../pinning.ts";
 
 interface NodeSocket {
+  setNoDelay?(noDelay?: boolean): NodeSocket;
   write(data: Uint8Array | string): boolean;
   end(data?: string): void;
   destroy(): void;
@@ -65,6 +66,7 @@ function openBun(net: NodeNet, caCerts: readonly string[] | undefined): PinnedCo
   const sockets = new Set<NodeSocket>();
   const hold = (socket: NodeSocket) => {
     sockets.add(socket);
+    socket.setNoDelay?.(true);
     socket.on("close", () => sockets.delete(socket));
     socket.on("error", () => socket.destroy());
   };
