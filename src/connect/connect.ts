@@ -184,9 +184,12 @@ export async function connectAll(config: ConnectAllConfig): Promise<Connection> 
         ? { token: server.token, tokenOrigin: server.url.origin }
         : {}),
     });
+    const sessionFetch = server.auth !== undefined
+      ? server.auth.fetchFor(server.url, transport)
+      : fetch;
     const session = new ServerSession({
       url: server.url,
-      fetch: server.auth !== undefined ? server.auth.fetchFor(server.url, transport) : fetch,
+      fetch: sessionFetch,
       timeoutMs,
       ...(config.changeDetection === true ? { changeDetection: true } : {}),
       ...(config.eraCache ? { eraCache: config.eraCache } : {}),
@@ -194,7 +197,7 @@ export async function connectAll(config: ConnectAllConfig): Promise<Connection> 
         ? { legacyProtocolVersions: [...config.legacyProtocolVersions] }
         : {}),
     });
-    return { server, session, fetch, release: fetch.hold() };
+    return { server, session, fetch, release: sessionFetch.hold() };
   });
   const makeGate = (toolkitServers: readonly ToolkitServer[]) =>
     new Gate({

@@ -194,12 +194,15 @@ Deno.test("Deno: OAuth discovery and token requests go through the pinned path",
   await withTls(async ({ pki, cert }) => {
     const seen: string[] = [];
     let origin = "";
-    const handler = async (request: Request): Promise<Response> => {
+    const handler = async (
+      request: Request,
+      info: Deno.ServeHandlerInfo<Deno.NetAddr>,
+    ): Promise<Response> => {
       const path = new URL(request.url).pathname;
       seen.push(`${request.method} ${path}`);
       if (path === "/mcp") {
         if (request.headers.get("authorization") === "Bearer pinned-access") {
-          return Response.json({ who: "approved" });
+          return Response.json({ who: "approved", port: info.remoteAddr.port });
         }
         return new Response(null, {
           status: 401,
@@ -236,9 +239,20 @@ Deno.test("Deno: OAuth discovery and token requests go through the pinned path",
       });
       const resource = new URL(`${origin}/mcp`);
       const authFetch = auth.fetchFor(resource, { ...loopback, caCerts: [pki.ca] });
-      const response = await authFetch(resource, { method: "POST", body: "{}" });
-      assert.equal(response.status, 200);
-      assert.deepEqual(await response.json(), { who: "approved" });
+      // Held, as connect() holds it: the token requests after the first share one connection.
+      const release = authFetch.hold();
+      const answers = [];
+      try {
+        for (let round = 0; round < 3; round++) {
+          const response = await authFetch(resource, { method: "POST", body: "{}" });
+          assert.equal(response.status, 200);
+          answers.push(await response.json());
+        }
+      } finally {
+        release();
+      }
+      assert.deepEqual(answers.map((answer) => answer.who), ["approved", "approved", "approved"]);
+      assert.equal(new Set(answers.map((answer) => answer.port)).size, 1, JSON.stringify(answers));
       for (const step of ["/.well-known/oauth-protected-resource/mcp", "/token"]) {
         assert.ok(seen.some((line) => line.endsWith(step)), `${step} not requested: ${seen}`);
       }
