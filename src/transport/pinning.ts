@@ -63,7 +63,7 @@ export interface PinnedConnector {
  */
 export interface RuntimePinning {
   /** The runtime whose mechanism this is. */
-  readonly source: "deno" | "bun";
+  readonly source: "deno" | "bun" | "node";
   /** Opens the resources; `caCerts` are PEM certificates trusted besides the system roots. */
   open(options: { readonly caCerts?: readonly string[] }): PinnedConnector;
 }

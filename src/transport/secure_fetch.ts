@@ -84,12 +84,12 @@ export interface SecureFetchOptions {
   readonly fetch?: FetchFunction;
   /**
    * PEM certificates trusted besides the system roots, on the connections sluice makes itself
-   * (Deno and Bun, where it pins). Refused with `fetch` or on a runtime without pinning.
+   * (Deno, Bun and Node, where it pins). Refused with `fetch` or on a runtime without pinning.
    */
   readonly caCerts?: readonly string[];
   /**
    * DNS pinning: connect only to an address the check approved, where the runtime allows it
-   * (Deno, Bun). Default `true`. `false` lets the runtime's `fetch` resolve the name again
+   * (Deno, Bun, Node). Default `true`. `false` lets the runtime's `fetch` resolve the name again
    * itself, which a rebinding DNS server can answer differently; on Deno it is what keeps a
    * `--allow-net=<host>:<port>` set sufficient (docs/permissions.md).
    */
@@ -105,9 +105,9 @@ export interface TransportReport {
   /** Whether resolved addresses are checked to be public on this runtime. */
   readonly dnsCheck: "enforced" | "unavailable";
   /**
-   * Whether each connection goes to an address the check approved (`"enforced"`: Deno and Bun),
-   * or the runtime's `fetch` resolves the name again on its own (`"unavailable"`: Node, Workers,
-   * an injected `fetch`, or no DNS check), which a rebinding DNS server can answer differently,
+   * Whether each connection goes to an address the check approved (`"enforced"`: Deno, Bun and
+   * Node), or the runtime's `fetch` resolves the name again on its own (`"unavailable"`: Workers,
+   * a Node whose bundled undici is not major 6, an injected `fetch`, or no DNS check), which a rebinding DNS server can answer differently,
    * or `"disabled"` by the `dnsPinning: false` option.
    */
   readonly dnsPinning: "enforced" | "unavailable" | "disabled";
@@ -170,7 +170,7 @@ function resolveOptions(options: SecureFetchOptions): ResolvedOptions {
       ? runtimePinning()
       : undefined;
   if (options.caCerts !== undefined && pinning === undefined) {
-    throw configError("caCerts needs sluice's own connections: no fetch, Deno or Bun.");
+    throw configError("caCerts needs sluice's own connections: no fetch, Deno, Bun or Node.");
   }
   return {
     policy: { allowLoopback: options.dangerouslyAllowLoopback === true },

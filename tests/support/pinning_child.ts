@@ -1,4 +1,4 @@
-// Runs one request through secureFetch on the runtime executing this file (Bun, or Deno), for
+// Runs one request through secureFetch on the runtime executing this file (Bun, Node, Deno), for
 // the DNS pinning test: `<runtime> pinning_child.ts <url> <ca.pem> pinned|unpinned`. The check's
 // resolver answers 127.0.0.2 for localhost; the runtime's own resolver answers 127.0.0.1. Prints
 // one JSON line: the transport report and the server's answer (or the error code).

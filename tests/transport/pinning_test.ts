@@ -14,9 +14,12 @@ import { parseConnectHead, pinnedTarget, PinTable } from "../../src/transport/pi
 import { OAuthClient } from "../../src/auth/mod.ts";
 import { makeCa, type Pki } from "../support/pki.ts";
 import { checkedResolver, type RebindingPair, startRebindingPair } from "../support/rebinding.ts";
+import { writeJavaScript } from "../../scripts/build_npm.ts";
+import { packageGraph } from "../../scripts/support/package_graph.ts";
 import {
   ensureInstalled,
   installedBun,
+  installedNode22,
   onPath,
   root,
   run,
@@ -269,19 +272,25 @@ async function bun(): Promise<string> {
   return await installedBun(RUNTIME_CACHE);
 }
 
-Deno.test("Bun: pinned https and http reach the checked address; unpinned ones are rebound", async () => {
-  const binary = await bun();
+/** Starts `tests/support/pinning_child` on another runtime: its command line for the mode. */
+type ChildCommand = (
+  url: string,
+  caPath: string,
+  mode: "pinned" | "unpinned",
+) => { binary: string; args: string[]; env?: Record<string, string> };
+
+/**
+ * The rebinding test on another runtime, https then plain http: pinned, the child reaches the
+ * approved address and nothing reaches 127.0.0.1; unpinned (its own fetch), it is rebound.
+ */
+async function rebindingOn(command: ChildCommand): Promise<void> {
   await withTls(async ({ dir, cert }) => {
     for (const tls of [cert, undefined]) {
       await withPair(tls, async (pair) => {
         const url = `${tls ? "https" : "http"}://localhost:${pair.port}/mcp`;
-        const child = async (mode: string) => {
-          const { code, stdout, stderr } = await run(binary, [
-            `${root}tests/support/pinning_child.ts`,
-            url,
-            `${dir}/ca.pem`,
-            mode,
-          ], { timeoutMs: 60_000 });
+        const child = async (mode: "pinned" | "unpinned") => {
+          const { binary, args, env } = command(url, `${dir}/ca.pem`, mode);
+          const { code, stdout, stderr } = await run(binary, args, { timeoutMs: 60_000, env });
           assert.equal(code, 0, stderr);
           return JSON.parse(stdout.trim().split("\n").at(-1)!);
         };
@@ -296,4 +305,54 @@ Deno.test("Bun: pinned https and http reach the checked address; unpinned ones a
       });
     }
   });
+}
+
+Deno.test("Bun: pinned https and http reach the checked address; unpinned ones are rebound", async () => {
+  const binary = await bun();
+  await rebindingOn((url, caPath, mode) => ({
+    binary,
+    args: [`${root}tests/support/pinning_child.ts`, url, caPath, mode],
+  }));
 });
+
+/**
+ * The child and its imports as JavaScript in a temporary folder (Node 20 strips no types), its
+ * npm dependencies (undici among them) installed in the runtime cache, resolved from there by
+ * `scripts/node/register_deps.mjs`.
+ */
+async function withNodeChild(body: (script: string) => Promise<void>): Promise<void> {
+  const child = "tests/support/pinning_child.ts";
+  const graph = await packageGraph([child]);
+  assert.ok(graph.dependencies.undici, "undici is not among the child's dependencies");
+  await ensureInstalled(RUNTIME_CACHE, { node: RUNTIME_VERSIONS.node, ...graph.dependencies });
+  const dir = await Deno.makeTempDir({ prefix: "sluice-pinning-node-" });
+  try {
+    assert.deepEqual(await writeJavaScript(graph.files, dir), []);
+    await body(`${dir}/${child.replace(/\.ts$/, ".js")}`);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+for (const version of ["20", "22"]) {
+  Deno.test(`Node ${version}: pinned https and http reach the checked address; unpinned ones are rebound`, async () => {
+    await withNodeChild(async (script) => {
+      // Node 20 is the one on PATH (as the npm consumer check has it), Node 22 the pinned npm one.
+      const node = version === "20" ? await onPath("node") : await installedNode22(RUNTIME_CACHE);
+      assert.ok(node !== undefined, "node is not on PATH");
+      const reported = (await run(node, ["--version"])).stdout.trim();
+      assert.ok(reported.startsWith(`v${version}.`), `${node} is ${reported}, not Node ${version}`);
+      await rebindingOn((url, caPath, mode) => ({
+        binary: node,
+        args: ["--import", `${root}scripts/node/register_deps.mjs`, script, url, caPath, mode],
+        env: {
+          PATH: Deno.env.get("PATH") ?? "",
+          SLUICE_DEPS_DIR: RUNTIME_CACHE,
+          // Node's own fetch (the unpinned control) trusts the CA this way; the pinned child
+          // must do with `caCerts`.
+          ...(mode === "unpinned" ? { NODE_EXTRA_CA_CERTS: caPath } : {}),
+        },
+      }));
+    });
+  });
+}

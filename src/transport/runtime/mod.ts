@@ -12,6 +12,7 @@ import { denoResolver } from "./deno.ts";
 import { bunPinning } from "./bun_pinning.ts";
 import { denoPinning } from "./deno_pinning.ts";
 import { nodeResolver } from "./node.ts";
+import { nodePinning } from "./node_pinning.ts";
 
 /**
  * The resolver of the current runtime (Deno, then Node/Bun), or `undefined` on Workers.
@@ -27,11 +28,11 @@ export function runtimeResolver(): { resolve: Resolver; source: "deno" | "node" 
 }
 
 /**
- * How the current runtime pins connections to checked addresses (Deno, Bun), or `undefined`
- * where it cannot (Node's built-in `fetch` takes no resolver or proxy; Workers).
+ * How the current runtime pins connections to checked addresses (Deno, Bun, Node), or
+ * `undefined` where it cannot (Workers, or a Node whose bundled undici is not major 6).
  *
  * @category Transport
  */
 export function runtimePinning(): RuntimePinning | undefined {
-  return denoPinning() ?? bunPinning();
+  return denoPinning() ?? bunPinning() ?? nodePinning();
 }
