@@ -2,7 +2,8 @@
  * `sluice inspect` against real servers: server-everything over stdio (the SDK's stdio
  * transport) and over Streamable HTTP (connect()'s hardened session), the project's read
  * fixture (a tool the profile refuses, listed with keyword and path; `--init`), and a scripted
- * server whose names and descriptions try to drive the terminal. The JSON is parsed and checked.
+ * server whose names and descriptions try to drive the terminal, and a by-name URL whose pinned
+ * connection is held (one TCP connection for the whole inspection). The JSON is parsed and checked.
  */
 import assert from "node:assert/strict";
 import { startHttpServer } from "../../fixtures/read_server_http.ts";
@@ -208,5 +209,54 @@ Deno.test("sluice inspect usage errors exit 2", async () => {
     const run = await cli(argv);
     assert.equal(run.code, 2, argv.join(" "));
     assert.match(run.err, /usage: sluice inspect/);
+  }
+});
+
+Deno.test("sluice inspect by name: the pinned connection is held for the whole inspection", async () => {
+  const server = await startHttpServer();
+  // A relay in front of the fixture counts the TCP connections the inspection opens.
+  const relay = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  let connections = 0;
+  const conns = new Set<Deno.Conn>();
+  const relays: Promise<unknown>[] = [];
+  const loop = (async () => {
+    for await (const conn of relay) {
+      connections++;
+      conns.add(conn);
+      relays.push(
+        (async () => {
+          const upstream = await Deno.connect({
+            hostname: "127.0.0.1",
+            port: Number(server.url.port),
+          });
+          conns.add(upstream);
+          await Promise.race([
+            conn.readable.pipeTo(upstream.writable),
+            upstream.readable.pipeTo(conn.writable),
+          ]).catch(() => {});
+        })().catch(() => {}),
+      );
+    }
+  })().catch(() => {});
+  try {
+    const url = new URL(server.url);
+    url.hostname = "localhost";
+    url.port = String(relay.addr.port);
+    const run = await cli(["inspect", url.href, "--allow-loopback", "--json"]);
+    assert.equal(run.code, 0, run.err);
+    checkReport(JSON.parse(run.out) as InspectReport);
+    assert.equal(connections, 1);
+  } finally {
+    relay.close();
+    for (const conn of conns) {
+      try {
+        conn.close();
+      } catch {
+        // Already closed.
+      }
+    }
+    await loop;
+    await Promise.allSettled(relays);
+    await server.close();
   }
 });
