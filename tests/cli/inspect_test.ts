@@ -11,6 +11,7 @@ import { runCli } from "../../src/cli/main.ts";
 import type { InspectReport, StarterConfig } from "../../src/cli/inspect_report.ts";
 import { startEverythingHttp, startScriptedServer, tool } from "../support/connect_servers.ts";
 import { REPO_ROOT } from "../support/sessions.ts";
+import { startCountingRelay } from "../support/counting_relay.ts";
 
 interface Run {
   code: number;
@@ -215,48 +216,17 @@ Deno.test("sluice inspect usage errors exit 2", async () => {
 Deno.test("sluice inspect by name: the pinned connection is held for the whole inspection", async () => {
   const server = await startHttpServer();
   // A relay in front of the fixture counts the TCP connections the inspection opens.
-  const relay = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  let connections = 0;
-  const conns = new Set<Deno.Conn>();
-  const relays: Promise<unknown>[] = [];
-  const loop = (async () => {
-    for await (const conn of relay) {
-      connections++;
-      conns.add(conn);
-      relays.push(
-        (async () => {
-          const upstream = await Deno.connect({
-            hostname: "127.0.0.1",
-            port: Number(server.url.port),
-          });
-          conns.add(upstream);
-          await Promise.race([
-            conn.readable.pipeTo(upstream.writable),
-            upstream.readable.pipeTo(conn.writable),
-          ]).catch(() => {});
-        })().catch(() => {}),
-      );
-    }
-  })().catch(() => {});
+  const relay = startCountingRelay(Number(server.url.port));
   try {
     const url = new URL(server.url);
     url.hostname = "localhost";
-    url.port = String(relay.addr.port);
+    url.port = String(relay.port);
     const run = await cli(["inspect", url.href, "--allow-loopback", "--json"]);
     assert.equal(run.code, 0, run.err);
     checkReport(JSON.parse(run.out) as InspectReport);
-    assert.equal(connections, 1);
+    assert.equal(relay.connections(), 1);
   } finally {
-    relay.close();
-    for (const conn of conns) {
-      try {
-        conn.close();
-      } catch {
-        // Already closed.
-      }
-    }
-    await loop;
-    await Promise.allSettled(relays);
+    await relay.close();
     await server.close();
   }
 });

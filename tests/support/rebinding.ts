@@ -3,6 +3,7 @@
 // resolver answers 127.0.0.2, the one address sluice's check sees and approves. Two servers share
 // one port: the approved one on 127.0.0.2 and the rebinding target on 127.0.0.1, whose every TCP
 // connection is counted before it is relayed to a server that answers `rebound`.
+import { startCountingRelay } from "./counting_relay.ts";
 
 /** The two servers and what they saw. */
 export interface RebindingPair {
@@ -55,46 +56,13 @@ export function startRebindingPair(
       if (attempt < 5) continue;
       throw error;
     }
-    let connections = 0;
-    const conns = new Set<Deno.Conn>();
-    const relays: Promise<unknown>[] = [];
-    const loop = (async () => {
-      try {
-        for await (const conn of relay) {
-          connections++;
-          conns.add(conn);
-          relays.push((async () => {
-            try {
-              const target = await Deno.connect({ hostname: "127.0.0.1", port: rebound.addr.port });
-              conns.add(target);
-              await Promise.race([
-                conn.readable.pipeTo(target.writable),
-                target.readable.pipeTo(conn.writable),
-              ]);
-            } catch {
-              // A closed side ends the relay.
-            }
-          })());
-        }
-      } catch {
-        // The listener was closed.
-      }
-    })();
+    const counter = startCountingRelay(rebound.addr.port, relay);
     return {
       port,
       approvedRequests: () => approved,
-      reboundConnections: () => connections,
+      reboundConnections: () => counter.connections(),
       async close() {
-        relay.close();
-        for (const conn of conns) {
-          try {
-            conn.close();
-          } catch {
-            // Already closed by its pipe.
-          }
-        }
-        await loop;
-        await Promise.allSettled(relays);
+        await counter.close();
         await server.shutdown();
         await rebound.shutdown();
       },
