@@ -16,6 +16,7 @@ import { bodyChunksBenchmark } from "./bench/body_chunks.ts";
 import { patternsBenchmark } from "./bench/patterns.ts";
 import { connectBenchmark } from "./bench/connect.ts";
 import { sseFaultsBenchmark } from "./bench/sse_faults.ts";
+import { pinningBenchmark } from "./bench/pinning.ts";
 
 /** The approval store's figures (libSQL file, WAL, synchronous=FULL), as a registered bench. */
 const approvalsBenchmark: Benchmark = {
@@ -35,6 +36,7 @@ export const benchmarks: readonly Benchmark[] = [
   patternsBenchmark,
   connectBenchmark,
   sseFaultsBenchmark,
+  pinningBenchmark,
 ];
 
 function printTable(header: readonly string[], lines: readonly string[][]): void {

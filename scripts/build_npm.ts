@@ -58,10 +58,6 @@ function jsSpecifiers(text: string): string {
   );
 }
 
-function outPath(file: string, extension: string): string {
-  return `${NPM_DIR}/${file.replace(/\.ts$/, extension)}`;
-}
-
 async function write(path: string, text: string): Promise<void> {
   await Deno.mkdir(path.slice(0, path.lastIndexOf("/")), { recursive: true });
   await Deno.writeTextFile(path, text);
@@ -73,14 +69,16 @@ function diagnosticText(file: string, diagnostics: readonly ts.Diagnostic[]): st
   ).join("\n");
 }
 
-/** Builds the package; returns the package.json it wrote. */
-export async function buildNpm(): Promise<Record<string, unknown>> {
-  const entries = await packageEntries();
-  const exportFiles = Object.values(entries.exports).map((path) => path.replace(/^\.\//, ""));
-  const graph = await packageGraph([...exportFiles, CLI_ENTRY]);
-  await Deno.remove(NPM_DIR, { recursive: true }).catch(() => {});
+/**
+ * Writes each source file (relative to the root) as JavaScript under `outDir`, in the same
+ * layout; returns the transpiler's problems. Also used by tests that run sources on Node 20.
+ */
+export async function writeJavaScript(
+  files: readonly string[],
+  outDir: string,
+): Promise<string[]> {
   const problems: string[] = [];
-  for (const file of graph.files) {
+  for (const file of files) {
     let source = await Deno.readTextFile(`${root}${file}`);
     const isCli = file === CLI_ENTRY;
     if (isCli) source = source.replace(/^#!.*\n/, "");
@@ -92,8 +90,19 @@ export async function buildNpm(): Promise<Record<string, unknown>> {
     const diagnostics = js.diagnostics ?? [];
     if (diagnostics.length > 0) problems.push(diagnosticText(file, diagnostics));
     const code = jsSpecifiers(js.outputText);
-    await write(outPath(file, ".js"), isCli ? `#!/usr/bin/env node\n${code}` : code);
+    const path = `${outDir}/${file.replace(/\.ts$/, ".js")}`;
+    await write(path, isCli ? `#!/usr/bin/env node\n${code}` : code);
   }
+  return problems;
+}
+
+/** Builds the package; returns the package.json it wrote. */
+export async function buildNpm(): Promise<Record<string, unknown>> {
+  const entries = await packageEntries();
+  const exportFiles = Object.values(entries.exports).map((path) => path.replace(/^\.\//, ""));
+  const graph = await packageGraph([...exportFiles, CLI_ENTRY]);
+  await Deno.remove(NPM_DIR, { recursive: true }).catch(() => {});
+  const problems = await writeJavaScript(graph.files, NPM_DIR);
   await ensureInstalled(RUNTIME_CACHE, graph.dependencies);
   const program = ts.createProgram(
     graph.files.map((file) => `${root}${file}`),

@@ -200,7 +200,7 @@ export const CODES = Object.freeze(
     transport_permission_denied: {
       stage: "transport",
       meaning:
-        "The runtime refused network access (Deno without `--allow-net` for the host, or for the DNS server).",
+        "The runtime refused network access (Deno without `--allow-net` for the host, the DNS server, or the pinned address and 127.0.0.1).",
     },
     transport_redirect_refused: {
       stage: "transport",

@@ -13,8 +13,9 @@ const root = new URL("../", import.meta.url);
 const ALLOWED: Readonly<Record<string, readonly string[]>> = {
   base: [],
   identity: ["base"],
-  "transport/runtime": ["transport/resolver"],
-  transport: ["base", "identity", "transport/runtime"],
+  "transport/runtime": ["transport/resolver", "transport/pinning"],
+  "transport/pinning": [],
+  transport: ["base", "identity", "transport/runtime", "transport/pinning"],
   schema: ["base", "identity"],
   approvals: ["base", "identity"],
   // OAuth: the hardened fetch and its resolver below it; connect (and the CLI) above it.
@@ -63,6 +64,7 @@ function partOf(path: string): string | undefined {
   if (!rest.includes("/")) return "base"; // src/errors.ts, src/codes.ts
   if (rest.startsWith("transport/runtime/")) return "transport/runtime";
   if (rest === "transport/resolver.ts") return "transport/resolver";
+  if (rest === "transport/pinning.ts") return "transport/pinning";
   return rest.slice(0, rest.indexOf("/"));
 }
 

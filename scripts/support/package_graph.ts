@@ -70,6 +70,24 @@ export async function moduleInfo(entry: string): Promise<readonly InfoModule[]> 
     .modules;
 }
 
+/**
+ * npm packages the sources load with `import()` through a specifier in a variable, which Deno's
+ * graph (and bundlers) do not follow: the file that loads each one, and the package. Node's DNS
+ * pinning loads `undici` this way so the Workers bundle leaves it out; it is a dependency (not
+ * an optional peer) so that pinning holds on Node by default.
+ */
+const LOADED_AT_RUNTIME: Readonly<Record<string, string>> = {
+  "src/transport/runtime/node_pinning.ts": "undici",
+};
+
+/** The exact version deno.json `imports` pins for `name` (`npm:name@version`). */
+async function pinnedVersion(name: string): Promise<string> {
+  const config = JSON.parse(await Deno.readTextFile(`${root}deno.json`));
+  const match = /^npm:(?:@[^/]+\/)?[^@]+@(.+)$/.exec(config.imports?.[name] ?? "");
+  if (match === null) throw new Error(`deno.json imports pins no npm version of ${name}`);
+  return match[1];
+}
+
 /** The graph of the given entry files (relative to the root). */
 export async function packageGraph(entries: readonly string[]): Promise<PackageGraph> {
   const files = new Set<string>();
@@ -87,6 +105,9 @@ export async function packageGraph(entries: readonly string[]): Promise<PackageG
         dependencies[spec.slice(0, at)] = spec.slice(at + 1);
       }
     }
+  }
+  for (const [file, name] of Object.entries(LOADED_AT_RUNTIME)) {
+    if (files.has(file)) dependencies[name] = await pinnedVersion(name);
   }
   const sorted: Record<string, string> = {};
   for (const name of Object.keys(dependencies).sort()) sorted[name] = dependencies[name];

@@ -11,6 +11,7 @@ import { runtimeResolver } from "../transport/runtime/mod.ts";
 import {
   DEFAULT_MAX_RESPONSE_BYTES,
   type FetchFunction,
+  type SecureFetch,
   secureFetch,
   type SecureFetchOptions,
 } from "../transport/secure_fetch.ts";
@@ -248,9 +249,13 @@ export class OAuthClient {
    *
    * @param resource the MCP server's URL
    * @param transport the hardened fetch's options (the token fields are ignored)
-   * @returns a function with `fetch`'s signature
+   * @returns a function with `fetch`'s signature, and `hold()`: while held (by one holder, as
+   *   `connect()` holds it for a connection's lifetime), its pinned connections stay open
    */
-  fetchFor(resource: URL, transport: SecureFetchOptions): FetchFunction {
+  fetchFor(
+    resource: URL,
+    transport: SecureFetchOptions,
+  ): FetchFunction & { hold(): () => void } {
     const { token: _token, tokenOrigin: _origin, ...base } = transport;
     const oauthFetch = secureFetch({
       ...base,
@@ -263,15 +268,36 @@ export class OAuthClient {
       allowLoopback: base.dangerouslyAllowLoopback === true,
       resolve: base.resolve ?? runtimeResolver()?.resolve,
     };
-    let cached: { token: string; fetch: FetchFunction } | undefined;
+    let cached: { token: string; fetch: SecureFetch } | undefined;
+    let anonymous: SecureFetch | undefined;
+    // While held, every instance in use keeps its pinned connections; a replaced one lets go.
+    let holding = false;
+    const releases = new Map<SecureFetch, () => void>();
+    const keep = (instance: SecureFetch): SecureFetch => {
+      if (holding && !releases.has(instance)) releases.set(instance, instance.hold());
+      return instance;
+    };
     const withToken = (token: string | undefined): FetchFunction => {
-      if (token === undefined) return secureFetch(base);
+      if (token === undefined) return keep(anonymous ??= secureFetch(base));
       if (cached?.token !== token) {
+        if (cached !== undefined) releases.get(cached.fetch)?.();
+        if (cached !== undefined) releases.delete(cached.fetch);
         cached = { token, fetch: secureFetch({ ...base, token, tokenOrigin: resource.origin }) };
       }
-      return cached.fetch;
+      return keep(cached.fetch);
     };
-    return async (input, init) => {
+    const hold = (): () => void => {
+      holding = true;
+      for (const instance of [oauthFetch, anonymous, cached?.fetch]) {
+        if (instance !== undefined) keep(instance);
+      }
+      return () => {
+        holding = false;
+        for (const release of releases.values()) release();
+        releases.clear();
+      };
+    };
+    return Object.assign(async (input: RequestInfo | URL, init?: RequestInit) => {
       const again = input instanceof Request ? input.clone() : input;
       const signal = init?.signal ?? undefined;
       const context: DiscoveryContext = {
@@ -308,7 +334,7 @@ export class OAuthClient {
         }
       }
       return response;
-    };
+    }, { hold });
   }
 
   /** One new access token for `resource`, shared by concurrent requests that saw the same one. */

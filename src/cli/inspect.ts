@@ -149,12 +149,14 @@ function httpTarget(url: URL, args: InspectArgs, token: string | undefined): Tar
     ...(token === undefined ? {} : { token, tokenOrigin: url.origin }),
   });
   const session = new ServerSession({ url, fetch, timeoutMs: args.timeoutMs });
+  // One pinned connection for the whole inspection, not a new tunnel per request.
+  const release = fetch.hold();
   return {
     session,
     monitor: session.monitor,
     era: () => session.era ?? null,
     protocolVersion: () => session.protocolVersion,
-    close: () => session.close(),
+    close: () => session.close().finally(release),
   };
 }
 

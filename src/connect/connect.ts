@@ -121,6 +121,8 @@ interface Prepared {
   readonly server: ResolvedServer;
   readonly session: ServerSession;
   readonly fetch: SecureFetch;
+  /** Ends the hold on the fetch's pinned connections (taken for the connection's lifetime). */
+  readonly release: () => void;
   catalog?: ServerCatalog;
   /** The server's staged revision, if any (a newer listing replaces it). */
   staged?: {
@@ -186,9 +188,12 @@ export async function connectAll(config: ConnectAllConfig): Promise<Connection> 
         ? { token: server.token, tokenOrigin: server.url.origin }
         : {}),
     });
+    const sessionFetch = server.auth !== undefined
+      ? server.auth.fetchFor(server.url, transport)
+      : fetch;
     const session = new ServerSession({
       url: server.url,
-      fetch: server.auth !== undefined ? server.auth.fetchFor(server.url, transport) : fetch,
+      fetch: sessionFetch,
       timeoutMs,
       ...(config.changeDetection === true ? { changeDetection: true } : {}),
       ...(config.eraCache ? { eraCache: config.eraCache } : {}),
@@ -196,7 +201,7 @@ export async function connectAll(config: ConnectAllConfig): Promise<Connection> 
         ? { legacyProtocolVersions: [...config.legacyProtocolVersions] }
         : {}),
     });
-    return { server, session, fetch };
+    return { server, session, fetch, release: sessionFetch.hold() };
   });
   const makeGate = (toolkitServers: readonly ToolkitServer[]) =>
     new Gate({
@@ -247,7 +252,7 @@ export async function connectAll(config: ConnectAllConfig): Promise<Connection> 
     toolkitServers = serversNow();
     gate = makeGate(toolkitServers);
   } catch (error) {
-    await Promise.all(prepared.map((item) => item.session.close()));
+    await closeSessions(prepared);
     throw error;
   }
   const toolkit = new Toolkit({
@@ -467,10 +472,18 @@ export async function connectAll(config: ConnectAllConfig): Promise<Connection> 
     close: () =>
       closing ??= (async () => {
         for (const item of prepared) clearTimeout(item.ttlTimer);
-        await Promise.all(prepared.map((item) => item.session.close()));
+        await closeSessions(prepared);
         await Promise.all(prepared.map((item) => item.refreshing?.catch(() => undefined)));
       })(),
   });
+}
+
+/** Closes every session, then lets go of its fetch's pinned connections. */
+async function closeSessions(prepared: readonly Prepared[]): Promise<void> {
+  await Promise.all(prepared.map(async (item) => {
+    await item.session.close();
+    item.release();
+  }));
 }
 
 async function lockOf(prepared: readonly Prepared[]): Promise<SluiceLock> {

@@ -13,8 +13,10 @@ import {
   checkUrl,
   type DestinationPolicy,
 } from "./policy.ts";
+import { PinnedFetch } from "./pinned_fetch.ts";
+import { pinnedTarget } from "./pinning.ts";
 import type { Resolver, ResolverSource } from "./resolver.ts";
-import { runtimeResolver } from "./runtime/mod.ts";
+import { runtimePinning, runtimeResolver } from "./runtime/mod.ts";
 
 /**
  * Default byte cap on every response body: 1 MiB.
@@ -80,9 +82,23 @@ export interface SecureFetchOptions {
   readonly resolve?: Resolver;
   /**
    * The underlying fetch, called once per allowed request with a prepared `Request`. Default:
-   * the global `fetch`. Tests pass one bound to a client that trusts a throwaway CA.
+   * the global `fetch`. A fetch passed here makes its own connections, so it turns DNS pinning
+   * off ({@link TransportReport.dnsPinning} `"unavailable"`); to trust a private CA and keep
+   * pinning, pass `caCerts` instead.
    */
   readonly fetch?: FetchFunction;
+  /**
+   * PEM certificates trusted besides the system roots, on the connections sluice makes itself
+   * (Deno, Bun and Node, where it pins). Refused with `fetch` or on a runtime without pinning.
+   */
+  readonly caCerts?: readonly string[];
+  /**
+   * DNS pinning: connect only to an address the check approved, where the runtime allows it
+   * (Deno, Bun, Node). Default `true`. `false` lets the runtime's `fetch` resolve the name again
+   * itself, which a rebinding DNS server can answer differently; on Deno it is what keeps a
+   * `--allow-net=<host>:<port>` set sufficient (docs/permissions.md).
+   */
+  readonly dnsPinning?: boolean;
 }
 
 /**
@@ -93,6 +109,13 @@ export interface SecureFetchOptions {
 export interface TransportReport {
   /** Whether resolved addresses are checked to be public on this runtime. */
   readonly dnsCheck: "enforced" | "unavailable";
+  /**
+   * Whether each connection goes to an address the check approved (`"enforced"`: Deno, Bun and
+   * Node), or the runtime's `fetch` resolves the name again on its own (`"unavailable"`: Workers,
+   * a Node whose bundled undici is not major 6, an injected `fetch`, or no DNS check), which a rebinding DNS server can answer differently,
+   * or `"disabled"` by the `dnsPinning: false` option.
+   */
+  readonly dnsPinning: "enforced" | "unavailable" | "disabled";
   /** Where the resolver comes from. */
   readonly resolver: ResolverSource;
   /** Whether loopback destinations (and plain http to them) are allowed. */
@@ -113,6 +136,12 @@ export interface TransportReport {
 export interface SecureFetch extends FetchFunction {
   /** Says what this function enforces, including whether DNS checks run on this runtime. */
   describe(): TransportReport;
+  /**
+   * Keeps the pinned connections open until the returned function is called, so that requests
+   * in a row reuse one connection (and one TLS handshake). Without a hold they are closed
+   * whenever no request or body is in flight. Does nothing where nothing is pinned.
+   */
+  hold(): () => void;
 }
 
 interface ResolvedOptions {
@@ -123,6 +152,7 @@ interface ResolvedOptions {
   readonly resolve: Resolver | undefined;
   readonly resolverSource: ResolverSource;
   readonly fetch: FetchFunction;
+  readonly pinned: PinnedFetch | undefined;
 }
 
 const configError = (message: string): TransportError =>
@@ -139,14 +169,23 @@ function resolveOptions(options: SecureFetchOptions): ResolvedOptions {
   }
   const authorization = resolveToken(options);
   const runtime = options.resolve === undefined ? runtimeResolver() : undefined;
+  const resolve = options.resolve ?? runtime?.resolve;
+  const pinning =
+    options.fetch === undefined && resolve !== undefined && options.dnsPinning !== false
+      ? runtimePinning()
+      : undefined;
+  if (options.caCerts !== undefined && pinning === undefined) {
+    throw configError("caCerts needs sluice's own connections: no fetch, Deno, Bun or Node.");
+  }
   return {
     policy: { allowLoopback: options.dangerouslyAllowLoopback === true },
     maxResponseBytes,
     timeoutMs,
     authorization,
-    resolve: options.resolve ?? runtime?.resolve,
+    resolve,
     resolverSource: options.resolve !== undefined ? "injected" : runtime?.source ?? "none",
     fetch: options.fetch ?? ((input, init) => fetch(input, init)),
+    pinned: pinning === undefined ? undefined : new PinnedFetch(pinning, options.caCerts),
   };
 }
 
@@ -389,6 +428,11 @@ export function secureFetch(options: SecureFetchOptions = {}): SecureFetch {
   const resolved = resolveOptions(options);
   const report: TransportReport = Object.freeze({
     dnsCheck: resolved.resolve === undefined ? "unavailable" : "enforced",
+    dnsPinning: resolved.pinned !== undefined
+      ? "enforced"
+      : options.dnsPinning === false
+      ? "disabled"
+      : "unavailable",
     resolver: resolved.resolverSource,
     loopbackAllowed: resolved.policy.allowLoopback,
     maxResponseBytes: resolved.maxResponseBytes,
@@ -418,12 +462,12 @@ export function secureFetch(options: SecureFetchOptions = {}): SecureFetch {
     let streaming = false;
     let url: URL | undefined;
     const toError = (error: unknown) => toTransportError(error, signal, callerSignal, url);
+    let addresses: readonly string[] = [];
     try {
       if (signal.aborted) throw signal.reason;
       const destination = checkedUrl(requestUrl(input));
       url = destination.url;
       if (destination.kind === "name" && resolved.resolve !== undefined) {
-        let addresses: readonly string[];
         try {
           addresses = await untilAborted(
             resolved.resolve(destination.hostname, { signal }),
@@ -441,7 +485,12 @@ export function secureFetch(options: SecureFetchOptions = {}): SecureFetch {
         );
       }
       const request = prepareRequest(input, init, destination.url, resolved, signal);
-      const response = await untilAborted(resolved.fetch(request), signal);
+      const response = await untilAborted(
+        resolved.pinned?.applies(destination.kind === "name")
+          ? resolved.pinned.fetch(request, pinnedTarget(destination.url, addresses))
+          : resolved.fetch(request),
+        signal,
+      );
       let declared: number | undefined;
       try {
         declared = checkResponse(response, resolved.maxResponseBytes);
@@ -472,7 +521,10 @@ export function secureFetch(options: SecureFetchOptions = {}): SecureFetch {
       if (!streaming) deadline.stop();
     }
   };
-  return Object.assign(call, { describe: (): TransportReport => report });
+  return Object.assign(call, {
+    describe: (): TransportReport => report,
+    hold: (): () => void => resolved.pinned?.hold() ?? (() => {}),
+  });
 }
 
 /**

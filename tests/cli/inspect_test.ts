@@ -2,7 +2,8 @@
  * `sluice inspect` against real servers: server-everything over stdio (the SDK's stdio
  * transport) and over Streamable HTTP (connect()'s hardened session), the project's read
  * fixture (a tool the profile refuses, listed with keyword and path; `--init`), and a scripted
- * server whose names and descriptions try to drive the terminal. The JSON is parsed and checked.
+ * server whose names and descriptions try to drive the terminal, and a by-name URL whose pinned
+ * connection is held (one TCP connection for the whole inspection). The JSON is parsed and checked.
  */
 import assert from "node:assert/strict";
 import { startHttpServer } from "../../fixtures/read_server_http.ts";
@@ -10,6 +11,7 @@ import { runCli } from "../../src/cli/main.ts";
 import type { InspectReport, StarterConfig } from "../../src/cli/inspect_report.ts";
 import { startEverythingHttp, startScriptedServer, tool } from "../support/connect_servers.ts";
 import { REPO_ROOT } from "../support/sessions.ts";
+import { startCountingRelay } from "../support/counting_relay.ts";
 
 interface Run {
   code: number;
@@ -208,5 +210,23 @@ Deno.test("sluice inspect usage errors exit 2", async () => {
     const run = await cli(argv);
     assert.equal(run.code, 2, argv.join(" "));
     assert.match(run.err, /usage: sluice inspect/);
+  }
+});
+
+Deno.test("sluice inspect by name: the pinned connection is held for the whole inspection", async () => {
+  const server = await startHttpServer();
+  // A relay in front of the fixture counts the TCP connections the inspection opens.
+  const relay = startCountingRelay(Number(server.url.port));
+  try {
+    const url = new URL(server.url);
+    url.hostname = "localhost";
+    url.port = String(relay.port);
+    const run = await cli(["inspect", url.href, "--allow-loopback", "--json"]);
+    assert.equal(run.code, 0, run.err);
+    checkReport(JSON.parse(run.out) as InspectReport);
+    assert.equal(relay.connections(), 1);
+  } finally {
+    await relay.close();
+    await server.close();
   }
 });

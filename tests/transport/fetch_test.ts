@@ -428,6 +428,7 @@ Deno.test("describe() reports the resolver and limits; Deno enforces DNS checks"
   const report = secureFetch({}).describe();
   assert.deepEqual(report, {
     dnsCheck: "enforced",
+    dnsPinning: "enforced",
     resolver: "deno",
     loopbackAllowed: false,
     maxResponseBytes: 1024 * 1024,

@@ -143,7 +143,7 @@ Deno.test("connect() works with exactly the documented --allow-net sets", async 
 
     const local = `http://localhost:${port}/mcp`;
     const ownResolver = await runChild(
-      fill(SETS.get("connect-name-resolver")!, { host: "localhost", port }),
+      fill(SETS.get("connect-name-resolver")!, { host: "localhost", address: "127.0.0.1", port }),
       ["connect", local, "localhost"],
     );
     assertExitedByItself(ownResolver, "connect-name-resolver");
@@ -154,7 +154,12 @@ Deno.test("connect() works with exactly the documented --allow-net sets", async 
       return;
     }
     const name = await runChild(
-      fill(SETS.get("connect-name")!, { host: "localhost", port, "dns-server": DNS_SERVERS }),
+      fill(SETS.get("connect-name")!, {
+        host: "localhost",
+        address: "127.0.0.1",
+        port,
+        "dns-server": DNS_SERVERS,
+      }),
       ["connect", local],
     );
     assertExitedByItself(name, "connect-name");

@@ -6,9 +6,13 @@
  *
  * @module
  */
+import type { RuntimePinning } from "../pinning.ts";
 import type { Resolver } from "../resolver.ts";
 import { denoResolver } from "./deno.ts";
+import { bunPinning } from "./bun_pinning.ts";
+import { denoPinning } from "./deno_pinning.ts";
 import { nodeResolver } from "./node.ts";
+import { nodePinning } from "./node_pinning.ts";
 
 /**
  * The resolver of the current runtime (Deno, then Node/Bun), or `undefined` on Workers.
@@ -21,4 +25,14 @@ export function runtimeResolver(): { resolve: Resolver; source: "deno" | "node" 
   const node = nodeResolver();
   if (node !== undefined) return { resolve: node, source: "node" };
   return undefined;
+}
+
+/**
+ * How the current runtime pins connections to checked addresses (Deno, Bun, Node), or
+ * `undefined` where it cannot (Workers, or a Node whose bundled undici is not major 6).
+ *
+ * @category Transport
+ */
+export function runtimePinning(): RuntimePinning | undefined {
+  return denoPinning() ?? bunPinning() ?? nodePinning();
 }
