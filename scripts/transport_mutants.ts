@@ -35,8 +35,8 @@ const MUTANTS: Mutant[] = [
   {
     name: "Content-Length not checked",
     file: "transport/secure_fetch.ts",
-    from: "Number(length) > maxResponseBytes",
-    to: "false",
+    from: "if (declared > maxResponseBytes) {",
+    to: "if (false) {",
   },
   {
     name: "streamed bytes not capped",
@@ -59,14 +59,21 @@ const MUTANTS: Mutant[] = [
   {
     name: "declared body not bounded by the deadline",
     file: "transport/limited_body.ts",
-    from: "await untilAborted(response.arrayBuffer(), signal)",
-    to: "await response.arrayBuffer()",
+    from: "signal === undefined ? read : untilAborted(read, signal)",
+    to: "read",
   },
   {
     name: "headers not bounded by the deadline",
     file: "transport/secure_fetch.ts",
-    from: "await untilAborted(resolved.fetch(request), signal)",
-    to: "await resolved.fetch(request)",
+    from:
+      "return untilAborted(options.fetch(prepareRequest(input, init, url, options, signal)), signal);",
+    to: "return options.fetch(prepareRequest(input, init, url, options, signal));",
+  },
+  {
+    name: "the runtime's fetch sent without the deadline",
+    file: "transport/secure_fetch.ts",
+    from: "const prepared = preparedInit(init, signal);",
+    to: "const prepared = preparedInit(init, new AbortController().signal);",
   },
   {
     name: "token sent to every origin",
@@ -131,8 +138,8 @@ const MUTANTS: Mutant[] = [
   {
     name: "caller signal ignored",
     file: "transport/secure_fetch.ts",
-    from: "deadlineSignal(callerSignal, resolved.timeoutMs)",
-    to: "deadlineSignal(undefined, resolved.timeoutMs)",
+    from: "stoppableDeadline(callerSignal, resolved.timeoutMs)",
+    to: "stoppableDeadline(undefined, resolved.timeoutMs)",
   },
   {
     name: "caller abort reported as the deadline",

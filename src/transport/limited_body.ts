@@ -25,13 +25,14 @@ const tooLarge = (maxBytes: number): TransportError =>
 
 /**
  * Reads a body whose `Content-Length` the caller has checked to be within `maxBytes`, in one
- * native read (no JavaScript per chunk), bounded by `signal` even when the underlying fetch
- * ignores it. The runtime's HTTP framing ends the body at the declared length; the cap is
+ * native read (no JavaScript per chunk), raced against `signal` when one is given: for a fetch
+ * that may ignore it (the runtime's own fetch cuts its body off when its signal aborts, so it
+ * needs no race). The runtime's HTTP framing ends the body at the declared length; the cap is
  * checked again on the bytes actually read, so a body that somehow exceeds it is still refused.
  *
  * @param response the response, its body not yet read
  * @param maxBytes the byte cap
- * @param signal the request's deadline signal
+ * @param signal the request's deadline signal, when the fetch may not honour it
  * @returns the whole body
  * @throws {TransportError} `transport_response_too_large` over the cap; a read that fails or
  *   is cut off by `signal` rejects with the runtime's error or the signal's reason, for the
@@ -42,9 +43,10 @@ const tooLarge = (maxBytes: number): TransportError =>
 export async function readDeclaredBody(
   response: Response,
   maxBytes: number,
-  signal: AbortSignal,
+  signal: AbortSignal | undefined,
 ): Promise<ArrayBuffer> {
-  const bytes = await untilAborted(response.arrayBuffer(), signal);
+  const read = response.arrayBuffer();
+  const bytes = await (signal === undefined ? read : untilAborted(read, signal));
   if (bytes.byteLength > maxBytes) throw tooLarge(maxBytes);
   return bytes;
 }

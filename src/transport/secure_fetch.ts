@@ -152,6 +152,8 @@ interface ResolvedOptions {
   readonly resolve: Resolver | undefined;
   readonly resolverSource: ResolverSource;
   readonly fetch: FetchFunction;
+  /** True when `fetch` is the runtime's own, which honours its signal at every step. */
+  readonly nativeFetch: boolean;
   readonly pinned: PinnedFetch | undefined;
 }
 
@@ -185,6 +187,7 @@ function resolveOptions(options: SecureFetchOptions): ResolvedOptions {
     resolve,
     resolverSource: options.resolve !== undefined ? "injected" : runtime?.source ?? "none",
     fetch: options.fetch ?? ((input, init) => fetch(input, init)),
+    nativeFetch: options.fetch === undefined,
     pinned: pinning === undefined ? undefined : new PinnedFetch(pinning, options.caCerts),
   };
 }
@@ -320,26 +323,36 @@ function prepareRequest(
   options: ResolvedOptions,
   signal: AbortSignal,
 ): Request {
-  // A streamed request body must be declared half-duplex; declaring it always spares reading
-  // the body, whose getter turns a string body into a stream. Deno's fetch pumps a stream body
-  // through a resource that it never closes when it refuses the request (a missing
-  // --allow-net), and that resource kept the process alive for minutes.
-  const prepared: RequestInit & { duplex: "half" } = {
-    ...init,
-    signal,
-    redirect: "manual",
-    duplex: "half",
-  };
   let request: Request;
   try {
-    request = new Request(input instanceof Request ? input : url, prepared);
+    request = new Request(input instanceof Request ? input : url, preparedInit(init, signal));
   } catch {
     throw new TransportError("transport_url_invalid", "The request could not be built.");
   }
-  // The request's own copy of the headers is edited in place: one copy per request. The token
-  // option is the only way credentials leave; a header set by the caller (or a library) never
-  // travels, and the token never goes to another origin.
-  const headers = request.headers;
+  // The request's own copy of the headers is edited in place: one copy per request.
+  governHeaders(request.headers, url, options);
+  return request;
+}
+
+/**
+ * The caller's init with sluice's signal and rules. A streamed request body must be declared
+ * half-duplex; declaring it always spares reading the body, whose getter turns a string body
+ * into a stream. Deno's fetch pumps a stream body through a resource that it never closes when
+ * it refuses the request (a missing --allow-net), and that resource kept the process alive for
+ * minutes.
+ */
+function preparedInit(
+  init: RequestInit | undefined,
+  signal: AbortSignal,
+): RequestInit & { duplex: "half" } {
+  return { ...init, signal, redirect: "manual", duplex: "half" };
+}
+
+/**
+ * The token option is the only way credentials leave; a header set by the caller (or a
+ * library) never travels, and the token never goes to another origin.
+ */
+function governHeaders(headers: Headers, url: URL, options: ResolvedOptions): void {
   headers.delete("authorization");
   headers.delete("cookie");
   headers.delete("proxy-authorization");
@@ -347,7 +360,39 @@ function prepareRequest(
     headers.set("authorization", options.authorization.header);
   }
   headers.set("accept-encoding", "identity");
-  return request;
+}
+
+/**
+ * Sends the request. The common case (the runtime's own fetch, a URL and an init, no pinned
+ * tunnel) hands fetch the init with its own copy of the headers instead of building a
+ * `Request` first, which fetch would only build again; the runtime's fetch honours the signal,
+ * so it needs no race. An injected fetch gets a `Request` and is raced against the signal.
+ */
+function send(
+  input: RequestInfo | URL,
+  init: RequestInit | undefined,
+  url: URL,
+  options: ResolvedOptions,
+  signal: AbortSignal,
+  pinned: readonly string[] | undefined,
+): Promise<Response> {
+  if (pinned !== undefined) {
+    const request = prepareRequest(input, init, url, options, signal);
+    return untilAborted(options.pinned!.fetch(request, pinnedTarget(url, pinned)), signal);
+  }
+  if (options.nativeFetch && !(input instanceof Request)) {
+    const prepared = preparedInit(init, signal);
+    let headers: Headers;
+    try {
+      headers = new Headers(init?.headers);
+    } catch {
+      throw new TransportError("transport_url_invalid", "The request could not be built.");
+    }
+    governHeaders(headers, url, options);
+    prepared.headers = headers;
+    return fetch(url, prepared);
+  }
+  return untilAborted(options.fetch(prepareRequest(input, init, url, options, signal)), signal);
 }
 
 const discard = (response: Response): void => {
@@ -484,12 +529,13 @@ export function secureFetch(options: SecureFetchOptions = {}): SecureFetch {
           destination.url.protocol === "http:",
         );
       }
-      const request = prepareRequest(input, init, destination.url, resolved, signal);
-      const response = await untilAborted(
-        resolved.pinned?.applies(destination.kind === "name")
-          ? resolved.pinned.fetch(request, pinnedTarget(destination.url, addresses))
-          : resolved.fetch(request),
+      const response = await send(
+        input,
+        init,
+        destination.url,
+        resolved,
         signal,
+        resolved.pinned?.applies(destination.kind === "name") ? addresses : undefined,
       );
       let declared: number | undefined;
       try {
@@ -505,7 +551,11 @@ export function secureFetch(options: SecureFetchOptions = {}): SecureFetch {
         body = null;
       } else if (declared !== undefined && !isEventStream(response)) {
         // The common reply (JSON with its length, within the cap): one native read.
-        body = await readDeclaredBody(response, resolved.maxResponseBytes, signal);
+        body = await readDeclaredBody(
+          response,
+          resolved.maxResponseBytes,
+          resolved.nativeFetch ? undefined : signal,
+        );
       } else {
         body = limitBody(response.body, resolved.maxResponseBytes, deadline, toError);
         streaming = true;
