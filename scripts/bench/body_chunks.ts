@@ -20,36 +20,11 @@
  */
 import { secureFetch } from "../../src/transport/mod.ts";
 import { type Benchmark, type BenchRow, median, sampleInterleaved } from "./types.ts";
+import { CHUNK, startChunkServer } from "../../tests/support/chunk_server.ts";
 
 const SIZES = [30_000, 60_000, 120_000] as const;
 const ROUNDS = 5;
 const TARGET_RATIO = 2;
-const CHUNK = new TextEncoder().encode("abc");
-
-interface ChunkServer {
-  url(count: number): string;
-  close(): Promise<void>;
-}
-
-/** Serves `?n=<count>` as `count` chunks of 3 bytes (chunked encoding, one frame each). */
-function startChunkServer(): ChunkServer {
-  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, (request) => {
-    const count = Number(new URL(request.url).searchParams.get("n"));
-    let sent = 0;
-    return new Response(
-      new ReadableStream<Uint8Array>({
-        pull(controller) {
-          for (let i = 0; i < 64 && sent < count; i++, sent++) controller.enqueue(CHUNK.slice());
-          if (sent >= count) controller.close();
-        },
-      }),
-    );
-  });
-  return {
-    url: (count) => `http://127.0.0.1:${server.addr.port}/?n=${count}`,
-    close: () => server.shutdown(),
-  };
-}
 
 type Fetch = (url: string) => Promise<Response>;
 

@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import { limitBody } from "../../src/transport/limited_body.ts";
 import { secureFetch, TransportError } from "../../src/transport/mod.ts";
+import { CHUNK, startChunkServer } from "../support/chunk_server.ts";
 
 /** A deadline signal that counts the abort listeners added to it and those still attached. */
 function countingSignal(timeoutMs = 60_000) {
@@ -102,25 +103,14 @@ Deno.test("the deadline still ends a capped body whose source ignores the abort"
 
 Deno.test("120,000 chunks of 3 bytes over loopback arrive whole through secureFetch", async () => {
   const count = 120_000;
-  const chunk = new TextEncoder().encode("abc");
-  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, () => {
-    let sent = 0;
-    return new Response(
-      new ReadableStream<Uint8Array>({
-        pull(controller) {
-          for (let i = 0; i < 64 && sent < count; i++, sent++) controller.enqueue(chunk.slice());
-          if (sent >= count) controller.close();
-        },
-      }),
-    );
-  });
+  const server = startChunkServer();
   try {
     const fetchSafely = secureFetch({
       dangerouslyAllowLoopback: true,
-      maxResponseBytes: 3 * count,
+      maxResponseBytes: CHUNK.byteLength * count,
       timeoutMs: 60_000,
     });
-    const response = await fetchSafely(`http://127.0.0.1:${server.addr.port}/`);
+    const response = await fetchSafely(server.url(count));
     const reader = response.body!.getReader();
     let bytes = 0;
     let reads = 0;
@@ -130,10 +120,10 @@ Deno.test("120,000 chunks of 3 bytes over loopback arrive whole through secureFe
       bytes += step.value.byteLength;
       reads++;
     }
-    assert.equal(bytes, 3 * count);
+    assert.equal(bytes, CHUNK.byteLength * count);
     // Many separate chunks really arrived (loopback merges some, never most).
     assert.ok(reads > count / 4, `${reads} reads`);
   } finally {
-    await server.shutdown();
+    await server.close();
   }
 });
