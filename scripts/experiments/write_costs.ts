@@ -90,7 +90,7 @@ async function recordCycle(dir: string) {
 const dir = await Deno.makeTempDir({ prefix: "sluice-write-costs-" });
 const { sent, id: recordedId, callId: recordedCall } = await recordCycle(dir);
 const sqlDb = durable(`${dir}/sql.db`);
-for (const statement of SQLITE_MIGRATIONS[0].statements) sqlDb.exec(statement);
+for (const statement of SQLITE_MIGRATIONS.flatMap((m) => m.statements)) sqlDb.exec(statement);
 const replay = sent.map(({ sql, args }) => ({ prepared: sqlDb.prepare(sql), args }));
 const sqlCycle = () => {
   const id = crypto.randomUUID();
@@ -100,7 +100,7 @@ const sqlCycle = () => {
   }
 };
 const viaConnection = await NativeConnection.open(`${dir}/conn.db`, 10_000, true);
-for (const statement of SQLITE_MIGRATIONS[0].statements) {
+for (const statement of SQLITE_MIGRATIONS.flatMap((m) => m.statements)) {
   await viaConnection.batch([{ sql: statement, args: [] }]);
 }
 const connectionCycle = async () => {
