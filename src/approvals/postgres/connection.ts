@@ -7,10 +7,14 @@
  * @module
  */
 import postgres from "postgres";
+import type { CommitOptions } from "../types.ts";
 import type { DriverFailure, SqlConnection, SqlResult, SqlStatement } from "../sql/connection.ts";
 import { driverCode } from "../sql/failure.ts";
 import type { Fields } from "../sql/rows.ts";
 import { POSTGRES_DIALECT } from "./dialect.ts";
+
+/** What makes a transaction's commit not wait for the WAL flush (`with_next`). */
+const ASYNC_COMMIT = "SET LOCAL synchronous_commit = off";
 
 /** SQLSTATEs that mean another transaction held what this one needed for too long. */
 const BUSY_CODES = new Set(["55P03", "40001", "40P01"]);
@@ -60,10 +64,17 @@ export class PostgresConnection implements SqlConnection {
     }));
   }
 
-  /** Runs one statement on its own (atomic), several in one transaction. */
-  async batch(statements: readonly SqlStatement[]): Promise<SqlResult[]> {
-    if (statements.length === 1) return [await this.#run(this.#sql, statements[0])];
+  /**
+   * Runs one statement on its own (atomic), several in one transaction. A `sync: "with_next"`
+   * batch is always a transaction that starts with `SET LOCAL synchronous_commit = off`: its
+   * commit returns before the server flushes its WAL, and the next commit that waits for the
+   * flush (every other one) makes it durable too.
+   */
+  async batch(statements: readonly SqlStatement[], options?: CommitOptions): Promise<SqlResult[]> {
+    const later = options?.sync === "with_next";
+    if (statements.length === 1 && !later) return [await this.#run(this.#sql, statements[0])];
     return await this.#sql.begin(async (tx) => {
+      if (later) await tx.unsafe(ASYNC_COMMIT);
       const results: SqlResult[] = [];
       for (const statement of statements) results.push(await this.#run(tx, statement));
       return results;
