@@ -450,9 +450,9 @@ export interface CommitOptions {
    * commits next, synced, before anything is dispatched (invariant 3).
    *
    * The embedded libSQL file runs that transaction with `PRAGMA synchronous = NORMAL` (WAL mode:
-   * no fsync of its own); PostgreSQL with `SET LOCAL synchronous_commit = off`. D1, a libSQL
-   * server and the memory store accept it and ignore it: their commits are as durable as
-   * always (the memory store's never are).
+   * no fsync of its own); PostgreSQL on a connection whose session has `synchronous_commit = off`.
+   * D1, a libSQL server and the memory store accept it and ignore it: their commits are as
+   * durable as always (the memory store's never are).
    */
   readonly sync?: "now" | "with_next";
 }

@@ -105,7 +105,8 @@ if (postgresAvailable()) {
       const store = await PostgresApprovalStore.open(url);
       const sql = postgres(url, { max: 1, onnotice: () => {} });
       try {
-        // Added after open, which would refuse a schema with triggers it does not know.
+        // Added after open, which would refuse a schema with triggers it does not know. The
+        // setting is read inside each writing transaction: the one its commit runs under.
         for (const statement of PROBE) await sql.unsafe(statement);
         const cycles = await writeCycles(store);
         try {
