@@ -47,9 +47,17 @@ function sum(key: (node: ProfileNode) => string) {
 const print = (title: string, rows: [string, number][]) => {
   console.log(`\n${title} (of ${(total / 1000).toFixed(0)} ms sampled)`);
   for (const [k, us] of rows) {
-    console.log(`${(us / 1000).toFixed(1).padStart(8)} ms ${(100 * us / total).toFixed(1).padStart(5)}%  ${k}`);
+    console.log(
+      `${(us / 1000).toFixed(1).padStart(8)} ms ${
+        (100 * us / total).toFixed(1).padStart(5)
+      }%  ${k}`,
+    );
   }
 };
-print("self time by function", sum(({ callFrame: f }) =>
-  `${f.functionName || "(anonymous)"} ${short(f.url)}:${f.lineNumber + 1}`));
+print(
+  "self time by function",
+  sum(({ callFrame: f }) =>
+    `${f.functionName || "(anonymous)"} ${short(f.url)}:${f.lineNumber + 1}`
+  ),
+);
 print("self time by file", sum(({ callFrame: f }) => short(f.url) || "(native)"));
