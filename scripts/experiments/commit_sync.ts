@@ -1,9 +1,13 @@
 /**
- * What `sync: "with_next"` buys per store: the four store calls of an inline write (prepare,
- * approve, claim, outcome) with every commit synced, against prepare and approve riding on the
- * claim's synced commit (what the gate does), on two stores of the same kind, rounds of 10
- * cycles interleaved in alternating order; medians of wall time per cycle. libSQL file always,
- * PostgreSQL when its binaries exist (a real server started for the run).
+ * What `sync: "with_next"` buys per store, two ways, each on two stores of the same kind with
+ * rounds of 10 cycles interleaved in alternating order (medians of wall time per cycle):
+ *
+ * - the four store calls of an inline write (prepare, approve, claim, outcome) with every commit
+ *   synced, against prepare and approve riding on the claim's synced commit;
+ * - full inline gate write cycles (the bench's), on a store as the gate uses it against the same
+ *   store with the option dropped (every commit synced).
+ *
+ * libSQL file always, PostgreSQL when its binaries exist (a real server started for the run).
  *
  * ```
  * deno run -A scripts/experiments/commit_sync.ts [rounds]
@@ -13,7 +17,10 @@
  *
  * @module
  */
-import type { ApprovalStore } from "../../mod.ts";
+import type { ApprovalStore, Gate } from "../../mod.ts";
+import { SYNTHETIC_VALUE } from "../../fixtures/write_server.ts";
+import { startMemoryWriteServer } from "../../fixtures/write_server_memory.ts";
+import { inlineGates } from "../bench/write_path.ts";
 import { LibsqlApprovalStore } from "../../libsql.ts";
 import { PostgresApprovalStore } from "../../postgres.ts";
 import { expectationFor, makeRequest } from "../../tests/support/approval_requests.ts";
@@ -37,41 +44,82 @@ async function cycle(store: ApprovalStore, later: boolean): Promise<void> {
   });
 }
 
-async function compare(name: string, synced: ApprovalStore, later: ApprovalStore) {
+/** `store` with the option dropped: every commit of prepare and approve synced. */
+function everyCommitSynced(store: ApprovalStore): ApprovalStore {
+  return new Proxy(store, {
+    get(target, property) {
+      if (property === "prepare") {
+        return (request: Parameters<ApprovalStore["prepare"]>[0]) => target.prepare(request);
+      }
+      if (property === "approve") {
+        return (id: string, input: Parameters<ApprovalStore["approve"]>[1]) =>
+          target.approve(id, input);
+      }
+      const value = Reflect.get(target, property, target);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+}
+
+/** Medians per cycle of two loops, rounds interleaved in alternating order. */
+async function interleaved(loops: [() => Promise<void>, () => Promise<void>]) {
   const wall: [number[], number[]] = [[], []];
   for (let round = -3; round < ROUNDS; round++) {
     for (const which of round % 2 === 0 ? [0, 1] : [1, 0]) {
       const start = performance.now();
-      for (let i = 0; i < CYCLES; i++) await cycle(which === 0 ? synced : later, which === 1);
+      for (let i = 0; i < CYCLES; i++) await loops[which]();
       if (round >= 0) wall[which].push((performance.now() - start) * 1000 / CYCLES);
     }
   }
-  const [a, b] = wall.map(median);
+  return wall.map(median);
+}
+
+const server = await startMemoryWriteServer();
+const gateOn = await inlineGates(server);
+
+async function compare(name: string, [one, two, three, four]: ApprovalStore[]) {
+  const [a, b] = await interleaved([() => cycle(one, false), () => cycle(two, true)]);
   console.log(
-    `${name}: every commit synced ${a.toFixed(0)} us, prepare+approve with_next ${
+    `${name}, store calls: every commit synced ${a.toFixed(0)} us, prepare+approve with_next ${
       b.toFixed(0)
     } us per cycle (${(b - a).toFixed(0)} us)`,
+  );
+  const gateCycle = (gate: Gate) => async () => {
+    const n = sequence++;
+    const [envelope] = await gate.run([
+      { id: `g${n}`, name: "save_record", arguments: { key: `k${n}`, value: SYNTHETIC_VALUE } },
+    ], { runId: "sync" });
+    if (envelope.effect !== "committed") throw new Error("a write did not commit");
+  };
+  const [c, d] = await interleaved([
+    gateCycle(gateOn(everyCommitSynced(three))),
+    gateCycle(gateOn(four)),
+  ]);
+  console.log(
+    `${name}, gate cycles: every commit synced ${c.toFixed(0)} us, as the gate commits ${
+      d.toFixed(0)
+    } us per write (${(d - c).toFixed(0)} us)`,
   );
 }
 
 const dir = await Deno.makeTempDir({ prefix: "sluice-commit-sync-" });
-const files = [
-  await LibsqlApprovalStore.open(`${dir}/synced.db`),
-  await LibsqlApprovalStore.open(`${dir}/later.db`),
-];
-await compare("libSQL file", files[0], files[1]);
+const files = await Promise.all(
+  [1, 2, 3, 4].map((n) => LibsqlApprovalStore.open(`${dir}/approvals-${n}.db`)),
+);
+await compare("libSQL file", files);
 for (const store of files) await store.close();
 await Deno.remove(dir, { recursive: true });
 if (postgresBinDir() !== undefined) {
-  const server = await startPostgres();
+  const pg = await startPostgres();
   try {
-    const stores = [
-      await PostgresApprovalStore.open(await server.createDatabase()),
-      await PostgresApprovalStore.open(await server.createDatabase()),
-    ];
-    await compare("PostgreSQL", stores[0], stores[1]);
+    const stores: ApprovalStore[] = [];
+    for (let n = 0; n < 4; n++) {
+      stores.push(await PostgresApprovalStore.open(await pg.createDatabase()));
+    }
+    await compare("PostgreSQL", stores);
     for (const store of stores) await store.close();
   } finally {
-    await server.stop();
+    await pg.stop();
   }
 }
+await server.close();
