@@ -152,6 +152,7 @@ export {
   type ClaimExpectation,
   type ClaimRefusalCode,
   type ClaimResult,
+  type CommitOptions,
   type DecisionInput,
   type DurableStoreOptions,
   type EditDecisionInput,

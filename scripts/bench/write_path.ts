@@ -14,7 +14,11 @@
  * reported beside it against its own bare loop.
  *
  * The number of durable transactions per write is measured, not assumed: every state change is
- * one transaction that appends one event, so the events of one approval count them.
+ * one transaction that appends one event, so the events of one approval count them. The bare
+ * loop syncs every one of its transactions (libSQL `synchronous=FULL`; PostgreSQL
+ * `synchronous_commit=on`); the gate's inline cycle syncs two of its four (the claim and the
+ * outcome: prepare and approve ride on the claim's commit, `sync: "with_next"`;
+ * `tests/gate/commit_sync_test.ts` counts the fsyncs), so the ratio can fall below 1.
  *
  * Stalls (also alone: `deno task bench stalls`): with another connection holding the lock the
  * claim needs for 1.5 s (a separate process holding the SQLite write lock; a PostgreSQL

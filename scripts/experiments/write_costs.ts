@@ -4,12 +4,14 @@
  * interleaved in a rotating order, wall and process CPU per write:
  *
  * - `gate`: full gate write cycles on a libSQL file store (what `deno task bench write_path` times);
- * - `store`: the same four store calls straight on a libSQL file store (no gate);
+ * - `store`: the same four store calls straight on a libSQL file store (no gate), prepare and
+ *   approve with `sync: "with_next"` as the gate's inline path makes them;
  * - `sql`: the exact statements those calls send (recorded from one cycle, replayed with fresh
- *   ids) on the store's schema through the native driver, no store code;
+ *   ids) on the store's schema through the native driver at the same `synchronous` levels, no
+ *   store code;
  * - `sql (connection)`: the same through the store's `NativeConnection` (its retry wrapper and
  *   statement cache), one batch per statement as the store sends them;
- * - `bare`: four one-row durable `INSERT`s (the bench's bare loop);
+ * - `bare`: four one-row durable (`synchronous = FULL`) `INSERT`s (the bench's bare loop);
  * - `raw`: one raw SDK `callTool`;
  * - `gate (memory)` and `store (memory)`: the same on the memory store, to price the gate alone.
  *
@@ -58,10 +60,13 @@ function bareTable(db: Db): (count: number) => void {
 }
 
 let sequence = 0;
+/** An inline decision's commits, as the gate makes them: prepare and approve ride on the claim. */
+const LATER = { sync: "with_next" } as const;
+
 async function storeCycle(store: ApprovalStore): Promise<void> {
   const request = await makeRequest(Date.now(), { runId: "costs", callId: `c${sequence++}` });
-  const { id } = await store.prepare(request);
-  await store.approve(id, { by: "costs" });
+  const { id } = await store.prepare(request, LATER);
+  await store.approve(id, { by: "costs" }, LATER);
   const claim = await store.claim(id, expectationFor(request));
   if (!claim.ok) throw new Error(claim.code);
   await store.recordOutcome(id, {
@@ -73,11 +78,12 @@ async function storeCycle(store: ApprovalStore): Promise<void> {
 /** The statements one store cycle sends, recorded from the driver, with its id and call id. */
 async function recordCycle(dir: string) {
   const store = await LibsqlApprovalStore.open(`${dir}/record.db`);
-  const sent: SqlStatement[] = [];
+  const sent: (SqlStatement & { later: boolean })[] = [];
   const batch = NativeConnection.prototype.batch;
-  NativeConnection.prototype.batch = function (statements) {
-    sent.push(...statements);
-    return batch.call(this, statements);
+  NativeConnection.prototype.batch = function (statements, options) {
+    const later = options?.sync === "with_next";
+    sent.push(...statements.map((statement) => ({ ...statement, later })));
+    return batch.call(this, statements, options);
   };
   const callId = `c${sequence}`;
   await storeCycle(store);
@@ -91,11 +97,19 @@ const dir = await Deno.makeTempDir({ prefix: "sluice-write-costs-" });
 const { sent, id: recordedId, callId: recordedCall } = await recordCycle(dir);
 const sqlDb = durable(`${dir}/sql.db`);
 for (const statement of SQLITE_MIGRATIONS.flatMap((m) => m.statements)) sqlDb.exec(statement);
-const replay = sent.map(({ sql, args }) => ({ prepared: sqlDb.prepare(sql), args }));
+const replay = sent.map(({ sql, args, later }) => ({ prepared: sqlDb.prepare(sql), args, later }));
+const levels = {
+  NORMAL: sqlDb.prepare("PRAGMA synchronous = NORMAL"),
+  FULL: sqlDb.prepare("PRAGMA synchronous = FULL"),
+};
+let level: keyof typeof levels = "FULL";
 const sqlCycle = () => {
   const id = crypto.randomUUID();
   const call = `r${sequence++}`;
-  for (const { prepared, args } of replay) {
+  for (const { prepared, args, later } of replay) {
+    // The same synchronous levels as the store's connection, switched only when they change.
+    const wanted = later ? "NORMAL" : "FULL";
+    if (wanted !== level) levels[level = wanted].run();
     prepared.run(args.map((arg) => arg === recordedId ? id : arg === recordedCall ? call : arg));
   }
 };
@@ -106,11 +120,11 @@ for (const statement of SQLITE_MIGRATIONS.flatMap((m) => m.statements)) {
 const connectionCycle = async () => {
   const id = crypto.randomUUID();
   const call = `q${sequence++}`;
-  for (const { sql, args } of sent) {
+  for (const { sql, args, later } of sent) {
     await viaConnection.batch([{
       sql,
       args: args.map((arg) => arg === recordedId ? id : arg === recordedCall ? call : arg),
-    }]);
+    }], later ? LATER : undefined);
   }
 };
 const bare = bareTable(durable(`${dir}/bare.db`));

@@ -29,6 +29,7 @@ import type {
   ApprovalStoreOptions,
   ClaimExpectation,
   ClaimResult,
+  CommitOptions,
   DecisionInput,
   EditDecisionInput,
   EditedApproval,
@@ -86,8 +87,11 @@ export class MemoryApprovalStore implements ApprovalStore {
     this.#now = options.now ?? Date.now;
   }
 
-  /** Records a new pending approval, or returns the existing one for the same run and call. */
-  async prepare(request: ApprovalRequest): Promise<ApprovalRecord> {
+  /**
+   * Records a new pending approval, or returns the existing one for the same run and call.
+   * `options` is accepted and ignored: nothing in this store reaches a disk.
+   */
+  async prepare(request: ApprovalRequest, _options?: CommitOptions): Promise<ApprovalRecord> {
     this.#open();
     await validateRequest(request);
     this.#open();
@@ -164,8 +168,11 @@ export class MemoryApprovalStore implements ApprovalStore {
     );
   }
 
-  /** A person approves a pending approval; past its expiry it is recorded `expired` instead. */
-  approve(id: string, input: DecisionInput): Promise<ApprovalRecord> {
+  /**
+   * A person approves a pending approval; past its expiry it is recorded `expired` instead.
+   * `options` is accepted and ignored: nothing in this store reaches a disk.
+   */
+  approve(id: string, input: DecisionInput, _options?: CommitOptions): Promise<ApprovalRecord> {
     return this.#decide(id, input, "approved");
   }
 

@@ -25,6 +25,7 @@ export type {
   ClaimExpectation,
   ClaimRefusalCode,
   ClaimResult,
+  CommitOptions,
   DecisionInput,
   EditDecisionInput,
   EditedApproval,

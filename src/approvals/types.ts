@@ -433,6 +433,31 @@ export interface ApprovalStoreOptions {
 }
 
 /**
+ * When a store call's commit waits for the disk.
+ *
+ * @category Approvals
+ */
+export interface CommitOptions {
+  /**
+   * `"now"` (the default): the call returns once its commit is durable on disk (synced).
+   *
+   * `"with_next"`: the commit may ride on the next synced commit of the same database. Its record
+   * survives a crash of this process as soon as the call returns, and a crash of the machine (or
+   * of the PostgreSQL server) once a later synced commit to the same database (any call made
+   * without this option, by any process) has returned: the database's log is sequential, so
+   * that commit makes every earlier one durable too. Before then a machine crash may lose it.
+   * The gate asks it only for an inline-decided call's `prepare` and `approve`, whose claim
+   * commits next, synced, before anything is dispatched (invariant 3).
+   *
+   * The embedded libSQL file runs that transaction with `PRAGMA synchronous = NORMAL` (WAL mode:
+   * no fsync of its own); PostgreSQL on a connection whose session has `synchronous_commit = off`.
+   * D1, a libSQL server and the memory store accept it and ignore it: their commits are as
+   * durable as always (the memory store's never are).
+   */
+  readonly sync?: "now" | "with_next";
+}
+
+/**
  * A store of approvals. Every transition is checked; an illegal one throws an
  * `ApprovalError` with code `approval_invalid_transition`.
  *
@@ -444,17 +469,22 @@ export interface ApprovalStore {
   /**
    * Records a new pending approval. With `runId` and `callId`, a second prepare of the same
    * call returns the existing approval; the same ids with different content throw
-   * `approval_conflict`.
+   * `approval_conflict`. `options.sync` says when the commit waits for the disk
+   * ({@link CommitOptions}; by default before it returns).
    */
-  prepare(request: ApprovalRequest): Promise<ApprovalRecord>;
+  prepare(request: ApprovalRequest, options?: CommitOptions): Promise<ApprovalRecord>;
   /** One approval, or `undefined`. */
   get(id: string): Promise<ApprovalRecord | undefined>;
   /** The approval prepared for `callId` of run `runId`, or `undefined`. */
   findCall(runId: string, callId: string): Promise<ApprovalRecord | undefined>;
   /** Approvals, oldest first. */
   list(filter?: ListFilter): Promise<ApprovalRecord[]>;
-  /** A person approves a pending approval. */
-  approve(id: string, input: DecisionInput): Promise<ApprovalRecord>;
+  /**
+   * A person approves a pending approval. `options.sync` says when the commit waits for the disk
+   * ({@link CommitOptions}; by default before it returns); a pending approval found past its
+   * expiry is recorded `expired` with a synced commit whatever `options` says.
+   */
+  approve(id: string, input: DecisionInput, options?: CommitOptions): Promise<ApprovalRecord>;
   /** A person denies a pending approval. */
   deny(id: string, input: DecisionInput): Promise<ApprovalRecord>;
   /**

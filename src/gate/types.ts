@@ -97,11 +97,18 @@ export interface InlineApprovalRequest {
 export type InlineApprover = (request: InlineApprovalRequest) => unknown;
 
 /**
- * The points of a write where a crash test may stop the process (after each durable step).
+ * The points of a write where a crash test may stop the process (after each step the store
+ * recorded; `prepared`: the pending approval, before any decision).
  *
  * @category Gate
  */
-export type PersistencePoint = "approved" | "claimed" | "sent" | "replied" | "recorded";
+export type PersistencePoint =
+  | "prepared"
+  | "approved"
+  | "claimed"
+  | "sent"
+  | "replied"
+  | "recorded";
 
 /**
  * Catalog input of a gate: anything with registrations (a discovery result, for example).

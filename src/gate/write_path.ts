@@ -11,7 +11,12 @@ import type { ArgumentProblem, ToolEnvelope, WriteOutcomeEffect } from "../calls
 import { DeadlineStopped, withinDeadline } from "../calls/within_deadline.ts";
 import { assertDurableStore } from "../approvals/guard.ts";
 import { settledRefusal } from "../approvals/machine.ts";
-import type { ApprovalRecord, ApprovalStore, ClaimExpectation } from "../approvals/types.ts";
+import type {
+  ApprovalRecord,
+  ApprovalStore,
+  ClaimExpectation,
+  CommitOptions,
+} from "../approvals/types.ts";
 import type { Admitted, WriteTool } from "./admission.ts";
 import { APPROVAL_TEXT, approvalText } from "./approval_text.ts";
 import { GrantUser } from "./grants.ts";
@@ -30,6 +35,9 @@ import type {
  * @category Gate
  */
 export const INLINE_DECIDER = "inline-callback";
+
+/** The commit of an inline decision's prepare and approve: it rides on the claim's. */
+const WITH_NEXT: CommitOptions = Object.freeze({ sync: "with_next" });
 
 /**
  * What the write path needs from its gate.
@@ -155,6 +163,11 @@ export class WritePath {
     const { store } = this.#context;
     if (!this.durableOk()) return writeFailure(id, "approval_store_not_durable", "not_started");
     const argumentsDigest = await digestText(item.canonical);
+    const approve = this.#context.approve;
+    // An inline decision's prepare and approve need not wait for the disk: the claim commits
+    // next, synced, before anything is dispatched, and makes them durable with it (invariant 3).
+    // Deferred calls wait for a person, so their pending record is synced at once.
+    const commit = approve === undefined ? undefined : WITH_NEXT;
     let record: ApprovalRecord | undefined;
     let sameContent = true;
     try {
@@ -167,7 +180,7 @@ export class WritePath {
         expiresAt: this.#context.now() + this.#context.ttlMs,
         runId: options.runId,
         callId: id,
-      });
+      }, commit);
     } catch (error) {
       if (codeOf(error) !== "approval_conflict") {
         return writeFailure(id, "approval_store_error", "not_started");
@@ -185,7 +198,7 @@ export class WritePath {
     }
     const approvalId = record.id;
     if (!sameContent) return writeFailure(id, "approval_conflict", "not_started", approvalId);
-    const approve = this.#context.approve;
+    await this.#point("prepared", approvalId);
     if (approve === undefined) {
       // A standing grant a person made stands in for that person (deferred decisions only: an
       // inline approver never leaves a call waiting, and its path stays one query shorter).
@@ -211,7 +224,10 @@ export class WritePath {
         }), options.signal);
     } catch (error) {
       // The caller stopped waiting before a decision: nothing is decided, the approval stays
-      // pending (the same run and call id asks again) and expires with its TTL.
+      // pending (the same run and call id asks again) and expires with its TTL. Its pending
+      // record was not synced: it survives a crash of this process, and a crash of the machine
+      // once any later synced commit to the store returned; lost before that, nothing depended
+      // on it (nothing was dispatched, and the same run and call id prepares it anew).
       if (error instanceof DeadlineStopped) {
         return writeFailure(id, error.code, "not_started", approvalId);
       }
@@ -222,7 +238,7 @@ export class WritePath {
         await store.deny(approvalId, { by: INLINE_DECIDER });
         return writeFailure(id, "approval_denied", "not_started", approvalId);
       }
-      record = await store.approve(approvalId, { by: INLINE_DECIDER });
+      record = await store.approve(approvalId, { by: INLINE_DECIDER }, WITH_NEXT);
     } catch (error) {
       const code = codeOf(error) === "approval_expired"
         ? "approval_expired"

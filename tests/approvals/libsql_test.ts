@@ -43,6 +43,22 @@ async function runChild(...args: string[]): Promise<unknown> {
   return JSON.parse(new TextDecoder().decode(output.stdout));
 }
 
+Deno.test('a file store is back at synchronous=FULL after a sync "with_next" commit', async () => {
+  await withDir(async (dir) => {
+    const store = await LibsqlApprovalStore.open(join(dir, "approvals.db"));
+    try {
+      const { id } = await store.prepare(await makeRequest(Date.now()), { sync: "with_next" });
+      await store.approve(id, { by: "ivan" }, { sync: "with_next" });
+      // durability() reads what synced commits run at, as the next synced batch would set it.
+      assert.equal((await store.durability()).synchronous, 2);
+      await store.deny((await store.prepare(await makeRequest(Date.now()))).id, { by: "ivan" });
+      assert.equal((await store.get(id))?.state, "approved");
+    } finally {
+      await store.close();
+    }
+  });
+});
+
 Deno.test("a file store runs WAL with synchronous=FULL and no driver busy wait, read back", async () => {
   await withDir(async (dir) => {
     const path = join(dir, "approvals.db");

@@ -1,6 +1,8 @@
 /**
  * Crash safety: the host process (`tests/support/write_host.ts`, a real libSQL file or a real
- * PostgreSQL database, real write server over stdio) SIGKILLs itself at each persistence point of a write: after the approval,
+ * PostgreSQL database, real write server over stdio, inline approval) SIGKILLs itself at each
+ * persistence point of a write: after the pending approval and after the approval (both
+ * committed without waiting for the disk, so these prove a process crash keeps such commits),
  * after the claim, after the request was sent (once the server's ledger shows it arrived),
  * after the reply but before the record, and after the record. A second host process restarts
  * on the same database, runs `gate.recover()` and the same call again. Afterwards every claimed
@@ -34,7 +36,16 @@ interface Expected {
 }
 
 const POINTS: Record<PersistencePoint, Expected> = {
-  // Approved but not claimed: the restart claims and dispatches it, once.
+  // Pending (its inline commit not synced: a process crash keeps it): the restart prepares the
+  // same call, finds it, approves, claims and dispatches it, once.
+  prepared: {
+    afterKill: "pending",
+    receivedAtKill: 0,
+    receivedAtEnd: 1,
+    recovered: false,
+    final: "committed",
+  },
+  // Approved (not synced either) but not claimed: the restart claims and dispatches it, once.
   approved: {
     afterKill: "approved",
     receivedAtKill: 0,

@@ -492,6 +492,52 @@ export function approvalStoreSuite(name: string, factory: StoreFactory): void {
   });
 
   test(
+    'prepare and approve with sync "with_next": the same records, events and refusals as synced ones',
+    async (store, clock) => {
+      const later = { sync: "with_next" } as const;
+      const ids = { runId: "run-n", callId: "call-n" };
+      const request = await makeRequest(clock.t, ids);
+      const pending = await store.prepare(request, later);
+      assert.equal(pending.state, "pending");
+      assert.deepEqual(await store.get(pending.id), pending);
+      assert.equal((await store.prepare(request, later)).id, pending.id);
+      await rejectsWith(
+        store.prepare(await makeRequest(clock.t, ids, { document: "doc-2", title: "x" }), later),
+        "approval_conflict",
+      );
+      const approved = await store.approve(pending.id, { by: "ivan" }, later);
+      assert.equal(approved.state, "approved");
+      assert.equal(approved.decision?.by, "ivan");
+      await rejectsWith(
+        store.approve(pending.id, { by: "ivan" }, later),
+        "approval_invalid_transition",
+      );
+      // The synced commits that follow: the claim and the outcome.
+      assert.equal((await store.claim(pending.id, expectationFor(request))).ok, true);
+      await store.recordOutcome(pending.id, {
+        outcome: "committed",
+        receipt: { resultDigest: "sha256:" + "b".repeat(64), at: clock.t },
+      });
+      assert.deepEqual((await store.events(pending.id)).map((e) => [e.from, e.to]), [
+        [null, "pending"],
+        ["pending", "approved"],
+        ["approved", "claimed"],
+        ["claimed", "committed"],
+      ]);
+      // Past its expiry the approval is recorded expired, as without the option.
+      const late = await store.prepare(await makeRequest(clock.t), later);
+      clock.t = late.expiresAt;
+      await rejectsWith(store.approve(late.id, { by: "ivan" }, later), "approval_expired");
+      assert.equal((await store.get(late.id))?.state, "expired");
+      await rejectsWith(store.approve("no-such-id", { by: "ivan" }, later), "approval_not_found");
+      await rejectsWith(
+        store.prepare({ ...await makeRequest(clock.t), runId: "run-only" }, later),
+        "approval_invalid_request",
+      );
+    },
+  );
+
+  test(
     "approve with edits: the original is superseded, a new approval of the edited call is approved, linked both ways",
     async (store, clock) => {
       const request = await makeRequest(clock.t, { runId: "run-e", callId: "call-e" });

@@ -76,7 +76,10 @@ export class D1Connection implements SqlConnection {
     this.#db = db;
   }
 
-  /** Runs one statement on its own, several as one D1 batch. */
+  /**
+   * Runs one statement on its own, several as one D1 batch. D1 decides its own durability:
+   * `CommitOptions` are not taken, every commit is as durable as D1 makes it.
+   */
   async batch(statements: readonly SqlStatement[]): Promise<SqlResult[]> {
     const results = statements.length === 1
       ? [await this.#bind(statements[0]).all()]

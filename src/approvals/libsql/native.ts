@@ -10,6 +10,7 @@
  * @module
  */
 import Database from "libsql";
+import type { CommitOptions } from "../types.ts";
 import type { DriverFailure, SqlConnection, SqlResult, SqlStatement } from "../sql/connection.ts";
 import { retryWhileBusy } from "../sql/retry.ts";
 import type { Fields } from "../sql/rows.ts";
@@ -35,6 +36,9 @@ interface Prepared {
   readonly reader: boolean;
 }
 
+/** The two `synchronous` levels a file connection runs at. */
+type Synchronous = "FULL" | "NORMAL";
+
 const NO_ARGS: readonly unknown[] = Object.freeze([]);
 /** The rows of a write without `RETURNING`: none (shared, never written to). */
 const NO_ROWS: Fields[] = Object.freeze([]) as unknown as Fields[];
@@ -55,10 +59,15 @@ export class NativeConnection implements SqlConnection {
   readonly #db: Connection;
   readonly #timeoutMs: number;
   readonly #statements = new Map<string, Prepared>();
+  /** Whether the database is a file (`synchronous` matters), not `:memory:`. */
+  readonly #file: boolean;
+  /** The `synchronous` level the connection runs at now (FULL unless a batch asked otherwise). */
+  #synchronous: Synchronous = "FULL";
 
-  private constructor(db: Connection, timeoutMs: number) {
+  private constructor(db: Connection, timeoutMs: number, file: boolean) {
     this.#db = db;
     this.#timeoutMs = timeoutMs;
+    this.#file = file;
   }
 
   /**
@@ -67,7 +76,7 @@ export class NativeConnection implements SqlConnection {
    */
   static async open(path: string, timeoutMs: number, file: boolean): Promise<NativeConnection> {
     const db = new Database(path, { timeout: 0 });
-    const connection = new NativeConnection(db, timeoutMs);
+    const connection = new NativeConnection(db, timeoutMs, file);
     try {
       await retryWhileBusy(() => db.exec("PRAGMA busy_timeout = 0"), isBusy, timeoutMs);
       if (file) {
@@ -84,9 +93,12 @@ export class NativeConnection implements SqlConnection {
 
   /**
    * The connection's journal mode, synchronous level and driver busy timeout, read back (the
-   * busy timeout is 0: the store waits for a lock asynchronously instead).
+   * busy timeout is 0: the store waits for a lock asynchronously instead). The synchronous level
+   * is the one every synced commit runs at: a connection left at NORMAL by a `with_next` batch
+   * is put back to FULL first, as its next synced batch would do.
    */
   durability(): Promise<DurabilitySettings> {
+    this.#synchronize("FULL");
     return readDurability((pragma) =>
       Promise.resolve(
         (this.#statement(`PRAGMA ${pragma}`).statement.raw(true).get() as unknown[])?.[0],
@@ -94,9 +106,23 @@ export class NativeConnection implements SqlConnection {
     );
   }
 
-  /** Runs the statements in one `BEGIN IMMEDIATE` transaction (one statement on its own). */
-  batch(statements: readonly SqlStatement[]): Promise<SqlResult[]> {
-    return retryWhileBusy(() => this.#batchNow(statements), isBusy, this.#timeoutMs);
+  /**
+   * Runs the statements in one `BEGIN IMMEDIATE` transaction (one statement on its own). On a
+   * file, a `sync: "with_next"` batch commits at `synchronous = NORMAL`: in WAL mode its commit
+   * appends to the log without an fsync of its own, and the next batch at FULL (the default)
+   * fsyncs the log, that commit and every earlier one with it. The level is switched only when
+   * it changes.
+   */
+  batch(statements: readonly SqlStatement[], options?: CommitOptions): Promise<SqlResult[]> {
+    const level: Synchronous = options?.sync === "with_next" ? "NORMAL" : "FULL";
+    return retryWhileBusy(
+      () => {
+        this.#synchronize(level);
+        return this.#batchNow(statements);
+      },
+      isBusy,
+      this.#timeoutMs,
+    );
   }
 
   /** Runs one read. */
@@ -128,6 +154,13 @@ export class NativeConnection implements SqlConnection {
       if (this.#db.inTransaction) this.#statement("ROLLBACK").statement.run(NO_ARGS);
       throw error;
     }
+  }
+
+  /** Sets `PRAGMA synchronous` to `level` on a file when it is not there already. */
+  #synchronize(level: Synchronous): void {
+    if (!this.#file || this.#synchronous === level) return;
+    this.#statement(`PRAGMA synchronous = ${level}`).statement.run(NO_ARGS);
+    this.#synchronous = level;
   }
 
   #execute({ sql, args }: SqlStatement): SqlResult {

@@ -38,7 +38,10 @@ export class RemoteConnection implements SqlConnection {
     }));
   }
 
-  /** Runs the statements as one write batch. */
+  /**
+   * Runs the statements as one write batch. The server decides its own durability:
+   * `CommitOptions` are not taken, every commit is as durable as the server makes it.
+   */
   async batch(statements: readonly SqlStatement[]): Promise<SqlResult[]> {
     const results = await this.#client.batch(statements.map(toClient), "write");
     return results.map((result) => ({

@@ -7,6 +7,7 @@
  * @module
  */
 import postgres from "postgres";
+import type { CommitOptions } from "../types.ts";
 import type { DriverFailure, SqlConnection, SqlResult, SqlStatement } from "../sql/connection.ts";
 import { driverCode } from "../sql/failure.ts";
 import type { Fields } from "../sql/rows.ts";
@@ -40,30 +41,48 @@ export class PostgresConnection implements SqlConnection {
   /** PostgreSQL's dialect. */
   readonly dialect = POSTGRES_DIALECT;
   readonly #sql: Sql;
+  /** The pool whose sessions run `synchronous_commit = off`, for `sync: "with_next"` batches. */
+  readonly #later: Sql;
   readonly #numbered = new Map<string, string>();
 
-  private constructor(sql: Sql) {
+  private constructor(sql: Sql, later: Sql) {
     this.#sql = sql;
+    this.#later = later;
   }
 
-  /** A pool for `url`; connections open on first use. */
+  /**
+   * Two pools for `url`, of `max` connections each, opened on first use: one for synced
+   * commits, one whose sessions set `synchronous_commit = off` at connect, for
+   * `sync: "with_next"` batches (inline decisions only; it stays empty otherwise).
+   */
   static open(url: string, options: PostgresConnectionOptions): PostgresConnection {
-    return new PostgresConnection(postgres(url, {
-      max: options.max,
-      ...(options.password === undefined ? {} : { password: options.password }),
-      prepare: true,
-      onnotice: () => {},
-      connection: {
-        application_name: "sluice",
-        lock_timeout: Math.max(1, Math.trunc(options.lockTimeoutMs)),
-      },
-    }));
+    const pool = (synchronousCommit: "on" | "off") =>
+      postgres(url, {
+        max: options.max,
+        ...(options.password === undefined ? {} : { password: options.password }),
+        prepare: true,
+        onnotice: () => {},
+        connection: {
+          application_name: "sluice",
+          lock_timeout: Math.max(1, Math.trunc(options.lockTimeoutMs)),
+          synchronous_commit: synchronousCommit,
+        },
+      });
+    return new PostgresConnection(pool("on"), pool("off"));
   }
 
-  /** Runs one statement on its own (atomic), several in one transaction. */
-  async batch(statements: readonly SqlStatement[]): Promise<SqlResult[]> {
-    if (statements.length === 1) return [await this.#run(this.#sql, statements[0])];
-    return await this.#sql.begin(async (tx) => {
+  /**
+   * Runs one statement on its own (atomic), several in one transaction. A `sync: "with_next"`
+   * batch runs on the pool whose sessions have `synchronous_commit = off` (set at connect, so it
+   * costs no round trip): its commit returns before the server flushes its WAL, and the next
+   * commit that waits for the flush (every other one, on either pool) makes it durable too. A
+   * crash of this process keeps it (the server has it); a crash of the server before that
+   * flush may lose it.
+   */
+  async batch(statements: readonly SqlStatement[], options?: CommitOptions): Promise<SqlResult[]> {
+    const sql = options?.sync === "with_next" ? this.#later : this.#sql;
+    if (statements.length === 1) return [await this.#run(sql, statements[0])];
+    return await sql.begin(async (tx) => {
       const results: SqlResult[] = [];
       for (const statement of statements) results.push(await this.#run(tx, statement));
       return results;
@@ -84,9 +103,9 @@ export class PostgresConnection implements SqlConnection {
     };
   }
 
-  /** Ends every connection of the pool. */
+  /** Ends every connection of both pools. */
   async close(): Promise<void> {
-    await this.#sql.end({ timeout: 5 });
+    await Promise.all([this.#sql.end({ timeout: 5 }), this.#later.end({ timeout: 5 })]);
   }
 
   async #run(sql: Sql | postgres.TransactionSql, statement: SqlStatement): Promise<SqlResult> {

@@ -23,7 +23,10 @@ export interface PostgresApprovalStoreOptions extends ApprovalStoreOptions {
    * 10 000; PostgreSQL's `lock_timeout`). The wait happens on the socket, not in the event loop.
    */
   readonly busyTimeoutMs?: number;
-  /** Connections in the store's pool (default 4). */
+  /**
+   * Connections in each of the store's two pools (default 4): one for synced commits, one for
+   * the commits of inline decisions, which do not wait for the WAL flush (opened only when used).
+   */
   readonly maxConnections?: number;
 }
 

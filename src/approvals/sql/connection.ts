@@ -6,6 +6,7 @@
  *
  * @module
  */
+import type { CommitOptions } from "../types.ts";
 import type { Fields, SqlValue } from "./rows.ts";
 
 /**
@@ -78,9 +79,10 @@ export interface SqlConnection {
   readonly dialect: SqlDialect;
   /**
    * Runs the statements in order as one atomic transaction and returns what each did. Nothing
-   * of a batch that throws is kept.
+   * of a batch that throws is kept. `options.sync: "with_next"` lets the commit ride on the next
+   * synced one where the database can ({@link CommitOptions}); a driver that cannot ignores it.
    */
-  batch(statements: readonly SqlStatement[]): Promise<SqlResult[]>;
+  batch(statements: readonly SqlStatement[], options?: CommitOptions): Promise<SqlResult[]>;
   /** Runs one read. */
   query(statement: SqlStatement): Promise<Fields[]>;
   /** Says what a failure thrown by {@link batch} or {@link query} means. */

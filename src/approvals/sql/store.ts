@@ -34,6 +34,7 @@ import type {
   ApprovalStore,
   ClaimExpectation,
   ClaimResult,
+  CommitOptions,
   DecisionInput,
   EditDecisionInput,
   EditedApproval,
@@ -157,8 +158,11 @@ export class SqlApprovalStore implements ApprovalStore {
     this.#record = parts.connection.dialect.record;
   }
 
-  /** Records a new pending approval, or returns the existing one for the same run and call. */
-  async prepare(request: ApprovalRequest): Promise<ApprovalRecord> {
+  /**
+   * Records a new pending approval, or returns the existing one for the same run and call.
+   * `options.sync` says when the commit waits for the disk ({@link CommitOptions}).
+   */
+  async prepare(request: ApprovalRequest, options?: CommitOptions): Promise<ApprovalRecord> {
     const argumentsJson = await validateRequest(request);
     return await this.#run(async () => {
       const fields = requestFields(request, argumentsJson, crypto.randomUUID(), this.#now());
@@ -167,7 +171,7 @@ export class SqlApprovalStore implements ApprovalStore {
       const [inserted] = await this.#db.batch([{
         sql: returning ? `${INSERT_SQL} RETURNING id` : INSERT_SQL,
         args: INSERT_COLUMNS.map((column) => fields[column]),
-      }]);
+      }], options);
       // The row is exactly what was inserted (triggers only refuse), so the record is built
       // from the same values instead of being read back.
       if (applied(inserted, returning)) return this.#remember({ ...NO_FACTS, ...fields });
@@ -211,9 +215,13 @@ export class SqlApprovalStore implements ApprovalStore {
     });
   }
 
-  /** A person approves a pending approval; past its expiry it is recorded `expired` instead. */
-  approve(id: string, input: DecisionInput): Promise<ApprovalRecord> {
-    return this.#decide(id, input, "approved");
+  /**
+   * A person approves a pending approval; past its expiry it is recorded `expired` instead (that
+   * commit synced whatever `options` says). `options.sync` says when the approval's commit waits
+   * for the disk ({@link CommitOptions}).
+   */
+  approve(id: string, input: DecisionInput, options?: CommitOptions): Promise<ApprovalRecord> {
+    return this.#decide(id, input, "approved", options);
   }
 
   /** A person denies a pending approval. */
@@ -555,16 +563,24 @@ export class SqlApprovalStore implements ApprovalStore {
     id: string,
     input: DecisionInput,
     to: "approved" | "denied",
+    options?: CommitOptions,
   ): Promise<ApprovalRecord> {
     validateDecision(input);
     return await this.#run(async () => {
       for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
         const at = this.#now();
-        const moved = await this.#move(id, "pending", to, {
-          decided_by: input.by,
-          decided_at: at,
-          decision_note: input.note ?? null,
-        }, { sql: "expires_at > ?", args: [at] });
+        const moved = await this.#move(
+          id,
+          "pending",
+          to,
+          {
+            decided_by: input.by,
+            decided_at: at,
+            decision_note: input.note ?? null,
+          },
+          { sql: "expires_at > ?", args: [at] },
+          options,
+        );
         if (moved !== undefined) return moved;
         const record = await this.#refuse(id, to);
         if (record.expiresAt > at) continue;
@@ -617,13 +633,14 @@ export class SqlApprovalStore implements ApprovalStore {
     to: ApprovalState,
     changes: Readonly<Record<string, SqlValue>>,
     guard?: Guard,
+    options?: CommitOptions,
   ): Promise<ApprovalRecord | undefined> {
     const seen = this.#seen.get(id);
     const known = seen !== undefined && seen.state === from;
     const returning = !known || !this.#db.dialect.exactChanges;
     const [result] = await this.#db.batch([
       this.#update(id, from, to, changes, guard, returning),
-    ]);
+    ], options);
     if (!applied(result, returning)) return undefined;
     return this.#remember(
       known ? { ...seen, ...changes, state: to } : this.#fields(result.rows[0]),
