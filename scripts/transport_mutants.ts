@@ -138,8 +138,8 @@ const MUTANTS: Mutant[] = [
   {
     name: "caller signal ignored",
     file: "transport/secure_fetch.ts",
-    from: "stoppableDeadline(callerSignal, resolved.timeoutMs)",
-    to: "stoppableDeadline(undefined, resolved.timeoutMs)",
+    from: "deadlines.start(callerSignal)",
+    to: "deadlines.start(undefined)",
   },
   {
     name: "caller abort reported as the deadline",

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { stoppableDeadline, untilAborted } from "../deadline.ts";
+import { DeadlineQueue, untilAborted } from "../deadline.ts";
 import { TransportError } from "./errors.ts";
 import { limitBody, readDeclaredBody } from "./limited_body.ts";
 import {
@@ -496,13 +496,16 @@ export function secureFetch(options: SecureFetchOptions = {}): SecureFetch {
     return destination;
   };
 
+  // Every request's deadline lasts timeoutMs: one shared timer serves them all.
+  const deadlines = new DeadlineQueue(resolved.timeoutMs);
+
   const call = async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
     const callerSignal = (init?.signal ?? (input instanceof Request ? input.signal : undefined)) ??
       undefined;
     // One deadline over the whole request, body included: the caller's signal and the timer
-    // as one signal, raced wherever the underlying work might ignore it. Its timer is stopped
-    // when the request is done: here, or when a streamed body ends.
-    const deadline = stoppableDeadline(callerSignal, resolved.timeoutMs);
+    // as one signal, raced wherever the underlying work might ignore it. It is stopped when
+    // the request is done: here, or when a streamed body ends.
+    const deadline = deadlines.start(callerSignal);
     const signal = deadline.signal;
     let streaming = false;
     let url: URL | undefined;
