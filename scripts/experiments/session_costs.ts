@@ -3,8 +3,9 @@
  * by piece, against the `connect` benchmark's server (its own process): a registration on the
  * raw client over `secureFetch`, then the same client with `ReplyStreams` around its transport,
  * then with the session's `onmessage` hook too, then connect()'s own `ServerSession`, the gate
- * over it and `toolkit.call`. Median client CPU per call (`process.cpuUsage`), every variant once
- * per turn in a rotating order. Not part of `deno task bench`:
+ * over it and `toolkit.call`, then the raw client's own `callTool` (global fetch) for scale.
+ * Median client CPU (`process.cpuUsage`) and wall time per call, every variant once per turn in a
+ * rotating order. Not part of `deno task bench`:
  * `deno run -A scripts/experiments/session_costs.ts [turns]`.
  *
  * @module
@@ -26,19 +27,28 @@ import { startConnectServer } from "../bench/connect_server.ts";
 
 type Variant = readonly [name: string, run: () => Promise<unknown>];
 
-async function cpuPerCall(variants: readonly Variant[], turns: number): Promise<number[]> {
+/** Median client CPU and wall microseconds per call of each variant. */
+async function perCall(
+  variants: readonly Variant[],
+  turns: number,
+): Promise<{ cpu: number; wall: number }[]> {
   for (let i = 0; i < 300; i++) for (const [, run] of variants) await run();
-  const samples = variants.map(() => [] as number[]);
+  const cpu = variants.map(() => [] as number[]);
+  const wall = variants.map(() => [] as number[]);
   for (let turn = 0; turn < turns; turn++) {
     for (let step = 0; step < variants.length; step++) {
       const index = (turn + step) % variants.length;
       const before = process.cpuUsage();
+      const start = performance.now();
       await variants[index][1]();
+      wall[index].push((performance.now() - start) * 1000);
       const after = process.cpuUsage();
-      samples[index].push(after.user - before.user + after.system - before.system);
+      cpu[index].push(after.user - before.user + after.system - before.system);
     }
   }
-  return samples.map((values) => values.toSorted((a, b) => a - b)[values.length >> 1]);
+  const median = (values: number[]) =>
+    Math.round(values.toSorted((a, b) => a - b)[values.length >> 1]);
+  return variants.map((_, index) => ({ cpu: median(cpu[index]), wall: median(wall[index]) }));
 }
 
 const binding: ReadToolBinding = {
@@ -83,6 +93,13 @@ try {
       await item.client.close();
     });
   }
+  const raw = new Client({ name: "costs", version: "0.0.0" }, {
+    jsonSchemaValidator: new CfWorkerJsonSchemaValidator(),
+    versionNegotiation: { mode: "auto" },
+  });
+  await raw.connect(new StreamableHTTPClientTransport(new URL(url)));
+  await raw.listTools();
+  closers.push(() => raw.close());
   const session = new ServerSession({
     url: new URL(url),
     fetch: secureFetch({ dangerouslyAllowLoopback: true }),
@@ -112,13 +129,18 @@ try {
       () => gate.run([{ id: String(++id), name: "small", arguments: args }], { runId: "costs" }),
     ],
     ["toolkit.call", () => connection.toolkit.call("bench__small", args)],
+    ["raw callTool (global fetch)", () => raw.callTool({ name: "small", arguments: args })],
   ];
-  const cpu = await cpuPerCall(variants, turns);
-  console.log("median client CPU per call, µs; delta to the first row");
+  const figures = await perCall(variants, turns);
+  console.log("median per call, µs (CPU, wall); delta to the first row");
+  const signed = (value: number) => `${value >= 0 ? "+" : ""}${value}`;
   variants.forEach(([name], index) => {
-    const delta = cpu[index] - cpu[0];
+    const { cpu, wall } = figures[index];
     console.log(
-      `  ${name.padEnd(40)} ${String(cpu[index]).padStart(5)}  ${delta >= 0 ? "+" : ""}${delta}`,
+      `  ${name.padEnd(40)} CPU ${String(cpu).padStart(5)} ${
+        signed(cpu - figures[0].cpu).padStart(5)
+      }` +
+        `   wall ${String(wall).padStart(5)} ${signed(wall - figures[0].wall).padStart(5)}`,
     );
   });
 } finally {

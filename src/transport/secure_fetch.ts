@@ -5,6 +5,7 @@
  * @module
  */
 import { DeadlineQueue, untilAborted } from "../deadline.ts";
+import { CappedResponse } from "./capped_response.ts";
 import { TransportError } from "./errors.ts";
 import { limitBody, readDeclaredBody } from "./limited_body.ts";
 import {
@@ -563,11 +564,7 @@ export function secureFetch(options: SecureFetchOptions = {}): SecureFetch {
         body = limitBody(response.body, resolved.maxResponseBytes, deadline, toError);
         streaming = true;
       }
-      return new Response(body, {
-        status,
-        statusText: response.statusText,
-        headers: response.headers,
-      });
+      return new CappedResponse(body, response);
     } catch (error) {
       throw toError(error);
     } finally {
