@@ -8,10 +8,10 @@
  *
  * @module
  */
-import process from "node:process";
 import { secureFetch } from "../../mod.ts";
 import { DeadlineQueue, stoppableDeadline } from "../../src/deadline.ts";
 import { startConnectServer } from "../bench/connect_server.ts";
+import { measure, printFigures, type Variant } from "./rotation.ts";
 
 const [tool = "small", turnsText = "3000"] = Deno.args;
 const turns = Number(turnsText);
@@ -43,33 +43,12 @@ const sdkInit = (): RequestInit => {
   return { method: "POST", headers, body, signal };
 };
 const hardened = secureFetch({ dangerouslyAllowLoopback: true });
-const variants: [string, () => Promise<unknown>][] = [
+const variants: Variant[] = [
   ["fetch + json()", async () => await (await fetch(url, sdkInit())).json()],
   ["secureFetch + json()", async () => await (await hardened(url, sdkInit())).json()],
 ];
 try {
-  for (let i = 0; i < 300; i++) for (const [, run] of variants) await run();
-  const cpu = variants.map(() => [] as number[]);
-  const wall = variants.map(() => [] as number[]);
-  for (let turn = 0; turn < turns; turn++) {
-    for (let step = 0; step < variants.length; step++) {
-      const index = (turn + step) % variants.length;
-      const before = process.cpuUsage();
-      const start = performance.now();
-      await variants[index][1]();
-      wall[index].push((performance.now() - start) * 1000);
-      const after = process.cpuUsage();
-      cpu[index].push(after.user - before.user + after.system - before.system);
-    }
-  }
-  const median = (values: number[]) =>
-    Math.round(values.toSorted((a, b) => a - b)[values.length >> 1]);
-  console.log(`${tool} result: median per request, µs (CPU, wall)`);
-  variants.forEach(([name], index) => {
-    const [c, w] = [median(cpu[index]), median(wall[index])];
-    const [c0, w0] = [median(cpu[0]), median(wall[0])];
-    console.log(`  ${name.padEnd(24)} CPU ${c} (+${c - c0})   wall ${w} (+${w - w0})`);
-  });
+  printFigures(`secureFetch alone, ${tool} result`, variants, await measure(variants, turns));
 } finally {
   await server.close();
 }

@@ -10,53 +10,14 @@
  *
  * @module
  */
-import process from "node:process";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/client/validators/cf-worker";
-import {
-  CatalogMonitor,
-  connect,
-  discoverTools,
-  Gate,
-  type ReadToolBinding,
-  secureFetch,
-} from "../../mod.ts";
-import { ServerSession } from "../../src/connect/session.ts";
+import { CatalogMonitor, discoverTools, secureFetch } from "../../mod.ts";
 import { ReplyStreams } from "../../src/connect/stream_failure.ts";
 import { startConnectServer } from "../bench/connect_server.ts";
+import { measure, printFigures, readBinding, sessionPaths, type Variant } from "./rotation.ts";
 
-type Variant = readonly [name: string, run: () => Promise<unknown>];
-
-/** Median client CPU and wall microseconds per call of each variant. */
-async function perCall(
-  variants: readonly Variant[],
-  turns: number,
-): Promise<{ cpu: number; wall: number }[]> {
-  for (let i = 0; i < 300; i++) for (const [, run] of variants) await run();
-  const cpu = variants.map(() => [] as number[]);
-  const wall = variants.map(() => [] as number[]);
-  for (let turn = 0; turn < turns; turn++) {
-    for (let step = 0; step < variants.length; step++) {
-      const index = (turn + step) % variants.length;
-      const before = process.cpuUsage();
-      const start = performance.now();
-      await variants[index][1]();
-      wall[index].push((performance.now() - start) * 1000);
-      const after = process.cpuUsage();
-      cpu[index].push(after.user - before.user + after.system - before.system);
-    }
-  }
-  const median = (values: number[]) =>
-    Math.round(values.toSorted((a, b) => a - b)[values.length >> 1]);
-  return variants.map((_, index) => ({ cpu: median(cpu[index]), wall: median(wall[index]) }));
-}
-
-const binding: ReadToolBinding = {
-  localName: "small",
-  policy: { mode: "read", title: "small" },
-  scope: null,
-  concurrencySafe: true,
-};
+const binding = readBinding("small");
 
 /** A registration of `small` on a raw client over `secureFetch`, with the given pieces. */
 async function registrationOn(url: string, replies: boolean, hook: boolean) {
@@ -100,30 +61,15 @@ try {
   await raw.connect(new StreamableHTTPClientTransport(new URL(url)));
   await raw.listTools();
   closers.push(() => raw.close());
-  const session = new ServerSession({
-    url: new URL(url),
-    fetch: secureFetch({ dangerouslyAllowLoopback: true }),
-    timeoutMs: 30_000,
-  });
-  await session.ready();
-  closers.push(() => session.close());
-  const found = await discoverTools(session, "b", { small: binding }, {
-    monitor: session.monitor,
-  });
-  const gate = new Gate({ catalogs: [found] });
-  const connection = await connect(url, {
-    id: "bench",
-    allow: ["small"],
-    preApproved: ["small"],
-    transport: { dangerouslyAllowLoopback: true },
-  });
-  closers.push(() => connection.close());
+  const paths = await sessionPaths(url);
+  const { registration, gate, connection } = paths;
+  closers.push(() => paths.close());
   let id = 0;
   const variants: Variant[] = [
     ["registration, raw client + secureFetch", () => bare.registration.call(args)],
     ["  + ReplyStreams", () => replies.registration.call(args)],
     ["  + ReplyStreams + onmessage hook", () => hooked.registration.call(args)],
-    ["registration, ServerSession", () => found.registrations[0].call(args)],
+    ["registration, ServerSession", () => registration.call(args)],
     [
       "gate.run, ServerSession",
       () => gate.run([{ id: String(++id), name: "small", arguments: args }], { runId: "costs" }),
@@ -131,18 +77,7 @@ try {
     ["toolkit.call", () => connection.toolkit.call("bench__small", args)],
     ["raw callTool (global fetch)", () => raw.callTool({ name: "small", arguments: args })],
   ];
-  const figures = await perCall(variants, turns);
-  console.log("median per call, µs (CPU, wall); delta to the first row");
-  const signed = (value: number) => `${value >= 0 ? "+" : ""}${value}`;
-  variants.forEach(([name], index) => {
-    const { cpu, wall } = figures[index];
-    console.log(
-      `  ${name.padEnd(40)} CPU ${String(cpu).padStart(5)} ${
-        signed(cpu - figures[0].cpu).padStart(5)
-      }` +
-        `   wall ${String(wall).padStart(5)} ${signed(wall - figures[0].wall).padStart(5)}`,
-    );
-  });
+  printFigures("connect()'s session, piece by piece", variants, await measure(variants, turns));
 } finally {
   for (const close of closers.reverse()) await close();
 }
