@@ -17,8 +17,8 @@ const MUTANTS: Mutant[] = [
   {
     name: "no Accept-Encoding: identity",
     file: "transport/secure_fetch.ts",
-    from: 'headers.set("accept-encoding", "identity");',
-    to: "",
+    from: 'const own: [string, string][] = [["accept-encoding", "identity"]];',
+    to: "const own: [string, string][] = [];",
   },
   {
     name: "3xx accepted",
@@ -84,8 +84,8 @@ const MUTANTS: Mutant[] = [
   {
     name: "caller Authorization kept",
     file: "transport/secure_fetch.ts",
-    from: 'headers.delete("authorization");',
-    to: "",
+    from: '  "authorization",\n  "cookie",',
+    to: '  "cookie",',
   },
   {
     name: "TLS failures not told apart",
@@ -138,8 +138,8 @@ const MUTANTS: Mutant[] = [
   {
     name: "caller signal ignored",
     file: "transport/secure_fetch.ts",
-    from: "stoppableDeadline(callerSignal, resolved.timeoutMs)",
-    to: "stoppableDeadline(undefined, resolved.timeoutMs)",
+    from: "deadlines.start(callerSignal)",
+    to: "deadlines.start(undefined)",
   },
   {
     name: "caller abort reported as the deadline",

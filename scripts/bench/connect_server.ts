@@ -25,7 +25,8 @@ export const CALL_RESULTS: Readonly<Record<string, string>> = Object.freeze({
   large: "l".repeat(64 * 1024),
 });
 
-const CALL_TOOLS = Object.keys(CALL_RESULTS).map((name) => ({
+/** The `/calls` tools, as the server lists them. */
+export const CALL_TOOLS = Object.keys(CALL_RESULTS).map((name) => ({
   name,
   description: `Returns ${CALL_RESULTS[name].length} bytes of text.`,
   inputSchema: {

@@ -25,48 +25,13 @@
 import process from "node:process";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/client/validators/cf-worker";
-import {
-  CatalogMonitor,
-  connect,
-  discoverTools,
-  Gate,
-  type ReadToolBinding,
-  secureFetch,
-} from "../../mod.ts";
-import { ServerSession } from "../../src/connect/session.ts";
+import { CatalogMonitor, discoverTools, secureFetch } from "../../mod.ts";
 import { deadlineSignal, stoppableDeadline, untilAborted } from "../../src/deadline.ts";
 import { TransportError } from "../../src/transport/errors.ts";
 import { limitBody, readDeclaredBody } from "../../src/transport/limited_body.ts";
 import { checkUrl } from "../../src/transport/policy.ts";
 import { startConnectServer } from "../bench/connect_server.ts";
-
-type Variant = readonly [name: string, run: () => Promise<unknown>];
-
-/** Median CPU microseconds per call of each variant, rotating the order every turn. */
-async function cpuPerCall(variants: readonly Variant[], turns: number): Promise<number[]> {
-  for (let i = 0; i < 200; i++) for (const [, run] of variants) await run();
-  const samples = variants.map(() => [] as number[]);
-  for (let turn = 0; turn < turns; turn++) {
-    for (let step = 0; step < variants.length; step++) {
-      const index = (turn + step) % variants.length;
-      const before = process.cpuUsage();
-      await variants[index][1]();
-      const after = process.cpuUsage();
-      samples[index].push(after.user - before.user + after.system - before.system);
-    }
-  }
-  return samples.map((values) => values.toSorted((a, b) => a - b)[values.length >> 1]);
-}
-
-function print(title: string, variants: readonly Variant[], cpu: readonly number[]): void {
-  console.log(`\n${title} (median client CPU per call, µs; delta to the first row)`);
-  variants.forEach(([name], index) => {
-    const delta = cpu[index] - cpu[0];
-    console.log(
-      `  ${name.padEnd(40)} ${String(cpu[index]).padStart(5)}  ${delta >= 0 ? "+" : ""}${delta}`,
-    );
-  });
-}
+import { measure, printFigures, readBinding, sessionPaths, type Variant } from "./rotation.ts";
 
 /** The exact request the SDK sends for a 2026-07-28 `tools/call` of `small`. */
 const callBody = JSON.stringify({
@@ -170,15 +135,10 @@ const url = `${server.origin}/calls`;
 const closers: (() => Promise<void>)[] = [server.close];
 try {
   const steps = transportSteps(url);
-  print("secureFetch, step by step", steps, await cpuPerCall(steps, turns));
+  printFigures("secureFetch, step by step", steps, await measure(steps, turns, 200));
 
   const args = { query: "sluice" };
-  const binding: ReadToolBinding = {
-    localName: "small",
-    policy: { mode: "read", title: "small" },
-    scope: null,
-    concurrencySafe: true,
-  };
+  const binding = readBinding("small");
   const onClient = async (client: Client) => {
     const monitor = new CatalogMonitor();
     monitor.acceptProtocolVersion(client.getNegotiatedProtocolVersion());
@@ -189,24 +149,10 @@ try {
     url,
     secureFetch({ dangerouslyAllowLoopback: true }) as typeof fetch,
   );
-  const session = new ServerSession({
-    url: new URL(url),
-    fetch: secureFetch({ dangerouslyAllowLoopback: true }),
-    timeoutMs: 30_000,
-  });
-  await session.ready();
-  const found = await discoverTools(session, "b", { small: binding }, {
-    monitor: session.monitor,
-  });
-  const gate = new Gate({ catalogs: [found] });
-  const connection = await connect(url, {
-    id: "bench",
-    allow: ["small"],
-    preApproved: ["small"],
-    transport: { dangerouslyAllowLoopback: true },
-  });
-  closers.push(() => plain.close(), () => hardened.close(), () => session.close());
-  closers.push(() => connection.close());
+  const paths = await sessionPaths(url);
+  const { registration, gate, connection } = paths;
+  closers.push(() => paths.close());
+  closers.push(() => plain.close(), () => hardened.close());
   const onPlain = await onClient(plain);
   const onHardened = await onClient(hardened);
   let id = 0;
@@ -215,14 +161,14 @@ try {
     ["raw callTool over secureFetch", () => hardened.callTool({ name: "small", arguments: args })],
     ["registration, raw client", () => onPlain.call(args)],
     ["registration, raw client + secureFetch", () => onHardened.call(args)],
-    ["registration, connect()'s session", () => found.registrations[0].call(args)],
+    ["registration, connect()'s session", () => registration.call(args)],
     [
       "gate.run, connect()'s session",
       () => gate.run([{ id: String(++id), name: "small", arguments: args }], { runId: "costs" }),
     ],
     ["toolkit.call", () => connection.toolkit.call("bench__small", args)],
   ];
-  print("call layers, 1 KiB result", layers, await cpuPerCall(layers, turns));
+  printFigures("call layers, 1 KiB result", layers, await measure(layers, turns, 200));
 
   const shortDeadline = secureFetch({ dangerouslyAllowLoopback: true, timeoutMs: 2_000 });
   const fire: Variant[] = [

@@ -19,9 +19,11 @@
  * - {@link UnansweredReplyError} when the stream ended before the answer arrived (sluice never
  *   resumes a stream, so nothing can answer the request any more).
  *
- * Only public SDK surface is used: `send` and its options (`headers`, `onRequestStreamEnd`,
- * `requestSignal`), `onmessage`, `onerror`, `onclose` and the `fetch` option. The fetch is tied
- * to its `send` by a header that never leaves the process.
+ * Only public SDK surface is used: `send` and its options (`onRequestStreamEnd`), `onmessage`,
+ * `onerror`, `onclose` and the `fetch` option. Nothing is tracked for a reply that is not an
+ * event stream (the common JSON reply: the SDK's own `send` rejects with its failure): a
+ * stream reply is tied to its request by the JSON-RPC id of the request body its fetch sent,
+ * read only when the reply is a stream.
  *
  * @module
  */
@@ -30,9 +32,6 @@ import { isRecord } from "../identity/mod.ts";
 import { isUndecodable } from "../session/from_client.ts";
 import { SessionRequestError } from "../session/session.ts";
 import type { FetchFunction } from "../transport/secure_fetch.ts";
-
-/** The request header that ties one fetch to its `send`; removed before the request leaves. */
-const TAG = "x-sluice-reply";
 
 /**
  * A request's reply stream ended before the answer to the request arrived: the server broke
@@ -53,8 +52,6 @@ export class UnansweredReplyError extends SessionRequestError {
 
 /** The options of a transport `send`, as far as this module reads or adds them. */
 interface SendOptions {
-  readonly headers?: Record<string, string>;
-  readonly requestSignal?: AbortSignal;
   readonly onRequestStreamEnd?: () => void;
 }
 
@@ -73,18 +70,40 @@ function isEventStream(response: Response): boolean {
   return type !== null && type.split(";", 1)[0].trim().toLowerCase() === "text/event-stream";
 }
 
-/** One request whose reply is awaited. */
+/** The JSON-RPC id of the one request a fetch's body carries, or `undefined`. */
+function requestId(init: RequestInit | undefined): unknown {
+  const body = init?.body;
+  if (typeof body !== "string") return undefined;
+  try {
+    const message: unknown = JSON.parse(body);
+    return isRecord(message) && typeof message.method === "string" ? message.id : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** One request whose reply arrives as an event stream. */
 class Reply {
-  /** How the reply arrives, once its response headers are in. */
-  kind: "pending" | "json" | "stream" = "pending";
   /** Whether the answer (a result or error with this id) was delivered. */
   answered = false;
+  /** Whether the request's `send` has taken {@link settled} (its outcome) already. */
+  claimed = false;
+  /** Settles when the reply is done: rejected with the failure that ends the request. */
+  readonly settled: Promise<void>;
   #done = false;
   #reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
-  readonly #settle: (error?: unknown) => void;
+  #resolve: () => void = () => {};
+  #reject: (error: unknown) => void = () => {};
+  readonly #onEnd: () => void;
 
-  constructor(settle: (error?: unknown) => void) {
-    this.#settle = settle;
+  constructor(onEnd: () => void) {
+    this.settled = new Promise<void>((resolve, reject) => {
+      this.#resolve = resolve;
+      this.#reject = reject;
+    });
+    // Awaited by the request's send once it resolves, unless that send failed first.
+    this.settled.catch(() => {});
+    this.#onEnd = onEnd;
   }
 
   get done(): boolean {
@@ -95,7 +114,9 @@ class Reply {
   finish(error?: unknown): void {
     if (this.#done) return;
     this.#done = true;
-    this.#settle(error);
+    this.#onEnd();
+    if (error === undefined) this.#resolve();
+    else this.#reject(error);
   }
 
   /** Fails the request and stops reading its stream (the rest of it is of no use). */
@@ -132,43 +153,57 @@ class Reply {
  * `fetch`, then call {@link ReplyStreams.watch} after setting the transport's own `onmessage`
  * and before `client.connect`.
  *
+ * A reply that is not an event stream costs one look at its content type: the SDK reads it
+ * before its `send` resolves and rejects that `send` with its failure itself.
+ *
  * @category Agent developers: connect()
  */
 export class ReplyStreams {
-  /** Replies still awaited, by tag. */
-  readonly #byTag = new Map<string, Reply>();
-  /** The same replies, by JSON-RPC id. */
-  readonly #byId = new Map<unknown, Reply>();
-  #next = 0;
+  /** Replies read as event streams, by JSON-RPC id, until done and claimed by their send. */
+  readonly #streams = new Map<unknown, Reply>();
+  /**
+   * Requests whose `send` is in flight and whose reply is not a stream being read here: each
+   * may be waiting for its reply or reading a JSON one.
+   */
+  #sending = 0;
 
   /**
-   * Wraps the fetch the transport uses: a tagged request's reply body is observed when it is
-   * an event stream; the tag header is removed before the request goes on.
+   * Wraps the fetch the transport uses: a POST's reply body is observed when it is an event
+   * stream.
    *
    * @param fetch the underlying (hardened) fetch
    * @returns the fetch to give the transport
    */
   fetch(fetch: FetchFunction): FetchFunction {
-    return async (input, init) => {
-      const headers = init?.headers;
-      const tag = headers instanceof Headers ? headers.get(TAG) : null;
-      if (tag === null) return fetch(input, init);
-      // The SDK builds these headers afresh for each request; the tag never goes on.
-      (headers as Headers).delete(TAG);
-      const response = await fetch(input, init);
-      const reply = this.#byTag.get(tag);
-      if (reply === undefined || reply.done) return response;
-      if (!response.ok || response.body === null || !isEventStream(response)) {
-        reply.kind = "json";
-        return response;
-      }
-      reply.kind = "stream";
-      return new Response(reply.observe(response.body), {
-        status: response.status,
-        statusText: response.statusText,
-        headers: response.headers,
-      });
+    return (input, init) => {
+      const pending = fetch(input, init);
+      if (init?.method !== "POST") return pending;
+      return pending.then((response) => this.#observe(response, init));
     };
+  }
+
+  /** The response as the SDK gets it: a stream reply to a request observed, the rest as is. */
+  #observe(response: Response, init: RequestInit): Response {
+    if (!response.ok || response.body === null || !isEventStream(response)) return response;
+    const id = requestId(init);
+    if (id === undefined || this.#streams.has(id)) return response;
+    // The SDK's signal for this request: a deliberate abort ends the stream without
+    // onRequestStreamEnd.
+    const signal = init.signal ?? undefined;
+    const onAbort = () => reply.finish();
+    const reply: Reply = new Reply(() => {
+      signal?.removeEventListener("abort", onAbort);
+      if (reply.claimed && this.#streams.get(id) === reply) this.#streams.delete(id);
+    });
+    this.#streams.set(id, reply);
+    this.#sending--;
+    if (signal?.aborted) reply.finish();
+    else signal?.addEventListener("abort", onAbort, { once: true });
+    return new Response(reply.observe(response.body), {
+      status: response.status,
+      statusText: response.statusText,
+      headers: response.headers,
+    });
   }
 
   /**
@@ -184,12 +219,14 @@ export class ReplyStreams {
       if (!isRecord(message) || typeof message.method !== "string" || !("id" in message)) {
         return send(message, options);
       }
-      return this.#track(send, message, options);
+      return this.#track(send, message, message.id, options);
     };
     const onmessage = watched.onmessage;
     watched.onmessage = (message, extra) => {
-      if (isRecord(message) && ("result" in message || "error" in message)) {
-        const reply = this.#byId.get(message.id);
+      if (
+        this.#streams.size > 0 && isRecord(message) && ("result" in message || "error" in message)
+      ) {
+        const reply = this.#streams.get(message.id);
         if (reply !== undefined) reply.answered = true;
       }
       onmessage?.(message, extra);
@@ -202,53 +239,55 @@ export class ReplyStreams {
     const onclose = watched.onclose;
     watched.onclose = () => {
       // The SDK fails every pending request itself on close.
-      for (const reply of [...this.#byTag.values()]) reply.finish();
+      for (const reply of [...this.#streams.values()]) reply.finish();
       onclose?.();
     };
   }
 
-  #track(send: Send, message: Record<string, unknown>, options: SendOptions | undefined) {
-    const tag = String(++this.#next);
-    const id = message.id;
-    return new Promise<void>((resolve, reject) => {
-      const signal = options?.requestSignal;
-      const onAbort = () => reply.finish();
-      const reply = new Reply((error) => {
-        this.#byTag.delete(tag);
-        if (this.#byId.get(id) === reply) this.#byId.delete(id);
-        signal?.removeEventListener("abort", onAbort);
-        if (error === undefined) resolve();
-        else reject(error);
-      });
-      this.#byTag.set(tag, reply);
-      this.#byId.set(id, reply);
-      // A deliberate abort ends the stream without onRequestStreamEnd.
-      signal?.addEventListener("abort", onAbort, { once: true });
-      send(message, {
-        ...options,
-        headers: { ...options?.headers, [TAG]: tag },
-        onRequestStreamEnd: () => {
-          options?.onRequestStreamEnd?.();
-          reply.finish(reply.answered ? undefined : new UnansweredReplyError());
-        },
-      }).then(() => {
-        // A JSON reply was delivered before send resolved; a stream is still being read.
-        if (reply.kind !== "stream") reply.finish();
-      }, (error) => reply.finish(error));
+  #track(send: Send, message: unknown, id: unknown, options: SendOptions | undefined) {
+    this.#sending++;
+    return send(message, {
+      ...options,
+      onRequestStreamEnd: () => {
+        options?.onRequestStreamEnd?.();
+        const reply = this.#streams.get(id);
+        reply?.finish(reply.answered ? undefined : new UnansweredReplyError());
+      },
+    }).then(() => {
+      // A JSON reply was delivered before send resolved; a stream may still be being read.
+      const reply = this.#claim(id);
+      return reply?.settled;
+    }, (error: unknown) => {
+      this.#claim(id)?.finish(error);
+      throw error;
     });
   }
 
+  /** The stream reply of request `id`, now claimed by its settled send, if it has one. */
+  #claim(id: unknown): Reply | undefined {
+    const reply = this.#streams.get(id);
+    if (reply === undefined) {
+      this.#sending--;
+      return undefined;
+    }
+    reply.claimed = true;
+    if (reply.done) this.#streams.delete(id);
+    return reply;
+  }
+
   /**
-   * The SDK could not decode a message and does not say from which reply: blame the reply
-   * being read when it is the only one (a JSON reply's own send rejects with the error anyway).
+   * The SDK could not decode a message and does not say from which reply: blame the stream
+   * being read when it is the only reply that could have sent it (a JSON reply's own send
+   * rejects with the error anyway).
    */
   #attribute(error: unknown): void {
+    if (this.#sending > 0) return;
     let reading: Reply | undefined;
-    for (const reply of this.#byTag.values()) {
-      if (reply.kind === "pending") continue;
+    for (const reply of this.#streams.values()) {
+      if (reply.done) continue;
       if (reading !== undefined) return;
       reading = reply;
     }
-    if (reading?.kind === "stream" && !reading.answered) reading.abandon(error);
+    if (reading !== undefined && !reading.answered) reading.abandon(error);
   }
 }

@@ -4,7 +4,8 @@
  *
  * @module
  */
-import { stoppableDeadline, untilAborted } from "../deadline.ts";
+import { DeadlineQueue, untilAborted } from "../deadline.ts";
+import { CappedResponse } from "./capped_response.ts";
 import { TransportError } from "./errors.ts";
 import { limitBody, readDeclaredBody } from "./limited_body.ts";
 import {
@@ -348,18 +349,51 @@ function preparedInit(
   return { ...init, signal, redirect: "manual", duplex: "half" };
 }
 
+/** Request headers no caller (nor library) sends: credentials travel only from the token option. */
+const CREDENTIAL_HEADERS: ReadonlySet<string> = new Set([
+  "authorization",
+  "cookie",
+  "proxy-authorization",
+]);
+
+/** The headers sluice sets on every request: identity encoding, the token to its origin only. */
+function ownHeaders(url: URL, options: ResolvedOptions): [string, string][] {
+  const own: [string, string][] = [["accept-encoding", "identity"]];
+  if (options.authorization !== undefined && url.origin === options.authorization.origin) {
+    own.push(["authorization", options.authorization.header]);
+  }
+  return own;
+}
+
 /**
  * The token option is the only way credentials leave; a header set by the caller (or a
- * library) never travels, and the token never goes to another origin.
+ * library) never travels, and the token never goes to another origin. Applied in place to a
+ * request's own copy of the headers.
  */
 function governHeaders(headers: Headers, url: URL, options: ResolvedOptions): void {
-  headers.delete("authorization");
-  headers.delete("cookie");
-  headers.delete("proxy-authorization");
-  if (options.authorization !== undefined && url.origin === options.authorization.origin) {
-    headers.set("authorization", options.authorization.header);
-  }
-  headers.set("accept-encoding", "identity");
+  for (const name of CREDENTIAL_HEADERS) headers.delete(name);
+  for (const [name, value] of ownHeaders(url, options)) headers.set(name, value);
+}
+
+/**
+ * The same rules as {@link governHeaders}, on the caller's `Headers` (valid already, being
+ * the runtime's own) read into a list: the runtime's fetch copies a list once, where a
+ * governed copy of the `Headers` was built and then copied again (about 20 µs per request).
+ */
+function governedList(
+  headers: Headers | undefined,
+  url: URL,
+  options: ResolvedOptions,
+): [string, string][] {
+  const own = ownHeaders(url, options);
+  const list: [string, string][] = [];
+  headers?.forEach((value, name) => {
+    if (!CREDENTIAL_HEADERS.has(name) && !own.some(([set]) => set === name)) {
+      list.push([name, value]);
+    }
+  });
+  list.push(...own);
+  return list;
 }
 
 /**
@@ -382,9 +416,16 @@ function send(
   }
   if (options.nativeFetch && !(input instanceof Request)) {
     const prepared = preparedInit(init, signal);
+    const given = init?.headers;
+    if (given === undefined || given instanceof Headers) {
+      prepared.headers = governedList(given, url, options);
+      return fetch(url, prepared);
+    }
+    // Headers as a record or a list are checked here, so that an invalid one is refused with
+    // sluice's code before anything is sent.
     let headers: Headers;
     try {
-      headers = new Headers(init?.headers);
+      headers = new Headers(given);
     } catch {
       throw new TransportError("transport_url_invalid", "The request could not be built.");
     }
@@ -496,13 +537,16 @@ export function secureFetch(options: SecureFetchOptions = {}): SecureFetch {
     return destination;
   };
 
+  // Every request's deadline lasts timeoutMs: one shared timer serves them all.
+  const deadlines = new DeadlineQueue(resolved.timeoutMs);
+
   const call = async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
     const callerSignal = (init?.signal ?? (input instanceof Request ? input.signal : undefined)) ??
       undefined;
     // One deadline over the whole request, body included: the caller's signal and the timer
-    // as one signal, raced wherever the underlying work might ignore it. Its timer is stopped
-    // when the request is done: here, or when a streamed body ends.
-    const deadline = stoppableDeadline(callerSignal, resolved.timeoutMs);
+    // as one signal, raced wherever the underlying work might ignore it. It is stopped when
+    // the request is done: here, or when a streamed body ends.
+    const deadline = deadlines.start(callerSignal);
     const signal = deadline.signal;
     let streaming = false;
     let url: URL | undefined;
@@ -560,11 +604,7 @@ export function secureFetch(options: SecureFetchOptions = {}): SecureFetch {
         body = limitBody(response.body, resolved.maxResponseBytes, deadline, toError);
         streaming = true;
       }
-      return new Response(body, {
-        status,
-        statusText: response.statusText,
-        headers: response.headers,
-      });
+      return new CappedResponse(body, response);
     } catch (error) {
       throw toError(error);
     } finally {

@@ -315,6 +315,50 @@ Deno.test("the bearer token goes to its own origin only, never to another", asyn
   }
 });
 
+Deno.test("a Headers object (as the SDK passes) gets the same header rules", async () => {
+  const own = startHttpServer(() => new Response("own"));
+  const other = startHttpServer(() => new Response("other"));
+  const callerHeaders = () =>
+    new Headers({
+      authorization: "Bearer caller",
+      cookie: "session=abc",
+      "proxy-authorization": "Basic eA==",
+      "accept-encoding": "gzip, br",
+      "mcp-session-id": "s-1",
+      "content-type": "application/json",
+    });
+  try {
+    const safeFetch = secureFetch({
+      dangerouslyAllowLoopback: true,
+      token: TOKEN,
+      tokenOrigin: own.origin,
+    });
+    const given = callerHeaders();
+    for (const origin of [own.origin, other.origin]) {
+      await (await safeFetch(new URL(`${origin}/mcp`), {
+        method: "POST",
+        headers: given,
+        body: "{}",
+      }))
+        .text();
+    }
+    // The caller's object is left as it was.
+    assert.equal(given.get("authorization"), "Bearer caller");
+    for (const [server, authorization] of [[own, `Bearer ${TOKEN}`], [other, null]] as const) {
+      const seen = server.requests[0];
+      assert.equal(seen.get("authorization"), authorization);
+      assert.equal(seen.get("cookie"), null);
+      assert.equal(seen.get("proxy-authorization"), null);
+      assert.equal(seen.get("accept-encoding"), "identity");
+      assert.equal(seen.get("mcp-session-id"), "s-1");
+      assert.equal(seen.get("content-type"), "application/json");
+    }
+  } finally {
+    await own.close();
+    await other.close();
+  }
+});
+
 function assertTokenAbsent(error: unknown, label: string): void {
   assert.ok(error instanceof TransportError, label);
   for (

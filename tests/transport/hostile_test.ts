@@ -361,6 +361,30 @@ Deno.test("hostile: an underlying fetch that ignores abort signals cannot outliv
   release.abort(); // settles the pending "late" answer
 });
 
+Deno.test("hostile: a declared length over the cap is refused at the headers, no body needed", async () => {
+  // Headers only, then nothing until the test ends: a client that read the body before
+  // checking the declared length would wait for the deadline (transport_timeout).
+  const server = startRawServer(async (conn, signal) => {
+    await conn.read(new Uint8Array(4096));
+    await conn.write(
+      encoder.encode(
+        `HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: ${CAP + 1}\r\n\r\n[1`,
+      ),
+    );
+    await sleep(60_000, signal).catch(() => {});
+  });
+  try {
+    await expectEnd(
+      "declared over cap, body held back",
+      "transport_response_too_large",
+      async () =>
+        await hardenedFetch({ maxResponseBytes: CAP })(`http://127.0.0.1:${server.port}/`),
+    );
+  } finally {
+    await server.close();
+  }
+});
+
 Deno.test("hostile: a body with its Content-Length read whole still obeys the deadline and the cap", async () => {
   // A declared length that is never delivered: headers, two bytes, then one byte per 100 ms.
   const server = startRawServer(async (conn, signal) => {
