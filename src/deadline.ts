@@ -1,8 +1,9 @@
 /**
- * sluice's one deadline primitive, on `AbortSignal.any`: the caller's signal and a deadline as
- * one signal (on `AbortSignal.timeout`, or on a timer that can be stopped where a request runs
- * many times a second), and waiting on a promise only until a signal aborts. The transport (at
- * the edge) and the call layers both build on it, so it sits below both.
+ * sluice's one deadline primitive: the caller's signal and a deadline as one signal whose reason
+ * tells which fired (on `AbortSignal.timeout` for a one-off wait, on a timer that can be stopped
+ * for a call, on one shared timer for the requests of one hardened fetch), and waiting on a
+ * promise only until a signal aborts. The transport (at the edge) and the call layers both
+ * build on it, so it sits below both.
  *
  * @module
  */
