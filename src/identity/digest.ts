@@ -15,15 +15,6 @@ function toHex(bytes: Uint8Array): string {
 }
 
 /**
- * The digests of the last few small texts hashed. A write hashes its canonical arguments twice
- * (the gate, then the store checking the gate's digest against them); a hit costs a string
- * comparison instead of a hash. Bounded: {@link RECENT_LIMIT} texts of at most
- * {@link SCRIPT_HASH_MAX_BYTES} UTF-16 units.
- */
-const recent = new Map<string, string>();
-const RECENT_LIMIT = 8;
-
-/**
  * Inputs up to this many bytes are hashed in JavaScript. `crypto.subtle.digest` hands work to
  * another thread and costs 60-80 us whatever the size (measured on Deno 2.9), which is most of
  * a write cycle's CPU for a small arguments object; the script hash costs about 6 us per KiB,
@@ -41,21 +32,11 @@ export const SCRIPT_HASH_MAX_BYTES = 8 * 1024;
  * @category Identity
  */
 export async function digestText(text: string): Promise<string> {
-  const small = text.length <= SCRIPT_HASH_MAX_BYTES;
-  if (small) {
-    const known = recent.get(text);
-    if (known !== undefined) return known;
-  }
   const bytes = encoder.encode(text);
-  if (bytes.length > SCRIPT_HASH_MAX_BYTES) {
-    return "sha256:" + toHex(new Uint8Array(await crypto.subtle.digest("SHA-256", bytes)));
-  }
-  const hashed = "sha256:" + toHex(sha256(bytes));
-  if (small) {
-    if (recent.size >= RECENT_LIMIT) recent.delete(recent.keys().next().value!);
-    recent.set(text, hashed);
-  }
-  return hashed;
+  const hash = bytes.length <= SCRIPT_HASH_MAX_BYTES
+    ? sha256(bytes)
+    : new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
+  return "sha256:" + toHex(hash);
 }
 
 /**
