@@ -216,7 +216,9 @@ export class DeadlineQueue {
     }
   }
 
+  /** Arms the one timer; one armed already (re-armed from an abort listener) is replaced. */
   #arm(delayMs: number): void {
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
     this.#timer = setTimeout(this.#fire, delayMs);
   }
 
