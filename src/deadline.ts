@@ -1,8 +1,8 @@
 /**
  * sluice's one deadline primitive: the caller's signal and a deadline as one signal whose reason
- * tells which fired (on `AbortSignal.timeout` for a one-off wait, on a timer that can be stopped
- * for a call, on one shared timer for the requests of one hardened fetch), and waiting on a
- * promise only until a signal aborts. The transport (at the edge) and the call layers both
+ * tells which fired (on `AbortSignal.timeout` for a one-off wait, on one shared timer for work
+ * repeated many times a second: the requests of one hardened fetch, a tool's scope checks), and
+ * waiting on a promise only until a signal aborts. The transport (at the edge) and the call layers both
  * build on it, so it sits below both.
  *
  * @module
@@ -13,7 +13,7 @@
  * passes; `undefined` when there is neither. Its `reason` is the reason of whichever fired
  * first, so `signal.reason === result.reason` tells the caller's abort from the deadline.
  * Nothing needs disposing: `AbortSignal.timeout`'s timer does not keep the process alive. For
- * a one-off wait (the handshake); work repeated per request uses {@link stoppableDeadline}.
+ * a one-off wait (the handshake); work repeated per request uses a {@link DeadlineQueue}.
  *
  * @example
  * ```ts
@@ -45,8 +45,8 @@ export function deadlineSignal(
 }
 
 /**
- * A deadline for one request on a hot path: {@link deadlineSignal}'s signal, with a timer that
- * is stopped once the request is done.
+ * A deadline for one request on a hot path ({@link DeadlineQueue.start}): {@link deadlineSignal}'s
+ * signal, with a timer that is stopped once the request is done.
  *
  * @category Discovery and calls
  */
@@ -55,46 +55,6 @@ export interface StoppableDeadline {
   readonly signal: AbortSignal;
   /** Stops the timer; call it once the work is done, however it ended. */
   stop(): void;
-}
-
-/**
- * Starts a {@link StoppableDeadline}: `AbortSignal.any` of the caller's signal and a timer's own
- * signal. For work done many times a second (each request of the hardened fetch):
- * `AbortSignal.timeout` cannot be stopped, and each one that outlives its request costs CPU
- * when it fires later (measured at 35-90 µs per request, more than the rest of the deadline,
- * against well under 1 µs for a stopped timer; see docs/benchmarks.md). Until stopped, the
- * timer keeps the process alive, as any pending request does.
- *
- * @example
- * ```ts
- * import { stoppableDeadline } from "./deadline.ts";
- * const deadline = stoppableDeadline(undefined, 5_000);
- * try {
- *   await fetch("https://example.com/", { signal: deadline.signal });
- * } finally {
- *   deadline.stop();
- * }
- * ```
- *
- * @param signal the caller's signal
- * @param timeoutMs the deadline in milliseconds
- * @returns the signal and the function that stops its timer
- *
- * @category Discovery and calls
- */
-export function stoppableDeadline(
-  signal: AbortSignal | undefined,
-  timeoutMs: number,
-): StoppableDeadline {
-  const timer = new AbortController();
-  const handle = setTimeout(
-    () => timer.abort(new DOMException("The deadline passed.", "TimeoutError")),
-    timeoutMs,
-  );
-  return {
-    signal: signal === undefined ? timer.signal : AbortSignal.any([signal, timer.signal]),
-    stop: () => clearTimeout(handle),
-  };
 }
 
 type Timer = ReturnType<typeof setTimeout>;
@@ -121,11 +81,12 @@ interface QueuedDeadline {
 
 /**
  * Deadlines that all last the same time, for work started many times a second (each request
- * of one hardened fetch), on one shared timer instead of one timer each: they pass in the order
+ * of one hardened fetch, each scope check of one tool), on one shared timer instead of one
+ * timer each: they pass in the order
  * they started, so the timer only ever waits for the oldest one still running. Each
  * {@link DeadlineQueue.start} gives a {@link StoppableDeadline} whose signal fires when the
  * caller's signal aborts (with the caller's reason) or the deadline passes (a `TimeoutError`),
- * as {@link stoppableDeadline}'s does; it follows the caller's signal with one listener, removed
+ * as {@link deadlineSignal}'s does; it follows the caller's signal with one listener, removed
  * when the deadline stops, instead of `AbortSignal.any`. Measured: about 1.5 µs per deadline
  * started and stopped against 12-16 µs for a timer and `AbortSignal.any` each
  * (docs/benchmarks.md). The timer keeps the process alive only while a deadline runs, as a

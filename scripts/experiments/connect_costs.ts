@@ -26,7 +26,8 @@ import process from "node:process";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/client/validators/cf-worker";
 import { CatalogMonitor, discoverTools, secureFetch } from "../../mod.ts";
-import { deadlineSignal, stoppableDeadline, untilAborted } from "../../src/deadline.ts";
+import { deadlineSignal, untilAborted } from "../../src/deadline.ts";
+import { timerDeadline } from "./timer_deadline.ts";
 import { TransportError } from "../../src/transport/errors.ts";
 import { limitBody, readDeclaredBody } from "../../src/transport/limited_body.ts";
 import { checkUrl } from "../../src/transport/policy.ts";
@@ -74,7 +75,7 @@ function transportSteps(url: string): Variant[] {
     let target: string | URL | Request = url;
     if (level >= 1) target = checkUrl(url, { allowLoopback: true }).url;
     const caller = new AbortController().signal;
-    const deadline = level >= 3 ? stoppableDeadline(caller, 30_000) : undefined;
+    const deadline = level >= 3 ? timerDeadline(caller, 30_000) : undefined;
     const signal = deadline?.signal ?? caller;
     if (deadline) stops.push(deadline.stop);
     if (level >= 2) {

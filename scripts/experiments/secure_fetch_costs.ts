@@ -9,7 +9,8 @@
  * @module
  */
 import { secureFetch } from "../../mod.ts";
-import { DeadlineQueue, stoppableDeadline } from "../../src/deadline.ts";
+import { DeadlineQueue } from "../../src/deadline.ts";
+import { timerDeadline } from "./timer_deadline.ts";
 import { startConnectServer } from "../bench/connect_server.ts";
 import { measure, printFigures, type Variant } from "./rotation.ts";
 
@@ -58,7 +59,7 @@ const caller = new AbortController().signal;
 const queue = new DeadlineQueue(30_000);
 const primitives: [string, () => void][] = [
   ["timer + AbortSignal.any", () => {
-    const deadline = stoppableDeadline(caller, 30_000);
+    const deadline = timerDeadline(caller, 30_000);
     deadline.signal.aborted;
     deadline.stop();
   }],

@@ -15,6 +15,7 @@ import {
 import { checkCallResult } from "./result.ts";
 import { type ParamHeaderDeclaration, paramHeaders } from "./param_headers.ts";
 import { MODERN_PROTOCOL_VERSION } from "../session/protocol.ts";
+import { DeadlineQueue } from "../deadline.ts";
 import { DeadlineStopped, withinDeadline } from "./within_deadline.ts";
 
 /**
@@ -219,6 +220,7 @@ function argumentProblems(errors: readonly ValidationError[]): ArgumentProblem[]
 
 async function admit(
   context: RegistrationContext,
+  scopeDeadlines: DeadlineQueue | undefined,
   args: unknown,
   state: unknown,
   signal: AbortSignal | undefined,
@@ -251,7 +253,7 @@ async function admit(
       verdict = await withinDeadline(
         (stop) => context.scope!(state, JSON.parse(canonical), stop),
         signal,
-        context.limits.timeoutMs,
+        scopeDeadlines,
       );
     } catch (error) {
       if (error instanceof DeadlineStopped) return { ok: false, errorCode: error.code };
@@ -340,10 +342,12 @@ export function refusal(admission: Admission & { readonly ok: false }): ToolEnve
  * @category Discovery and calls
  */
 export function createCallLayers(context: RegistrationContext): CallInternals {
+  // The scope validator's deadlines all last the tool's timeout: one shared timer for them.
+  const scopeDeadlines = context.scope ? new DeadlineQueue(context.limits.timeoutMs) : undefined;
   return {
     entry: context.entry,
     status: () => toolStatus(context),
-    admit: (args, state, signal) => admit(context, args, state, signal),
+    admit: (args, state, signal) => admit(context, scopeDeadlines, args, state, signal),
     dispatch: (args, signal, hooks) => dispatch(context, args, signal, hooks),
   };
 }

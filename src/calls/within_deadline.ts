@@ -1,12 +1,11 @@
 /**
  * Waiting on the host's own code (a scope validator, an approval callback) only as long as the
  * caller wants: such code may ignore its signal, and must not keep a call waiting. Built on
- * sluice's one deadline primitive (`src/deadline.ts`, `AbortSignal.any` / `AbortSignal.timeout`),
- * which the transport shares.
+ * sluice's one deadline primitive (`src/deadline.ts`), which the transport shares.
  *
  * @module
  */
-import { stoppableDeadline, untilAborted } from "../deadline.ts";
+import { type DeadlineQueue, untilAborted } from "../deadline.ts";
 import { SluiceError } from "../errors.ts";
 
 /**
@@ -39,25 +38,26 @@ function stopCode(signal: AbortSignal | undefined): DeadlineStop {
 }
 
 /**
- * Runs `work` and waits for it only until the caller's signal aborts or, when `timeoutMs` is
- * given, the deadline passes; then rejects with {@link DeadlineStopped}. `work` gets a signal
- * that fires at either. A throw or rejection of `work` rejects with that error.
+ * Runs `work` and waits for it only until the caller's signal aborts or, when `deadlines` is
+ * given, one of its deadlines started now passes; then rejects with {@link DeadlineStopped}.
+ * `work` gets a signal that fires at either. A throw or rejection of `work` rejects with that
+ * error.
  *
  * @param work the host's code
  * @param signal the caller's signal
- * @param timeoutMs the deadline in milliseconds
+ * @param deadlines the queue the deadline is started on (its duration is the deadline)
  *
  * @category Discovery and calls
  */
 export function withinDeadline<T>(
   work: (stop: AbortSignal) => T | Promise<T>,
   signal: AbortSignal | undefined,
-  timeoutMs?: number,
+  deadlines?: DeadlineQueue,
 ): Promise<T> {
   if (signal?.aborted) return Promise.reject(new DeadlineStopped("mcp_aborted"));
-  // Runs on every call with a scope validator: a timer stopped when the wait ends, not an
-  // AbortSignal.timeout that would fire later for nothing (see src/deadline.ts).
-  const deadline = timeoutMs === undefined ? undefined : stoppableDeadline(signal, timeoutMs);
+  // Runs on every call with a scope validator (twice for a write): a deadline on the tool's one
+  // shared timer, stopped when the wait ends (see src/deadline.ts).
+  const deadline = deadlines?.start(signal);
   const stop = deadline?.signal ?? signal ?? new AbortController().signal;
   // The stop rejects with its own reason the moment it fires, before any late outcome of `work`.
   return untilAborted(Promise.resolve().then(() => work(stop)), stop).then((value) => {
