@@ -168,6 +168,7 @@ export {
   type GrantTerms,
   type ListFilter,
   MemoryApprovalStore,
+  type PreparedClaim,
   type ReconcileInput,
   type RevokeGrantInput,
 } from "./src/approvals/mod.ts";

@@ -38,9 +38,13 @@ import type {
   GrantFilter,
   GrantInput,
   ListFilter,
+  PreparedClaim,
   ReconcileInput,
   RevokeGrantInput,
 } from "./types.ts";
+
+/** The key of a run and call in the index of approvals by call. */
+const callKey = (runId: string, callId: string) => JSON.stringify([runId, callId]);
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
@@ -95,31 +99,77 @@ export class MemoryApprovalStore implements ApprovalStore {
     this.#open();
     await validateRequest(request);
     this.#open();
-    const callKey = request.runId === undefined
-      ? undefined
-      : JSON.stringify([request.runId, request.callId]);
-    if (callKey !== undefined) {
-      const existingId = this.#byCall.get(callKey);
-      if (existingId !== undefined) {
-        const existing = this.#records.get(existingId)!;
-        if (!sameCall(existing, request)) {
-          throw new ApprovalError(
-            "approval_conflict",
-            `run and call ids already belong to approval ${existingId} with other content`,
-          );
-        }
-        return structuredClone(existing);
-      }
+    return structuredClone(this.#sameCall(request) ?? this.#create(request, this.#now()));
+  }
+
+  /**
+   * Records a new approval approved by `decision` and claimed, at `now`; or returns the approval
+   * the run and call already have (same content), writing nothing.
+   */
+  async prepareClaimed(
+    request: ApprovalRequest,
+    decision: DecisionInput,
+    now?: number,
+  ): Promise<PreparedClaim> {
+    this.#open();
+    await validateRequest(request);
+    validateDecision(decision);
+    validateInstant(now);
+    return this.#run((): PreparedClaim => {
+      const existing = this.#sameCall(request);
+      if (existing !== undefined) return { ok: false, existing: structuredClone(existing) };
+      const at = now ?? this.#now();
+      const created = this.#create(request, at);
+      this.#refuseExpired(created, at);
+      const approved = this.#move(
+        created,
+        "approved",
+        at,
+        {
+          decision: this.#decision("approved", decision, at),
+        },
+        decision.by,
+        decision.note,
+      );
+      const claimed = this.#move(approved, "claimed", at, { claimedAt: at });
+      return { ok: true, approval: structuredClone(claimed) };
+    });
+  }
+
+  /**
+   * The approval the request's run and call already have, when its content is the same;
+   * `approval_conflict` when it is not.
+   */
+  #sameCall(request: ApprovalRequest): ApprovalRecord | undefined {
+    if (request.runId === undefined) return undefined;
+    const existingId = this.#byCall.get(callKey(request.runId, request.callId!));
+    if (existingId === undefined) return undefined;
+    const existing = this.#records.get(existingId)!;
+    if (!sameCall(existing, request)) {
+      throw new ApprovalError(
+        "approval_conflict",
+        `run and call ids already belong to approval ${existingId} with other content`,
+      );
     }
-    const record = this.#insert(request, this.#now());
-    if (callKey !== undefined) this.#byCall.set(callKey, record.id);
-    return structuredClone(record);
+    return existing;
+  }
+
+  /** Inserts the request's new pending record, indexed by its run and call. */
+  #create(request: ApprovalRequest, at: number): ApprovalRecord {
+    if (request.id !== undefined && this.#records.has(request.id)) {
+      throw new ApprovalError("approval_conflict", `approval ${request.id} exists already`);
+    }
+    const record = this.#insert(request, at);
+    if (request.runId !== undefined) {
+      this.#byCall.set(callKey(request.runId, request.callId!), record.id);
+    }
+    return record;
   }
 
   /** Inserts a new pending record and logs its creation. */
   #insert(request: ApprovalRequest, at: number, supersedes?: string): ApprovalRecord {
     const record: ApprovalRecord = {
-      id: crypto.randomUUID(),
+      id: request.id ?? crypto.randomUUID(),
       state: "pending",
       createdAt: at,
       serverId: request.serverId,
@@ -152,7 +202,7 @@ export class MemoryApprovalStore implements ApprovalStore {
   /** The approval prepared for `callId` of run `runId`, or `undefined`. */
   findCall(runId: string, callId: string): Promise<ApprovalRecord | undefined> {
     return this.#run(() => {
-      const id = this.#byCall.get(JSON.stringify([runId, callId]));
+      const id = this.#byCall.get(callKey(runId, callId));
       return id === undefined ? undefined : structuredClone(this.#records.get(id));
     });
   }

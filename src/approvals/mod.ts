@@ -36,6 +36,7 @@ export type {
   GrantRefusalCode,
   GrantTerms,
   ListFilter,
+  PreparedClaim,
   ReconcileInput,
   RevokeGrantInput,
 } from "./types.ts";

@@ -75,6 +75,13 @@ export interface ApprovalRequest extends ApprovalBinding {
   readonly runId?: string;
   /** The model's tool call id within the run. */
   readonly callId?: string;
+  /**
+   * The approval's id, when the caller names it before it is recorded (a UUID, as
+   * `crypto.randomUUID()` makes one): the gate tells an inline approver the id its decision is
+   * recorded under. Omitted, the store makes one. An id another approval has throws
+   * `approval_conflict`.
+   */
+  readonly id?: string;
 }
 
 /**
@@ -230,6 +237,17 @@ export type ClaimResult =
     /** The record after the refusal was recorded; absent for `approval_not_found`. */
     readonly approval?: ApprovalRecord;
   };
+
+/**
+ * What {@link ApprovalStore.prepareClaimed} did: recorded the new approval approved and claimed,
+ * or found that the request's run and call already have an approval of the same content and
+ * wrote nothing.
+ *
+ * @category Approvals
+ */
+export type PreparedClaim =
+  | { readonly ok: true; readonly approval: ApprovalRecord }
+  | { readonly ok: false; readonly existing: ApprovalRecord };
 
 /**
  * The outcome recorded after a claim.
@@ -446,8 +464,10 @@ export interface CommitOptions {
    * of the PostgreSQL server) once a later synced commit to the same database (any call made
    * without this option, by any process) has returned: the database's log is sequential, so
    * that commit makes every earlier one durable too. Before then a machine crash may lose it.
-   * The gate asks it only for an inline-decided call's `prepare` and `approve`, whose claim
-   * commits next, synced, before anything is dispatched (invariant 3).
+   * The gate asks it only for the `approve` of an inline decision on an approval that was
+   * already pending, whose claim commits next, synced, before anything is dispatched
+   * (invariant 3); a new inline-decided call is recorded with its claim in one commit
+   * (`prepareClaimed`).
    *
    * The embedded libSQL file runs that transaction with `PRAGMA synchronous = NORMAL` (WAL mode:
    * no fsync of its own); PostgreSQL on a connection whose session has `synchronous_commit = off`.
@@ -473,6 +493,21 @@ export interface ApprovalStore {
    * ({@link CommitOptions}; by default before it returns).
    */
   prepare(request: ApprovalRequest, options?: CommitOptions): Promise<ApprovalRecord>;
+  /**
+   * Records a new approval already decided by `decision` and claims it, in one commit that is
+   * durable when the call returns: inserted `pending`, moved to `approved` and to `claimed`, with
+   * the three events `prepare`, `approve` and `claim` would record one by one, all at `now`
+   * (default: the store's clock). What the gate does for a call its inline approver allowed: the
+   * claim must be durable before anything is dispatched, and one commit costs less than three.
+   * When the run and call already have an approval, nothing is written: the same content returns
+   * it (`ok: false`), other content throws `approval_conflict`, as `prepare` does. A request
+   * already past its `expiresAt` at `now` is recorded `expired` and `approval_expired` thrown.
+   */
+  prepareClaimed(
+    request: ApprovalRequest,
+    decision: DecisionInput,
+    now?: number,
+  ): Promise<PreparedClaim>;
   /** One approval, or `undefined`. */
   get(id: string): Promise<ApprovalRecord | undefined>;
   /** The approval prepared for `callId` of run `runId`, or `undefined`. */

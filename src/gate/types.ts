@@ -84,7 +84,11 @@ export interface InlineApprovalRequest {
   readonly arguments: JsonObject;
   /** The declared effect. */
   readonly effect: WriteEffect;
-  /** The durable approval this decision is recorded on. */
+  /**
+   * The approval this decision is recorded on. For a call the run has not made before it is
+   * recorded with the decision (approved with its claim in one commit), so it is not in the
+   * store yet while the approver decides.
+   */
   readonly approvalId: string;
 }
 

@@ -10,9 +10,10 @@ import { codeOf } from "../codes.ts";
 import type { ArgumentProblem, ToolEnvelope, WriteOutcomeEffect } from "../calls/envelope.ts";
 import { DeadlineStopped, withinDeadline } from "../calls/within_deadline.ts";
 import { assertDurableStore } from "../approvals/guard.ts";
-import { settledRefusal } from "../approvals/machine.ts";
+import { sameCall, settledRefusal } from "../approvals/machine.ts";
 import type {
   ApprovalRecord,
+  ApprovalRequest,
   ApprovalStore,
   ClaimExpectation,
   CommitOptions,
@@ -36,7 +37,7 @@ import type {
  */
 export const INLINE_DECIDER = "inline-callback";
 
-/** The commit of an inline decision's prepare and approve: it rides on the claim's. */
+/** The commit of an inline approval of a pending approval: it rides on the claim's. */
 const WITH_NEXT: CommitOptions = Object.freeze({ sync: "with_next" });
 
 /**
@@ -71,6 +72,11 @@ function tellPending(
   } catch {
     // A notifier must not change the call.
   }
+}
+
+/** The code of a store call's failure the model is told: expiry, or the store's own failure. */
+function storeRefusal(error: unknown): "approval_expired" | "approval_store_error" {
+  return codeOf(error) === "approval_expired" ? "approval_expired" : "approval_store_error";
 }
 
 /**
@@ -154,66 +160,124 @@ export class WritePath {
   }
 
   /**
-   * Runs one admitted write call: prepare its approval, decide it inline when the gate has an
-   * approver, then settle it.
+   * Runs one admitted write call: with an inline approver, asks it and records the decision
+   * (an approval with its claim in one commit); otherwise prepares the approval for a person,
+   * or a standing grant. An approval the run and call already have is settled as it stands.
    */
   async run(item: Admitted, tool: WriteTool, options: RunOptions): Promise<GateEnvelope> {
     const id = item.call.id;
     if (tool.decidedBy === "none") return writeFailure(id, "approval_unavailable", "not_started");
-    const { store } = this.#context;
     if (!this.durableOk()) return writeFailure(id, "approval_store_not_durable", "not_started");
-    const argumentsDigest = await digestText(item.canonical);
+    const request: ApprovalRequest = {
+      ...tool.binding,
+      argumentsDigest: await digestText(item.canonical),
+      arguments: item.args,
+      expiresAt: this.#context.now() + this.#context.ttlMs,
+      runId: options.runId,
+      callId: id,
+    };
     const approve = this.#context.approve;
-    // An inline decision's prepare and approve need not wait for the disk: the claim commits
-    // next, synced, before anything is dispatched, and makes them durable with it (invariant 3).
-    // Deferred calls wait for a person, so their pending record is synced at once.
-    const commit = approve === undefined ? undefined : WITH_NEXT;
-    let record: ApprovalRecord | undefined;
-    let sameContent = true;
+    if (approve !== undefined) return await this.#inline(item, tool, options, request, approve);
+    let record: ApprovalRecord;
     try {
       // prepare is idempotent per run and call id: it returns the existing approval when the
       // content is the same, and refuses with approval_conflict when it is not.
-      record = await store.prepare({
-        ...tool.binding,
-        argumentsDigest,
-        arguments: item.args,
-        expiresAt: this.#context.now() + this.#context.ttlMs,
-        runId: options.runId,
-        callId: id,
-      }, commit);
+      record = await this.#context.store.prepare(request);
     } catch (error) {
-      if (codeOf(error) !== "approval_conflict") {
-        return writeFailure(id, "approval_store_error", "not_started");
-      }
-      sameContent = false;
-      record = await store.findCall(options.runId, id).catch(() => undefined);
-      if (record === undefined) return writeFailure(id, "approval_store_error", "not_started");
+      return await this.#met(item, tool, options, request, error);
     }
-    // A call a person approved with edits runs with the edited arguments.
-    if (record.state === "superseded") return await this.resumeEdited(id, record, tool, options);
-    // An approved call met again with other content is claimed against what is current now,
-    // so the store refuses and records the reason (arguments changed, binding mismatch...).
-    if (record.state !== "pending") {
-      return await this.settle(id, record, tool, item.args, argumentsDigest, options);
+    if (record.state !== "pending") return await this.#stands(item, tool, options, request, record);
+    await this.#point("prepared", record.id);
+    // A standing grant a person made stands in for that person (deferred decisions only: an
+    // inline approver never leaves a call waiting).
+    const granted = await this.#grants.approve(
+      this.#context.store,
+      record,
+      item.args,
+      this.#context.now(),
+    );
+    if (granted !== undefined) {
+      await this.#point("approved", record.id);
+      return await this.settle(id, granted, tool, item.args, request.argumentsDigest, options);
     }
-    const approvalId = record.id;
-    if (!sameContent) return writeFailure(id, "approval_conflict", "not_started", approvalId);
-    await this.#point("prepared", approvalId);
-    if (approve === undefined) {
-      // A standing grant a person made stands in for that person (deferred decisions only: an
-      // inline approver never leaves a call waiting, and its path stays one query shorter).
-      const granted = await this.#grants.approve(store, record, item.args, this.#context.now());
-      if (granted !== undefined) {
-        await this.#point("approved", approvalId);
-        return await this.settle(id, granted, tool, item.args, argumentsDigest, options);
-      }
-      tellPending(this.#context.onPending, record);
-      return writeFailure(id, "approval_pending", "not_started", approvalId);
-    }
-    let verdict: unknown;
+    tellPending(this.#context.onPending, record);
+    return writeFailure(id, "approval_pending", "not_started", record.id);
+  }
+
+  /**
+   * An inline decision. A call the run has not made before is decided first, under the id its
+   * approval will have, and recorded after: approved, with its claim, in one commit that is
+   * durable before anything is dispatched (`prepareClaimed`; invariant 3); denied, or left
+   * undecided by the caller's signal, as a pending approval then denied or kept pending. A call
+   * met again is settled from its approval; one still pending is decided now.
+   */
+  async #inline(
+    item: Admitted,
+    tool: WriteTool,
+    options: RunOptions,
+    request: ApprovalRequest,
+    approve: InlineApprover,
+  ): Promise<GateEnvelope> {
+    const id = item.call.id;
+    const { store } = this.#context;
+    let existing: ApprovalRecord | undefined;
     try {
-      const registration = tool.registration;
-      verdict = await withinDeadline(() =>
+      existing = await store.findCall(options.runId, id);
+    } catch {
+      return writeFailure(id, "approval_store_error", "not_started");
+    }
+    if (existing !== undefined) {
+      return await this.#stands(item, tool, options, request, existing, approve);
+    }
+    const approvalId = crypto.randomUUID();
+    const named = { ...request, id: approvalId };
+    const verdict = await this.#ask(approve, item, tool, options, approvalId);
+    if (verdict === true) {
+      let recorded;
+      try {
+        recorded = await store.prepareClaimed(named, { by: INLINE_DECIDER }, this.#context.now());
+      } catch (error) {
+        return await this.#met(item, tool, options, request, error, approvalId);
+      }
+      // Another process of the same run recorded this call meanwhile: settle its approval.
+      if (!recorded.ok) {
+        return await this.#stands(item, tool, options, request, recorded.existing, approve);
+      }
+      await this.#point("claimed", approvalId);
+      return await this.#dispatchClaimed(id, approvalId, tool, item.args, options);
+    }
+    // Not approved: the call and the verdict are recorded on a pending approval (synced: a
+    // person may decide an undecided one later, and the same run and call id asks again).
+    let pending: ApprovalRecord;
+    try {
+      pending = await store.prepare(named);
+    } catch (error) {
+      return await this.#met(item, tool, options, request, error, approvalId);
+    }
+    if (pending.id !== approvalId || pending.state !== "pending") {
+      return await this.#stands(item, tool, options, request, pending, approve);
+    }
+    await this.#point("prepared", approvalId);
+    if (verdict instanceof DeadlineStopped) {
+      return writeFailure(id, verdict.code, "not_started", approvalId);
+    }
+    return await this.#deny(id, approvalId);
+  }
+
+  /**
+   * Asks the inline approver about one call: `true` approves; a {@link DeadlineStopped} means
+   * the caller stopped waiting before a decision; anything else denies.
+   */
+  async #ask(
+    approve: InlineApprover,
+    item: Admitted,
+    tool: WriteTool,
+    options: RunOptions,
+    approvalId: string,
+  ): Promise<unknown> {
+    const registration = tool.registration;
+    try {
+      return await withinDeadline(() =>
         approve({
           server: registration.serverId,
           tool: registration.localName,
@@ -223,30 +287,94 @@ export class WritePath {
           approvalId,
         }), options.signal);
     } catch (error) {
-      // The caller stopped waiting before a decision: nothing is decided, the approval stays
-      // pending (the same run and call id asks again) and expires with its TTL. Its pending
-      // record was not synced: it survives a crash of this process, and a crash of the machine
-      // once any later synced commit to the store returned; lost before that, nothing depended
-      // on it (nothing was dispatched, and the same run and call id prepares it anew).
-      if (error instanceof DeadlineStopped) {
-        return writeFailure(id, error.code, "not_started", approvalId);
-      }
-      verdict = undefined;
+      return error instanceof DeadlineStopped ? error : undefined;
     }
+  }
+
+  /** Records the inline approver's denial of a pending approval. */
+  async #deny(id: string, approvalId: string): Promise<GateEnvelope> {
     try {
-      if (verdict !== true) {
-        await store.deny(approvalId, { by: INLINE_DECIDER });
-        return writeFailure(id, "approval_denied", "not_started", approvalId);
-      }
-      record = await store.approve(approvalId, { by: INLINE_DECIDER }, WITH_NEXT);
+      await this.#context.store.deny(approvalId, { by: INLINE_DECIDER });
     } catch (error) {
-      const code = codeOf(error) === "approval_expired"
-        ? "approval_expired"
-        : "approval_store_error";
-      return writeFailure(id, code, "not_started", approvalId);
+      return writeFailure(id, storeRefusal(error), "not_started", approvalId);
+    }
+    return writeFailure(id, "approval_denied", "not_started", approvalId);
+  }
+
+  /**
+   * A store call that recorded nothing for this call threw: the run and call have an approval
+   * of other content (`approval_conflict`, settled from that approval) or the store failed.
+   */
+  async #met(
+    item: Admitted,
+    tool: WriteTool,
+    options: RunOptions,
+    request: ApprovalRequest,
+    error: unknown,
+    approvalId?: string,
+  ): Promise<GateEnvelope> {
+    const id = item.call.id;
+    if (codeOf(error) !== "approval_conflict") {
+      // Only an expired approval was recorded (as expired) under the id the approver was told.
+      const code = storeRefusal(error);
+      return writeFailure(
+        id,
+        code,
+        "not_started",
+        code === "approval_expired" ? approvalId : undefined,
+      );
+    }
+    const record = await this.#context.store.findCall(options.runId, id).catch(() => undefined);
+    if (record === undefined) return writeFailure(id, "approval_store_error", "not_started");
+    return await this.#stands(item, tool, options, request, record);
+  }
+
+  /**
+   * An approval the run and call already have. One made by editing runs with the edited
+   * arguments. One that is no longer pending is claimed against what is current now, so the
+   * store refuses and records the reason (arguments changed, binding mismatch...). One still
+   * pending is `approval_conflict` when its content differs, `approval_pending` without an
+   * inline approver, and decided by the inline approver otherwise.
+   */
+  async #stands(
+    item: Admitted,
+    tool: WriteTool,
+    options: RunOptions,
+    request: ApprovalRequest,
+    record: ApprovalRecord,
+    approve?: InlineApprover,
+  ): Promise<GateEnvelope> {
+    const id = item.call.id;
+    const { argumentsDigest } = request;
+    if (record.state === "superseded") return await this.resumeEdited(id, record, tool, options);
+    if (record.state !== "pending") {
+      return await this.settle(id, record, tool, item.args, argumentsDigest, options);
+    }
+    const approvalId = record.id;
+    if (!sameCall(record, request)) {
+      return writeFailure(id, "approval_conflict", "not_started", approvalId);
+    }
+    if (approve === undefined) {
+      tellPending(this.#context.onPending, record);
+      return writeFailure(id, "approval_pending", "not_started", approvalId);
+    }
+    const verdict = await this.#ask(approve, item, tool, options, approvalId);
+    // The caller stopped waiting before a decision: nothing is decided, the approval stays
+    // pending (the same run and call id asks again) and expires with its TTL.
+    if (verdict instanceof DeadlineStopped) {
+      return writeFailure(id, verdict.code, "not_started", approvalId);
+    }
+    if (verdict !== true) return await this.#deny(id, approvalId);
+    let approved: ApprovalRecord;
+    try {
+      // The approval need not wait for the disk: the claim commits next, synced, before
+      // anything is dispatched, and makes it durable with it (invariant 3).
+      approved = await this.#context.store.approve(approvalId, { by: INLINE_DECIDER }, WITH_NEXT);
+    } catch (error) {
+      return writeFailure(id, storeRefusal(error), "not_started", approvalId);
     }
     await this.#point("approved", approvalId);
-    return await this.settle(id, record, tool, item.args, argumentsDigest, options);
+    return await this.settle(id, approved, tool, item.args, argumentsDigest, options);
   }
 
   /**
@@ -317,6 +445,19 @@ export class WritePath {
       return writeFailure(id, claim.code, effect, approvalId);
     }
     await this.#point("claimed", approvalId);
+    return await this.#dispatchClaimed(id, approvalId, tool, args, options);
+  }
+
+  /**
+   * A claimed approval: re-admits the arguments, dispatches them once and records the outcome.
+   */
+  async #dispatchClaimed(
+    id: string,
+    approvalId: string,
+    tool: WriteTool,
+    args: JsonObject,
+    options: ResumeOptions,
+  ): Promise<GateEnvelope> {
     // Re-check locally at claim time: the catalog may be stale, the scope may now deny.
     let admission;
     try {

@@ -1,16 +1,17 @@
 /**
- * Which commits of a write wait for the disk. An inline-decided call's `prepare` and `approve`
- * ride on the claim's synced commit; every other commit is synced itself.
+ * Which commits of a write wait for the disk. A new inline-approved call is recorded with its
+ * claim in one synced commit (`prepareClaimed`); an inline approval of a call already pending
+ * rides on the claim's synced commit; every other commit is synced itself.
  *
  * - libSQL file: a real count of the fsyncs, by `strace` on a subprocess
- *   (`tests/support/sync_count_child.ts`): an inline cycle syncs the WAL exactly twice (claim,
- *   outcome), a deferred one four times (prepare, the person's approval, claim, outcome).
+ *   (`tests/support/sync_count_child.ts`): a new inline cycle syncs the WAL exactly twice (the
+ *   approval with its claim, the outcome), a deferred one four times (prepare, the person's
+ *   approval, claim, outcome), the inline decision of a pending call twice (claim, outcome).
  * - PostgreSQL (a real server): a trigger of the test's own on `approvals` records, in the
  *   transaction of every write to the row, the `synchronous_commit` in effect there: `off` only
- *   for the inline call's pending and approved rows.
+ *   for the inline approval of the pending call.
  *
- * A SIGKILL right after each unsynced commit is in `write_crash_test.ts` (`prepared`,
- * `approved`).
+ * A SIGKILL right after the unsynced commit is in `write_crash_test.ts` (`approved`).
  */
 import assert from "node:assert/strict";
 import postgres from "postgres";
@@ -55,7 +56,7 @@ function syncsBetweenMarks(trace: string, dir: string): Map<string, string[]> {
 }
 
 if (straceAvailable()) {
-  Deno.test("libSQL file: an inline write fsyncs the WAL twice, a deferred one four times", async () => {
+  Deno.test("libSQL file: an inline write fsyncs the WAL twice, a deferred one four times, an inline decision of a pending one twice", async () => {
     const dir = await Deno.makeTempDir({ prefix: "sluice-sync-count-" });
     try {
       const result = await run(STRACE, [
@@ -79,6 +80,7 @@ if (straceAvailable()) {
       const sections = syncsBetweenMarks(await Deno.readTextFile(`${dir}/trace`), dir);
       assert.deepEqual(sections.get("inline"), ["approvals.db-wal", "approvals.db-wal"]);
       assert.deepEqual(sections.get("deferred"), Array(4).fill("approvals.db-wal"));
+      assert.deepEqual(sections.get("waiting"), ["approvals.db-wal", "approvals.db-wal"]);
     } finally {
       await Deno.remove(dir, { recursive: true });
     }
@@ -98,7 +100,7 @@ const PROBE = [
 ];
 
 if (postgresAvailable()) {
-  Deno.test("PostgreSQL: only an inline call's pending and approved rows commit asynchronously", async () => {
+  Deno.test("PostgreSQL: only the inline approval of a pending call commits asynchronously", async () => {
     const server = await startPostgres();
     try {
       const url = await server.createDatabase();
@@ -112,20 +114,26 @@ if (postgresAvailable()) {
         try {
           await cycles.inline("inline");
           await cycles.deferred("deferred");
+          await cycles.pending("waiting");
+          await cycles.inline("waiting");
         } finally {
           await cycles.close();
         }
         const rows = await sql.unsafe(`SELECT a.call_id, p.state, p.synchronous_commit
           FROM sync_probe AS p JOIN approvals AS a ON a.id = p.approval_id ORDER BY p.seq`);
         assert.deepEqual(rows.map((row) => [row.call_id, row.state, row.synchronous_commit]), [
-          ["call-inline", "pending", "off"],
-          ["call-inline", "approved", "off"],
+          ["call-inline", "pending", "on"],
+          ["call-inline", "approved", "on"],
           ["call-inline", "claimed", "on"],
           ["call-inline", "committed", "on"],
           ["call-deferred", "pending", "on"],
           ["call-deferred", "approved", "on"],
           ["call-deferred", "claimed", "on"],
           ["call-deferred", "committed", "on"],
+          ["call-waiting", "pending", "on"],
+          ["call-waiting", "approved", "off"],
+          ["call-waiting", "claimed", "on"],
+          ["call-waiting", "committed", "on"],
         ]);
       } finally {
         await sql.end();

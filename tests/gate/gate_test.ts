@@ -480,3 +480,88 @@ Deno.test("gate: a pending call met again with other arguments is a conflict, no
     assert.equal(writesReceived(setup.server), 0);
   });
 });
+
+Deno.test("gate inline: a new call is decided before it is recorded, then recorded approved and claimed in one step", async () => {
+  await withSetup(async (setup) => {
+    const seen: { inStore: unknown; count: number }[] = [];
+    const gate = gateOf(setup, {
+      approve: async ({ approvalId }) => {
+        seen.push({
+          inStore: await setup.store.get(approvalId),
+          count: (await setup.store.list()).length,
+        });
+        return true;
+      },
+    });
+    const [envelope] = await gate.run([save("c", "k-new")], { runId: "decide-first" });
+    assert.equal(envelope.effect, "committed");
+    assert.deepEqual(seen, [{ inStore: undefined, count: 0 }], "nothing recorded while deciding");
+    const events = await setup.store.events(envelope.approvalId!);
+    assert.deepEqual(events.map((e) => [e.from, e.to, e.by ?? null]), [
+      [null, "pending", null],
+      ["pending", "approved", "inline-callback"],
+      ["approved", "claimed", null],
+      ["claimed", "committed", null],
+    ]);
+    assert.equal(writesReceived(setup.server), 1);
+    // The same run and call again: settled from the record, the approver is not asked.
+    const [again] = await gate.run([save("c", "k-new")], { runId: "decide-first" });
+    assert.equal(again.errorCode, "approval_already_claimed");
+    assert.equal(again.effect, "committed");
+    assert.equal(seen.length, 1);
+    assert.equal(writesReceived(setup.server), 1);
+  });
+});
+
+Deno.test("gate inline: a caller that stops waiting leaves a pending approval; the same call is asked again and runs once", async () => {
+  await withSetup(async (setup) => {
+    const caller = new AbortController();
+    const undecided = gateOf(setup, {
+      approve: () => {
+        setTimeout(() => caller.abort(), 0);
+        return new Promise(() => {});
+      },
+    });
+    const [stopped] = await undecided.run([save("c", "k-wait")], {
+      runId: "stopped",
+      signal: caller.signal,
+    });
+    assert.equal(stopped.errorCode, "mcp_aborted");
+    assert.equal(stopped.effect, "not_started");
+    const pending = await setup.store.get(stopped.approvalId!);
+    assert.equal(pending?.state, "pending", "the undecided call is recorded pending");
+    assert.equal(writesReceived(setup.server), 0);
+
+    const asked: string[] = [];
+    const decided = gateOf(setup, {
+      approve: ({ approvalId }) => {
+        asked.push(approvalId);
+        return true;
+      },
+    });
+    const [envelope] = await decided.run([save("c", "k-wait")], { runId: "stopped" });
+    assert.equal(envelope.effect, "committed");
+    assert.equal(envelope.approvalId, stopped.approvalId);
+    assert.deepEqual(asked, [stopped.approvalId]);
+    assert.equal(writesReceived(setup.server), 1);
+  });
+});
+
+Deno.test("gate inline: an approver slower than the TTL is approval_expired, recorded expired, nothing sent", async () => {
+  await withSetup(async (setup) => {
+    let clock = 1_000_000;
+    const gate = gateOf(setup, {
+      approvalTtlMs: 60_000,
+      now: () => clock,
+      approve: () => {
+        clock += 60_000;
+        return true;
+      },
+    });
+    const [envelope] = await gate.run([save("c", "k-slow")], { runId: "slow" });
+    assert.equal(envelope.errorCode, "approval_expired");
+    assert.equal(envelope.effect, "not_started");
+    assert.equal((await setup.store.get(envelope.approvalId!))?.state, "expired");
+    assert.equal(writesReceived(setup.server), 0);
+  });
+});

@@ -1,13 +1,14 @@
 /**
  * Crash safety: the host process (`tests/support/write_host.ts`, a real libSQL file or a real
- * PostgreSQL database, real write server over stdio, inline approval) SIGKILLs itself at each
- * persistence point of a write: after the pending approval and after the approval (both
- * committed without waiting for the disk, so these prove a process crash keeps such commits),
- * after the claim, after the request was sent (once the server's ledger shows it arrived),
+ * PostgreSQL database, real write server over stdio) SIGKILLs itself at each persistence point
+ * of a write: after the pending approval (a deferred host), after the inline approval of a call
+ * left pending (committed without waiting for the disk, so this proves a process crash keeps
+ * such a commit), after the claim (for a new inline call, the one commit that records its
+ * approval and claim), after the request was sent (once the server's ledger shows it arrived),
  * after the reply but before the record, and after the record. A second host process restarts
- * on the same database, runs `gate.recover()` and the same call again. Afterwards every claimed
- * call is exactly one of committed or unknown, and the server's own ledger shows no call
- * received twice.
+ * on the same database, runs `gate.recover()` and the same call again, approving inline.
+ * Afterwards every claimed call is exactly one of committed or unknown, and the server's own
+ * ledger shows no call received twice.
  */
 import assert from "node:assert/strict";
 import { type PersistencePoint, RECOVERED_REASON } from "../../mod.ts";
@@ -22,6 +23,10 @@ import { readLedger, receivedCounts } from "../../fixtures/write_ledger.ts";
 import { envelopeOf, hostArgs, startHost } from "../support/write_e2e.ts";
 
 interface Expected {
+  /** The killed host leaves decisions to a person (deferred) instead of approving inline. */
+  deferredHost?: boolean;
+  /** A deferred host killed at `prepared` ran first, so the killed one meets a pending call. */
+  pendingFirst?: boolean;
   /** The record's state right after the kill. */
   afterKill: string;
   /** How often the server received the call by the time of the kill. */
@@ -36,17 +41,20 @@ interface Expected {
 }
 
 const POINTS: Record<PersistencePoint, Expected> = {
-  // Pending (its inline commit not synced: a process crash keeps it): the restart prepares the
-  // same call, finds it, approves, claims and dispatches it, once.
+  // Pending (a deferred host): the restart finds the call, approves it inline, claims and
+  // dispatches it, once.
   prepared: {
+    deferredHost: true,
     afterKill: "pending",
     receivedAtKill: 0,
     receivedAtEnd: 1,
     recovered: false,
     final: "committed",
   },
-  // Approved (not synced either) but not claimed: the restart claims and dispatches it, once.
+  // The inline approval of a pending call (not synced: a process crash keeps it), not claimed:
+  // the restart claims and dispatches it, once.
   approved: {
+    pendingFirst: true,
     afterKill: "approved",
     receivedAtKill: 0,
     receivedAtEnd: 1,
@@ -93,18 +101,24 @@ async function crashAt(point: PersistencePoint, postgres?: PostgresServer): Prom
   const ws = await createWriteWorkspace();
   const db = postgres === undefined ? `${ws.root}/approvals.db` : await postgres.createDatabase();
   const key = `crash-${point}`;
-  const base = [...hostArgs(db, ws, "success", "run-crash", key), "--inline"];
-  try {
-    const host = startHost([...base, "--kill-at", point]);
+  const deferred = hostArgs(db, ws, "success", "run-crash", key);
+  const base = [...deferred, "--inline"];
+  /** Runs a host that SIGKILLs itself at `at`; checks that it and its server are gone. */
+  const killedAt = async (args: string[], at: PersistencePoint) => {
+    const host = startHost([...args, "--kill-at", at]);
     let serverPid: number;
     try {
       serverPid = (await host.next("server")).pid as number;
-      assert.equal((await host.next("killing")).point, point);
+      assert.equal((await host.next("killing")).point, at);
     } finally {
       const status = await host.finish();
       assert.equal(status.signal, "SIGKILL", "the host died by SIGKILL");
     }
     assert.ok(await processGone(serverPid), "the server followed its host");
+  };
+  try {
+    if (expected.pendingFirst) await killedAt(deferred, "prepared");
+    await killedAt(expected.deferredHost ? deferred : base, point);
 
     let approvalId: string;
     const store = await openStore(db);

@@ -538,6 +538,92 @@ export function approvalStoreSuite(name: string, factory: StoreFactory): void {
   );
 
   test(
+    "prepareClaimed: one call records what prepare, approve and claim would, under the id the caller named",
+    async (store, clock) => {
+      const id = crypto.randomUUID();
+      const ids = { runId: "run-pc", callId: "call-pc" };
+      const request = { ...await makeRequest(clock.t, ids), id };
+      const decision = { by: "inline", note: "fine" };
+      const result = await store.prepareClaimed(request, decision);
+      assert.ok(result.ok, "a new call is recorded and claimed");
+      const record = result.approval;
+      assert.equal(record.id, id);
+      assert.equal(record.state, "claimed");
+      assert.deepEqual(await store.get(id), record);
+      assert.deepEqual((await store.events(id)).map((e) => [e.from, e.to, e.by ?? null]), [
+        [null, "pending", null],
+        ["pending", "approved", "inline"],
+        ["approved", "claimed", null],
+      ]);
+      // The same call made step by step gives the same record, but for its ids.
+      const stepwise = await makeRequest(clock.t, { runId: "run-ps", callId: "call-ps" });
+      const { id: stepId } = await store.prepare(stepwise);
+      await store.approve(stepId, decision);
+      const claimed = await store.claim(stepId, expectationFor(stepwise));
+      assert.ok(claimed.ok);
+      const withoutIds = (r: ApprovalRecord) => ({ ...r, id: "", runId: "", callId: "" });
+      assert.deepEqual(withoutIds(record), withoutIds(claimed.approval));
+      // It is claimed: nothing claims it again.
+      refused(await store.claim(id, expectationFor(request)), "approval_already_claimed");
+
+      // The run and call met again: nothing is written and their approval comes back.
+      const count = (await store.list()).length;
+      const again = await store.prepareClaimed({ ...request, id: crypto.randomUUID() }, decision);
+      assert.equal(again.ok, false);
+      if (again.ok) throw new Error("unreachable");
+      assert.equal(again.existing.id, id);
+      assert.equal(again.existing.state, "claimed");
+      assert.equal((await store.prepare({ ...request, id: crypto.randomUUID() })).id, id);
+      await rejectsWith(
+        store.prepareClaimed(
+          { ...await makeRequest(clock.t, ids, { document: "doc-2", title: "x" }) },
+          decision,
+        ),
+        "approval_conflict",
+      );
+      // An id another approval has, and an id that is not a UUID, are refused.
+      await rejectsWith(
+        store.prepareClaimed({ ...await makeRequest(clock.t), id }, decision),
+        "approval_conflict",
+      );
+      await rejectsWith(store.prepare({ ...await makeRequest(clock.t), id }), "approval_conflict");
+      await rejectsWith(
+        store.prepareClaimed({ ...await makeRequest(clock.t), id: "approval-1" }, decision),
+        "approval_invalid_request",
+      );
+      await rejectsWith(
+        store.prepareClaimed(await makeRequest(clock.t), { by: "" }),
+        "approval_invalid_request",
+      );
+      assert.equal((await store.list()).length, count, "no refused call wrote anything");
+      assert.equal((await store.events(id)).length, 3);
+
+      // The outcome is recorded as after any claim.
+      await store.recordOutcome(id, {
+        outcome: "committed",
+        receipt: { resultDigest: "sha256:" + "b".repeat(64), at: clock.t },
+      });
+      assert.equal((await store.get(id))?.state, "committed");
+
+      // Decided too late: recorded expired, as approve records it.
+      const lateId = crypto.randomUUID();
+      const late = { ...await makeRequest(clock.t), id: lateId };
+      await rejectsWith(store.prepareClaimed(late, decision, late.expiresAt), "approval_expired");
+      assert.deepEqual((await store.events(lateId)).map((e) => [e.from, e.to]), [
+        [null, "pending"],
+        ["pending", "expired"],
+      ]);
+      // Without an id the store makes one.
+      const made = await store.prepareClaimed(await makeRequest(clock.t), decision);
+      assert.ok(made.ok);
+      assert.match(
+        made.approval.id,
+        /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/,
+      );
+    },
+  );
+
+  test(
     "approve with edits: the original is superseded, a new approval of the edited call is approved, linked both ways",
     async (store, clock) => {
       const request = await makeRequest(clock.t, { runId: "run-e", callId: "call-e" });

@@ -124,6 +124,7 @@ export function d1Store(worker: D1Worker, db: string, now: () => number): Approv
   return {
     durable: true,
     prepare: call("prepare"),
+    prepareClaimed: call("prepareClaimed"),
     get: call("get"),
     findCall: call("findCall"),
     list: call("list"),

@@ -1,6 +1,6 @@
 /**
- * One inline and one deferred write cycle through a real `Gate` over a given store and the
- * in-memory v2 write server: what the commit-sync tests count the synced commits of.
+ * Inline and deferred write cycles through a real `Gate` over a given store and the in-memory v2
+ * write server: what the commit-sync tests count the synced commits of.
  *
  * @module
  */
@@ -12,8 +12,14 @@ import { writeBinding } from "./write_bindings.ts";
 
 /** Write cycles on one store. */
 export interface WriteCycles {
-  /** A call approved inline (the callback says `true`): prepare, approve, claim, outcome. */
+  /**
+   * A call approved inline (the callback says `true`). A new call: the approval with its claim
+   * (`prepareClaimed`), then the outcome; one left pending by {@link WriteCycles.pending}:
+   * approve, claim, outcome.
+   */
   inline(key: string): Promise<void>;
+  /** A deferred call left pending (`approval_pending`): prepare only. */
+  pending(key: string): Promise<void>;
   /**
    * A deferred call: the gate prepares it (`approval_pending`), a person approves it in the
    * store, the gate resumes it: claim, outcome.
@@ -40,6 +46,10 @@ export async function writeCycles(store: ApprovalStore): Promise<WriteCycles> {
     async inline(key) {
       const [envelope] = await inline.run([call(key)], { runId: "cycles" });
       assert.equal(envelope.effect, "committed", JSON.stringify(envelope));
+    },
+    async pending(key) {
+      const [pending] = await deferred.run([call(key)], { runId: "cycles" });
+      assert.equal(pending.errorCode, "approval_pending", JSON.stringify(pending));
     },
     async deferred(key) {
       const [pending] = await deferred.run([call(key)], { runId: "cycles" });

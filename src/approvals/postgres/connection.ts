@@ -72,7 +72,7 @@ export class PostgresConnection implements SqlConnection {
   }
 
   /**
-   * Runs one statement on its own (atomic), several in one transaction. A `sync: "with_next"`
+   * Runs one statement on its own (atomic), several in one transaction, pipelined. A `sync: "with_next"`
    * batch runs on the pool whose sessions have `synchronous_commit = off` (set at connect, so it
    * costs no round trip): its commit returns before the server flushes its WAL, and the next
    * commit that waits for the flush (every other one, on either pool) makes it durable too. A
@@ -82,11 +82,12 @@ export class PostgresConnection implements SqlConnection {
   async batch(statements: readonly SqlStatement[], options?: CommitOptions): Promise<SqlResult[]> {
     const sql = options?.sync === "with_next" ? this.#later : this.#sql;
     if (statements.length === 1) return [await this.#run(sql, statements[0])];
-    return await sql.begin(async (tx) => {
-      const results: SqlResult[] = [];
-      for (const statement of statements) results.push(await this.#run(tx, statement));
-      return results;
-    }) as SqlResult[];
+    // Sent back to back on the transaction's connection (the driver pipelines them; the server
+    // runs them in order): one round trip for the statements instead of one each. The first
+    // failure fails the transaction, which rolls back.
+    return await sql.begin((tx) =>
+      Promise.all(statements.map((statement) => this.#run(tx, statement)))
+    ) as SqlResult[];
   }
 
   /** Runs one statement. */

@@ -43,6 +43,7 @@ import type {
   GrantFilter,
   GrantInput,
   ListFilter,
+  PreparedClaim,
   ReconcileInput,
   RevokeGrantInput,
 } from "../types.ts";
@@ -165,28 +166,128 @@ export class SqlApprovalStore implements ApprovalStore {
   async prepare(request: ApprovalRequest, options?: CommitOptions): Promise<ApprovalRecord> {
     const argumentsJson = await validateRequest(request);
     return await this.#run(async () => {
-      const fields = requestFields(request, argumentsJson, crypto.randomUUID(), this.#now());
+      const fields = this.#newFields(request, argumentsJson, this.#now());
       // One statement inserts, or finds that the run and call already have an approval.
       const returning = !this.#db.dialect.exactChanges;
-      const [inserted] = await this.#db.batch([{
-        sql: returning ? `${INSERT_SQL} RETURNING id` : INSERT_SQL,
-        args: INSERT_COLUMNS.map((column) => fields[column]),
-      }], options);
+      const [inserted] = await this.#insertBatch(
+        request,
+        [this.#insert(fields, returning)],
+        options,
+      );
       // The row is exactly what was inserted (triggers only refuse), so the record is built
       // from the same values instead of being read back.
       if (applied(inserted, returning)) return this.#remember({ ...NO_FACTS, ...fields });
-      const existing = await this.#findCall(request.runId ?? null, request.callId ?? null);
-      if (existing === undefined) {
-        throw new ApprovalError("approval_invalid_transition", "the approval was not inserted");
-      }
-      if (!sameCall(existing, request)) {
-        throw new ApprovalError(
-          "approval_conflict",
-          `run and call ids already belong to approval ${existing.id} with other content`,
-        );
-      }
-      return existing;
+      return await this.#sameCall(request);
     });
+  }
+
+  /**
+   * Records a new approval approved by `decision` and claimed, at `now`, in one atomic batch
+   * (insert, `pending → approved`, `approved → claimed`; the schema's triggers append the three
+   * events); or returns the approval the run and call already have (same content), writing
+   * nothing: then the insert changed no row and the two updates, which name the new id, none.
+   */
+  async prepareClaimed(
+    request: ApprovalRequest,
+    decision: DecisionInput,
+    now?: number,
+  ): Promise<PreparedClaim> {
+    const argumentsJson = await validateRequest(request);
+    validateDecision(decision);
+    validateInstant(now);
+    return await this.#run(async (): Promise<PreparedClaim> => {
+      const at = now ?? this.#now();
+      const fields = this.#newFields(request, argumentsJson, at);
+      const id = String(fields.id);
+      const returning = !this.#db.dialect.exactChanges;
+      if (request.expiresAt <= at) {
+        // Too late to approve: recorded as prepare would, then expired, as approve would.
+        const [inserted] = await this.#insertBatch(request, [
+          this.#insert(fields, returning),
+          this.#update(id, "pending", "expired", { expired_at: at }, undefined, false),
+        ]);
+        if (!applied(inserted, returning)) {
+          return { ok: false, existing: await this.#sameCall(request) };
+        }
+        throw new ApprovalError("approval_expired", `approval ${id} expired before the decision`);
+      }
+      const approvedWith = {
+        decided_by: decision.by,
+        decided_at: at,
+        decision_note: decision.note ?? null,
+      };
+      const [inserted, approved, claimed] = await this.#insertBatch(request, [
+        this.#insert(fields, returning),
+        this.#update(id, "pending", "approved", approvedWith, undefined, returning),
+        this.#update(id, "approved", "claimed", { claimed_at: at }, undefined, returning),
+      ]);
+      if (!applied(inserted, returning)) {
+        return { ok: false, existing: await this.#sameCall(request) };
+      }
+      if (!applied(approved, returning) || !applied(claimed, returning)) {
+        throw new ApprovalError("approval_invalid_transition", `approval ${id} was not claimed`);
+      }
+      return {
+        ok: true,
+        approval: this.#remember({
+          ...NO_FACTS,
+          ...fields,
+          ...approvedWith,
+          state: "claimed",
+          claimed_at: at,
+        }),
+      };
+    });
+  }
+
+  /** A new approval's row: the request's id, or a new one. */
+  #newFields(request: ApprovalRequest, argumentsJson: string, at: number) {
+    return requestFields(request, argumentsJson, request.id ?? crypto.randomUUID(), at);
+  }
+
+  /** The insertion of a new approval's row (`RETURNING id` when changes must be counted so). */
+  #insert(fields: Readonly<Record<string, SqlValue>>, returning: boolean): SqlStatement {
+    return {
+      sql: returning ? `${INSERT_SQL} RETURNING id` : INSERT_SQL,
+      args: INSERT_COLUMNS.map((column) => fields[column]),
+    };
+  }
+
+  /**
+   * Runs a batch that inserts the request's approval; when it fails and the request named its
+   * id, an approval that has that id already is `approval_conflict`.
+   */
+  async #insertBatch(
+    request: ApprovalRequest,
+    statements: readonly SqlStatement[],
+    options?: CommitOptions,
+  ): Promise<SqlResult[]> {
+    try {
+      return await this.#db.batch(statements, options);
+    } catch (error) {
+      if (request.id !== undefined && await this.#read(request.id) !== undefined) {
+        throw new ApprovalError("approval_conflict", `approval ${request.id} exists already`);
+      }
+      throw error;
+    }
+  }
+
+  /**
+   * The approval the request's run and call have (its insert changed nothing), when its content
+   * is the same; `approval_conflict` when it is not.
+   */
+  async #sameCall(request: ApprovalRequest): Promise<ApprovalRecord> {
+    const existing = await this.#findCall(request.runId ?? null, request.callId ?? null);
+    if (existing === undefined) {
+      throw new ApprovalError("approval_invalid_transition", "the approval was not inserted");
+    }
+    if (!sameCall(existing, request)) {
+      throw new ApprovalError(
+        "approval_conflict",
+        `run and call ids already belong to approval ${existing.id} with other content`,
+      );
+    }
+    return existing;
   }
 
   /** One approval, or `undefined`. */
