@@ -4,13 +4,13 @@
  * interleaved in a rotating order, wall and process CPU per write:
  *
  * - `gate`: full gate write cycles on a libSQL file store (what `deno task bench write_path` times);
- * - `store`: the same four store calls straight on a libSQL file store (no gate), prepare and
- *   approve with `sync: "with_next"` as the gate's inline path makes them;
- * - `sql`: the exact statements those calls send (recorded from one cycle, replayed with fresh
- *   ids) on the store's schema through the native driver at the same `synchronous` levels, no
- *   store code;
- * - `sql (connection)`: the same through the store's `NativeConnection` (its retry wrapper and
- *   statement cache), one batch per statement as the store sends them;
+ * - `store`: the same store calls straight on a libSQL file store (no gate), as the gate's inline
+ *   path makes them: `findCall`, `prepareClaimed` (the approval with its claim), `recordOutcome`;
+ * - `sql`: the exact batches those calls send (recorded from one cycle, replayed with fresh ids)
+ *   on the store's schema through the native driver, a batch of several statements in one
+ *   transaction, no store code;
+ * - `sql (connection)`: the same batches through the store's `NativeConnection` (its retry
+ *   wrapper and statement cache);
  * - `bare`: four one-row durable (`synchronous = FULL`) `INSERT`s (the bench's bare loop);
  * - `raw`: one raw SDK `callTool`;
  * - `gate (memory)` and `store (memory)`: the same on the memory store, to price the gate alone.
@@ -30,7 +30,7 @@ import type { SqlStatement } from "../../src/approvals/sql/connection.ts";
 import { SQLITE_MIGRATIONS } from "../../src/approvals/sqlite/migrations.ts";
 import { SYNTHETIC_VALUE } from "../../fixtures/write_server.ts";
 import { startMemoryWriteServer } from "../../fixtures/write_server_memory.ts";
-import { expectationFor, makeRequest } from "../../tests/support/approval_requests.ts";
+import { makeRequest } from "../../tests/support/approval_requests.ts";
 import { median } from "../bench/types.ts";
 import { inlineGates } from "../bench/write_path.ts";
 
@@ -60,29 +60,30 @@ function bareTable(db: Db): (count: number) => void {
 }
 
 let sequence = 0;
-/** An inline decision's commits, as the gate makes them: prepare and approve ride on the claim. */
-const LATER = { sync: "with_next" } as const;
 
+/** One write's store calls, as the gate's inline path makes them. */
 async function storeCycle(store: ApprovalStore): Promise<void> {
-  const request = await makeRequest(Date.now(), { runId: "costs", callId: `c${sequence++}` });
-  const { id } = await store.prepare(request, LATER);
-  await store.approve(id, { by: "costs" }, LATER);
-  const claim = await store.claim(id, expectationFor(request));
-  if (!claim.ok) throw new Error(claim.code);
-  await store.recordOutcome(id, {
+  const callId = `c${sequence++}`;
+  const request = {
+    ...await makeRequest(Date.now(), { runId: "costs", callId }),
+    id: crypto.randomUUID(),
+  };
+  if (await store.findCall("costs", callId) !== undefined) throw new Error("a call met again");
+  const claimed = await store.prepareClaimed(request, { by: "costs" });
+  if (!claimed.ok) throw new Error("not claimed");
+  await store.recordOutcome(request.id, {
     outcome: "committed",
     receipt: { resultDigest: "sha256:" + "b".repeat(64), at: Date.now() },
   });
 }
 
-/** The statements one store cycle sends, recorded from the driver, with its id and call id. */
+/** The batches one store cycle sends, recorded from the driver, with its id and call id. */
 async function recordCycle(dir: string) {
   const store = await LibsqlApprovalStore.open(`${dir}/record.db`);
-  const sent: (SqlStatement & { later: boolean })[] = [];
+  const sent: (readonly SqlStatement[])[] = [];
   const batch = NativeConnection.prototype.batch;
   NativeConnection.prototype.batch = function (statements, options) {
-    const later = options?.sync === "with_next";
-    sent.push(...statements.map((statement) => ({ ...statement, later })));
+    sent.push(statements);
     return batch.call(this, statements, options);
   };
   const callId = `c${sequence}`;
@@ -97,20 +98,21 @@ const dir = await Deno.makeTempDir({ prefix: "sluice-write-costs-" });
 const { sent, id: recordedId, callId: recordedCall } = await recordCycle(dir);
 const sqlDb = durable(`${dir}/sql.db`);
 for (const statement of SQLITE_MIGRATIONS.flatMap((m) => m.statements)) sqlDb.exec(statement);
-const replay = sent.map(({ sql, args, later }) => ({ prepared: sqlDb.prepare(sql), args, later }));
-const levels = {
-  NORMAL: sqlDb.prepare("PRAGMA synchronous = NORMAL"),
-  FULL: sqlDb.prepare("PRAGMA synchronous = FULL"),
-};
-let level: keyof typeof levels = "FULL";
+const replay = sent.map((statements) =>
+  statements.map(({ sql, args }) => ({ prepared: sqlDb.prepare(sql), args }))
+);
+const begin = sqlDb.prepare("BEGIN IMMEDIATE");
+const commit = sqlDb.prepare("COMMIT");
+const fresh = (args: SqlStatement["args"], id: string, call: string) =>
+  args.map((arg) => arg === recordedId ? id : arg === recordedCall ? call : arg);
 const sqlCycle = () => {
   const id = crypto.randomUUID();
   const call = `r${sequence++}`;
-  for (const { prepared, args, later } of replay) {
-    // The same synchronous levels as the store's connection, switched only when they change.
-    const wanted = later ? "NORMAL" : "FULL";
-    if (wanted !== level) levels[level = wanted].run();
-    prepared.run(args.map((arg) => arg === recordedId ? id : arg === recordedCall ? call : arg));
+  for (const statements of replay) {
+    // A batch of several statements is one transaction, as the store's connection runs it.
+    if (statements.length > 1) begin.run();
+    for (const { prepared, args } of statements) prepared.run(fresh(args, id, call));
+    if (statements.length > 1) commit.run();
   }
 };
 const viaConnection = await NativeConnection.open(`${dir}/conn.db`, 10_000, true);
@@ -120,11 +122,11 @@ for (const statement of SQLITE_MIGRATIONS.flatMap((m) => m.statements)) {
 const connectionCycle = async () => {
   const id = crypto.randomUUID();
   const call = `q${sequence++}`;
-  for (const { sql, args, later } of sent) {
-    await viaConnection.batch([{
+  for (const statements of sent) {
+    await viaConnection.batch(statements.map(({ sql, args }) => ({
       sql,
-      args: args.map((arg) => arg === recordedId ? id : arg === recordedCall ? call : arg),
-    }], later ? LATER : undefined);
+      args: fresh(args, id, call),
+    })));
   }
 };
 const bare = bareTable(durable(`${dir}/bare.db`));
