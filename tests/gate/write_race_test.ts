@@ -2,9 +2,10 @@
  * Race: 8 host processes (`tests/support/write_host.ts --serve`), each with its own connection
  * to ONE approval database (a libSQL file; a PostgreSQL database on a real server) and its own
  * MCP session to one independent write server over HTTP, are told to resume the same approved
- * call at the same moment. Exactly one dispatches: its envelope is committed and the server's
- * ledger shows one `received` for the key. 20 repetitions, reusing the 8 processes (spawning is
- * the slow part).
+ * call at the same moment, or (hosts with an inline approver) to run the same new call of the
+ * same run at the same moment, so each asks its approver and records the approval with its
+ * claim. Exactly one dispatches: its envelope is committed and the server's ledger shows one
+ * `received` for the key. 20 repetitions, reusing the 8 processes (spawning is the slow part).
  */
 import assert from "node:assert/strict";
 import { openStore } from "../support/open_store.ts";
@@ -24,6 +25,7 @@ async function race(
   label: string,
   db: string,
   ws: Awaited<ReturnType<typeof createWriteWorkspace>>,
+  mode: "resume" | "inline" = "resume",
 ) {
   // Create and migrate the database once, before the hosts open it.
   const store = await openStore(db);
@@ -33,17 +35,30 @@ async function race(
   let inFlightLosers = 0;
   try {
     for (let i = 0; i < HOSTS; i++) {
-      hosts.push(startHost(["--db", db, "--url", server.url, "--serve"]));
+      hosts.push(
+        startHost([
+          "--db",
+          db,
+          "--url",
+          server.url,
+          "--serve",
+          ...(mode === "inline" ? ["--inline"] : []),
+        ]),
+      );
     }
     await Promise.all(hosts.map((host) => host.next("ready", 60_000)));
     for (let rep = 0; rep < REPETITIONS; rep++) {
-      const key = `race-${rep}`;
-      await hosts[0].send(`run race-run call-${rep} ${key}`);
-      const pending = envelopeOf(await hosts[0].next("envelope"));
-      assert.equal(pending.errorCode, "approval_pending");
-      const id = pending.approvalId!;
-      await store.approve(id, { by: "tester" });
-      await Promise.all(hosts.map((host) => host.send(`resume ${id}`)));
+      const key = `race-${mode}-${rep}`;
+      const run = `run race-${mode} call-${rep} ${key}`;
+      if (mode === "inline") {
+        await Promise.all(hosts.map((host) => host.send(run)));
+      } else {
+        await hosts[0].send(run);
+        const pending = envelopeOf(await hosts[0].next("envelope"));
+        assert.equal(pending.errorCode, "approval_pending");
+        await store.approve(pending.approvalId!, { by: "tester" });
+        await Promise.all(hosts.map((host) => host.send(`resume ${pending.approvalId}`)));
+      }
       const envelopes = await Promise.all(
         hosts.map(async (host) => envelopeOf(await host.next("envelope"))),
       );
@@ -55,16 +70,18 @@ async function race(
       assert.equal(winners[0].effect, "committed");
       const losers = envelopes.filter((e) => e.errorCode !== undefined);
       assert.ok(losers.every((e) => e.errorCode === "approval_already_claimed"));
-      assert.equal((await store.get(id))?.state, "committed");
+      assert.ok(envelopes.every((e) => e.approvalId === winners[0].approvalId), "one approval");
+      assert.equal((await store.get(winners[0].approvalId!))?.state, "committed");
     }
     // Informational: which process won each round, and how often losers overlapped the call.
     console.log(
       `${label}: winners by host: ${winnerHosts.join(",")}; in-flight losers: ${inFlightLosers}`,
     );
     const counts = receivedCounts(await readLedger(ws.ledger));
-    assert.equal(counts.size, REPETITIONS);
+    const ours = [...counts.keys()].filter((key) => key.startsWith(`race-${mode}-`));
+    assert.equal(ours.length, REPETITIONS);
     for (let rep = 0; rep < REPETITIONS; rep++) {
-      assert.equal(counts.get(`race-${rep}`), 1, `repetition ${rep}: one received`);
+      assert.equal(counts.get(`race-${mode}-${rep}`), 1, `repetition ${rep}: one received`);
     }
   } finally {
     for (const host of hosts) await host.finish();
@@ -83,14 +100,28 @@ Deno.test("write race: 8 processes resume one approved call, exactly one dispatc
   }
 });
 
+Deno.test("write race: 8 processes approve one new call inline at once, exactly one dispatches, 20 times", async () => {
+  const ws = await createWriteWorkspace();
+  try {
+    await race("libsql file, inline", `${ws.root}/approvals.db`, ws, "inline");
+  } finally {
+    await ws.remove();
+  }
+});
+
 if (postgresAvailable()) {
-  Deno.test("write race on PostgreSQL: 8 processes, one database, exactly one dispatches, 20 times", async () => {
+  Deno.test("write race on PostgreSQL: 8 processes, one database, exactly one dispatches, 20 times (resume, then inline)", async () => {
     const server = await startPostgres();
-    const ws = await createWriteWorkspace();
     try {
-      await race("postgres", await server.createDatabase(), ws);
+      for (const mode of ["resume", "inline"] as const) {
+        const ws = await createWriteWorkspace();
+        try {
+          await race(`postgres, ${mode}`, await server.createDatabase(), ws, mode);
+        } finally {
+          await ws.remove();
+        }
+      }
     } finally {
-      await ws.remove();
       await server.stop();
     }
   });

@@ -624,6 +624,26 @@ export function approvalStoreSuite(name: string, factory: StoreFactory): void {
   );
 
   test(
+    "prepareClaimed: of eight concurrent calls for one run and call, exactly one records and claims it",
+    async (store, clock) => {
+      const base = await makeRequest(clock.t, { runId: "run-race", callId: "call-race" });
+      const results = await Promise.all(
+        Array.from(
+          { length: 8 },
+          () => store.prepareClaimed({ ...base, id: crypto.randomUUID() }, { by: "inline" }),
+        ),
+      );
+      const winners = results.flatMap((result) => result.ok ? [result.approval] : []);
+      assert.equal(winners.length, 1, "one call records the approval");
+      for (const result of results) {
+        if (!result.ok) assert.equal(result.existing.id, winners[0].id);
+      }
+      assert.deepEqual((await store.list()).map((record) => record.id), [winners[0].id]);
+      assert.equal((await store.events(winners[0].id)).length, 3);
+    },
+  );
+
+  test(
     "approve with edits: the original is superseded, a new approval of the edited call is approved, linked both ways",
     async (store, clock) => {
       const request = await makeRequest(clock.t, { runId: "run-e", callId: "call-e" });
