@@ -371,7 +371,8 @@ export const CODES = Object.freeze(
     },
     approval_conflict: {
       stage: "gate",
-      meaning: "The run and call ids already belong to a pending approval with other content.",
+      meaning:
+        "The run and call ids already belong to a pending approval with other content, or a caller-named approval id is taken.",
     },
     approval_denied: {
       stage: "gate",
