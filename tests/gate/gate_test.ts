@@ -384,6 +384,19 @@ Deno.test("gate: a failing store is approval_store_error; nothing is sent before
     assert.equal(envelope.effect, "not_started");
     assert.equal(writesReceived(setup.server), 0);
   });
+  // The approver said yes, and the commit of the approval with its claim fails: nothing is
+  // recorded, nothing sent, and the envelope names no approval.
+  await withSetup(async (setup) => {
+    setup.store.prepareClaimed = () => Promise.reject(new Error("disk full"));
+    const [envelope] = await gateOf(setup, { approve: () => true }).run([save("c", "k")], {
+      runId: "commit-fails",
+    });
+    assert.equal(envelope.errorCode, "approval_store_error");
+    assert.equal(envelope.effect, "not_started");
+    assert.equal(envelope.approvalId, undefined);
+    assert.equal((await setup.store.list()).length, 0);
+    assert.equal(writesReceived(setup.server), 0);
+  });
   // After the send: the outcome cannot be recorded. The envelope says what this process saw,
   // the claim stays, and recover() settles it as unknown without sending it again.
   await withSetup(async (setup) => {
