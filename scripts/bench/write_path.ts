@@ -53,8 +53,7 @@ import {
 } from "../../mod.ts";
 import { LibsqlApprovalStore } from "../../libsql.ts";
 import { PostgresApprovalStore } from "../../postgres.ts";
-import { NativeConnection } from "../../src/approvals/libsql/native.ts";
-import { PostgresConnection } from "../../src/approvals/postgres/connection.ts";
+import { observeBatches } from "./store_batches.ts";
 import { SYNTHETIC_VALUE } from "../../fixtures/write_server.ts";
 import { startMemoryWriteServer } from "../../fixtures/write_server_memory.ts";
 import { writeBinding } from "../../tests/support/write_bindings.ts";
@@ -392,27 +391,6 @@ export async function inlineGates(
     });
 }
 
-/**
- * Runs `work` and counts the commits the stores made meanwhile: each batch of a store connection
- * is one transaction (the embedded file's and PostgreSQL's; reads are not batches).
- */
-async function countCommits<T>(work: () => Promise<T>): Promise<{ value: T; commits: number }> {
-  let commits = 0;
-  const originals = [NativeConnection.prototype, PostgresConnection.prototype].map((prototype) => {
-    const batch = prototype.batch;
-    prototype.batch = function (this: typeof prototype, ...args: Parameters<typeof batch>) {
-      commits++;
-      return batch.apply(this, args);
-    } as typeof batch;
-    return () => prototype.batch = batch;
-  });
-  try {
-    return { value: await work(), commits };
-  } finally {
-    for (const restore of originals) restore();
-  }
-}
-
 /** The write-cycle figures: gate cycles, bare loop and floor per store, rounds interleaved. */
 async function writeRows(
   targets: readonly Target[],
@@ -447,7 +425,7 @@ async function writeRows(
   const perTarget: { target: Target; tx: number; commits: number; lastId: () => string }[] = [];
   for (const target of targets) {
     const gate = gateOn(target.store);
-    const { value: [probe], commits } = await countCommits(() =>
+    const { value: [probe], batches } = await observeBatches(() =>
       gate.run([
         {
           id: "probe",
@@ -460,6 +438,7 @@ async function writeRows(
       throw new Error(`the probe write did not commit: ${JSON.stringify(probe)}`);
     }
     const tx = (await target.store.events(probe.approvalId!)).length;
+    const commits = batches.length;
     let lastId = "";
     loops.push(
       cyclesOn(gate, (id) => lastId = id),

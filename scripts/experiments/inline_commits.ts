@@ -11,11 +11,11 @@
  */
 import Database from "libsql";
 import { LibsqlApprovalStore } from "../../libsql.ts";
-import { NativeConnection } from "../../src/approvals/libsql/native.ts";
 import type { SqlStatement } from "../../src/approvals/sql/connection.ts";
 import { SQLITE_MIGRATIONS } from "../../src/approvals/sqlite/migrations.ts";
 import { makeRequest } from "../../tests/support/approval_requests.ts";
 import { median } from "../bench/types.ts";
+import { observeBatches } from "../bench/store_batches.ts";
 
 const ROUNDS = Number(Deno.args[0] ?? 40);
 const WRITES = 10;
@@ -25,26 +25,22 @@ const dir = await Deno.makeTempDir({ prefix: "sluice-inline-commits-" });
 /** The statements of one inline write, recorded from the store's connection. */
 async function recordStatements(): Promise<{ sent: SqlStatement[]; id: string }> {
   const store = await LibsqlApprovalStore.open(`${dir}/record.db`);
-  const sent: SqlStatement[] = [];
-  const batch = NativeConnection.prototype.batch;
-  NativeConnection.prototype.batch = function (statements, options) {
-    sent.push(...statements);
-    return batch.call(this, statements, options);
-  };
   const id = crypto.randomUUID();
   try {
-    const request = { ...await makeRequest(Date.now(), { runId: "r", callId: "c0" }), id };
-    await store.prepareClaimed(request, { by: "inline" });
-    await store.recordOutcome(id, {
-      outcome: "committed",
-      receipt: { resultDigest: "sha256:" + "b".repeat(64), at: Date.now() },
+    const { batches } = await observeBatches(async () => {
+      const request = { ...await makeRequest(Date.now(), { runId: "r", callId: "c0" }), id };
+      await store.prepareClaimed(request, { by: "inline" });
+      await store.recordOutcome(id, {
+        outcome: "committed",
+        receipt: { resultDigest: "sha256:" + "b".repeat(64), at: Date.now() },
+      });
     });
+    const sent = batches.flat();
+    if (sent.length !== 4) throw new Error(`expected 4 statements, recorded ${sent.length}`);
+    return { sent, id };
   } finally {
-    NativeConnection.prototype.batch = batch;
     await store.close();
   }
-  if (sent.length !== 4) throw new Error(`expected 4 statements, recorded ${sent.length}`);
-  return { sent, id };
 }
 
 const { sent, id: recordedId } = await recordStatements();

@@ -7,29 +7,25 @@
  */
 import Database from "libsql";
 import { LibsqlApprovalStore } from "../../libsql.ts";
-import { NativeConnection } from "../../src/approvals/libsql/native.ts";
-import type { SqlStatement } from "../../src/approvals/sql/connection.ts";
 import { SQLITE_MIGRATIONS } from "../../src/approvals/sqlite/migrations.ts";
 import { expectationFor, makeRequest } from "../../tests/support/approval_requests.ts";
+import { observeBatches } from "../bench/store_batches.ts";
 
 const dir = await Deno.makeTempDir();
 const store = await LibsqlApprovalStore.open(`${dir}/r.db`);
-const sent: SqlStatement[] = [];
-const batch = NativeConnection.prototype.batch;
-NativeConnection.prototype.batch = function (statements, options) {
-  sent.push(...statements);
-  return batch.call(this, statements, options);
-};
-const request = await makeRequest(Date.now(), { runId: "v", callId: "c0" });
-const { id: recordedId } = await store.prepare(request);
-await store.approve(recordedId, { by: "x" });
-const claim = await store.claim(recordedId, expectationFor(request));
-if (!claim.ok) throw new Error(claim.code);
-await store.recordOutcome(recordedId, {
-  outcome: "committed",
-  receipt: { resultDigest: "sha256:" + "b".repeat(64), at: Date.now() },
+const { value: recordedId, batches } = await observeBatches(async () => {
+  const request = await makeRequest(Date.now(), { runId: "v", callId: "c0" });
+  const { id } = await store.prepare(request);
+  await store.approve(id, { by: "x" });
+  const claim = await store.claim(id, expectationFor(request));
+  if (!claim.ok) throw new Error(claim.code);
+  await store.recordOutcome(id, {
+    outcome: "committed",
+    receipt: { resultDigest: "sha256:" + "b".repeat(64), at: Date.now() },
+  });
+  return id;
 });
-NativeConnection.prototype.batch = batch;
+const sent = batches.flat();
 await store.close();
 for (const s of sent) console.log(s.sql.replace(/\s+/g, " ").slice(0, 300), "\n");
 

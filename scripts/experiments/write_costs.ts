@@ -32,6 +32,7 @@ import { SYNTHETIC_VALUE } from "../../fixtures/write_server.ts";
 import { startMemoryWriteServer } from "../../fixtures/write_server_memory.ts";
 import { makeRequest } from "../../tests/support/approval_requests.ts";
 import { median } from "../bench/types.ts";
+import { observeBatches } from "../bench/store_batches.ts";
 import { inlineGates } from "../bench/write_path.ts";
 
 const CYCLES = 10;
@@ -80,15 +81,8 @@ async function storeCycle(store: ApprovalStore): Promise<void> {
 /** The batches one store cycle sends, recorded from the driver, with its id and call id. */
 async function recordCycle(dir: string) {
   const store = await LibsqlApprovalStore.open(`${dir}/record.db`);
-  const sent: (readonly SqlStatement[])[] = [];
-  const batch = NativeConnection.prototype.batch;
-  NativeConnection.prototype.batch = function (statements, options) {
-    sent.push(statements);
-    return batch.call(this, statements, options);
-  };
   const callId = `c${sequence}`;
-  await storeCycle(store);
-  NativeConnection.prototype.batch = batch;
+  const { batches: sent } = await observeBatches(() => storeCycle(store));
   const [id] = (await store.list()).map((record) => record.id);
   await store.close();
   return { sent, id, callId };

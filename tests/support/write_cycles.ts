@@ -42,20 +42,24 @@ export async function writeCycles(store: ApprovalStore): Promise<WriteCycles> {
     name: "save_record",
     arguments: { key, value: SYNTHETIC_VALUE },
   });
+  /** Leaves the call pending; returns its approval's id. */
+  const pending = async (key: string) => {
+    const [envelope] = await deferred.run([call(key)], { runId: "cycles" });
+    assert.equal(envelope.errorCode, "approval_pending", JSON.stringify(envelope));
+    return envelope.approvalId!;
+  };
   return {
     async inline(key) {
       const [envelope] = await inline.run([call(key)], { runId: "cycles" });
       assert.equal(envelope.effect, "committed", JSON.stringify(envelope));
     },
     async pending(key) {
-      const [pending] = await deferred.run([call(key)], { runId: "cycles" });
-      assert.equal(pending.errorCode, "approval_pending", JSON.stringify(pending));
+      await pending(key);
     },
     async deferred(key) {
-      const [pending] = await deferred.run([call(key)], { runId: "cycles" });
-      assert.equal(pending.errorCode, "approval_pending", JSON.stringify(pending));
-      await store.approve(pending.approvalId!, { by: "person" });
-      const envelope = await deferred.resume(pending.approvalId!);
+      const approvalId = await pending(key);
+      await store.approve(approvalId, { by: "person" });
+      const envelope = await deferred.resume(approvalId);
       assert.equal(envelope.effect, "committed", JSON.stringify(envelope));
     },
     close: () => server.close(),
