@@ -4,6 +4,7 @@
  * @module
  */
 import { ApprovalError } from "./errors.ts";
+import { approvalHistory } from "./history.ts";
 import { grantDecider, grantRefusal, validateGrant, validateRevoke } from "./grants.ts";
 import {
   assertTransition,
@@ -77,7 +78,6 @@ export class MemoryApprovalStore implements ApprovalStore {
   readonly #records = new Map<string, ApprovalRecord>();
   readonly #byCall = new Map<string, string>();
   /** Each approval's history, oldest first. */
-  readonly #events = new Map<string, ApprovalEvent[]>();
   readonly #grants = new Map<string, ApprovalGrant>();
   readonly #grantEvents = new Map<string, GrantEvent[]>();
   #closed = false;
@@ -121,17 +121,10 @@ export class MemoryApprovalStore implements ApprovalStore {
       const at = now ?? this.#now();
       const created = this.#create(request, at);
       this.#refuseExpired(created, at);
-      const approved = this.#move(
-        created,
-        "approved",
-        at,
-        {
-          decision: this.#decision("approved", decision, at),
-        },
-        decision.by,
-        decision.note,
-      );
-      const claimed = this.#move(approved, "claimed", at, { claimedAt: at });
+      const approved = this.#move(created, "approved", {
+        decision: this.#decision("approved", decision, at),
+      });
+      const claimed = this.#move(approved, "claimed", { claimedAt: at });
       return { ok: true, approval: structuredClone(claimed) };
     });
   }
@@ -187,7 +180,6 @@ export class MemoryApprovalStore implements ApprovalStore {
       ...(supersedes === undefined ? {} : { supersedes }),
     };
     this.#records.set(record.id, record);
-    this.#log(record.id, null, "pending", at);
     return record;
   }
 
@@ -247,15 +239,12 @@ export class MemoryApprovalStore implements ApprovalStore {
       this.#refuseExpired(record, at);
       const decision = this.#decision("approved", input, at);
       const created = this.#insert(request, at, id);
-      const approval = this.#move(created, "approved", at, { decision }, input.by, input.note);
-      const superseded = this.#move(
-        record,
-        "superseded",
-        at,
-        { decision, supersededBy: approval.id },
-        input.by,
-        approval.id,
-      );
+      const approval = this.#move(created, "approved", { decision });
+      const superseded = this.#move(record, "superseded", {
+        decision,
+        supersededBy: approval.id,
+        supersededAt: at,
+      });
       return { original: structuredClone(superseded), approval: structuredClone(approval) };
     });
   }
@@ -337,10 +326,10 @@ export class MemoryApprovalStore implements ApprovalStore {
       this.#grants.set(grantId, used);
       this.#grantLog(grantId, "used", at, undefined, approvalId);
       const by = grantDecider(grantId);
-      const approval = this.#move(record, "approved", at, {
+      const approval = this.#move(record, "approved", {
         decision: { decision: "approved", by, at },
         grantId,
-      }, by);
+      });
       return { ok: true, approval: structuredClone(approval), grant: structuredClone(used) };
     });
   }
@@ -366,29 +355,26 @@ export class MemoryApprovalStore implements ApprovalStore {
       case "claim":
         return {
           ok: true,
-          approval: structuredClone(this.#move(record, "claimed", at, { claimedAt: at })),
+          approval: structuredClone(this.#move(record, "claimed", { claimedAt: at })),
         };
       case "expire":
         return {
           ok: false,
           code: "approval_expired",
-          approval: structuredClone(
-            this.#move(record, "expired", at, {}, undefined, "approval_expired"),
-          ),
+          approval: structuredClone(this.#move(record, "expired", { expiredAt: at })),
         };
       case "consume": {
-        const claimed = this.#move(record, "claimed", at, { claimedAt: at }, undefined, plan.code);
+        const claimed = this.#move(record, "claimed", {
+          claimedAt: at,
+          refusal: { code: plan.code, at },
+        });
         const consumed = this.#move(
           claimed,
           "not_started",
-          at,
           {
-            refusal: { code: plan.code, at },
             outcomeReason: plan.code,
             outcomeAt: at,
           },
-          undefined,
-          plan.code,
         );
         return { ok: false, code: plan.code, approval: structuredClone(consumed) };
       }
@@ -410,24 +396,18 @@ export class MemoryApprovalStore implements ApprovalStore {
       ? this.#move(
         record,
         "committed",
-        at,
         {
           receipt: { resultDigest: outcome.receipt.resultDigest, at: outcome.receipt.at },
           outcomeAt: at,
         },
-        undefined,
-        outcome.receipt.resultDigest,
       )
       : this.#move(
         record,
         outcome.outcome,
-        at,
         {
           outcomeReason: outcome.reason,
           outcomeAt: at,
         },
-        undefined,
-        outcome.reason,
       );
     return structuredClone(moved);
   }
@@ -441,22 +421,18 @@ export class MemoryApprovalStore implements ApprovalStore {
     validateReconcile(input);
     const record = this.#existing(id);
     const at = this.#now();
-    const moved = this.#move(
-      record,
-      "reconciled",
-      at,
-      {
-        reconciliation: { outcome: input.outcome, evidence: input.evidence, by: input.by, at },
-      },
-      input.by,
-      `${input.outcome}: ${input.evidence}`,
-    );
+    const moved = this.#move(record, "reconciled", {
+      reconciliation: { outcome: input.outcome, evidence: input.evidence, by: input.by, at },
+    });
     return structuredClone(moved);
   }
 
-  /** The approval's history, oldest first. */
+  /** The approval's history, oldest first, read from its record ([] for an unknown id). */
   events(id: string): Promise<ApprovalEvent[]> {
-    return this.#run(() => structuredClone(this.#events.get(id) ?? []));
+    return this.#run(() => {
+      const record = this.#records.get(id);
+      return record === undefined ? [] : approvalHistory(record);
+    });
   }
 
   /** Drops everything; later calls throw `approval_store_closed`. */
@@ -464,7 +440,6 @@ export class MemoryApprovalStore implements ApprovalStore {
     this.#closed = true;
     this.#records.clear();
     this.#byCall.clear();
-    this.#events.clear();
     this.#grants.clear();
     this.#grantEvents.clear();
     return Promise.resolve();
@@ -481,13 +456,13 @@ export class MemoryApprovalStore implements ApprovalStore {
     assertTransition(id, record.state, to);
     this.#refuseExpired(record, at);
     const decision = this.#decision(to, input, at);
-    return structuredClone(this.#move(record, to, at, { decision }, input.by, input.note));
+    return structuredClone(this.#move(record, to, { decision }));
   }
 
   /** A pending record past its expiry is recorded `expired`, and the decision refused. */
   #refuseExpired(record: ApprovalRecord, at: number): void {
     if (record.expiresAt > at) return;
-    this.#move(record, "expired", at, {}, undefined, "approval_expired");
+    this.#move(record, "expired", { expiredAt: at });
     throw new ApprovalError(
       "approval_expired",
       `approval ${record.id} expired before the decision`,
@@ -525,37 +500,12 @@ export class MemoryApprovalStore implements ApprovalStore {
   #move(
     record: ApprovalRecord,
     to: ApprovalState,
-    at: number,
     patch: Partial<Mutable<ApprovalRecord>>,
-    by?: string,
-    detail?: string,
   ): ApprovalRecord {
     assertTransition(record.id, record.state, to);
     const moved = { ...record, ...patch, state: to };
     this.#records.set(record.id, moved);
-    this.#log(record.id, record.state, to, at, by, detail);
     return moved;
-  }
-
-  #log(
-    approvalId: string,
-    from: ApprovalState | null,
-    to: ApprovalState,
-    at: number,
-    by?: string,
-    detail?: string,
-  ): void {
-    let history = this.#events.get(approvalId);
-    if (history === undefined) this.#events.set(approvalId, history = []);
-    history.push({
-      seq: history.length + 1,
-      approvalId,
-      from,
-      to,
-      at,
-      ...(by === undefined ? {} : { by }),
-      ...(detail === undefined ? {} : { detail }),
-    });
   }
 
   #existing(id: string): ApprovalRecord {

@@ -194,8 +194,12 @@ export interface ApprovalRecord extends ApprovalRequest {
   readonly outcomeAt?: number;
   /** Set once a person reconciled an `unknown` outcome. */
   readonly reconciliation?: ApprovalReconciliation;
+  /** On an `expired` approval: when it was recorded expired. */
+  readonly expiredAt?: number;
   /** On a `superseded` approval: the approval of the edited call that replaced it. */
   readonly supersededBy?: string;
+  /** On a `superseded` approval: when the edit replaced it. */
+  readonly supersededAt?: number;
   /** On an approval made by editing another: the approval it replaced. */
   readonly supersedes?: string;
   /** On an approval approved by a standing grant: the grant's id. */

@@ -35,7 +35,7 @@ export interface CliStoreOptions {
 const SECRET_PARAM = /auth|token|jwt|key|secret|pass|cred/i;
 
 /** The tables every sluice approval store has, whatever its schema version. */
-const STORE_TABLES = ["schema_version", "approvals", "approval_events"];
+const STORE_TABLES = ["schema_version", "approvals"];
 
 /** The 16-byte header every SQLite database file starts with. */
 const SQLITE_HEADER = "SQLite format 3\u0000";

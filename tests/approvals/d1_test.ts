@@ -76,7 +76,7 @@ Deno.test("d1: a tampered database is refused at open: approval_store_schema_inv
   for (
     const tamper of [
       "DROP TRIGGER approvals_transition",
-      "DROP TRIGGER approval_events_no_delete",
+      "DROP TRIGGER approvals_transition_instant",
     ]
   ) {
     const db = nextDatabase();

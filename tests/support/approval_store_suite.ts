@@ -1,7 +1,7 @@
 /**
  * One behavioural suite for every `ApprovalStore` implementation: the full state machine,
  * idempotent prepare, each claim refusal with its code and its record, expiry on an injected
- * clock, outcomes, reconciliation and the event log.
+ * clock, outcomes, reconciliation and the history.
  */
 import assert from "node:assert/strict";
 import { digest, type JsonObject } from "../../src/identity/mod.ts";
@@ -477,7 +477,7 @@ export function approvalStoreSuite(name: string, factory: StoreFactory): void {
     },
   );
 
-  test("the event log tells the whole committed story in order", async (store, clock) => {
+  test("the history tells the whole committed story in order", async (store, clock) => {
     const { id } = await reach(store, clock, "committed");
     const events = await store.events(id);
     assert.deepEqual(events.map((e) => [e.from, e.to]), [

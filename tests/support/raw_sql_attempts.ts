@@ -56,7 +56,7 @@ export type RawSqlAttempt = [
   refusal: RegExp,
 ];
 
-/** Every attack on rows seeded by {@link seedStates}; none may change a row or an event. */
+/** Every attack on rows seeded by {@link seedStates}; none may change a row (or so its history). */
 export function rawSqlAttempts(ids: SeededIds): RawSqlAttempt[] {
   return [
     ["terminal row back", "UPDATE approvals SET state = 'claimed' WHERE id = ?", [
@@ -138,14 +138,17 @@ export function rawSqlAttempts(ids: SeededIds): RawSqlAttempt[] {
       [],
       /starts pending/,
     ],
-    ["event edited", "UPDATE approval_events SET by = 'mallory' WHERE approval_id = ?", [
-      ids.approved,
-    ], /append-only/],
     [
-      "event deleted",
-      "DELETE FROM approval_events WHERE approval_id = ?",
-      [ids.approved],
-      /append-only/,
+      "approved without the instant of the decision",
+      "UPDATE approvals SET state = 'approved', decided_by = 'x' WHERE id = ?",
+      [ids.pending],
+      /records when it happened/,
+    ],
+    [
+      "an outcome without its instant",
+      "UPDATE approvals SET state = 'unknown', outcome_reason = 'x' WHERE id = ?",
+      [ids.claimed],
+      /records when it happened/,
     ],
   ];
 }

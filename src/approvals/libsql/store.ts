@@ -33,8 +33,8 @@ export interface LibsqlApprovalStoreOptions extends ApprovalStoreOptions {
 
 /**
  * The durable approval store on libSQL. Every state change is one conditional `UPDATE` (a
- * refused claim: two, in one `BEGIN IMMEDIATE` transaction) in which a trigger appends to the
- * event log; the claim's affected row decides who got it. Triggers in the schema enforce the same
+ * refused claim: two, in one `BEGIN IMMEDIATE` transaction) that records its facts in write-once
+ * columns; the claim's affected row decides who got it. Triggers in the schema enforce the same
  * state machine, so a bug or a hand-written `UPDATE` cannot move an approval backwards; `open()`
  * refuses a database whose triggers or tables were changed (`approval_store_schema_invalid`).
  *

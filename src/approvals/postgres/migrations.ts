@@ -2,9 +2,10 @@
  * Versioned PostgreSQL schema of the approval store. The state machine is enforced here as well
  * as in code, as on libSQL: a row trigger refuses an insert that does not start pending, any
  * deletion, any change to the bound identity, any change to a terminal row, any rewrite of a
- * recorded fact and any illegal or backward transition; another trigger appends the event log,
- * which refuses every update and deletion; `TRUNCATE` is refused on both tables. Constraints are
- * named so the open check can find each of them.
+ * recorded fact, any illegal or backward transition and (version 3) any state change that does
+ * not record its instant; `TRUNCATE` is refused. Versions 1 and 2 also kept an event log written
+ * by a trigger; version 3 drops it, as the history is read from the approval's write-once
+ * columns. Constraints are named so the open check can find each of them.
  *
  * @module
  */
@@ -20,6 +21,7 @@ import {
   TERMINAL_SQL_V1 as TERMINAL_V1,
   TRANSITION_EVENT_SQL,
   TRANSITION_EVENT_SQL_V1,
+  TRANSITION_INSTANT_SQL,
   WRITE_ONCE_COLUMNS,
   WRITE_ONCE_COLUMNS_V1,
 } from "../sql/columns.ts";
@@ -43,8 +45,13 @@ export const POSTGRES_VERSION_TABLE = `CREATE TABLE IF NOT EXISTS schema_version
 
 const distinct = (column: string) => `NEW.${column} IS DISTINCT FROM OLD.${column}`;
 
-/** The guard on `approvals` of a version (1: frozen; 2: with `superseded` and edit links). */
-const guardBody = (v2: boolean) => `
+/**
+ * The guard on `approvals` of a version (1: frozen; 2: with `superseded` and edit links; 3: a
+ * state change records its instant).
+ */
+const guardBody = (version: 1 | 2 | 3) => {
+  const v2 = version >= 2;
+  return `
 BEGIN
   IF TG_OP = 'DELETE' THEN
     RAISE EXCEPTION 'sluice: approvals are never deleted' USING ERRCODE = 'check_violation';
@@ -53,14 +60,14 @@ BEGIN
     IF NEW.state <> 'pending' THEN
       RAISE EXCEPTION 'sluice: an approval starts pending' USING ERRCODE = 'check_violation';
     END IF;${
-  v2
-    ? `
+    v2
+      ? `
     IF ${SUPERSEDES_REFUSED_SQL} THEN
       RAISE EXCEPTION 'sluice: an edit replaces a superseded approval'
         USING ERRCODE = 'check_violation';
     END IF;`
-    : ""
-}
+      : ""
+  }
     RETURN NEW;
   END IF;
   IF ${(v2 ? IDENTITY_COLUMNS : IDENTITY_COLUMNS_V1).map(distinct).join("\n    OR ")} THEN
@@ -71,27 +78,36 @@ BEGIN
     RAISE EXCEPTION 'sluice: a terminal approval is immutable' USING ERRCODE = 'check_violation';
   END IF;
   IF ${
-  (v2 ? WRITE_ONCE_COLUMNS : WRITE_ONCE_COLUMNS_V1).map((column) =>
-    `(OLD.${column} IS NOT NULL AND ${distinct(column)})`
-  )
-    .join("\n    OR ")
-} THEN
+    (v2 ? WRITE_ONCE_COLUMNS : WRITE_ONCE_COLUMNS_V1).map((column) =>
+      `(OLD.${column} IS NOT NULL AND ${distinct(column)})`
+    )
+      .join("\n    OR ")
+  } THEN
     RAISE EXCEPTION 'sluice: a recorded approval fact is immutable'
       USING ERRCODE = 'check_violation';
   END IF;
   IF NOT (
     ${v2 ? LEGAL_TRANSITION_SQL : LEGAL_TRANSITION_SQL_V1}) THEN
     RAISE EXCEPTION 'sluice: illegal approval transition' USING ERRCODE = 'check_violation';
-  END IF;
+  END IF;${
+    version >= 3
+      ? `
+  IF (${TRANSITION_INSTANT_SQL}) IS NULL THEN
+    RAISE EXCEPTION 'sluice: a state change records when it happened'
+      USING ERRCODE = 'check_violation';
+  END IF;`
+      : ""
+  }
   RETURN NEW;
 END`;
+};
 
 /**
  * The body of the guard on `approvals` (compared verbatim by the open check).
  *
  * @category Approvals
  */
-export const GUARD_FUNCTION_BODY: string = guardBody(true);
+export const GUARD_FUNCTION_BODY: string = guardBody(3);
 
 /** The event-log trigger of a version. */
 const eventBody = (transitionEvent: string) => `
@@ -103,13 +119,6 @@ BEGIN
   ${transitionEvent};
   RETURN NULL;
 END`;
-
-/**
- * The body of the trigger that writes the event log (compared verbatim by the open check).
- *
- * @category Approvals
- */
-export const EVENT_FUNCTION_BODY: string = eventBody(TRANSITION_EVENT_SQL);
 
 /**
  * The body of the guard on `approval_grants`: an insert starts unused and unrevoked, no
@@ -184,26 +193,8 @@ export const POSTGRES_TRIGGERS: readonly {
     body: GUARD_FUNCTION_BODY,
   },
   {
-    name: "approvals_event",
-    table: "approvals",
-    fn: "sluice_approvals_event",
-    body: EVENT_FUNCTION_BODY,
-  },
-  {
     name: "approvals_no_truncate",
     table: "approvals",
-    fn: "sluice_append_only",
-    body: APPEND_ONLY_FUNCTION_BODY,
-  },
-  {
-    name: "approval_events_append_only",
-    table: "approval_events",
-    fn: "sluice_append_only",
-    body: APPEND_ONLY_FUNCTION_BODY,
-  },
-  {
-    name: "approval_events_no_truncate",
-    table: "approval_events",
     fn: "sluice_append_only",
     body: APPEND_ONLY_FUNCTION_BODY,
   },
@@ -246,7 +237,6 @@ export const POSTGRES_TRIGGERS: readonly {
  */
 export const POSTGRES_TABLES: readonly string[] = Object.freeze([
   "approvals",
-  "approval_events",
   "approval_grants",
   "approval_grant_events",
 ]);
@@ -368,7 +358,6 @@ const constraintNames = (
  */
 export const POSTGRES_CONSTRAINTS: ReadonlyMap<string, readonly string[]> = new Map([
   ["approvals", constraintNames(APPROVALS_TABLE, APPROVALS_V2[0])],
-  ["approval_events", constraintNames(EVENTS_TABLE)],
   ["approval_grants", constraintNames(GRANTS_TABLE)],
   ["approval_grant_events", constraintNames(GRANT_EVENTS_TABLE)],
 ]);
@@ -382,10 +371,6 @@ export const POSTGRES_NOT_NULL: ReadonlyMap<string, readonly string[]> = new Map
   [
     "approvals",
     [...APPROVALS_TABLE.matchAll(/^ {2}(\w+) \w+ NOT NULL/gm)].map((match) => match[1]),
-  ],
-  [
-    "approval_events",
-    [...EVENTS_TABLE.matchAll(/^ {2}(\w+) \w+ NOT NULL/gm)].map((match) => match[1]),
   ],
   [
     "approval_grants",
@@ -415,7 +400,7 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = Object.freeze([
       `CREATE UNIQUE INDEX approvals_run_call ON approvals (run_id, call_id)
         WHERE run_id IS NOT NULL`,
       EVENTS_TABLE,
-      createFunction("sluice_approvals_guard", guardBody(false)),
+      createFunction("sluice_approvals_guard", guardBody(1)),
       createFunction("sluice_approvals_event", eventBody(TRANSITION_EVENT_SQL_V1)),
       createFunction("sluice_append_only", APPEND_ONLY_FUNCTION_BODY),
       `CREATE TRIGGER approvals_guard BEFORE INSERT OR UPDATE OR DELETE ON approvals
@@ -434,8 +419,8 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = Object.freeze([
     version: 2,
     statements: [
       ...APPROVALS_V2,
-      createFunction("sluice_approvals_guard", GUARD_FUNCTION_BODY, true),
-      createFunction("sluice_approvals_event", EVENT_FUNCTION_BODY, true),
+      createFunction("sluice_approvals_guard", guardBody(2), true),
+      createFunction("sluice_approvals_event", eventBody(TRANSITION_EVENT_SQL), true),
       GRANTS_TABLE,
       GRANT_EVENTS_TABLE,
       createFunction("sluice_grants_guard", GRANT_GUARD_FUNCTION_BODY),
@@ -450,6 +435,17 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = Object.freeze([
         ON approval_grant_events FOR EACH ROW EXECUTE FUNCTION sluice_append_only()`,
       `CREATE TRIGGER approval_grant_events_no_truncate BEFORE TRUNCATE ON approval_grant_events
         FOR EACH STATEMENT EXECUTE FUNCTION sluice_append_only()`,
+    ],
+  },
+  {
+    version: 3,
+    // `IF EXISTS`, so that a database whose event trigger was dropped migrates and the open
+    // check judges the rest. Dropping the table drops its own two triggers.
+    statements: [
+      createFunction("sluice_approvals_guard", GUARD_FUNCTION_BODY, true),
+      "DROP TRIGGER IF EXISTS approvals_event ON approvals",
+      "DROP FUNCTION IF EXISTS sluice_approvals_event()",
+      "DROP TABLE IF EXISTS approval_events",
     ],
   },
 ]);

@@ -99,7 +99,7 @@ export const INSERT_COLUMNS: readonly string[] = Object.freeze(
 );
 
 /**
- * The columns of `approval_events`, in table order.
+ * The columns of `approval_events` (versions 1 and 2, which version 3 drops), in table order.
  *
  * @category Approvals
  */
@@ -176,18 +176,31 @@ export const LEGAL_TRANSITION_SQL_V1: string = legalSql(
   ),
 );
 
+/** The column holding the instant `NEW.state` was entered; version 2 adds `superseded`. */
+const instantSql = (superseded: boolean) =>
+  `CASE NEW.state
+                WHEN 'approved' THEN NEW.decided_at WHEN 'denied' THEN NEW.decided_at
+                WHEN 'expired' THEN NEW.expired_at WHEN 'claimed' THEN NEW.claimed_at${
+    superseded ? "\n                WHEN 'superseded' THEN NEW.superseded_at" : ""
+  }
+                WHEN 'reconciled' THEN NEW.reconciled_at ELSE NEW.outcome_at END`;
+
+/**
+ * The instant a transition to `NEW.state` recorded, as an SQL expression: every state change
+ * must record one (version 3's guard refuses a change where it is `NULL`; before, the event
+ * row's `NOT NULL` instant did), because the history is read from these columns.
+ *
+ * @category Approvals
+ */
+export const TRANSITION_INSTANT_SQL: string = instantSql(true);
+
 /** The event a transition trigger appends; version 2 adds the `superseded` branches. */
 const transitionEventSql = (superseded: boolean) =>
   `INSERT INTO approval_events (approval_id, seq, from_state, to_state, at, by, detail)
             VALUES (NEW.id,
               (SELECT max(seq) + 1 FROM approval_events WHERE approval_id = NEW.id),
               OLD.state, NEW.state,
-              CASE NEW.state
-                WHEN 'approved' THEN NEW.decided_at WHEN 'denied' THEN NEW.decided_at
-                WHEN 'expired' THEN NEW.expired_at WHEN 'claimed' THEN NEW.claimed_at${
-    superseded ? "\n                WHEN 'superseded' THEN NEW.superseded_at" : ""
-  }
-                WHEN 'reconciled' THEN NEW.reconciled_at ELSE NEW.outcome_at END,
+              ${instantSql(superseded)},
               CASE NEW.state
                 WHEN 'approved' THEN NEW.decided_by WHEN 'denied' THEN NEW.decided_by${
     superseded ? "\n                WHEN 'superseded' THEN NEW.decided_by" : ""
@@ -204,7 +217,8 @@ const transitionEventSql = (superseded: boolean) =>
 
 /**
  * The event a trigger appends for an applied transition: the next `seq` of the approval, the
- * states, and the instant, person and detail taken from the columns the transition recorded.
+ * states, and the instant, person and detail taken from the columns the transition recorded
+ * (schema version 2, frozen; version 3 drops the event log and reads the same from the row).
  *
  * @category Approvals
  */
@@ -218,7 +232,7 @@ export const TRANSITION_EVENT_SQL: string = transitionEventSql(true);
 export const TRANSITION_EVENT_SQL_V1: string = transitionEventSql(false);
 
 /**
- * The first event of an approval, appended by a trigger on insertion.
+ * The first event of an approval, appended by a trigger on insertion (versions 1 and 2, frozen).
  *
  * @category Approvals
  */

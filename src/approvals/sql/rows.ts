@@ -1,13 +1,12 @@
 /**
- * Rows of the SQL stores as records: one mapping from column values to {@link ApprovalRecord} and
- * {@link ApprovalEvent}, shared by libSQL, PostgreSQL and D1. Drivers return numbers as numbers
+ * Rows of the SQL stores as records: one mapping from column values to {@link ApprovalRecord},
+ * {@link ApprovalGrant} and {@link GrantEvent}, shared by libSQL, PostgreSQL and D1. Drivers return numbers as numbers
  * or (PostgreSQL's `bigint`) as decimal text; both are read with `Number`.
  *
  * @module
  */
 import type { JsonObject } from "../../identity/mod.ts";
 import type {
-  ApprovalEvent,
   ApprovalGrant,
   ApprovalRecord,
   ApprovalRequest,
@@ -94,7 +93,9 @@ export function toRecord(row: Fields): ApprovalRecord {
   const outcomeReason = optionalText(row, "outcome_reason");
   const outcomeAt = optionalNumber(row, "outcome_at");
   const reconciledOutcome = optionalText(row, "reconciled_outcome");
+  const expiredAt = optionalNumber(row, "expired_at");
   const supersededBy = optionalText(row, "superseded_by");
+  const supersededAt = optionalNumber(row, "superseded_at");
   const supersedes = optionalText(row, "supersedes");
   const grantId = optionalText(row, "grant_id");
   return {
@@ -139,7 +140,9 @@ export function toRecord(row: Fields): ApprovalRecord {
         at: Number(row.reconciled_at),
       },
     }),
+    ...(expiredAt === undefined ? {} : { expiredAt }),
     ...(supersededBy === undefined ? {} : { supersededBy }),
+    ...(supersededAt === undefined ? {} : { supersededAt }),
     ...(supersedes === undefined ? {} : { supersedes }),
     ...(grantId === undefined ? {} : { grantId }),
   };
@@ -221,25 +224,5 @@ export function toGrantEvent(row: Fields): GrantEvent {
     at: Number(row.at),
     ...(by === undefined ? {} : { by }),
     ...(approvalId === undefined ? {} : { approvalId }),
-  };
-}
-
-/**
- * One `approval_events` row as an event.
- *
- * @category Approvals
- */
-export function toEvent(row: Fields): ApprovalEvent {
-  const by = optionalText(row, "by");
-  const detail = optionalText(row, "detail");
-  const from = optionalText(row, "from_state");
-  return {
-    seq: Number(row.seq),
-    approvalId: text(row, "approval_id"),
-    from: (from ?? null) as ApprovalState | null,
-    to: text(row, "to_state") as ApprovalState,
-    at: Number(row.at),
-    ...(by === undefined ? {} : { by }),
-    ...(detail === undefined ? {} : { detail }),
   };
 }

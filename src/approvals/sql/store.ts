@@ -3,13 +3,15 @@
  * D1). Each state change is one conditional `UPDATE ... RETURNING` guarded by the state it leaves,
  * so the database decides every race: a row changes only if it is still where the caller saw it,
  * and the affected row is the answer. Only a refused claim writes two statements, as one atomic
- * batch. Triggers of each database's schema append the event log and enforce the same state
- * machine, so no statement, sluice's or a person's, moves an approval backwards.
+ * batch. Triggers of each database's schema enforce the same state machine, so no statement,
+ * sluice's or a person's, moves an approval backwards; an approval's history is read from its
+ * write-once columns (`history.ts`), which those triggers keep from changing.
  *
  * @module
  */
 import { ApprovalError } from "../errors.ts";
 import { grantDecider, grantRefusal, validateGrant, validateRevoke } from "../grants.ts";
+import { approvalHistory } from "../history.ts";
 import {
   assertTransition,
   editedRequest,
@@ -47,7 +49,7 @@ import type {
   ReconcileInput,
   RevokeGrantInput,
 } from "../types.ts";
-import { EVENT_COLUMNS, INSERT_COLUMNS, WRITE_ONCE_COLUMNS } from "./columns.ts";
+import { INSERT_COLUMNS, WRITE_ONCE_COLUMNS } from "./columns.ts";
 import { GRANT_COLUMNS, GRANT_EVENT_COLUMNS } from "./grant_columns.ts";
 import type { SqlConnection, SqlResult, SqlStatement } from "./connection.ts";
 import { storeFailure } from "./failure.ts";
@@ -56,7 +58,6 @@ import {
   grantFields,
   requestFields,
   type SqlValue,
-  toEvent,
   toGrant,
   toGrantEvent,
   toRecord,
@@ -640,15 +641,11 @@ export class SqlApprovalStore implements ApprovalStore {
     });
   }
 
-  /** The approval's history, oldest first. */
+  /** The approval's history, oldest first, read from its record ([] for an unknown id). */
   events(id: string): Promise<ApprovalEvent[]> {
     return this.#run(async () => {
-      const rows = await this.#db.query({
-        sql: `SELECT ${EVENT_COLUMNS.join(", ")} FROM approval_events
-          WHERE approval_id = ? ORDER BY seq`,
-        args: [id],
-      });
-      return rows.map(toEvent);
+      const record = await this.#read(id);
+      return record === undefined ? [] : approvalHistory(record);
     });
   }
 

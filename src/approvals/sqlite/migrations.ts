@@ -1,7 +1,8 @@
 /**
  * Versioned SQLite schema of the approval store, shared by libSQL and D1. The state machine is
- * enforced here as well as in code: triggers abort any illegal or backward transition, any change to a terminal row,
- * any change to the bound identity of a row, any deletion, and any edit of the event log.
+ * enforced here as well as in code: triggers abort any illegal or backward transition, any change
+ * to a terminal row, any change to the bound identity of a row or to a recorded fact, any state
+ * change that does not record its instant, and any deletion.
  *
  * @module
  */
@@ -18,6 +19,7 @@ import {
   TERMINAL_SQL_V1 as TERMINAL_V1,
   TRANSITION_EVENT_SQL,
   TRANSITION_EVENT_SQL_V1,
+  TRANSITION_INSTANT_SQL,
   WRITE_ONCE_COLUMNS,
   WRITE_ONCE_COLUMNS_V1,
 } from "../sql/columns.ts";
@@ -49,9 +51,14 @@ const APPROVAL_COLUMNS_V1 = [
   ...WRITE_ONCE_COLUMNS_V1,
 ];
 
-/** What differs between the approval objects of schema versions 1 and 2. */
+/** What differs between the approval objects of schema versions 1, 2 and 3. */
 interface ApprovalColumns {
   readonly v2: boolean;
+  /**
+   * Whether triggers write the event log (versions 1 and 2); version 3 reads the history from
+   * the row instead and makes every state change record its instant.
+   */
+  readonly eventLog: boolean;
   readonly states: string;
   readonly terminal: string;
   readonly legal: string;
@@ -62,6 +69,7 @@ interface ApprovalColumns {
 
 const V1: ApprovalColumns = {
   v2: false,
+  eventLog: true,
   states: STATES_V1,
   terminal: TERMINAL_V1,
   legal: LEGAL_TRANSITION_SQL_V1,
@@ -72,6 +80,7 @@ const V1: ApprovalColumns = {
 
 const V2: ApprovalColumns = {
   v2: true,
+  eventLog: true,
   states: STATES,
   terminal: TERMINAL,
   legal: LEGAL_TRANSITION_SQL,
@@ -79,6 +88,8 @@ const V2: ApprovalColumns = {
   writeOnce: WRITE_ONCE_COLUMNS,
   transitionEvent: TRANSITION_EVENT_SQL,
 };
+
+const V3: ApprovalColumns = { ...V2, eventLog: false };
 
 /** The two approval tables of a version. */
 const approvalTables = (c: ApprovalColumns): string[] => [
@@ -171,6 +182,12 @@ const approvalGuards = (c: ApprovalColumns): string[] => [
   // more to compile than the rest of a transition (profiled). SQLite runs the newest
   // trigger first, so they are created in reverse order of the message they should win
   // with: terminal rows, then recorded facts, then the transition.
+  ...(c.eventLog ? [] : [
+    // Oldest, so it runs last: it speaks only for a change every other guard lets through.
+    `CREATE TRIGGER approvals_transition_instant BEFORE UPDATE OF state ON approvals
+        WHEN (${TRANSITION_INSTANT_SQL}) IS NULL
+        BEGIN SELECT RAISE(ABORT, 'sluice: a state change records when it happened'); END`,
+  ]),
   `CREATE TRIGGER approvals_transition BEFORE UPDATE ON approvals
         WHEN NOT (
           ${c.legal})
@@ -191,29 +208,35 @@ const approvalGuards = (c: ApprovalColumns): string[] => [
         ON approvals
         WHEN ${c.identity.map(changed).join(" OR ")}
         BEGIN SELECT RAISE(ABORT, 'sluice: the bound identity of an approval is immutable'); END`,
-  // The event log is written by the database: one event per row inserted and per state
-  // change, whoever made it, taken from the columns the transition recorded. (The client
-  // compiles every statement anew; an event inside the UPDATE's own program costs less
-  // than a statement of its own. Profiled.)
-  `CREATE TRIGGER approvals_event_pending AFTER INSERT ON approvals
+  // Versions 1 and 2: the event log is written by the database, one event per row inserted
+  // and per state change, whoever made it, taken from the columns the transition recorded.
+  // Version 3 drops it: the same events are read from those columns (`history.ts`), and an
+  // event row under a random key cost a page of its own in every commit (about a quarter of
+  // a write's time on the file, measured in docs/benchmarks.md).
+  ...(c.eventLog
+    ? [
+      `CREATE TRIGGER approvals_event_pending AFTER INSERT ON approvals
         BEGIN
           ${PENDING_EVENT_SQL};
         END`,
-  `CREATE TRIGGER approvals_event_transition AFTER UPDATE OF state ON approvals
+      `CREATE TRIGGER approvals_event_transition AFTER UPDATE OF state ON approvals
         BEGIN
           ${c.transitionEvent};
         END`,
-  `CREATE TRIGGER approval_events_no_update BEFORE UPDATE ON approval_events
+      `CREATE TRIGGER approval_events_no_update BEFORE UPDATE ON approval_events
         BEGIN SELECT RAISE(ABORT, 'sluice: the approval event log is append-only'); END`,
-  `CREATE TRIGGER approval_events_no_delete BEFORE DELETE ON approval_events
+      `CREATE TRIGGER approval_events_no_delete BEFORE DELETE ON approval_events
         BEGIN SELECT RAISE(ABORT, 'sluice: the approval event log is append-only'); END`,
+    ]
+    : []),
 ];
 
-/** Every trigger name of version 1, dropped by version 2 before it rebuilds the tables. */
-const V1_TRIGGERS = approvalGuards(V1).flatMap((sql) => {
-  const match = /^CREATE TRIGGER (\w+)/.exec(sql);
-  return match === null ? [] : [match[1]];
-});
+/** The trigger names among `statements`. */
+const triggerNames = (statements: readonly string[]) =>
+  statements.flatMap((sql) => {
+    const match = /^CREATE TRIGGER (\w+)/.exec(sql);
+    return match === null ? [] : [match[1]];
+  });
 
 /** The grant tables and triggers (version 2). */
 const GRANT_OBJECTS: readonly string[] = [
@@ -279,7 +302,9 @@ const GRANT_OBJECTS: readonly string[] = [
  * Every migration, oldest first. Version 2 adds the `superseded` state, the edit link and the
  * grant tables: SQLite cannot change a table's checks in place, so it rebuilds both approval
  * tables (rename, create, copy, drop) inside the migration's one atomic batch, with the triggers
- * dropped first and created again after the copy.
+ * dropped first and created again after the copy. Version 3 drops the event log, whose rows
+ * repeated what the approval's write-once columns hold, and refuses a state change that does not
+ * record its instant.
  *
  * @category Approvals
  */
@@ -288,7 +313,7 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = Object.freeze([
   {
     version: 2,
     statements: [
-      ...V1_TRIGGERS.map((name) => `DROP TRIGGER ${name}`),
+      ...triggerNames(approvalGuards(V1)).map((name) => `DROP TRIGGER ${name}`),
       "DROP INDEX approvals_run_call",
       "ALTER TABLE approval_events RENAME TO approval_events_v1",
       "ALTER TABLE approvals RENAME TO approvals_v1",
@@ -301,6 +326,16 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = Object.freeze([
       "DROP TABLE approvals_v1",
       ...approvalGuards(V2),
       ...GRANT_OBJECTS,
+    ],
+  },
+  {
+    version: 3,
+    // The guards are created again so the new one is the oldest; `IF EXISTS`, so that a
+    // database whose event triggers were dropped migrates and the open check judges the rest.
+    statements: [
+      ...triggerNames(approvalGuards(V2)).map((name) => `DROP TRIGGER IF EXISTS ${name}`),
+      "DROP TABLE IF EXISTS approval_events",
+      ...approvalGuards(V3).filter((sql) => sql.startsWith("CREATE TRIGGER")),
     ],
   },
 ]);

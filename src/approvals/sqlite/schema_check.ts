@@ -10,17 +10,25 @@ import { type SchemaDefinition, schemaInvalid as invalid, schemaVersion } from "
 import { LATEST_SCHEMA_VERSION, SQLITE_MIGRATIONS, SQLITE_VERSION_TABLE } from "./migrations.ts";
 
 const CREATE = /^CREATE\s+(?:UNIQUE\s+)?(TABLE|INDEX|TRIGGER)\s+(\w+)/;
+const DROP = /^DROP\s+(?:TABLE|INDEX|TRIGGER)\s+(?:IF\s+EXISTS\s+)?(\w+)/;
 const normalize = (sql: string) => sql.replace(/\s+/g, " ").trim();
 
-/** Every object the migrations created, by name: its type and its normalized definition. */
-const EXPECTED: ReadonlyMap<string, { type: string; sql: string }> = new Map(
-  SQLITE_MIGRATIONS.flatMap((migration) => migration.statements).flatMap((statement) => {
-    const match = CREATE.exec(statement);
-    return match === null
-      ? []
-      : [[match[2], { type: match[1].toLowerCase(), sql: normalize(statement) }] as const];
-  }),
-);
+/**
+ * Every object the migrations left, by name: its type and its normalized definition (a later
+ * migration's `CREATE` replaces an earlier one's; its `DROP` removes it).
+ */
+const EXPECTED: ReadonlyMap<string, { type: string; sql: string }> = (() => {
+  const objects = new Map<string, { type: string; sql: string }>();
+  for (const statement of SQLITE_MIGRATIONS.flatMap((migration) => migration.statements)) {
+    const created = CREATE.exec(statement);
+    if (created !== null) {
+      objects.set(created[2], { type: created[1].toLowerCase(), sql: normalize(statement) });
+    }
+    const dropped = DROP.exec(statement);
+    if (dropped !== null) objects.delete(dropped[1]);
+  }
+  return objects;
+})();
 
 /** sluice's tables: no trigger but its own may sit on them. */
 const SLUICE_TABLES: ReadonlySet<string> = new Set(

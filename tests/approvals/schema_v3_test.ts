@@ -1,0 +1,263 @@
+/**
+ * Schema version 3 (the history read from the approval's columns, the event log dropped) on a
+ * database written at version 2: approvals driven along every path by hand-written SQL, their
+ * events written by version 2's own triggers, then the store opens it, migrates it, and reads
+ * exactly those events back from the rows. On libSQL and PostgreSQL.
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { createClient } from "@libsql/client";
+import postgres from "postgres";
+import { processGone } from "../../fixtures/process.ts";
+import { LibsqlApprovalStore } from "../../libsql.ts";
+import { PostgresApprovalStore } from "../../postgres.ts";
+import type { ApprovalEvent, ApprovalStore } from "../../src/approvals/mod.ts";
+import { INSERT_COLUMNS } from "../../src/approvals/sql/columns.ts";
+import { requestFields } from "../../src/approvals/sql/rows.ts";
+import { SQLITE_MIGRATIONS } from "../../src/approvals/sqlite/migrations.ts";
+import { POSTGRES_MIGRATIONS } from "../../src/approvals/postgres/migrations.ts";
+import { makeRequest } from "../support/approval_requests.ts";
+import { postgresAvailable, startPostgres } from "../support/postgres_server.ts";
+
+/** A statement with `?` parameters. */
+type Statement = { sql: string; args: (string | number | null)[] };
+
+const T = Date.UTC(2026, 10, 30, 12, 0, 0);
+const set = (id: string, assignments: string, args: (string | number)[]): Statement => ({
+  sql: `UPDATE approvals SET ${assignments} WHERE id = ?`,
+  args: [...args, id],
+});
+/** One pending approval inserted, then moved along one path; returns the statements. */
+async function story(
+  path: string,
+  id: string,
+  insert: (id: string, extra?: Record<string, string>) => Promise<Statement>,
+): Promise<Statement[]> {
+  const decide = (note: string | null) =>
+    note === null
+      ? set(id, "state = 'approved', decided_by = ?, decided_at = ?", ["alice", T + 1])
+      : set(id, "state = 'approved', decided_by = ?, decided_at = ?, decision_note = ?", [
+        "alice",
+        T + 1,
+        note,
+      ]);
+  const claim = set(id, "state = 'claimed', claimed_at = ?", [T + 2]);
+  const steps: Record<string, Statement[]> = {
+    committed: [
+      decide("looks right"),
+      claim,
+      set(id, "state = 'committed', result_digest = ?, receipt_at = ?, outcome_at = ?", [
+        "sha256:r",
+        T + 3,
+        T + 4,
+      ]),
+    ],
+    denied: [set(id, "state = 'denied', decided_by = ?, decided_at = ?", ["bob", T + 1])],
+    "expired pending": [set(id, "state = 'expired', expired_at = ?", [T + 5])],
+    "expired approved": [decide(null), set(id, "state = 'expired', expired_at = ?", [T + 6])],
+    "refused claim": [
+      decide(null),
+      set(id, "state = 'claimed', claimed_at = ?, refusal_code = ?, refused_at = ?", [
+        T + 2,
+        "approval_scope_revoked",
+        T + 2,
+      ]),
+      set(id, "state = 'not_started', outcome_reason = ?, outcome_at = ?", [
+        "approval_scope_revoked",
+        T + 2,
+      ]),
+    ],
+    "not started": [
+      decide(null),
+      claim,
+      set(id, "state = 'not_started', outcome_reason = ?, outcome_at = ?", ["mcp_refused", T + 3]),
+    ],
+    reconciled: [
+      decide(null),
+      claim,
+      set(id, "state = 'unknown', outcome_reason = ?, outcome_at = ?", ["mcp_timeout", T + 3]),
+      set(
+        id,
+        `state = 'reconciled', reconciled_outcome = ?, reconciled_evidence = ?,
+          reconciled_by = ?, reconciled_at = ?`,
+        ["committed", "ledger row 7", "ops", T + 9],
+      ),
+    ],
+  };
+  if (path === "superseded") {
+    const edited = crypto.randomUUID();
+    return [
+      await insert(id),
+      set(
+        id,
+        `state = 'superseded', decided_by = ?, decided_at = ?, superseded_by = ?,
+          superseded_at = ?`,
+        ["erin", T + 1, edited, T + 1],
+      ),
+      await insert(edited, { supersedes: id }),
+      set(edited, "state = 'approved', decided_by = ?, decided_at = ?", ["erin", T + 1]),
+    ];
+  }
+  return [await insert(id), ...steps[path]];
+}
+
+const PATHS = [
+  "committed",
+  "denied",
+  "expired pending",
+  "expired approved",
+  "refused claim",
+  "not started",
+  "reconciled",
+  "superseded",
+];
+
+/** An insert of a pending approval with version 2's columns. */
+async function insertPending(id: string, extra: Record<string, string> = {}): Promise<Statement> {
+  const request = await makeRequest(T);
+  const fields = { ...requestFields(request, JSON.stringify(request.arguments), id, T), ...extra };
+  return {
+    sql: `INSERT INTO approvals (${INSERT_COLUMNS.join(", ")})
+      VALUES (${INSERT_COLUMNS.map(() => "?").join(", ")})`,
+    args: INSERT_COLUMNS.map((column) => fields[column] as string | number | null),
+  };
+}
+
+/** Version 2's event rows as events. */
+const asEvent = (row: Record<string, unknown>): ApprovalEvent => ({
+  seq: Number(row.seq),
+  approvalId: String(row.approval_id),
+  from: (row.from_state ?? null) as ApprovalEvent["from"],
+  to: row.to_state as ApprovalEvent["to"],
+  at: Number(row.at),
+  ...(row.by === null ? {} : { by: String(row.by) }),
+  ...(row.detail === null ? {} : { detail: String(row.detail) }),
+});
+
+/** After the upgrade: every approval's history is the one version 2's triggers wrote. */
+async function checkHistories(
+  store: ApprovalStore,
+  logged: ApprovalEvent[],
+  ids: string[],
+): Promise<void> {
+  assert.ok(logged.length >= 20, `version 2 logged ${logged.length} events`);
+  for (const id of ids) {
+    const expected = logged.filter((event) => event.approvalId === id);
+    assert.ok(expected.length >= 1, id);
+    assert.deepEqual(await store.events(id), expected, id);
+  }
+}
+
+Deno.test("libSQL: a version-2 database migrates to 3 and its history reads back exactly as version 2 logged it", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "sluice-v3-" });
+  const path = join(dir, "approvals.db");
+  try {
+    const raw = createClient({ url: `file:${path}` });
+    const ids: string[] = [];
+    let logged: ApprovalEvent[];
+    try {
+      await raw.execute(`CREATE TABLE schema_version (
+        version INTEGER PRIMARY KEY NOT NULL, applied_at INTEGER NOT NULL) STRICT`);
+      await raw.batch([
+        ...[1, 2].flatMap((version) => [
+          {
+            sql: "INSERT INTO schema_version (version, applied_at) VALUES (?, 0)",
+            args: [version],
+          },
+          ...SQLITE_MIGRATIONS[version - 1].statements.map((sql) => ({ sql, args: [] })),
+        ]),
+      ], "write");
+      for (const name of PATHS) {
+        const id = crypto.randomUUID();
+        ids.push(id);
+        for (const statement of await story(name, id, insertPending)) {
+          await raw.execute(statement);
+        }
+      }
+      const rows = await raw.execute("SELECT * FROM approval_events ORDER BY approval_id, seq");
+      logged = rows.rows.map((row) => asEvent(row as Record<string, unknown>));
+    } finally {
+      raw.close();
+    }
+    const store = await LibsqlApprovalStore.open(path);
+    try {
+      await checkHistories(store, logged, ids);
+    } finally {
+      await store.close();
+    }
+    const after = createClient({ url: `file:${path}` });
+    try {
+      const left = await after.execute(
+        "SELECT name FROM sqlite_master WHERE name LIKE 'approval_events%' OR name LIKE '%event_transition'",
+      );
+      assert.deepEqual(left.rows, [], "the event log and its triggers are gone");
+      const version = await after.execute("SELECT max(version) AS v FROM schema_version");
+      assert.equal(Number(version.rows[0].v), 3);
+    } finally {
+      after.close();
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+if (postgresAvailable()) {
+  Deno.test("PostgreSQL: a version-2 database migrates to 3 and its history reads back exactly as version 2 logged it", async () => {
+    const server = await startPostgres();
+    try {
+      const url = await server.createDatabase();
+      const sql = postgres(url, { max: 1, onnotice: () => {} });
+      const ids: string[] = [];
+      let logged: ApprovalEvent[];
+      const run = (statement: Statement) => {
+        let n = 0;
+        return sql.unsafe(
+          statement.sql.replace(/\?/g, () => `$${++n}`),
+          statement.args as string[],
+        );
+      };
+      try {
+        await sql.begin(async (tx) => {
+          await tx.unsafe(`CREATE TABLE schema_version (
+            version INTEGER PRIMARY KEY NOT NULL, applied_at BIGINT NOT NULL)`);
+          for (const version of [1, 2]) {
+            await tx.unsafe(
+              `INSERT INTO schema_version (version, applied_at) VALUES (${version}, 0)`,
+            );
+            for (const statement of POSTGRES_MIGRATIONS[version - 1].statements) {
+              await tx.unsafe(statement);
+            }
+          }
+        });
+        for (const name of PATHS) {
+          const id = crypto.randomUUID();
+          ids.push(id);
+          for (const statement of await story(name, id, insertPending)) await run(statement);
+        }
+        const rows = await sql`SELECT * FROM approval_events ORDER BY approval_id, seq`;
+        logged = rows.map((row) => asEvent(row));
+      } finally {
+        await sql.end();
+      }
+      const store = await PostgresApprovalStore.open(url);
+      try {
+        await checkHistories(store, logged, ids);
+      } finally {
+        await store.close();
+      }
+      const after = postgres(url, { max: 1, onnotice: () => {} });
+      try {
+        const [{ table }] = await after`SELECT to_regclass('approval_events') AS table`;
+        assert.equal(table, null, "the event log is gone");
+        const [{ v }] = await after`SELECT max(version) AS v FROM schema_version`;
+        assert.equal(Number(v), 3);
+      } finally {
+        await after.end();
+      }
+    } finally {
+      const pid = server.pid;
+      await server.stop();
+      assert.ok(await processGone(pid));
+    }
+  });
+}
