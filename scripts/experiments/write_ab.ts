@@ -1,12 +1,12 @@
 /**
- * An A/B of two checkouts' libSQL file store on the write path, in one process: gate write cycles
- * (this checkout's gate, inline approval, the in-memory v2 write server) on this checkout's store
- * and on the store of another checkout of sluice (for example a `git worktree` of an older
- * commit), against a bare loop of four one-row synced inserts per write, rounds rotated.
+ * An A/B of two checkouts of sluice on the write path, in one process: gate write cycles (inline
+ * approval, one in-memory v2 write server) through this checkout's gate and libSQL file store and
+ * through another checkout's (for example a `git worktree` of an older commit), against a bare
+ * loop of four one-row synced inserts per write, rounds rotated.
  *
  * ```
  * git worktree add /tmp/before <commit>
- * deno run -A scripts/experiments/store_ab.ts /tmp/before [rounds]
+ * deno run -A scripts/experiments/write_ab.ts /tmp/before [rounds]
  * ```
  *
  * Not part of `deno task bench`.
@@ -16,23 +16,26 @@
 import Database from "libsql";
 import { pathToFileURL } from "node:url";
 import { LibsqlApprovalStore } from "../../libsql.ts";
-import type { ApprovalStore } from "../../mod.ts";
 import { SYNTHETIC_VALUE } from "../../fixtures/write_server.ts";
 import { startMemoryWriteServer } from "../../fixtures/write_server_memory.ts";
 import { inlineGates } from "../bench/write_path.ts";
 import { median, quantile } from "../bench/types.ts";
 
 const [other, roundsArg] = Deno.args;
-if (other === undefined) throw new Error("usage: store_ab.ts <other checkout> [rounds]");
+if (other === undefined) throw new Error("usage: write_ab.ts <other checkout> [rounds]");
 const ROUNDS = Number(roundsArg ?? 60);
 const CYCLES = 10;
-const { LibsqlApprovalStore: OtherStore } = await import(
-  pathToFileURL(`${await Deno.realPath(other)}/libsql.ts`).href
-) as { LibsqlApprovalStore: { open(path: string): Promise<ApprovalStore> } };
+const otherRoot = await Deno.realPath(other);
+const fromOther = (path: string) => import(pathToFileURL(`${otherRoot}/${path}`).href);
+const { LibsqlApprovalStore: OtherStore } = await fromOther("libsql.ts") as {
+  LibsqlApprovalStore: typeof LibsqlApprovalStore;
+};
+const { inlineGates: otherGates } = await fromOther("scripts/bench/write_path.ts") as {
+  inlineGates: typeof inlineGates;
+};
 
-const dir = await Deno.makeTempDir({ prefix: "sluice-store-ab-" });
+const dir = await Deno.makeTempDir({ prefix: "sluice-write-ab-" });
 const server = await startMemoryWriteServer();
-const gateOn = await inlineGates(server);
 const bareDb = new Database(`${dir}/bare.db`);
 bareDb.exec("PRAGMA journal_mode = WAL");
 bareDb.exec("PRAGMA synchronous = FULL");
@@ -49,14 +52,14 @@ const stores = [
   await LibsqlApprovalStore.open(`${dir}/this.db`),
   await OtherStore.open(`${dir}/other.db`),
 ];
-for (const store of stores) {
-  const gate = gateOn(store);
+const gates = [(await inlineGates(server))(stores[0]), (await otherGates(server))(stores[1])];
+for (const gate of gates) {
   loops.push(async () => {
     for (let i = 0; i < CYCLES; i++) {
       const n = sequence++;
       const [envelope] = await gate.run([
         { id: `c${n}`, name: "save_record", arguments: { key: `k${n}`, value: SYNTHETIC_VALUE } },
-      ], { runId: "store-ab" });
+      ], { runId: "write-ab" });
       if (envelope.effect !== "committed") throw new Error("a write did not commit");
     }
   });
