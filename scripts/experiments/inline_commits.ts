@@ -1,9 +1,9 @@
 /**
  * The SQL of one inline write as the gate now sends it (the approval with its claim in one
  * batch, then the outcome), recorded from a store and replayed on the native driver with no
- * sluice code, on WAL files at `synchronous = FULL`: with the full schema, without the two event
- * triggers, and without any trigger, next to the bench's bare loop (four synced one-row
- * inserts), rounds interleaved; then each step of the full schema's cycle timed on its own.
+ * sluice code, on WAL files at `synchronous = FULL`: with the full schema and without any
+ * trigger, next to the bench's bare loop (four synced one-row inserts), rounds interleaved; then
+ * each step of the full schema's cycle timed on its own.
  *
  * `deno run -A scripts/experiments/inline_commits.ts [rounds]`. Not part of `deno task bench`.
  *
@@ -91,7 +91,6 @@ function bare() {
 const full = replay("full", () => false);
 const loops: [string, () => void][] = [
   ["full schema (2 commits)", () => full()],
-  ["no event triggers", replay("no-events", (t) => t.startsWith("approvals_event"))],
   ["no trigger at all", replay("no-triggers", () => true)],
   ["bare loop (4 synced inserts)", bare()],
 ];

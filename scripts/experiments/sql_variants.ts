@@ -33,8 +33,6 @@ type Variant = { name: string; drop: (trigger: string) => boolean; returning?: b
 const variants: Variant[] = [
   { name: "full schema", drop: () => false },
   { name: "no triggers", drop: () => true },
-  { name: "no guard triggers (events kept)", drop: (t) => !t.startsWith("approvals_event") },
-  { name: "no event triggers", drop: (t) => t.startsWith("approvals_event") },
   { name: "no fact triggers", drop: (t) => t.startsWith("approvals_fact") },
   { name: "no transition trigger", drop: (t) => t === "approvals_transition" },
   { name: "full, RETURNING stripped", drop: () => false, returning: false },
