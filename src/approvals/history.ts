@@ -20,7 +20,10 @@ const step = (to: ApprovalState, at: number, by?: string, detail?: string): Step
   ...(detail === undefined ? {} : { detail }),
 });
 
-/** The steps that end in `state`, oldest first. */
+/**
+ * The steps that end in `record.state`, oldest first. Every state change records its instant (the
+ * schema refuses one that does not), so the `?? 0` fallbacks below only satisfy the types.
+ */
 function steps(record: ApprovalRecord): Step[] {
   const created = step("pending", record.createdAt);
   const decision = record.decision;
@@ -44,7 +47,8 @@ function steps(record: ApprovalRecord): Step[] {
       ];
     case "expired":
       return [
-        ...[created, ...decided],
+        created,
+        ...decided,
         step("expired", record.expiredAt ?? 0, undefined, "approval_expired"),
       ];
     case "claimed":
