@@ -13,9 +13,14 @@ import { PostgresApprovalStore } from "../../postgres.ts";
 import type { ApprovalStore } from "../../src/approvals/mod.ts";
 import { INSERT_COLUMNS } from "../../src/approvals/sql/columns.ts";
 import { requestFields } from "../../src/approvals/sql/rows.ts";
-import { SQLITE_MIGRATIONS } from "../../src/approvals/sqlite/migrations.ts";
-import { POSTGRES_MIGRATIONS } from "../../src/approvals/postgres/migrations.ts";
+import { NativeConnection } from "../../src/approvals/libsql/native.ts";
+import { PostgresConnection } from "../../src/approvals/postgres/connection.ts";
+import { POSTGRES_SCHEMA } from "../../src/approvals/postgres/schema_check.ts";
+import type { SqlConnection } from "../../src/approvals/sql/connection.ts";
+import type { SchemaDefinition } from "../../src/approvals/sql/migrate.ts";
+import { SQLITE_SCHEMA } from "../../src/approvals/sqlite/schema_check.ts";
 import { makeRequest } from "../support/approval_requests.ts";
+import { migrateTo } from "../support/schema_at.ts";
 import { postgresAvailable, startPostgres } from "../support/postgres_server.ts";
 
 /** The columns of a version-1 row (no `supersedes`) and their values for a pending approval. */
@@ -25,6 +30,21 @@ async function v1Row(id: string, call = true) {
   const fields = requestFields(request, JSON.stringify(request.arguments), id, Date.now());
   const columns = INSERT_COLUMNS.filter((column) => column !== "supersedes");
   return { columns, values: columns.map((column) => fields[column]) };
+}
+
+/** Brings the database behind `db` to version 1 and inserts one pending approval `id`; closes `db`. */
+async function writeVersion1(db: SqlConnection, schema: SchemaDefinition, id: string) {
+  try {
+    await migrateTo(db, schema, 1);
+    const row = await v1Row(id);
+    await db.batch([{
+      sql: `INSERT INTO approvals (${row.columns.join(", ")})
+        VALUES (${row.columns.map(() => "?").join(", ")})`,
+      args: row.values,
+    }]);
+  } finally {
+    await db.close();
+  }
 }
 
 /** After the upgrade: the old approval is there with its history; edits and grants work. */
@@ -55,24 +75,8 @@ Deno.test("libSQL: a version-1 database is upgraded in place and enforces supers
   const dir = await Deno.makeTempDir({ prefix: "sluice-v2-" });
   const path = join(dir, "approvals.db");
   try {
-    const raw = createClient({ url: `file:${path}` });
     const id = crypto.randomUUID();
-    try {
-      await raw.execute(`CREATE TABLE schema_version (
-        version INTEGER PRIMARY KEY NOT NULL, applied_at INTEGER NOT NULL) STRICT`);
-      await raw.batch([
-        { sql: "INSERT INTO schema_version (version, applied_at) VALUES (1, 0)", args: [] },
-        ...SQLITE_MIGRATIONS[0].statements.map((sql) => ({ sql, args: [] })),
-      ], "write");
-      const row = await v1Row(id);
-      await raw.execute({
-        sql: `INSERT INTO approvals (${row.columns.join(", ")})
-          VALUES (${row.columns.map(() => "?").join(", ")})`,
-        args: row.values,
-      });
-    } finally {
-      raw.close();
-    }
+    await writeVersion1(await NativeConnection.open(path, 5_000, true), SQLITE_SCHEMA, id);
     const store = await LibsqlApprovalStore.open(path);
     try {
       await checkUpgraded(store, id);
@@ -113,24 +117,12 @@ if (postgresAvailable()) {
     const server = await startPostgres();
     try {
       const url = await server.createDatabase();
-      const sql = postgres(url, { max: 1, onnotice: () => {} });
       const id = crypto.randomUUID();
-      try {
-        await sql.begin(async (tx) => {
-          await tx.unsafe(`CREATE TABLE schema_version (
-            version INTEGER PRIMARY KEY NOT NULL, applied_at BIGINT NOT NULL)`);
-          await tx.unsafe("INSERT INTO schema_version (version, applied_at) VALUES (1, 0)");
-          for (const statement of POSTGRES_MIGRATIONS[0].statements) await tx.unsafe(statement);
-        });
-        const row = await v1Row(id);
-        await sql.unsafe(
-          `INSERT INTO approvals (${row.columns.join(", ")})
-            VALUES (${row.columns.map((_, i) => `$${i + 1}`).join(", ")})`,
-          row.values as string[],
-        );
-      } finally {
-        await sql.end();
-      }
+      await writeVersion1(
+        PostgresConnection.open(url, { max: 1, lockTimeoutMs: 5_000 }),
+        POSTGRES_SCHEMA,
+        id,
+      );
       const store = await PostgresApprovalStore.open(url);
       try {
         await checkUpgraded(store, id);

@@ -14,16 +14,18 @@ import { PostgresApprovalStore } from "../../postgres.ts";
 import type { ApprovalEvent, ApprovalStore } from "../../src/approvals/mod.ts";
 import { INSERT_COLUMNS } from "../../src/approvals/sql/columns.ts";
 import { requestFields } from "../../src/approvals/sql/rows.ts";
-import { SQLITE_MIGRATIONS } from "../../src/approvals/sqlite/migrations.ts";
-import { POSTGRES_MIGRATIONS } from "../../src/approvals/postgres/migrations.ts";
+import { NativeConnection } from "../../src/approvals/libsql/native.ts";
+import { PostgresConnection } from "../../src/approvals/postgres/connection.ts";
+import { POSTGRES_SCHEMA } from "../../src/approvals/postgres/schema_check.ts";
+import type { SqlConnection, SqlStatement } from "../../src/approvals/sql/connection.ts";
+import type { SchemaDefinition } from "../../src/approvals/sql/migrate.ts";
+import { SQLITE_SCHEMA } from "../../src/approvals/sqlite/schema_check.ts";
 import { makeRequest } from "../support/approval_requests.ts";
+import { migrateTo } from "../support/schema_at.ts";
 import { postgresAvailable, startPostgres } from "../support/postgres_server.ts";
 
-/** A statement with `?` parameters. */
-type Statement = { sql: string; args: (string | number | null)[] };
-
 const T = Date.UTC(2026, 10, 30, 12, 0, 0);
-const set = (id: string, assignments: string, args: (string | number)[]): Statement => ({
+const set = (id: string, assignments: string, args: (string | number)[]): SqlStatement => ({
   sql: `UPDATE approvals SET ${assignments} WHERE id = ?`,
   args: [...args, id],
 });
@@ -31,8 +33,8 @@ const set = (id: string, assignments: string, args: (string | number)[]): Statem
 async function story(
   path: string,
   id: string,
-  insert: (id: string, extra?: Record<string, string>) => Promise<Statement>,
-): Promise<Statement[]> {
+  insert: (id: string, extra?: Record<string, string>) => Promise<SqlStatement>,
+): Promise<SqlStatement[]> {
   const decide = (note: string | null) =>
     note === null
       ? set(id, "state = 'approved', decided_by = ?, decided_at = ?", ["alice", T + 1])
@@ -42,7 +44,7 @@ async function story(
         note,
       ]);
   const claim = set(id, "state = 'claimed', claimed_at = ?", [T + 2]);
-  const steps: Record<string, Statement[]> = {
+  const steps: Record<string, SqlStatement[]> = {
     committed: [
       decide("looks right"),
       claim,
@@ -113,13 +115,16 @@ const PATHS = [
 ];
 
 /** An insert of a pending approval with version 2's columns. */
-async function insertPending(id: string, extra: Record<string, string> = {}): Promise<Statement> {
+async function insertPending(
+  id: string,
+  extra: Record<string, string> = {},
+): Promise<SqlStatement> {
   const request = await makeRequest(T);
   const fields = { ...requestFields(request, JSON.stringify(request.arguments), id, T), ...extra };
   return {
     sql: `INSERT INTO approvals (${INSERT_COLUMNS.join(", ")})
       VALUES (${INSERT_COLUMNS.map(() => "?").join(", ")})`,
-    args: INSERT_COLUMNS.map((column) => fields[column] as string | number | null),
+    args: INSERT_COLUMNS.map((column) => fields[column]),
   };
 }
 
@@ -133,6 +138,32 @@ const asEvent = (row: Record<string, unknown>): ApprovalEvent => ({
   ...(row.by === null ? {} : { by: String(row.by) }),
   ...(row.detail === null ? {} : { detail: String(row.detail) }),
 });
+
+/**
+ * Brings the database behind `db` to version 2, drives one approval along each path with raw
+ * statements, and returns their ids and the events version 2's triggers logged; closes `db`.
+ */
+async function writeVersion2(
+  db: SqlConnection,
+  schema: SchemaDefinition,
+): Promise<{ ids: string[]; logged: ApprovalEvent[] }> {
+  try {
+    await migrateTo(db, schema, 2);
+    const ids: string[] = [];
+    for (const name of PATHS) {
+      const id = crypto.randomUUID();
+      ids.push(id);
+      for (const statement of await story(name, id, insertPending)) await db.batch([statement]);
+    }
+    const rows = await db.query({
+      sql: "SELECT * FROM approval_events ORDER BY approval_id, seq",
+      args: [],
+    });
+    return { ids, logged: rows.map(asEvent) };
+  } finally {
+    await db.close();
+  }
+}
 
 /** After the upgrade: every approval's history is the one version 2's triggers wrote. */
 async function checkHistories(
@@ -152,33 +183,10 @@ Deno.test("libSQL: a version-2 database migrates to 3 and its history reads back
   const dir = await Deno.makeTempDir({ prefix: "sluice-v3-" });
   const path = join(dir, "approvals.db");
   try {
-    const raw = createClient({ url: `file:${path}` });
-    const ids: string[] = [];
-    let logged: ApprovalEvent[];
-    try {
-      await raw.execute(`CREATE TABLE schema_version (
-        version INTEGER PRIMARY KEY NOT NULL, applied_at INTEGER NOT NULL) STRICT`);
-      await raw.batch([
-        ...[1, 2].flatMap((version) => [
-          {
-            sql: "INSERT INTO schema_version (version, applied_at) VALUES (?, 0)",
-            args: [version],
-          },
-          ...SQLITE_MIGRATIONS[version - 1].statements.map((sql) => ({ sql, args: [] })),
-        ]),
-      ], "write");
-      for (const name of PATHS) {
-        const id = crypto.randomUUID();
-        ids.push(id);
-        for (const statement of await story(name, id, insertPending)) {
-          await raw.execute(statement);
-        }
-      }
-      const rows = await raw.execute("SELECT * FROM approval_events ORDER BY approval_id, seq");
-      logged = rows.rows.map((row) => asEvent(row as Record<string, unknown>));
-    } finally {
-      raw.close();
-    }
+    const { ids, logged } = await writeVersion2(
+      await NativeConnection.open(path, 5_000, true),
+      SQLITE_SCHEMA,
+    );
     const store = await LibsqlApprovalStore.open(path);
     try {
       await checkHistories(store, logged, ids);
@@ -206,39 +214,10 @@ if (postgresAvailable()) {
     const server = await startPostgres();
     try {
       const url = await server.createDatabase();
-      const sql = postgres(url, { max: 1, onnotice: () => {} });
-      const ids: string[] = [];
-      let logged: ApprovalEvent[];
-      const run = (statement: Statement) => {
-        let n = 0;
-        return sql.unsafe(
-          statement.sql.replace(/\?/g, () => `$${++n}`),
-          statement.args as string[],
-        );
-      };
-      try {
-        await sql.begin(async (tx) => {
-          await tx.unsafe(`CREATE TABLE schema_version (
-            version INTEGER PRIMARY KEY NOT NULL, applied_at BIGINT NOT NULL)`);
-          for (const version of [1, 2]) {
-            await tx.unsafe(
-              `INSERT INTO schema_version (version, applied_at) VALUES (${version}, 0)`,
-            );
-            for (const statement of POSTGRES_MIGRATIONS[version - 1].statements) {
-              await tx.unsafe(statement);
-            }
-          }
-        });
-        for (const name of PATHS) {
-          const id = crypto.randomUUID();
-          ids.push(id);
-          for (const statement of await story(name, id, insertPending)) await run(statement);
-        }
-        const rows = await sql`SELECT * FROM approval_events ORDER BY approval_id, seq`;
-        logged = rows.map((row) => asEvent(row));
-      } finally {
-        await sql.end();
-      }
+      const { ids, logged } = await writeVersion2(
+        PostgresConnection.open(url, { max: 1, lockTimeoutMs: 5_000 }),
+        POSTGRES_SCHEMA,
+      );
       const store = await PostgresApprovalStore.open(url);
       try {
         await checkHistories(store, logged, ids);
