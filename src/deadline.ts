@@ -2,8 +2,8 @@
  * sluice's one deadline primitive: the caller's signal and a deadline as one signal whose reason
  * tells which fired (on `AbortSignal.timeout` for a one-off wait, on one shared timer for work
  * repeated many times a second: the requests of one hardened fetch, a tool's scope checks), and
- * waiting on a promise only until a signal aborts. The transport (at the edge) and the call layers both
- * build on it, so it sits below both.
+ * waiting on a promise only until a signal aborts. The transport (at the edge) and the call
+ * layers both build on it, so it sits below both.
  *
  * @module
  */
@@ -82,8 +82,8 @@ interface QueuedDeadline {
 /**
  * Deadlines that all last the same time, for work started many times a second (each request
  * of one hardened fetch, each scope check of one tool), on one shared timer instead of one
- * timer each: they pass in the order
- * they started, so the timer only ever waits for the oldest one still running. Each
+ * timer each: they pass in the order they started, so the timer only ever waits for the oldest
+ * one still running. Each
  * {@link DeadlineQueue.start} gives a {@link StoppableDeadline} whose signal fires when the
  * caller's signal aborts (with the caller's reason) or the deadline passes (a `TimeoutError`),
  * as {@link deadlineSignal}'s does; it follows the caller's signal with one listener, removed

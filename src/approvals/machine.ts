@@ -299,6 +299,24 @@ export function sameCall(record: ApprovalRecord, request: ApprovalRequest): bool
 }
 
 /**
+ * `existing`, the approval the request's run and call already have, when it records the same
+ * call ({@link sameCall}); throws `approval_conflict` when it does not. What every store's
+ * `prepare` and `prepareClaimed` answer for a run and call met again.
+ *
+ * @category Approvals
+ */
+export function requireSameCall(
+  existing: ApprovalRecord,
+  request: ApprovalRequest,
+): ApprovalRecord {
+  if (sameCall(existing, request)) return existing;
+  throw new ApprovalError(
+    "approval_conflict",
+    `run and call ids already belong to approval ${existing.id} with other content`,
+  );
+}
+
+/**
  * Why an approval past its decision cannot be claimed: it was denied, it expired, or it was
  * claimed before (any later state).
  *

@@ -10,7 +10,7 @@ import {
   assertTransition,
   editedRequest,
   planClaim,
-  sameCall,
+  requireSameCall,
   validateDecision,
   validateEdits,
   validateExpectation,
@@ -77,7 +77,6 @@ export class MemoryApprovalStore implements ApprovalStore {
   readonly #now: () => number;
   readonly #records = new Map<string, ApprovalRecord>();
   readonly #byCall = new Map<string, string>();
-  /** Each approval's history, oldest first. */
   readonly #grants = new Map<string, ApprovalGrant>();
   readonly #grantEvents = new Map<string, GrantEvent[]>();
   #closed = false;
@@ -137,14 +136,7 @@ export class MemoryApprovalStore implements ApprovalStore {
     if (request.runId === undefined) return undefined;
     const existingId = this.#byCall.get(callKey(request.runId, request.callId!));
     if (existingId === undefined) return undefined;
-    const existing = this.#records.get(existingId)!;
-    if (!sameCall(existing, request)) {
-      throw new ApprovalError(
-        "approval_conflict",
-        `run and call ids already belong to approval ${existingId} with other content`,
-      );
-    }
-    return existing;
+    return requireSameCall(this.#records.get(existingId)!, request);
   }
 
   /** Inserts the request's new pending record, indexed by its run and call. */

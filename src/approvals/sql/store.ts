@@ -16,7 +16,7 @@ import {
   assertTransition,
   editedRequest,
   planClaim,
-  sameCall,
+  requireSameCall,
   TERMINAL_STATES,
   validateDecision,
   validateEdits,
@@ -184,8 +184,8 @@ export class SqlApprovalStore implements ApprovalStore {
 
   /**
    * Records a new approval approved by `decision` and claimed, at `now`, in one atomic batch
-   * (insert, `pending → approved`, `approved → claimed`; the schema's triggers append the three
-   * events); or returns the approval the run and call already have (same content), writing
+   * (insert, `pending → approved`, `approved → claimed`, each checked by the schema's triggers);
+   * or returns the approval the run and call already have (same content), writing
    * nothing: then the insert changed no row and the two updates, which name the new id, none.
    */
   async prepareClaimed(
@@ -282,13 +282,7 @@ export class SqlApprovalStore implements ApprovalStore {
     if (existing === undefined) {
       throw new ApprovalError("approval_invalid_transition", "the approval was not inserted");
     }
-    if (!sameCall(existing, request)) {
-      throw new ApprovalError(
-        "approval_conflict",
-        `run and call ids already belong to approval ${existing.id} with other content`,
-      );
-    }
-    return existing;
+    return requireSameCall(existing, request);
   }
 
   /** One approval, or `undefined`. */
