@@ -163,10 +163,12 @@ const approvalTables = (c: ApprovalColumns): string[] => [
       ) STRICT, WITHOUT ROWID`,
 ];
 
-/** The index and triggers of a version on the approval tables. */
+/** The index that makes a run and call one approval (every version). */
+const RUN_CALL_INDEX = `CREATE UNIQUE INDEX approvals_run_call ON approvals (run_id, call_id)
+        WHERE run_id IS NOT NULL`;
+
+/** The triggers of a version on the approval tables. */
 const approvalGuards = (c: ApprovalColumns): string[] => [
-  `CREATE UNIQUE INDEX approvals_run_call ON approvals (run_id, call_id)
-        WHERE run_id IS NOT NULL`,
   `CREATE TRIGGER approvals_insert_pending BEFORE INSERT ON approvals
         WHEN NEW.state <> 'pending'
         BEGIN SELECT RAISE(ABORT, 'sluice: an approval starts pending'); END`,
@@ -231,12 +233,9 @@ const approvalGuards = (c: ApprovalColumns): string[] => [
     : []),
 ];
 
-/** The trigger names among `statements`. */
+/** The names of the triggers `statements` create. */
 const triggerNames = (statements: readonly string[]) =>
-  statements.flatMap((sql) => {
-    const match = /^CREATE TRIGGER (\w+)/.exec(sql);
-    return match === null ? [] : [match[1]];
-  });
+  statements.map((sql) => /^CREATE TRIGGER (\w+)/.exec(sql)![1]);
 
 /** The grant tables and triggers (version 2). */
 const GRANT_OBJECTS: readonly string[] = [
@@ -309,7 +308,7 @@ const GRANT_OBJECTS: readonly string[] = [
  * @category Approvals
  */
 export const SQLITE_MIGRATIONS: readonly Migration[] = Object.freeze([
-  { version: 1, statements: [...approvalTables(V1), ...approvalGuards(V1)] },
+  { version: 1, statements: [...approvalTables(V1), RUN_CALL_INDEX, ...approvalGuards(V1)] },
   {
     version: 2,
     statements: [
@@ -324,6 +323,7 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = Object.freeze([
         SELECT ${EVENT_COLUMNS.join(", ")} FROM approval_events_v1`,
       "DROP TABLE approval_events_v1",
       "DROP TABLE approvals_v1",
+      RUN_CALL_INDEX,
       ...approvalGuards(V2),
       ...GRANT_OBJECTS,
     ],
@@ -335,7 +335,7 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = Object.freeze([
     statements: [
       ...triggerNames(approvalGuards(V2)).map((name) => `DROP TRIGGER IF EXISTS ${name}`),
       "DROP TABLE IF EXISTS approval_events",
-      ...approvalGuards(V3).filter((sql) => sql.startsWith("CREATE TRIGGER")),
+      ...approvalGuards(V3),
     ],
   },
 ]);
