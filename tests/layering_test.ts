@@ -1,6 +1,6 @@
 /**
  * The layers point one way: identity ← schema ← session ← catalog ← calls ← gate ←
- * connect / providers / cli, with approvals beside (on identity only) and transport at the
+ * connect / providers / cli, with approvals beside (on identity and schema) and transport at the
  * edge. Read from Deno's own module graph of every published entry point and the CLI, so an
  * import against the flow, or a circle between folders, fails here.
  */
@@ -17,7 +17,8 @@ const ALLOWED: Readonly<Record<string, readonly string[]>> = {
   "transport/pinning": [],
   transport: ["base", "identity", "transport/runtime", "transport/pinning"],
   schema: ["base", "identity"],
-  approvals: ["base", "identity"],
+  // A store checks a grant's arguments schema itself, with the profile's compiler.
+  approvals: ["base", "identity", "schema"],
   // OAuth: the hardened fetch and its resolver below it; connect (and the CLI) above it.
   auth: ["base", "identity", "transport", "transport/runtime", "approvals"],
   // The session contract names the OAuth codes (auth/errors.ts imports only base).

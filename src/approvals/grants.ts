@@ -1,12 +1,20 @@
 /**
  * Standing grants: the checks every store shares. What a valid grant is, whom a grant records as
- * the decider, and whether a grant may approve an approval at an instant.
+ * the decider, and whether a grant may approve an approval at an instant, its arguments schema
+ * included: the store decides that itself, so no entry point (the gate, the CLI, the inbox, a
+ * host calling the store) can approve a call the grant's schema does not admit.
  *
  * @module
  */
+import type { JsonObject } from "../identity/mod.ts";
+import { compileSchema } from "../schema/compile.ts";
+import type { SchemaValidator } from "../schema/types.ts";
 import { ApprovalError } from "./errors.ts";
 import { objectText, requireText } from "./machine.ts";
 import type { ApprovalGrant, ApprovalRecord, GrantInput, GrantRefusalCode } from "./types.ts";
+
+/** How many grants' compiled schemas one store keeps. */
+const COMPILED_GRANT_LIMIT = 256;
 
 /**
  * The decider an approval approved by grant `grantId` records: `grant:<id>`.
@@ -87,6 +95,7 @@ export function validateRevoke(id: string, by: unknown): void {
  * Why `grant` may not approve `approval` at `now`, or `undefined` when it may: the grant must be
  * active and cover the approval's server, tool, binding, catalog digest and (for a run grant)
  * run; the approval must be pending and not past its expiry (else `approval_grant_mismatch`).
+ * The grant's arguments schema is {@link GrantSchemas}' to check.
  *
  * @category Approvals
  */
@@ -104,4 +113,46 @@ export function grantRefusal(
     return "approval_grant_mismatch";
   }
   return undefined;
+}
+
+/**
+ * Whether a grant's arguments schema admits an approval's arguments, each grant's schema compiled
+ * once with sluice's profile (a grant's schema never changes). A stored schema the profile
+ * refuses admits nothing.
+ *
+ * @category Approvals
+ */
+export class GrantSchemas {
+  readonly #validators = new Map<string, SchemaValidator | null>();
+
+  /** Whether `grant` admits `args` (a grant without a schema admits every call of its tool). */
+  admits(grant: Pick<ApprovalGrant, "id" | "argumentsSchema">, args: JsonObject): boolean {
+    if (grant.argumentsSchema === undefined) return true;
+    let validate = this.#validators.get(grant.id);
+    if (validate === undefined) {
+      try {
+        validate = compileSchema(grant.argumentsSchema);
+      } catch {
+        validate = null;
+      }
+      if (this.#validators.size >= COMPILED_GRANT_LIMIT) {
+        this.#validators.delete(this.#validators.keys().next().value!);
+      }
+      this.#validators.set(grant.id, validate);
+    }
+    return validate !== null && validate(args).valid;
+  }
+
+  /**
+   * Why `grant` may not approve `approval` at `now` ({@link grantRefusal}), or
+   * `approval_grant_mismatch` when its schema does not admit the approval's arguments.
+   */
+  refusal(
+    grant: ApprovalGrant,
+    approval: ApprovalRecord,
+    now: number,
+  ): GrantRefusalCode | undefined {
+    return grantRefusal(grant, approval, now) ??
+      (this.admits(grant, approval.arguments) ? undefined : "approval_grant_mismatch");
+  }
 }

@@ -5,7 +5,7 @@
  */
 import { ApprovalError } from "./errors.ts";
 import { approvalHistory } from "./history.ts";
-import { grantDecider, grantRefusal, validateGrant, validateRevoke } from "./grants.ts";
+import { grantDecider, GrantSchemas, validateGrant, validateRevoke } from "./grants.ts";
 import {
   assertTransition,
   editedRequest,
@@ -79,6 +79,7 @@ export class MemoryApprovalStore implements ApprovalStore {
   readonly #byCall = new Map<string, string>();
   readonly #grants = new Map<string, ApprovalGrant>();
   readonly #grantEvents = new Map<string, GrantEvent[]>();
+  readonly #grantSchemas = new GrantSchemas();
   #closed = false;
 
   /**
@@ -312,7 +313,7 @@ export class MemoryApprovalStore implements ApprovalStore {
       const grant = this.#grants.get(grantId);
       if (grant === undefined) return { ok: false, code: "approval_grant_not_found" };
       const at = now ?? this.#now();
-      const code = grantRefusal(grant, record, at);
+      const code = this.#grantSchemas.refusal(grant, record, at);
       if (code !== undefined) return { ok: false, code };
       const used = { ...grant, uses: grant.uses + 1 };
       this.#grants.set(grantId, used);

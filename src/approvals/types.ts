@@ -544,8 +544,9 @@ export interface ApprovalStore {
   /**
    * Approves a pending approval by a grant, atomically consuming one of its uses: only when the
    * grant is not revoked, expired (at `now`) or exhausted and covers the approval's server, tool,
-   * binding, catalog digest and run. The approval records `grant:<id>` as decider and `grantId`.
-   * Does not check the grant's arguments schema: the gate does that before.
+   * binding, catalog digest and run, and its arguments schema (if any) admits the approval's
+   * arguments (`approval_grant_mismatch` otherwise). The approval records `grant:<id>` as decider
+   * and `grantId`.
    */
   approveByGrant(approvalId: string, grantId: string, now?: number): Promise<GrantApprovalResult>;
   /** The grant's history, oldest first. */

@@ -1,14 +1,12 @@
 /**
  * Standing grants at the gate: creating one (its arguments schema compiled with sluice's own
  * schema profile first, so every store refuses the same schemas the same way) and using one for a
- * pending call (the arguments checked against the grant's schema, then one use consumed
- * atomically by the store).
+ * pending call (the store checks the arguments against the grant's schema and consumes one use
+ * atomically).
  *
  * @module
  */
-import type { JsonObject } from "../identity/mod.ts";
 import { compileSchema } from "../schema/compile.ts";
-import type { SchemaValidator } from "../schema/types.ts";
 import { grantRefusal } from "../approvals/grants.ts";
 import type {
   ApprovalGrant,
@@ -57,22 +55,20 @@ export function grantScopeOf(
 }
 
 /**
- * Uses standing grants for a gate's pending calls; compiled schemas are kept per grant.
+ * Uses standing grants for a gate's pending calls.
  *
  * @category Gate
  */
 export class GrantUser {
-  readonly #validators = new Map<string, SchemaValidator | null>();
-
   /**
-   * Tries every grant of the call's tool that could approve `record` at `now` and whose schema
-   * `args` match; returns the approved record, or `undefined` when no grant approved it (the call
-   * then waits for a person as usual). Store failures are that too: a grant never fails a call.
+   * Tries every grant of the call's tool that could approve `record` at `now`; the store checks
+   * each grant's arguments schema against the call's arguments and consumes a use atomically.
+   * Returns the approved record, or `undefined` when no grant approved it (the call then waits
+   * for a person as usual). Store failures are that too: a grant never fails a call.
    */
   async approve(
     store: ApprovalStore,
     record: ApprovalRecord,
-    args: JsonObject,
     now: number,
   ): Promise<ApprovalRecord | undefined> {
     let grants: ApprovalGrant[];
@@ -82,7 +78,7 @@ export class GrantUser {
       return undefined;
     }
     for (const grant of grants) {
-      if (grantRefusal(grant, record, now) !== undefined || !this.#matches(grant, args)) continue;
+      if (grantRefusal(grant, record, now) !== undefined) continue;
       try {
         const result = await store.approveByGrant(record.id, grant.id, now);
         if (result.ok) return result.approval;
@@ -91,20 +87,5 @@ export class GrantUser {
       }
     }
     return undefined;
-  }
-
-  #matches(grant: ApprovalGrant, args: JsonObject): boolean {
-    if (grant.argumentsSchema === undefined) return true;
-    let validate = this.#validators.get(grant.id);
-    if (validate === undefined) {
-      try {
-        validate = compileSchema(grant.argumentsSchema);
-      } catch {
-        // A stored schema the profile refuses approves nothing.
-        validate = null;
-      }
-      this.#validators.set(grant.id, validate);
-    }
-    return validate !== null && validate(args).valid;
   }
 }

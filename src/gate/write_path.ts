@@ -190,12 +190,7 @@ export class WritePath {
     await this.#point("prepared", record.id);
     // A standing grant a person made stands in for that person (deferred decisions only: an
     // inline approver never leaves a call waiting).
-    const granted = await this.#grants.approve(
-      this.#context.store,
-      record,
-      item.args,
-      this.#context.now(),
-    );
+    const granted = await this.#grants.approve(this.#context.store, record, this.#context.now());
     if (granted !== undefined) {
       await this.#point("approved", record.id);
       return await this.settle(id, granted, tool, item.args, request.argumentsDigest, options);

@@ -852,6 +852,37 @@ export function approvalStoreSuite(name: string, factory: StoreFactory): void {
     },
   );
 
+  test("grants: the store itself checks the grant's arguments schema", async (store, clock) => {
+    const draftOnly = await store.createGrant(grantFor(await makeRequest(clock.t), {
+      maxUses: 5,
+      argumentsSchema: {
+        type: "object",
+        properties: { document: { type: "string", pattern: "^draft-" } },
+        required: ["document"],
+      },
+    }));
+    const prod = await store.prepare(await makeRequest(clock.t, {}, { document: "prod-1" }));
+    const draft = await store.prepare(await makeRequest(clock.t, {}, { document: "draft-7" }));
+    assert.deepEqual(await store.approveByGrant(prod.id, draftOnly.id), {
+      ok: false,
+      code: "approval_grant_mismatch",
+    });
+    assert.equal((await store.get(prod.id))?.state, "pending");
+    assert.equal((await store.getGrant(draftOnly.id))?.uses, 0, "a refused call spends no use");
+    const approved = await store.approveByGrant(draft.id, draftOnly.id);
+    assert.equal(approved.ok, true);
+    assert.equal((await store.getGrant(draftOnly.id))?.uses, 1);
+    // A stored schema the profile refuses admits nothing.
+    const unknownKeyword = await store.createGrant(grantFor(await makeRequest(clock.t), {
+      argumentsSchema: { type: "object", "x-anything": true },
+    }));
+    const other = await store.prepare(await makeRequest(clock.t, {}, { document: "draft-8" }));
+    assert.deepEqual(await store.approveByGrant(other.id, unknownKeyword.id), {
+      ok: false,
+      code: "approval_grant_mismatch",
+    });
+  });
+
   test("grants: malformed input is refused the same way by every store", async (store, clock) => {
     const request = await makeRequest(clock.t);
     for (

@@ -117,10 +117,18 @@ export async function startD1Worker(databases: number): Promise<D1Worker> {
   };
 }
 
-/** An `ApprovalStore` on database `db` of the Worker, on the test's clock. */
-export function d1Store(worker: D1Worker, db: string, now: () => number): ApprovalStore {
+/**
+ * An `ApprovalStore` on database `db` of the Worker, on the test's clock. With `fresh`, every call
+ * opens a store of its own in the Worker, as concurrent stateless Worker requests would.
+ */
+export function d1Store(
+  worker: D1Worker,
+  db: string,
+  now: () => number,
+  options: { readonly fresh?: boolean } = {},
+): ApprovalStore {
   const call = (method: string) => (...args: unknown[]) =>
-    worker.call({ db, now: now(), method, args });
+    worker.call({ db, now: now(), method, args, ...(options.fresh ? { fresh: true } : {}) });
   return {
     durable: true,
     prepare: call("prepare"),

@@ -4,8 +4,19 @@
  * wait is off (`busy_timeout = 0`) and a locked database is waited for asynchronously
  * ({@link retryWhileBusy}), so no call stalls the event loop while another process holds the lock.
  *
- * The driver is synchronous: a batch runs from `BEGIN IMMEDIATE` to `COMMIT` without yielding, so
- * two calls of one store never interleave inside a transaction and no queue is needed.
+ * One transaction at a time per connection, and none open across a wait. Every batch, a single
+ * statement included, runs from `BEGIN IMMEDIATE` to `COMMIT` in one synchronous call of the
+ * driver, so two calls of one store never interleave inside a transaction. Only `BEGIN IMMEDIATE`
+ * meets another connection's lock (in WAL mode a transaction that holds the write lock reads the
+ * newest snapshot and cannot be busy after it), and the three transaction statements run through
+ * `exec`, which finalizes its statement whatever happens: a busy `BEGIN` leaves nothing behind,
+ * and the whole transaction is tried again after an asynchronous pause.
+ *
+ * Why not the driver's cached statements for them, or one statement without `BEGIN`: the driver
+ * resets a statement before it runs it, not after it fails. A write that met the lock stayed
+ * active, holding the connection's implicit transaction open while the store waited; the next
+ * write of any other call of the same connection joined that transaction, was acknowledged, and
+ * was rolled back with it when the waiting statement was reset for its retry (or lost at close).
  *
  * @module
  */
@@ -107,7 +118,8 @@ export class NativeConnection implements SqlConnection {
   }
 
   /**
-   * Runs the statements in one `BEGIN IMMEDIATE` transaction (one statement on its own). On a
+   * Runs the statements in one `BEGIN IMMEDIATE` transaction, tried again as a whole while the
+   * database is busy, until the busy timeout. On a
    * file, a `sync: "with_next"` batch commits at `synchronous = NORMAL`: in WAL mode its commit
    * appends to the log without an fsync of its own, and the next batch at FULL (the default)
    * fsyncs the log, that commit and every earlier one with it. The level is switched only when
@@ -143,15 +155,13 @@ export class NativeConnection implements SqlConnection {
   }
 
   #batchNow(statements: readonly SqlStatement[]): SqlResult[] {
-    // One statement is atomic on its own (its triggers included): no BEGIN/COMMIT round.
-    if (statements.length === 1) return [this.#execute(statements[0])];
-    this.#statement("BEGIN IMMEDIATE").statement.run(NO_ARGS);
+    this.#db.exec("BEGIN IMMEDIATE");
     try {
       const results = statements.map((statement) => this.#execute(statement));
-      this.#statement("COMMIT").statement.run(NO_ARGS);
+      this.#db.exec("COMMIT");
       return results;
     } catch (error) {
-      if (this.#db.inTransaction) this.#statement("ROLLBACK").statement.run(NO_ARGS);
+      if (this.#db.inTransaction) this.#db.exec("ROLLBACK");
       throw error;
     }
   }

@@ -10,7 +10,7 @@
  * @module
  */
 import { ApprovalError } from "../errors.ts";
-import { grantDecider, grantRefusal, validateGrant, validateRevoke } from "../grants.ts";
+import { grantDecider, GrantSchemas, validateGrant, validateRevoke } from "../grants.ts";
 import { approvalHistory } from "../history.ts";
 import {
   assertTransition,
@@ -44,6 +44,7 @@ import type {
   GrantEvent,
   GrantFilter,
   GrantInput,
+  GrantRefusalCode,
   ListFilter,
   PreparedClaim,
   ReconcileInput,
@@ -146,6 +147,7 @@ export class SqlApprovalStore implements ApprovalStore {
   readonly #updates = new Map<string, string>();
   /** Rows this store last wrote, by id; see {@link #move}. */
   readonly #seen = new Map<string, Fields>();
+  readonly #grantSchemas = new GrantSchemas();
   #closed = false;
 
   /**
@@ -452,7 +454,9 @@ export class SqlApprovalStore implements ApprovalStore {
 
   /**
    * Approves a pending approval by a grant: one batch uses the grant (a guarded `UPDATE` of its
-   * row) and moves the approval `pending → approved` only if that use was recorded for it.
+   * row) and moves the approval `pending → approved` only if that use was recorded for it. A grant
+   * with an arguments schema is read first and its schema checked against the approval's
+   * arguments (both written once, so the check cannot go stale before the batch).
    */
   async approveByGrant(
     approvalId: string,
@@ -462,6 +466,8 @@ export class SqlApprovalStore implements ApprovalStore {
     validateInstant(now);
     return await this.#run(async (): Promise<GrantApprovalResult> => {
       const at = now ?? this.#now();
+      const refused = await this.#grantSchemaRefusal(approvalId, grantId, at);
+      if (refused !== undefined) return { ok: false, code: refused };
       const by = grantDecider(grantId);
       // Where writers run side by side, the approval's row is locked first: two grants racing for
       // one approval then never both spend a use on it.
@@ -495,7 +501,7 @@ export class SqlApprovalStore implements ApprovalStore {
         if (record === undefined) return { ok: false, code: "approval_not_found" };
         const grant = await this.#readGrant(grantId);
         if (grant === undefined) return { ok: false, code: "approval_grant_not_found" };
-        const code = grantRefusal(grant, record, at);
+        const code = this.#grantSchemas.refusal(grant, record, at);
         if (code !== undefined) return { ok: false, code };
       }
       throw new ApprovalError(
@@ -503,6 +509,24 @@ export class SqlApprovalStore implements ApprovalStore {
         `approval ${approvalId} kept changing`,
       );
     });
+  }
+
+  /**
+   * Why the grant may not approve the approval when its arguments schema decides it (the grant
+   * or the approval missing, or the schema refusing the arguments); `undefined` otherwise, and for
+   * a grant without a schema, whose use the batch alone decides.
+   */
+  async #grantSchemaRefusal(
+    approvalId: string,
+    grantId: string,
+    at: number,
+  ): Promise<GrantRefusalCode | "approval_not_found" | undefined> {
+    const grant = await this.#readGrant(grantId);
+    if (grant === undefined) return "approval_grant_not_found";
+    if (grant.argumentsSchema === undefined) return undefined;
+    const record = await this.#read(approvalId);
+    if (record === undefined) return "approval_not_found";
+    return this.#grantSchemas.refusal(grant, record, at);
   }
 
   /** The grant's history, oldest first. */
@@ -605,34 +629,55 @@ export class SqlApprovalStore implements ApprovalStore {
   /** Records the outcome of a claimed approval. */
   async recordOutcome(id: string, outcome: ApprovalOutcome): Promise<ApprovalRecord> {
     validateOutcome(outcome);
-    return await this.#run(async () => {
+    return await this.#run(() => {
       const at = this.#now();
-      const moved = outcome.outcome === "committed"
-        ? await this.#move(id, "claimed", "committed", {
-          result_digest: outcome.receipt.resultDigest,
-          receipt_at: outcome.receipt.at,
-          outcome_at: at,
-        })
-        : await this.#move(id, "claimed", outcome.outcome, {
-          outcome_reason: outcome.reason,
-          outcome_at: at,
-        });
-      return moved ?? await this.#refuse(id, outcome.outcome);
+      return this.#settle(
+        id,
+        "claimed",
+        outcome.outcome,
+        outcome.outcome === "committed"
+          ? {
+            result_digest: outcome.receipt.resultDigest,
+            receipt_at: outcome.receipt.at,
+            outcome_at: at,
+          }
+          : { outcome_reason: outcome.reason, outcome_at: at },
+      );
     });
   }
 
   /** A person reconciles an `unknown` outcome with evidence. */
   async reconcile(id: string, input: ReconcileInput): Promise<ApprovalRecord> {
     validateReconcile(input);
-    return await this.#run(async () => {
-      const moved = await this.#move(id, "unknown", "reconciled", {
+    return await this.#run(() =>
+      this.#settle(id, "unknown", "reconciled", {
         reconciled_outcome: input.outcome,
         reconciled_evidence: input.evidence,
         reconciled_by: input.by,
         reconciled_at: this.#now(),
-      });
-      return moved ?? await this.#refuse(id, "reconciled");
-    });
+      })
+    );
+  }
+
+  /**
+   * A transition with no guard beyond the state it leaves: applied, or refused with the reason.
+   * A row still in `from` after the `UPDATE` changed nothing is tried again, never returned as if
+   * the transition were done.
+   */
+  async #settle(
+    id: string,
+    from: ApprovalState,
+    to: ApprovalState,
+    changes: Readonly<Record<string, SqlValue>>,
+  ): Promise<ApprovalRecord> {
+    for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+      const moved = await this.#move(id, from, to, changes);
+      if (moved !== undefined) return moved;
+      // Throws unless the row is still in `from`.
+      await this.#refuse(id, to);
+      this.#seen.delete(id);
+    }
+    throw new ApprovalError("approval_invalid_transition", `approval ${id} was not moved to ${to}`);
   }
 
   /** The approval's history, oldest first, read from its record ([] for an unknown id). */
