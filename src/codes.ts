@@ -469,7 +469,7 @@ export const CODES = Object.freeze(
     approval_grant_mismatch: {
       stage: "approvals",
       meaning:
-        "The grant does not cover that approval (other tool, catalog or run), or it is no longer pending.",
+        "The grant does not cover that approval (other tool, catalog or run, or arguments outside its schema), or it is no longer pending.",
     },
     approval_store_busy: {
       stage: "approvals",

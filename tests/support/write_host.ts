@@ -12,7 +12,8 @@
  *   once:  --run-id R --call-id C (--key K | --tool <remote name> --arguments <JSON>)
  *          [--inline] [--kill-at <point>] [--recover]
  *   resume: --resume <approvalId>   (one resume, then done)
- *   serve: --serve   (stdin lines: "run <runId> <callId> <key>" | "resume <approvalId>")
+ *   serve: --serve [--concurrent]   (stdin lines: "run <runId> <callId> <key>" |
+ *          "resume <approvalId>"; with --concurrent each line runs beside the others)
  * ```
  *
  * `--stdio` runs any stdio server (a real one from npm: the argv after Deno's `run -A`, started
@@ -180,17 +181,26 @@ async function once(gate: Gate, store: ApprovalStore, key: string): Promise<void
 
 async function serve(gate: Gate): Promise<void> {
   say({ event: "ready" });
+  const running: Promise<void>[] = [];
   for await (const line of stdinLines()) {
-    const [command, ...rest] = line.split(" ");
-    if (command === "run") {
-      const [runId, callId, key] = rest;
-      const [envelope] = await gate.run([
-        { id: callId, name: "save_record", arguments: { key, value: SYNTHETIC_VALUE } },
-      ], { runId });
-      say({ event: "envelope", envelope });
-    } else if (command === "resume") {
-      say({ event: "envelope", envelope: await gate.resume(rest[0]) });
-    }
+    const step = command(gate, line);
+    // --concurrent: each line runs at once, beside those still running (its envelope names it).
+    if (flags.has("concurrent")) running.push(step);
+    else await step;
+  }
+  await Promise.all(running);
+}
+
+async function command(gate: Gate, line: string): Promise<void> {
+  const [command, ...rest] = line.split(" ");
+  if (command === "run") {
+    const [runId, callId, key] = rest;
+    const [envelope] = await gate.run([
+      { id: callId, name: "save_record", arguments: { key, value: SYNTHETIC_VALUE } },
+    ], { runId });
+    say({ event: "envelope", line, envelope });
+  } else if (command === "resume") {
+    say({ event: "envelope", line, envelope: await gate.resume(rest[0]) });
   }
 }
 
