@@ -372,7 +372,7 @@ export const CODES = Object.freeze(
     approval_conflict: {
       stage: "gate",
       meaning:
-        "The run and call ids already belong to a pending approval with other content, or a caller-named approval id is taken.",
+        "The run and call ids already belong to a pending approval with other content, a caller-named approval id is taken, or a caller-named grant id has other terms.",
     },
     approval_denied: {
       stage: "gate",
