@@ -9,7 +9,7 @@ import { MemoryApprovalStore } from "../../src/approvals/memory.ts";
 import type { ApprovalStore } from "../../src/approvals/types.ts";
 import { LibsqlApprovalStore } from "../../libsql.ts";
 import { approvalInbox, type InboxHandler } from "../../inbox.ts";
-import { makeRequest } from "../support/approval_requests.ts";
+import { ASTRAL_ARGUMENTS, makeRequest } from "../support/approval_requests.ts";
 
 const ORIGIN = "http://127.0.0.1:8787";
 const PERSON_HEADER = "x-test-person";
@@ -238,3 +238,26 @@ for (const [name, open] of replayStores) {
     }
   });
 }
+
+Deno.test("inbox approve with edits: astral-plane characters round-trip; unchanged arguments are the same arguments", async () => {
+  const { store, inbox } = setup();
+  const record = await store.prepare(
+    await makeRequest(Date.now(), { runId: "r", callId: "c" }, ASTRAL_ARGUMENTS),
+  );
+  const { fields, block } = await form(inbox, `/approvals/${record.id}`, 'id="edit"');
+  assert.ok(!/[\u{E0000}-\u{E007F}\u202E]/u.test(block), "no raw tag or bidi character");
+  assert.ok(!/[\uD800-\uDBFF](?![\uDC00-\uDFFF])/.test(block), "no lone high surrogate");
+  const shown = /<textarea id="edit-arguments"[^>]*>([^<]*)<\/textarea>/.exec(block)![1]
+    .replaceAll("&lt;", "<").replaceAll("&gt;", ">").replaceAll("&quot;", '"')
+    .replaceAll("&#39;", "'").replaceAll("&amp;", "&");
+  assert.deepEqual(JSON.parse(shown), ASTRAL_ARGUMENTS);
+  // Submitted as shown: accepted, and bound to exactly the arguments the model sent.
+  const response = await inbox(
+    post(`/approvals/${record.id}/edit`, { ...fields, arguments: shown }),
+  );
+  assert.equal(response.status, 200);
+  const original = (await store.get(record.id))!;
+  const approval = (await store.get(original.supersededBy!))!;
+  assert.deepEqual(approval.arguments, ASTRAL_ARGUMENTS);
+  assert.equal(approval.argumentsDigest, record.argumentsDigest);
+});
