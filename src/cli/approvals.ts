@@ -66,9 +66,10 @@ export const APPROVALS_USAGE = `usage: sluice approvals <command> [--db <url>] [
                                          settle an unknown outcome with evidence
 --db takes a path, a file: URL, or a libsql:/https: server URL (default SLUICE_APPROVALS_DB).
   A path that does not exist, or an empty database, is refused unless --create is given; a
-  database that is not a sluice approval store is refused and left untouched.
+  path that is no regular file (a directory, a named pipe) and a database that is not a sluice
+  approval store are refused and left untouched.
 --auth-token <t>  token for a libsql:/https: server (default SLUICE_DB_AUTH_TOKEN); a token in
-                  the URL itself is refused before connecting
+                  the URL itself (user info, query or fragment) is refused before connecting
 --json            print records as JSON (list: an array; the others: { record, events })
 ${EXIT_CODES_TEXT}`;
 

@@ -13,8 +13,11 @@ import { SluiceError } from "../errors.ts";
  */
 export type CliErrorCode =
   | "cli_db_missing"
+  | "cli_db_not_a_file"
   | "cli_db_not_a_store"
   | "cli_db_token_in_url"
+  | "cli_db_unreadable"
+  | "cli_inbox_listen_failed"
   | "cli_inspect_failed";
 
 /**
