@@ -15,8 +15,8 @@ import type {
 } from "../approvals/types.ts";
 import { readFile } from "node:fs/promises";
 import type { JsonObject } from "../identity/mod.ts";
-import { SluiceError } from "../errors.ts";
-import { EXIT_CODES_TEXT, EXIT_OK, EXIT_REFUSED, EXIT_USAGE } from "./exit_codes.ts";
+import { EXIT_CODES_TEXT, EXIT_OK, EXIT_USAGE } from "./exit_codes.ts";
+import { printRefusal } from "./errors.ts";
 import { type ParsedFlags, parseFlags, UsageError } from "./flags.ts";
 import type { CliStoreOptions } from "./store.ts";
 import { terminalSafe, terminalSafeJson } from "./terminal.ts";
@@ -352,11 +352,7 @@ export async function withCliStore(
     });
     return await body(store);
   } catch (error) {
-    if (error instanceof SluiceError) {
-      output.stderr(`refused: ${error.code}: ${terminalSafe(error.message)}\n`);
-      return EXIT_REFUSED;
-    }
-    throw error;
+    return printRefusal(output, error);
   } finally {
     await store?.close();
   }

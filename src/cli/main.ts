@@ -7,7 +7,8 @@
  * @module
  */
 import { type ApprovalsCliOptions, runApprovalsCli } from "./approvals.ts";
-import { EXIT_CODES_TEXT, EXIT_OK, EXIT_REFUSED, EXIT_USAGE } from "./exit_codes.ts";
+import { EXIT_CODES_TEXT, EXIT_OK, EXIT_USAGE } from "./exit_codes.ts";
+import { printRefusal } from "./errors.ts";
 import { runGrantsCli } from "./grants.ts";
 import { runInspectCli } from "./inspect.ts";
 import { runInboxCli } from "./inbox.ts";
@@ -15,7 +16,6 @@ import { login } from "./login.ts";
 import { LibsqlTokenStore } from "../auth/libsql_token_store.ts";
 import { serveOnNode } from "./serve_node.ts";
 import { openCliStore, refuseNonFileDb } from "./store.ts";
-import { SluiceError } from "../errors.ts";
 import { terminalSafe } from "./terminal.ts";
 import { VERSION } from "./version.ts";
 
@@ -94,9 +94,7 @@ export const COMMANDS: Readonly<Record<string, CliCommand>> = {
         await refuseNonFileDb(db);
         store = await LibsqlTokenStore.open(db, { key: keyBytes });
       } catch (error) {
-        if (!(error instanceof SluiceError)) throw error;
-        host.stderr(`refused: ${error.code}: ${terminalSafe(error.message)}\n`);
-        return EXIT_REFUSED;
+        return printRefusal(host, error);
       }
       try {
         return await login({ url, store, output: host });

@@ -47,6 +47,18 @@ function watchDialogs(page: Page): string[] {
   return dialogs;
 }
 
+/** An inbox over a memory store, served in this process on loopback for alice's one-time login. */
+function serveInbox(refreshMs: number) {
+  const store = new MemoryApprovalStore();
+  const login = oneTimeLogin({ person: "alice" });
+  const inbox = approvalInbox({ store, authorize: login.authorize, refreshMs });
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen() {} },
+    (request) => login.handle(request) ?? inbox(request),
+  );
+  return { store, login, server, origin: `http://127.0.0.1:${server.addr.port}` };
+}
+
 /** What a test over a real host process, `sluice inbox` and Chromium gets. */
 interface HostAndInbox {
   readonly ws: Awaited<ReturnType<typeof createWriteWorkspace>>;
@@ -205,14 +217,7 @@ Deno.test({
   sanitizeOps: false,
   sanitizeResources: false,
   fn: async () => {
-    const store = new MemoryApprovalStore();
-    const login = oneTimeLogin({ person: "alice" });
-    const inbox = approvalInbox({ store, authorize: login.authorize, refreshMs: 250 });
-    const server = Deno.serve(
-      { hostname: "127.0.0.1", port: 0, onListen() {} },
-      (request) => login.handle(request) ?? inbox(request),
-    );
-    const origin = `http://127.0.0.1:${server.addr.port}`;
+    const { store, login, server, origin } = serveInbox(250);
     // Another origin (same site, other port) whose page posts a form to the inbox.
     const evil = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, (request) => {
       const target = new URL(request.url).searchParams.get("target") ?? "";
@@ -321,14 +326,7 @@ Deno.test({
   sanitizeOps: false,
   sanitizeResources: false,
   fn: async () => {
-    const store = new MemoryApprovalStore();
-    const login = oneTimeLogin({ person: "alice" });
-    const inbox = approvalInbox({ store, authorize: login.authorize, refreshMs: 0 });
-    const server = Deno.serve(
-      { hostname: "127.0.0.1", port: 0, onListen() {} },
-      (request) => login.handle(request) ?? inbox(request),
-    );
-    const origin = `http://127.0.0.1:${server.addr.port}`;
+    const { store, login, server, origin } = serveInbox(0);
     const browser = await launchChromium();
     try {
       const astral = ASTRAL_ARGUMENTS;

@@ -14,15 +14,6 @@ import { runSluice } from "../support/run_script.ts";
 import { createClient } from "@libsql/client";
 import { LibsqlApprovalStore } from "../../libsql.ts";
 
-async function exists(path: string): Promise<boolean> {
-  try {
-    await Deno.stat(path);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 function capture() {
   const out: string[] = [];
   const err: string[] = [];
@@ -154,7 +145,7 @@ Deno.test("sluice inbox prints every refusal as one refused line: a missing, for
       assert.ok(!run.stderr.includes("secret-1"), "the token is not echoed");
       assert.equal(run.stdout, "", "no login link is printed");
     }
-    assert.ok(await exists(foreign) && !(await exists(`${dir}/aprovals.db`)), "nothing created");
+    await assert.rejects(Deno.stat(`${dir}/aprovals.db`), Deno.errors.NotFound, "not created");
     // The token reaches the libSQL server the supported ways, as a bearer token.
     const env = await runSluice(["inbox", "--db", local, "--as", "alice", "--port", "0"], {
       env: { SLUICE_DB_AUTH_TOKEN: "tok-env" },
