@@ -372,7 +372,7 @@ export const CODES = Object.freeze(
     approval_conflict: {
       stage: "gate",
       meaning:
-        "The run and call ids already belong to a pending approval with other content, or a caller-named approval id is taken.",
+        "The run and call ids already belong to a pending approval with other content, a caller-named approval id is taken, or a caller-named grant id has other terms.",
     },
     approval_denied: {
       stage: "gate",
@@ -571,9 +571,24 @@ export const CODES = Object.freeze(
       stage: "cli",
       meaning: "The `--db` database is not a sluice approval store; it was left untouched.",
     },
+    cli_db_not_a_file: {
+      stage: "cli",
+      meaning:
+        "The `--db` path names a directory, a named pipe (FIFO), a socket or a device, not a database file.",
+    },
+    cli_db_unreadable: {
+      stage: "cli",
+      meaning:
+        "The `--db` path cannot be examined or read (permissions, a symbolic-link loop, ...).",
+    },
     cli_db_token_in_url: {
       stage: "cli",
-      meaning: "The `--db` URL carries a credential (user info or a token query parameter).",
+      meaning:
+        "The `--db` URL carries a credential (user info, a token query parameter, or a fragment).",
+    },
+    cli_inbox_listen_failed: {
+      stage: "cli",
+      meaning: "`sluice inbox` could not listen on its loopback port (in use, or not allowed).",
     },
     cli_inspect_failed: {
       stage: "cli",

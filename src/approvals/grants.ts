@@ -10,7 +10,7 @@ import type { JsonObject } from "../identity/mod.ts";
 import { compileSchema } from "../schema/compile.ts";
 import type { SchemaValidator } from "../schema/types.ts";
 import { ApprovalError } from "./errors.ts";
-import { objectText, requireText } from "./machine.ts";
+import { objectText, requireText, validateCallerId } from "./machine.ts";
 import type { ApprovalGrant, ApprovalRecord, GrantInput, GrantRefusalCode } from "./types.ts";
 
 /** How many grants' compiled schemas one store keeps. */
@@ -46,8 +46,8 @@ export function grantStatus(grant: ApprovalGrant, now: number): GrantStatus {
 
 /**
  * Checks a grant before it is stored: the tool's identity, a positive whole number of uses, a
- * run or an expiry (or both), a schema that is a JSON object, who grants. Returns the schema's
- * canonical JSON text, or `null` without one.
+ * run or an expiry (or both), a schema that is a JSON object, who grants, and a caller-chosen id
+ * that is a UUID. Returns the schema's canonical JSON text, or `null` without one.
  *
  * @category Approvals
  */
@@ -58,6 +58,7 @@ export function validateGrant(input: GrantInput): string | null {
   for (const field of ["serverId", "toolName", "bindingId", "catalogDigest", "by"] as const) {
     requireText(input[field], field);
   }
+  validateCallerId(input.id);
   if (!Number.isSafeInteger(input.maxUses) || input.maxUses < 1) {
     throw new ApprovalError("approval_invalid_request", "maxUses must be a positive integer");
   }
@@ -79,6 +80,33 @@ export function validateGrant(input: GrantInput): string | null {
   }
   const schema = input.argumentsSchema;
   return schema === undefined ? null : objectText(schema, "argumentsSchema");
+}
+
+/**
+ * The grant already stored under the id `input` names, when it has exactly the terms of `input`
+ * (`schemaJson` is `input`'s schema as {@link validateGrant} returned it): a replayed
+ * `createGrant` answers with the grant it made. Other terms throw `approval_conflict`.
+ *
+ * @category Approvals
+ */
+export function requireSameGrant(
+  existing: ApprovalGrant,
+  input: GrantInput,
+  schemaJson: string | null,
+): ApprovalGrant {
+  const existingSchema = existing.argumentsSchema === undefined
+    ? null
+    : objectText(existing.argumentsSchema, "argumentsSchema");
+  const same = existing.serverId === input.serverId && existing.toolName === input.toolName &&
+    existing.bindingId === input.bindingId && existing.catalogDigest === input.catalogDigest &&
+    existing.runId === input.runId && existing.expiresAt === input.expiresAt &&
+    existing.maxUses === input.maxUses && existing.grantedBy === input.by &&
+    existing.note === input.note && existingSchema === schemaJson;
+  if (same) return existing;
+  throw new ApprovalError(
+    "approval_conflict",
+    `grant ${existing.id} exists already with other terms`,
+  );
 }
 
 /**

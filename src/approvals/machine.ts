@@ -83,8 +83,19 @@ export function requireText(value: unknown, name: string): string {
   return value;
 }
 
-/** The shape of a caller-chosen approval id: a UUID, as `crypto.randomUUID()` makes. */
+/** The shape of a caller-chosen id: a UUID, as `crypto.randomUUID()` makes. */
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * Checks a caller-chosen id (of an approval or a grant): absent, or a UUID.
+ *
+ * @category Approvals
+ */
+export function validateCallerId(id: unknown): void {
+  if (id !== undefined && (typeof id !== "string" || !UUID.test(id))) {
+    throw new ApprovalError("approval_invalid_request", "id must be a UUID");
+  }
+}
 
 const BINDING_TEXT_FIELDS = [
   "serverId",
@@ -114,9 +125,7 @@ export function checkRequest(request: ApprovalRequest): string {
   }
   if (request.runId !== undefined) requireText(request.runId, "runId");
   if (request.callId !== undefined) requireText(request.callId, "callId");
-  if (request.id !== undefined && (typeof request.id !== "string" || !UUID.test(request.id))) {
-    throw new ApprovalError("approval_invalid_request", "id must be a UUID");
-  }
+  validateCallerId(request.id);
   const args = request.arguments;
   if (typeof args !== "object" || args === null || Array.isArray(args)) {
     throw new ApprovalError("approval_invalid_request", "arguments must be a JSON object");

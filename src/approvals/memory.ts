@@ -5,7 +5,13 @@
  */
 import { ApprovalError } from "./errors.ts";
 import { approvalHistory } from "./history.ts";
-import { grantDecider, GrantSchemas, validateGrant, validateRevoke } from "./grants.ts";
+import {
+  grantDecider,
+  GrantSchemas,
+  requireSameGrant,
+  validateGrant,
+  validateRevoke,
+} from "./grants.ts";
 import {
   assertTransition,
   editedRequest,
@@ -242,13 +248,15 @@ export class MemoryApprovalStore implements ApprovalStore {
     });
   }
 
-  /** Records a standing grant. */
+  /** Records a standing grant, or returns the one its caller-chosen id names (same terms). */
   createGrant(input: GrantInput): Promise<ApprovalGrant> {
     return this.#run(() => {
       const schema = validateGrant(input);
+      const stored = input.id === undefined ? undefined : this.#grants.get(input.id);
+      if (stored !== undefined) return structuredClone(requireSameGrant(stored, input, schema));
       const at = this.#now();
       const grant: ApprovalGrant = {
-        id: crypto.randomUUID(),
+        id: input.id ?? crypto.randomUUID(),
         serverId: input.serverId,
         toolName: input.toolName,
         bindingId: input.bindingId,

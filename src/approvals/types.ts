@@ -335,6 +335,13 @@ export interface GrantTerms {
 export interface GrantInput extends GrantTerms {
   /** Who grants; non-empty. */
   readonly by: string;
+  /**
+   * The grant's id, when the caller names it (a UUID), so that a retried or replayed request
+   * makes one grant: `createGrant` with an id already stored returns that grant when everything
+   * else is the same, and throws `approval_conflict` when anything differs. Omitted, the store
+   * makes one.
+   */
+  readonly id?: string;
 }
 
 /**
@@ -343,7 +350,7 @@ export interface GrantInput extends GrantTerms {
  * @category Approvals
  */
 export interface ApprovalGrant extends GrantTerms {
-  /** Store-assigned id. */
+  /** Its id: the caller's ({@link GrantInput.id}), else one the store made. */
   readonly id: string;
   /** How many calls it approved so far. */
   readonly uses: number;

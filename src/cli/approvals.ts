@@ -15,8 +15,8 @@ import type {
 } from "../approvals/types.ts";
 import { readFile } from "node:fs/promises";
 import type { JsonObject } from "../identity/mod.ts";
-import { SluiceError } from "../errors.ts";
-import { EXIT_CODES_TEXT, EXIT_OK, EXIT_REFUSED, EXIT_USAGE } from "./exit_codes.ts";
+import { EXIT_CODES_TEXT, EXIT_OK, EXIT_USAGE } from "./exit_codes.ts";
+import { printRefusal } from "./errors.ts";
 import { type ParsedFlags, parseFlags, UsageError } from "./flags.ts";
 import type { CliStoreOptions } from "./store.ts";
 import { terminalSafe, terminalSafeJson } from "./terminal.ts";
@@ -66,9 +66,10 @@ export const APPROVALS_USAGE = `usage: sluice approvals <command> [--db <url>] [
                                          settle an unknown outcome with evidence
 --db takes a path, a file: URL, or a libsql:/https: server URL (default SLUICE_APPROVALS_DB).
   A path that does not exist, or an empty database, is refused unless --create is given; a
-  database that is not a sluice approval store is refused and left untouched.
+  path that is no regular file (a directory, a named pipe) and a database that is not a sluice
+  approval store are refused and left untouched.
 --auth-token <t>  token for a libsql:/https: server (default SLUICE_DB_AUTH_TOKEN); a token in
-                  the URL itself is refused before connecting
+                  the URL itself (user info, query or fragment) is refused before connecting
 --json            print records as JSON (list: an array; the others: { record, events })
 ${EXIT_CODES_TEXT}`;
 
@@ -351,11 +352,7 @@ export async function withCliStore(
     });
     return await body(store);
   } catch (error) {
-    if (error instanceof SluiceError) {
-      output.stderr(`refused: ${error.code}: ${terminalSafe(error.message)}\n`);
-      return EXIT_REFUSED;
-    }
-    throw error;
+    return printRefusal(output, error);
   } finally {
     await store?.close();
   }

@@ -5,6 +5,8 @@
  * @module
  */
 import { SluiceError } from "../errors.ts";
+import { EXIT_REFUSED } from "./exit_codes.ts";
+import { terminalSafe } from "./terminal.ts";
 
 /**
  * Codes of {@link CliError}.
@@ -13,8 +15,11 @@ import { SluiceError } from "../errors.ts";
  */
 export type CliErrorCode =
   | "cli_db_missing"
+  | "cli_db_not_a_file"
   | "cli_db_not_a_store"
   | "cli_db_token_in_url"
+  | "cli_db_unreadable"
+  | "cli_inbox_listen_failed"
   | "cli_inspect_failed";
 
 /**
@@ -33,4 +38,16 @@ export class CliError extends SluiceError<CliErrorCode> {
     super(code, message);
     this.name = "CliError";
   }
+}
+
+/**
+ * Prints a sluice refusal as `refused: <code>: <message>` (terminal-safe) and returns the exit
+ * code 1; rethrows anything that is not a `SluiceError`.
+ *
+ * @category CLI
+ */
+export function printRefusal(output: { stderr(text: string): void }, error: unknown): number {
+  if (!(error instanceof SluiceError)) throw error;
+  output.stderr(`refused: ${error.code}: ${terminalSafe(error.message)}\n`);
+  return EXIT_REFUSED;
 }

@@ -1,16 +1,18 @@
 /**
- * `sluice inbox --db <url> [--port N] [--as <person>]`: serves the approval inbox on loopback
- * and prints a one-time login link (a random token the first browser to open it exchanges for a
- * session cookie). The logic is a function of argv, output callbacks and a `serve` the host
- * provides, so it runs in process in tests; `scripts/inbox.ts` is the runnable Deno entry.
+ * `sluice inbox --db <url> [--auth-token <t>] [--port N] [--as <person>]`: serves the approval
+ * inbox on loopback and prints a one-time login link (a random token the first browser to open
+ * it exchanges for a session cookie). The store is opened with the same checks as
+ * `sluice approvals` (never created), and every refusal is printed as `refused: <code>: ...`.
+ * The logic is a function of argv, output callbacks and a `serve` the host provides, so it runs
+ * in process in tests.
  *
  * @module
  */
-import type { ApprovalStore } from "../approvals/types.ts";
 import { approvalInbox, type InboxHandler } from "../inbox/approval_inbox.ts";
 import { oneTimeLogin } from "../inbox/one_time_login.ts";
-import type { CliOutput } from "./approvals.ts";
+import { type ApprovalsCliOptions, type CliOutput, withCliStore } from "./approvals.ts";
 import { EXIT_OK, EXIT_USAGE } from "./exit_codes.ts";
+import { parseFlags, UsageError } from "./flags.ts";
 import { terminalSafe } from "./terminal.ts";
 
 /**
@@ -30,15 +32,15 @@ export interface InboxServer {
  *
  * @category CLI
  */
-export interface InboxCliOptions {
-  /** Opens the store named by `--db`. */
-  openStore(url: string): Promise<ApprovalStore>;
-  /** Serves `handler` on `127.0.0.1:port` (0: any free port). */
+export interface InboxCliOptions
+  extends Pick<ApprovalsCliOptions, "openStore" | "defaultAuthToken" | "defaultDb"> {
+  /**
+   * Serves `handler` on `127.0.0.1:port` (0: any free port); a port it cannot listen on rejects
+   * with a `SluiceError` (`cli_inbox_listen_failed`), which is printed as a refusal.
+   */
   serve(handler: InboxHandler, address: { hostname: "127.0.0.1"; port: number }): Promise<
     InboxServer
   >;
-  /** Store URL used when `--db` is absent. */
-  readonly defaultDb?: string;
   /** The person recorded as decider when `--as` is absent (for example the login name). */
   readonly defaultPerson?: string;
 }
@@ -48,10 +50,12 @@ export interface InboxCliOptions {
  *
  * @category CLI
  */
-export const INBOX_USAGE = `usage: sluice inbox --db <url> [--port N] [--as <person>]
+export const INBOX_USAGE =
+  `usage: sluice inbox --db <url> [--auth-token <t>] [--port N] [--as <person>]
   serves the approval inbox on http://127.0.0.1:<port>/ (default port 8787; 0 picks one)
   and prints a one-time login link; decisions are recorded as made by <person>
-  (default: your login name). Stop it with Ctrl-C.`;
+  (default: your login name). Stop it with Ctrl-C.
+--db and --auth-token as for sluice approvals (the store must exist already).`;
 
 /**
  * The default port of `sluice inbox`.
@@ -60,30 +64,14 @@ export const INBOX_USAGE = `usage: sluice inbox --db <url> [--port N] [--as <per
  */
 export const DEFAULT_INBOX_PORT = 8787;
 
-function parse(argv: readonly string[]): Map<string, string> {
-  const flags = new Map<string, string>();
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i];
-    if (!arg.startsWith("--")) throw new Error(`unexpected argument ${arg}`);
-    const eq = arg.indexOf("=");
-    const name = arg.slice(2, eq < 0 ? undefined : eq);
-    if (!["db", "port", "as"].includes(name)) throw new Error(`unknown option --${name}`);
-    const value = eq < 0 ? argv[++i] : arg.slice(eq + 1);
-    if (value === undefined || value === "") throw new Error(`--${name} needs a value`);
-    if (flags.has(name)) throw new Error(`--${name} given twice`);
-    flags.set(name, value);
-  }
-  return flags;
-}
-
 /**
  * Runs `sluice inbox <argv>`: serves until the host stops the server, then returns the exit
- * code (0 done, 2 usage error).
+ * code (0 done, 1 refused with `refused: <code>: <message>` on stderr, 2 usage error).
  *
  * @example
  * ```ts ignore
  * const code = await runInboxCli(["--db", "approvals.db", "--port", "8787"], io, {
- *   openStore: (url) => LibsqlApprovalStore.open(url),
+ *   openStore: (url, options) => openCliStore(url, options),
  *   serve: async (handler, address) => {
  *     const server = Deno.serve({ ...address, onListen() {} }, handler);
  *     return { port: server.addr.port, finished: server.finished };
@@ -102,27 +90,36 @@ export async function runInboxCli(
     output.stdout(INBOX_USAGE + "\n");
     return EXIT_OK;
   }
+  let flags: Map<string, string>;
   let db: string;
   let port: number;
   let person: string;
   try {
-    const flags = parse(argv);
+    const parsed = parseFlags(argv, {
+      values: ["db", "auth-token", "port", "as"],
+      booleans: [],
+      command: "inbox",
+    });
+    if (parsed.positional.length > 0) {
+      throw new UsageError(`unexpected argument ${parsed.positional[0]}`);
+    }
+    flags = parsed.flags;
     const chosen = flags.get("db") ?? options.defaultDb;
-    if (chosen === undefined) throw new Error("--db is required");
+    if (chosen === undefined) throw new UsageError("--db is required");
     db = chosen;
     port = Number(flags.get("port") ?? DEFAULT_INBOX_PORT);
     if (!Number.isInteger(port) || port < 0 || port > 65535) {
-      throw new Error("--port must be an integer from 0 to 65535");
+      throw new UsageError("--port must be an integer from 0 to 65535");
     }
     const as = flags.get("as") ?? options.defaultPerson;
-    if (as === undefined || as.trim() === "") throw new Error("--as is required");
+    if (as === undefined || as.trim() === "") throw new UsageError("--as is required");
     person = as;
   } catch (error) {
-    output.stderr(`${terminalSafe((error as Error).message)}\n${INBOX_USAGE}\n`);
+    if (!(error instanceof UsageError)) throw error;
+    output.stderr(`${terminalSafe(error.message)}\n${INBOX_USAGE}\n`);
     return EXIT_USAGE;
   }
-  const store = await options.openStore(db);
-  try {
+  return await withCliStore(flags, db, output, options, async (store) => {
     const login = oneTimeLogin({ person });
     const inbox = approvalInbox({ store, authorize: login.authorize });
     const server = await options.serve(
@@ -136,7 +133,5 @@ export async function runInboxCli(
     );
     await server.finished;
     return EXIT_OK;
-  } finally {
-    await store.close();
-  }
+  });
 }

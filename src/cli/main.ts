@@ -8,13 +8,14 @@
  */
 import { type ApprovalsCliOptions, runApprovalsCli } from "./approvals.ts";
 import { EXIT_CODES_TEXT, EXIT_OK, EXIT_USAGE } from "./exit_codes.ts";
+import { printRefusal } from "./errors.ts";
 import { runGrantsCli } from "./grants.ts";
 import { runInspectCli } from "./inspect.ts";
 import { runInboxCli } from "./inbox.ts";
 import { login } from "./login.ts";
 import { LibsqlTokenStore } from "../auth/libsql_token_store.ts";
 import { serveOnNode } from "./serve_node.ts";
-import { openCliStore } from "./store.ts";
+import { openCliStore, refuseNonFileDb } from "./store.ts";
 import { terminalSafe } from "./terminal.ts";
 import { VERSION } from "./version.ts";
 
@@ -44,7 +45,7 @@ export interface CliCommand {
   run(argv: readonly string[], host: CliHost): Promise<number>;
 }
 
-/** How the approvals and grants commands open their store, from the environment. */
+/** How the approvals, grants and inbox commands open their store, from the environment. */
 function storeOptions(host: CliHost): ApprovalsCliOptions {
   const defaultDb = host.env("SLUICE_APPROVALS_DB");
   const defaultAuthToken = host.env("SLUICE_DB_AUTH_TOKEN");
@@ -88,7 +89,13 @@ export const COMMANDS: Readonly<Record<string, CliCommand>> = {
         return EXIT_USAGE;
       }
       const keyBytes = Uint8Array.from(atob(key), (char) => char.charCodeAt(0));
-      const store = await LibsqlTokenStore.open(db, { key: keyBytes });
+      let store: LibsqlTokenStore;
+      try {
+        await refuseNonFileDb(db);
+        store = await LibsqlTokenStore.open(db, { key: keyBytes });
+      } catch (error) {
+        return printRefusal(host, error);
+      }
       try {
         return await login({ url, store, output: host });
       } finally {
@@ -99,12 +106,10 @@ export const COMMANDS: Readonly<Record<string, CliCommand>> = {
   inbox: {
     summary: "serve the approval inbox on loopback and print a one-time login link",
     run: (argv, host) => {
-      const defaultDb = host.env("SLUICE_APPROVALS_DB");
       const defaultPerson = host.env("USER") ?? host.env("USERNAME");
       return runInboxCli(argv, host, {
-        openStore: (db) => openCliStore(db),
+        ...storeOptions(host),
         serve: serveOnNode,
-        ...(defaultDb === undefined ? {} : { defaultDb }),
         ...(defaultPerson === undefined ? {} : { defaultPerson }),
       });
     },

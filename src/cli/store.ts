@@ -1,15 +1,17 @@
 /**
  * Opens the approval store an operator names with `--db`, refusing what the library would
  * otherwise do silently: a token written into the URL (it would be sent, and end up in shell
- * history), a path that does not exist (a typo would create an empty database), and a database
- * that is not a sluice approval store (opening it would migrate it and switch it to WAL). The
- * checks read the database without writing; only then is the store opened through
- * `LibsqlApprovalStore.open`.
+ * history), a path that does not exist (a typo would create an empty database), a path that is
+ * no regular file (reading a named pipe waits for a writer forever; a directory fails deep in
+ * the driver), and a database that is not a sluice approval store (opening it would migrate it
+ * and switch it to WAL). The checks read the database without writing; only then is the store
+ * opened through `LibsqlApprovalStore.open`.
  *
  * @module
  */
 import { createClient } from "@libsql/client";
-import { open } from "node:fs/promises";
+import type { Stats } from "node:fs";
+import { open, stat } from "node:fs/promises";
 import { ApprovalError } from "../approvals/errors.ts";
 import { LibsqlApprovalStore } from "../approvals/libsql/store.ts";
 import { resolveStoreUrl } from "../approvals/libsql/url.ts";
@@ -41,7 +43,9 @@ const STORE_TABLES = ["schema_version", "approvals"];
 const SQLITE_HEADER = "SQLite format 3\u0000";
 
 /**
- * Refuses a URL with user info or a credential-like query parameter, before any connection.
+ * Refuses a URL with user info, a credential-like query parameter or a fragment, before any
+ * connection. A database URL has no use for a fragment, and one can hold a token bare
+ * (`postgres://host/db#secret`), so any fragment is refused; the message never repeats it.
  *
  * @category CLI
  */
@@ -59,12 +63,17 @@ export function refuseTokenInUrl(db: string): void {
   const secretParam = [...url.searchParams.keys()].find((name) => SECRET_PARAM.test(name));
   // A PostgreSQL role name is no secret (its password comes from SLUICE_APPROVALS_DB_PASSWORD).
   const roleOnly = /^postgres(ql)?:$/i.test(url.protocol) && url.password === "";
-  if ((url.username !== "" && !roleOnly) || url.password !== "" || secretParam !== undefined) {
+  const where = (url.username !== "" && !roleOnly) || url.password !== ""
+    ? "user info"
+    : secretParam !== undefined
+    ? `query parameter ${secretParam}`
+    : url.hash !== ""
+    ? "a fragment after #"
+    : undefined;
+  if (where !== undefined) {
     throw new CliError(
       "cli_db_token_in_url",
-      `the --db URL carries a credential (${
-        secretParam === undefined ? "user info" : `query parameter ${secretParam}`
-      }); pass it with --auth-token or SLUICE_DB_AUTH_TOKEN instead`,
+      `the --db URL carries a credential (${where}); pass it with --auth-token or SLUICE_DB_AUTH_TOKEN instead`,
     );
   }
 }
@@ -75,14 +84,65 @@ function filePath(url: string): string {
   return decodeURIComponent(path.replace(/[?#].*$/, ""));
 }
 
+/** The system's code of a failed file operation (`ENOENT`, `EACCES`, ...). */
+const systemCode = (error: unknown) => String((error as { code?: unknown }).code ?? "unknown");
+
+/** What a path that is no regular file is, for the refusal. */
+function kindOf(info: Stats): string {
+  if (info.isDirectory()) return "a directory";
+  if (info.isFIFO()) return "a named pipe (FIFO)";
+  if (info.isSocket()) return "a socket";
+  if (info.isCharacterDevice() || info.isBlockDevice()) return "a device";
+  return "not a regular file";
+}
+
+/**
+ * Whether a regular file exists at `path` (links followed), looked at without opening it:
+ * `false` when nothing is there, a refusal when something else is.
+ *
+ * @throws {CliError} `cli_db_not_a_file` or `cli_db_unreadable`
+ */
+async function isRegularFile(path: string): Promise<boolean> {
+  let info;
+  try {
+    info = await stat(path);
+  } catch (error) {
+    const code = systemCode(error);
+    if (code === "ENOENT" || code === "ENOTDIR") return false;
+    throw new CliError("cli_db_unreadable", `cannot examine ${path} (${code})`);
+  }
+  if (!info.isFile()) {
+    throw new CliError("cli_db_not_a_file", `${path} is ${kindOf(info)}, not a database file`);
+  }
+  return true;
+}
+
+/**
+ * Refuses a `--db` that names a local path (a path or `file:` URL) that exists and is no
+ * regular file, before anything opens it; server URLs and `:memory:` pass.
+ *
+ * @throws {CliError} `cli_db_not_a_file` or `cli_db_unreadable`
+ *
+ * @category CLI
+ */
+export async function refuseNonFileDb(db: string): Promise<void> {
+  let location;
+  try {
+    location = resolveStoreUrl(db);
+  } catch {
+    return; // the store's open refuses it with its own code
+  }
+  if (location.kind === "file") await isRegularFile(filePath(location.url));
+}
+
 /** The file's first bytes, or undefined when it does not exist. */
 async function fileStart(path: string): Promise<Uint8Array | undefined> {
+  if (!(await isRegularFile(path))) return undefined;
   let handle;
   try {
     handle = await open(path, "r");
   } catch (error) {
-    if ((error as { code?: string }).code === "ENOENT") return undefined;
-    throw error;
+    throw new CliError("cli_db_unreadable", `cannot read ${path} (${systemCode(error)})`);
   }
   try {
     const buffer = new Uint8Array(16);
@@ -115,7 +175,8 @@ async function tableNames(url: string, authToken: string | undefined): Promise<s
  * Opens the store named by `db` after the CLI's checks: no credential in the URL, an existing
  * file unless `create`, and either a sluice approval store or (with `create`) an empty one.
  *
- * @throws {CliError} `cli_db_token_in_url`, `cli_db_missing` or `cli_db_not_a_store`
+ * @throws {CliError} `cli_db_token_in_url`, `cli_db_missing`, `cli_db_not_a_file`,
+ *   `cli_db_unreadable` or `cli_db_not_a_store`
  * @throws {ApprovalError} what `resolveStoreUrl` and `LibsqlApprovalStore.open` refuse
  *
  * @category CLI

@@ -444,6 +444,52 @@ export function approvalInbox(options: ApprovalInboxOptions): InboxHandler {
     return await grants(context, 200, notice("accepted", `Grant revoked by ${context.person}.`));
   }
 
+  /**
+   * The grant form. A grant leaves the approval as it was, so its form's token stays valid: the
+   * grant's id is derived from that token instead, and a replay of the form (a resubmit, or the
+   * same body posted again at once) finds the grant the form made and records nothing.
+   */
+  async function makeGrant(
+    context: PageContext,
+    record: ApprovalRecord,
+    form: URLSearchParams,
+  ): Promise<Response> {
+    const person = context.person!;
+    const id = await tokens.submissionId(single(form, "token")!);
+    const replayed = async () => {
+      const made = await store.getGrant(id);
+      if (made === undefined) return undefined;
+      return await detail(
+        context,
+        record.id,
+        409,
+        notice(
+          "refused",
+          `This form was already used: it made grant ${made.id}; nothing new was recorded.`,
+          "inbox_stale_form",
+        ),
+      );
+    };
+    const earlier = await replayed();
+    if (earlier !== undefined) return earlier;
+    try {
+      const grant = await store.createGrant({ id, ...grantInput(form, record, person, now()) });
+      return await detail(
+        context,
+        record.id,
+        200,
+        notice("accepted", `Grant ${grant.id} made by ${person}.`),
+      );
+    } catch (error) {
+      // A replay posted at the same time stored its grant first (at its own instant).
+      const raced = error instanceof ApprovalError && error.code === "approval_conflict"
+        ? await replayed()
+        : undefined;
+      if (raced === undefined) throw error;
+      return raced;
+    }
+  }
+
   async function act(
     request: Request,
     context: PageContext,
@@ -486,15 +532,7 @@ export function approvalInbox(options: ApprovalInboxOptions): InboxHandler {
           ),
         );
       }
-      if (action === "grant") {
-        const grant = await store.createGrant(grantInput(form, record, person, now()));
-        return await detail(
-          context,
-          id,
-          200,
-          notice("accepted", `Grant ${grant.id} made by ${person}.`),
-        );
-      }
+      if (action === "grant") return await makeGrant(context, record, form);
       if (action === "decide") {
         const decision = single(form, "decision");
         if (decision !== "approve" && decision !== "deny") {

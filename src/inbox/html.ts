@@ -126,10 +126,13 @@ export function constantMarkup(markup: string): Html {
  * @category Approval inbox
  */
 export function editableJson(value: unknown): string {
-  return JSON.stringify(value, null, 2).replace(
-    INVISIBLE,
-    (chars) =>
-      [...chars].map((_, index) => `\\u${chars.charCodeAt(index).toString(16).padStart(4, "0")}`)
-        .join(""),
-  );
+  // One escape per UTF-16 code unit: an astral character (a tag character) is a surrogate pair,
+  // and JSON writes it as two escapes.
+  return JSON.stringify(value, null, 2).replace(INVISIBLE, (chars) => {
+    let escaped = "";
+    for (let i = 0; i < chars.length; i++) {
+      escaped += `\\u${chars.charCodeAt(i).toString(16).padStart(4, "0")}`;
+    }
+    return escaped;
+  });
 }

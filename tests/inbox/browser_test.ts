@@ -10,6 +10,8 @@
  * 2. Hostile arguments render inert (checked in the DOM, and no dialog opens); the list shows a
  *    new approval without a reload; a cross-origin form, a form without its token, a request
  *    without a session and a form made stale by a decision in another tab are each refused.
+ * 3. Arguments with astral-plane characters (tag characters, emoji) shown in the edit box and
+ *    submitted unchanged are accepted as the same arguments, digest and all.
  *
  * In CI the tests always run, so a missing Chromium fails them; elsewhere they run when
  * Chromium is installed.
@@ -24,7 +26,7 @@ import { SYNTHETIC_VALUE } from "../../fixtures/write_server.ts";
 import { createWriteWorkspace } from "../../fixtures/write_server_launch.ts";
 import { readLedger, receivedFor } from "../../fixtures/write_ledger.ts";
 import { envelopeOf, hostArgs, startHost } from "../support/write_e2e.ts";
-import { makeRequest } from "../support/approval_requests.ts";
+import { ASTRAL_ARGUMENTS, makeRequest } from "../support/approval_requests.ts";
 import { browserTestsRun, launchChromium, startInboxCli } from "../support/inbox_browser.ts";
 
 const RUN = browserTestsRun();
@@ -43,6 +45,18 @@ function watchDialogs(page: Page): string[] {
     dialog.dismiss().catch(() => undefined);
   });
   return dialogs;
+}
+
+/** An inbox over a memory store, served in this process on loopback for alice's one-time login. */
+function serveInbox(refreshMs: number) {
+  const store = new MemoryApprovalStore();
+  const login = oneTimeLogin({ person: "alice" });
+  const inbox = approvalInbox({ store, authorize: login.authorize, refreshMs });
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen() {} },
+    (request) => login.handle(request) ?? inbox(request),
+  );
+  return { store, login, server, origin: `http://127.0.0.1:${server.addr.port}` };
 }
 
 /** What a test over a real host process, `sluice inbox` and Chromium gets. */
@@ -203,14 +217,7 @@ Deno.test({
   sanitizeOps: false,
   sanitizeResources: false,
   fn: async () => {
-    const store = new MemoryApprovalStore();
-    const login = oneTimeLogin({ person: "alice" });
-    const inbox = approvalInbox({ store, authorize: login.authorize, refreshMs: 250 });
-    const server = Deno.serve(
-      { hostname: "127.0.0.1", port: 0, onListen() {} },
-      (request) => login.handle(request) ?? inbox(request),
-    );
-    const origin = `http://127.0.0.1:${server.addr.port}`;
+    const { store, login, server, origin } = serveInbox(250);
     // Another origin (same site, other port) whose page posts a form to the inbox.
     const evil = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, (request) => {
       const target = new URL(request.url).searchParams.get("target") ?? "";
@@ -308,6 +315,42 @@ Deno.test({
       await browser.close();
       await server.shutdown();
       await evil.shutdown();
+    }
+  },
+});
+
+Deno.test({
+  name:
+    "inbox in Chromium: astral-plane arguments (tag characters, emoji) submitted unchanged are the same arguments",
+  ignore: !RUN,
+  sanitizeOps: false,
+  sanitizeResources: false,
+  fn: async () => {
+    const { store, login, server, origin } = serveInbox(0);
+    const browser = await launchChromium();
+    try {
+      const astral = ASTRAL_ARGUMENTS;
+      const record = await store.prepare(await makeRequest(Date.now(), {}, astral, 600_000));
+      const page = await browser.newPage();
+      const dialogs = watchDialogs(page);
+      await page.goto(`${origin}${login.loginPath}`);
+      await page.goto(`${origin}/approvals/${record.id}`);
+      // The box shows the arguments as JSON that parses back to exactly them.
+      assert.deepEqual(JSON.parse(await page.inputValue("#edit-arguments")), astral);
+      const [answer] = await Promise.all([
+        page.waitForResponse((response) => response.request().method() === "POST"),
+        page.click("#approve-edited"),
+      ]);
+      assert.equal(answer.status(), 200);
+      assert.match((await page.textContent("#notice")) ?? "", /Approved with edits by alice/);
+      const original = (await store.get(record.id))!;
+      const approval = (await store.get(original.supersededBy!))!;
+      assert.deepEqual(approval.arguments, astral);
+      assert.equal(approval.argumentsDigest, record.argumentsDigest);
+      assert.deepEqual(dialogs, []);
+    } finally {
+      await browser.close();
+      await server.shutdown();
     }
   },
 });

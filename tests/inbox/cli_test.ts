@@ -1,6 +1,7 @@
 /**
  * `sluice inbox` in process (`runInboxCli`): usage errors, and a served inbox whose printed
- * one-time link signs in once over real loopback HTTP; and the inbox behind `node:http`.
+ * one-time link signs in once over real loopback HTTP; the inbox behind `node:http`; and, as
+ * real processes, every refusal printed as one `refused: <code>: <message>` line.
  */
 import assert from "node:assert/strict";
 import { createServer } from "node:http";
@@ -9,6 +10,9 @@ import { approvalInbox, oneTimeLogin, toNodeListener } from "../../inbox.ts";
 import { runInboxCli } from "../../src/cli/inbox.ts";
 import { MemoryApprovalStore } from "../../src/approvals/memory.ts";
 import { makeRequest } from "../support/approval_requests.ts";
+import { runSluice } from "../support/run_script.ts";
+import { createClient } from "@libsql/client";
+import { LibsqlApprovalStore } from "../../libsql.ts";
 
 function capture() {
   const out: string[] = [];
@@ -105,5 +109,52 @@ Deno.test("toNodeListener: the inbox behind node:http signs in, shows and decide
     assert.equal((await store.get(record.id))?.decision?.by, "dana");
   } finally {
     await new Promise((resolve) => server.close(resolve));
+  }
+});
+
+Deno.test("sluice inbox prints every refusal as one refused line: a missing, foreign or token-bearing --db, a busy port", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "sluice-inbox-cli-" });
+  const busy = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const seen: string[] = [];
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, (request) => {
+    seen.push(request.headers.get("authorization") ?? "none");
+    return new Response("no", { status: 500 });
+  });
+  try {
+    const foreign = `${dir}/app.sqlite`;
+    const client = createClient({ url: `file:${foreign}` });
+    await client.execute("CREATE TABLE users (id INTEGER PRIMARY KEY)");
+    client.close();
+    const store = `${dir}/approvals.db`;
+    await (await LibsqlApprovalStore.open(store)).close();
+    const local = `http://127.0.0.1:${server.addr.port}`;
+    const port = String((busy.addr as Deno.NetAddr).port);
+    for (
+      const [db, extra, code] of <[string, string[], string][]> [
+        [`${dir}/aprovals.db`, [], "cli_db_missing"],
+        [foreign, [], "cli_db_not_a_store"],
+        [`${local}/?authToken=secret-1`, [], "cli_db_token_in_url"],
+        [store, ["--port", port], "cli_inbox_listen_failed"],
+        [local, ["--auth-token", "tok-flag"], "approval_store_error"],
+      ]
+    ) {
+      const portFlag = extra.includes("--port") ? [] : ["--port", "0"];
+      const run = await runSluice(["inbox", "--db", db, "--as", "alice", ...portFlag, ...extra]);
+      assert.equal(run.code, 1, `${db}: ${run.stderr}`);
+      assert.match(run.stderr, new RegExp(`^refused: ${code}: [^\\n]+\\n$`), db);
+      assert.ok(!run.stderr.includes("secret-1"), "the token is not echoed");
+      assert.equal(run.stdout, "", "no login link is printed");
+    }
+    await assert.rejects(Deno.stat(`${dir}/aprovals.db`), Deno.errors.NotFound, "not created");
+    // The token reaches the libSQL server the supported ways, as a bearer token.
+    const env = await runSluice(["inbox", "--db", local, "--as", "alice", "--port", "0"], {
+      env: { SLUICE_DB_AUTH_TOKEN: "tok-env" },
+    });
+    assert.match(env.stderr, /^refused: approval_store_error: /);
+    assert.deepEqual(seen, ["Bearer tok-flag", "Bearer tok-env"]);
+  } finally {
+    busy.close();
+    await server.shutdown();
+    await Deno.remove(dir, { recursive: true });
   }
 });

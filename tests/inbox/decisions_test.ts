@@ -6,8 +6,10 @@
  */
 import assert from "node:assert/strict";
 import { MemoryApprovalStore } from "../../src/approvals/memory.ts";
+import type { ApprovalStore } from "../../src/approvals/types.ts";
+import { LibsqlApprovalStore } from "../../libsql.ts";
 import { approvalInbox, type InboxHandler } from "../../inbox.ts";
-import { makeRequest } from "../support/approval_requests.ts";
+import { ASTRAL_ARGUMENTS, makeRequest } from "../support/approval_requests.ts";
 
 const ORIGIN = "http://127.0.0.1:8787";
 const PERSON_HEADER = "x-test-person";
@@ -140,11 +142,13 @@ Deno.test("inbox grants: made by the authorized person, listed, revoked with the
     ["alice", "run-9", 2, record.toolName, record.catalogDigest],
   );
   assert.equal((await store.get(record.id))?.state, "pending", "the approval itself still waits");
-  // Neither a run nor hours: refused.
+  // Neither a run nor hours: refused (on a fresh form; the first one is spent).
+  const fresh = await form(inbox, `/approvals/${record.id}`, 'id="grant"');
   const unbounded = await inbox(
-    post(`/approvals/${record.id}/grant`, { ...grantForm.fields, uses: "2" }),
+    post(`/approvals/${record.id}/grant`, { ...fresh.fields, uses: "2" }),
   );
   assert.equal(unbounded.status, 400);
+  assert.equal((await store.listGrants()).length, 1);
   const revokeForm = await form(inbox, "/grants", `data-grant="${grant.id}"`);
   assert.match(revokeForm.block, /active/);
   for (
@@ -166,4 +170,94 @@ Deno.test("inbox grants: made by the authorized person, listed, revoked with the
   assert.match(await replay.text(), /inbox_stale_form/);
   const list = await (await inbox(get("/grants"))).text();
   assert.match(list, /revoked by alice/);
+});
+
+/** The inbox over each store the replay test runs on: memory, and a libSQL file. */
+const replayStores: [string, () => Promise<{ store: ApprovalStore; done: () => Promise<void> }>][] =
+  [
+    ["memory", () => Promise.resolve({ store: new MemoryApprovalStore(), done: async () => {} })],
+    ["libsql file", async () => {
+      const dir = await Deno.makeTempDir({ prefix: "sluice-inbox-grant-" });
+      const store = await LibsqlApprovalStore.open(`${dir}/approvals.db`);
+      return {
+        store,
+        done: async () => {
+          await store.close();
+          await Deno.remove(dir, { recursive: true });
+        },
+      };
+    }],
+  ];
+
+for (const [name, open] of replayStores) {
+  Deno.test(`inbox grants (${name}): a replayed grant form makes one grant, posted in turn or at once`, async () => {
+    const { store, done } = await open();
+    try {
+      const inbox = approvalInbox({
+        store,
+        authorize: (request) => request.headers.get(PERSON_HEADER) ?? undefined,
+        refreshMs: 0,
+      });
+      const record = await store.prepare(
+        await makeRequest(Date.now(), { runId: "run-r", callId: "c" }),
+      );
+      const path = `/approvals/${record.id}`;
+      // One form posted three times in turn, as a browser's resubmit does.
+      const rendered = await form(inbox, path, 'id="grant"');
+      const fields = { ...rendered.fields, uses: "2", this_run: "yes", hours: "3" };
+      const first = await inbox(post(`${path}/grant`, fields));
+      assert.equal(first.status, 200);
+      const [grant] = await store.listGrants();
+      assert.match(await first.text(), new RegExp(`Grant ${grant.id} made by alice`));
+      for (const again of [fields, fields, { ...fields, uses: "5" }]) {
+        const replay = await inbox(post(`${path}/grant`, again));
+        assert.equal(replay.status, 409);
+        const page = await replay.text();
+        assert.match(page, /inbox_stale_form/);
+        assert.ok(page.includes(grant.id), "the replay names the grant its form made");
+      }
+      assert.deepEqual(await store.listGrants(), [grant], "one grant, unchanged");
+      // Another form posted three times at once.
+      const other = await form(inbox, path, 'id="grant"');
+      const body = { ...other.fields, uses: "3", this_run: "yes" };
+      const answers = await Promise.all(
+        [1, 2, 3].map(() => inbox(post(`${path}/grant`, body))),
+      );
+      const grants = await store.listGrants();
+      assert.equal(grants.length, 2, "each rendered form makes one grant");
+      const made = grants.find((g) => g.id !== grant.id)!;
+      assert.deepEqual([made.maxUses, made.runId, made.grantedBy], [3, "run-r", "alice"]);
+      for (const answer of answers) {
+        assert.ok([200, 409].includes(answer.status), String(answer.status));
+        assert.ok((await answer.text()).includes(made.id));
+      }
+      assert.ok(answers.some((answer) => answer.status === 200));
+      assert.equal((await store.get(record.id))?.state, "pending");
+    } finally {
+      await done();
+    }
+  });
+}
+
+Deno.test("inbox approve with edits: astral-plane characters round-trip; unchanged arguments are the same arguments", async () => {
+  const { store, inbox } = setup();
+  const record = await store.prepare(
+    await makeRequest(Date.now(), { runId: "r", callId: "c" }, ASTRAL_ARGUMENTS),
+  );
+  const { fields, block } = await form(inbox, `/approvals/${record.id}`, 'id="edit"');
+  assert.ok(!/[\u{E0000}-\u{E007F}\u202E]/u.test(block), "no raw tag or bidi character");
+  assert.ok(!/[\uD800-\uDBFF](?![\uDC00-\uDFFF])/.test(block), "no lone high surrogate");
+  const shown = /<textarea id="edit-arguments"[^>]*>([^<]*)<\/textarea>/.exec(block)![1]
+    .replaceAll("&lt;", "<").replaceAll("&gt;", ">").replaceAll("&quot;", '"')
+    .replaceAll("&#39;", "'").replaceAll("&amp;", "&");
+  assert.deepEqual(JSON.parse(shown), ASTRAL_ARGUMENTS);
+  // Submitted as shown: accepted, and bound to exactly the arguments the model sent.
+  const response = await inbox(
+    post(`/approvals/${record.id}/edit`, { ...fields, arguments: shown }),
+  );
+  assert.equal(response.status, 200);
+  const original = (await store.get(record.id))!;
+  const approval = (await store.get(original.supersededBy!))!;
+  assert.deepEqual(approval.arguments, ASTRAL_ARGUMENTS);
+  assert.equal(approval.argumentsDigest, record.argumentsDigest);
 });

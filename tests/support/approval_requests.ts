@@ -55,3 +55,15 @@ export function expectationFor(
     ...overrides,
   };
 }
+
+/**
+ * Arguments with astral-plane characters (each a surrogate pair in UTF-16): invisible tag
+ * characters alone and in an emoji flag, emoji joined by zero-width joiners, a musical symbol in
+ * a key, and a BMP bidi override beside them.
+ */
+export const ASTRAL_ARGUMENTS: JsonObject = Object.freeze({
+  document: "tag\u{E0041}\u{E0042}\u{E007F} end",
+  title:
+    "rocket \u{1F680} family \u{1F468}\u200D\u{1F469}\u200D\u{1F467} flag \u{1F3F4}\u{E0067}\u{E0062}\u{E007F}",
+  "clef \u{1D11E}": "\u{1D11E} and \u202E",
+});

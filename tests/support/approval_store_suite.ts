@@ -904,6 +904,45 @@ export function approvalStoreSuite(name: string, factory: StoreFactory): void {
     assert.deepEqual((await store.getGrant(grant.id))?.argumentsSchema, schema);
   });
 
+  test(
+    "grants: a caller-chosen id is created once; the same terms again return it, others conflict",
+    async (store, clock) => {
+      const request = await makeRequest(clock.t, { runId: "run-i", callId: "c1" });
+      const id = crypto.randomUUID();
+      const input = grantFor(request, { id, note: "once", argumentsSchema: { type: "object" } });
+      // Three at once and one after: one grant, the same one every time.
+      const made = await Promise.all([1, 2, 3].map(() => store.createGrant(input)));
+      clock.t += 1000;
+      made.push(await store.createGrant({ ...input }));
+      assert.equal(made[0].id, id);
+      for (const grant of made) assert.deepEqual(grant, made[0]);
+      assert.deepEqual(await store.listGrants(), [made[0]]);
+      assert.deepEqual((await store.grantEvents(id)).map((e) => e.kind), ["created"]);
+      for (
+        const other of [
+          { maxUses: 3 },
+          { note: "twice" },
+          { note: undefined },
+          { by: "mallory" },
+          { runId: "run-i" },
+          { expiresAt: input.expiresAt! + 1 },
+          { argumentsSchema: { type: "object", required: ["a"] } },
+          { toolName: "other_tool" },
+        ]
+      ) {
+        await rejectsWith(store.createGrant({ ...input, ...other }), "approval_conflict");
+      }
+      assert.equal((await store.listGrants()).length, 1);
+      // A used or revoked grant is still the one that id names.
+      await store.revokeGrant(id, { by: "rita" });
+      assert.equal((await store.createGrant(input)).revokedBy, "rita");
+      for (const bad of ["", "not-a-uuid", 7 as unknown as string]) {
+        await rejectsWith(store.createGrant({ ...input, id: bad }), "approval_invalid_request");
+      }
+      assert.equal((await store.listGrants()).length, 1);
+    },
+  );
+
   test("a closed store refuses further calls", async (store, clock) => {
     const request = await makeRequest(clock.t);
     await store.close();

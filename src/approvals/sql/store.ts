@@ -10,7 +10,13 @@
  * @module
  */
 import { ApprovalError } from "../errors.ts";
-import { grantDecider, GrantSchemas, validateGrant, validateRevoke } from "../grants.ts";
+import {
+  grantDecider,
+  GrantSchemas,
+  requireSameGrant,
+  validateGrant,
+  validateRevoke,
+} from "../grants.ts";
 import { approvalHistory } from "../history.ts";
 import {
   assertTransition,
@@ -399,17 +405,27 @@ export class SqlApprovalStore implements ApprovalStore {
     });
   }
 
-  /** Records a standing grant. */
+  /**
+   * Records a standing grant, or returns the one its caller-chosen id names (same terms): the
+   * insertion does nothing when the id is taken, so of concurrent replays one inserts.
+   */
   async createGrant(input: GrantInput): Promise<ApprovalGrant> {
     const schema = validateGrant(input);
     return await this.#run(async () => {
-      const fields = grantFields(input, schema, crypto.randomUUID(), this.#now());
-      await this.#db.batch([{
+      const fields = grantFields(input, schema, input.id ?? crypto.randomUUID(), this.#now());
+      const returning = !this.#db.dialect.exactChanges;
+      const [inserted] = await this.#db.batch([{
         sql: `INSERT INTO approval_grants (${GRANT_COLUMNS.join(", ")})
-          VALUES (${GRANT_COLUMNS.map(() => "?").join(", ")})`,
+          VALUES (${GRANT_COLUMNS.map(() => "?").join(", ")})
+          ON CONFLICT (id) DO NOTHING${returning ? " RETURNING id" : ""}`,
         args: GRANT_COLUMNS.map((column) => fields[column]),
       }]);
-      return toGrant(fields);
+      if (applied(inserted, returning)) return toGrant(fields);
+      const stored = await this.#readGrant(String(fields.id));
+      if (stored === undefined) {
+        throw new ApprovalError("approval_store_error", "the grant was not inserted");
+      }
+      return requireSameGrant(stored, input, schema);
     });
   }
 
