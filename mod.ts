@@ -255,6 +255,7 @@ export {
   type ConnectOptions,
   type ConnectReport,
   type ConnectTransportOptions,
+  DEFAULT_RELIST_INTERVAL_MS,
   type Era,
   EraCache,
   type EraVerdict,

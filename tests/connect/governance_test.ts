@@ -44,6 +44,10 @@ Deno.test("configuration: exact server.tool entries only; collisions and strays 
     [{ servers: [{ id: "1docs", url: SERVER.url }], allow: ["1docs.a"] }, "connect_config_invalid"],
     [{ servers: [SERVER, SERVER], allow: ["docs.a"] }, "connect_config_invalid"],
     [{ servers: [{ id: "do.cs", url: SERVER.url }], allow: ["do.cs.a"] }, "connect_config_invalid"],
+    [{ allow: ["docs.a"], minRelistIntervalMs: 99 }, "connect_config_invalid"],
+    [{ allow: ["docs.a"], minRelistIntervalMs: 0 }, "connect_config_invalid"],
+    [{ allow: ["docs.a"], minRelistIntervalMs: 1_000.5 }, "connect_config_invalid"],
+    [{ allow: ["docs.a"], minRelistIntervalMs: 3_600_001 }, "connect_config_invalid"],
   ];
   for (const [overrides, code] of cases) {
     await assert.rejects(
