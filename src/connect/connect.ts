@@ -11,9 +11,22 @@ import {
 import type { ApprovalDecider } from "../catalog/write_bindings.ts";
 import type { ReadSnapshot, WriteSnapshot } from "../catalog/snapshot.ts";
 import { discoverServer, type ServerCatalog, type ServerExpectations } from "./discovery.ts";
-import { createLock, type LockedServer, lockServer, type SluiceLock } from "../catalog/lock.ts";
+import {
+  createLock,
+  type LockComparison,
+  type LockedServer,
+  lockServer,
+  type SluiceLock,
+} from "../catalog/lock.ts";
 import { elapsed, emitEvent } from "./events.ts";
-import type { ChangeMechanism, ConnectReport, ServerReport } from "./report.ts";
+import {
+  type ChangeMechanism,
+  type ConnectReport,
+  reportedLock,
+  type ReportedProviders,
+  reportedProviders,
+  type ServerReport,
+} from "./report.ts";
 import { ServerSession } from "./session.ts";
 import { ttlRelistDelay } from "./ttl.ts";
 import { DEFAULT_RELIST_INTERVAL_MS, Relister } from "./relister.ts";
@@ -26,7 +39,7 @@ import { definitionDigest, definitionOfListed, diffDefinitions } from "../catalo
 import { byLocalName, deepFreeze } from "../catalog/snapshot.ts";
 import { Gate } from "../gate/gate.ts";
 import { callInternals } from "../calls/registration.ts";
-import { type ProviderReports, providerReports } from "../providers/mod.ts";
+import { providerReports } from "../providers/mod.ts";
 import type { InlineApprovalRequest } from "../gate/types.ts";
 
 /**
@@ -37,8 +50,22 @@ import type { InlineApprovalRequest } from "../gate/types.ts";
 export interface Connection {
   /** The allowlisted tools the model may call. */
   readonly toolkit: Toolkit;
-  /** Which tools are ready, which were skipped and why, and each server's state. */
+  /**
+   * Which tools are ready, which were skipped and why, and each server's state. It holds no
+   * text a server chose (no description, schema, property or keyword name of the server):
+   * schema locations are positional, changes are digests and field names, so a host may show
+   * it to a model. The names and diffs are for people: {@link lockComparison} and
+   * `sluice inspect`.
+   */
   report(): ConnectReport;
+  /**
+   * With `connect({ lock })`: server `id`'s full lock comparison, each changed tool with its
+   * diff (`renderLockMismatches` prints it). Server text, for people reviewing it; never hand
+   * it to a model. `undefined` without a lock or for a server not listed.
+   *
+   * @param id the server id
+   */
+  lockComparison(id: string): LockComparison | undefined;
   /**
    * Each server's frozen catalogs: `read` for the tools that need no approval, `write`
    * (`schemaVersion: 2`, confirm policies stating who decides) for those that do.
@@ -444,10 +471,14 @@ export async function connectAll(config: ConnectAllConfig): Promise<Connection> 
   };
   // The provider exports depend only on the model-facing tools, a frozen array the toolkit
   // replaces when a revision is accepted: built once per such array, not on every report().
-  let exports: { tools: Toolkit["tools"]; reports: ProviderReports } | undefined;
-  const providersNow = (): ProviderReports => {
+  let exports: { tools: Toolkit["tools"]; reports: ReportedProviders } | undefined;
+  const providersNow = (): ReportedProviders => {
     if (exports?.tools !== toolkit.tools) {
-      exports = { tools: toolkit.tools, reports: Object.freeze(providerReports(toolkit.tools)) };
+      const tools = toolkit.tools;
+      exports = {
+        tools,
+        reports: deepFreeze(reportedProviders(providerReports(tools), tools)),
+      };
     }
     return exports.reports;
   };
@@ -460,6 +491,10 @@ export async function connectAll(config: ConnectAllConfig): Promise<Connection> 
         read: item.catalog!.snapshot,
         write: item.catalog!.writeSnapshot,
       })),
+    lockComparison: (id: string) => {
+      const lock = prepared.find((item) => item.server.id === id)?.catalog?.lock;
+      return lock === undefined ? undefined : structuredClone(lock);
+    },
     lock: () => lockOf(prepared),
     refresh: async () => {
       const staged = await Promise.all(prepared.map((item) => item.relister!.now()));
@@ -570,7 +605,7 @@ function buildReport(
       handshakes: session.stats.handshakes,
       ...staleOf(item),
       ...(config.changeDetection === true ? { changeDetection: mechanismOf(item) } : {}),
-      ...(catalog!.lock ? { lock: catalog!.lock } : {}),
+      ...(catalog!.lock ? { lock: reportedLock(catalog!.lock) } : {}),
     };
   });
   return structuredClone({ ready, skipped, servers });

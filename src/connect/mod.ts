@@ -28,7 +28,11 @@ export { DEFAULT_RELIST_INTERVAL_MS } from "./relister.ts";
 export type {
   ChangeMechanism,
   ConnectReport,
+  LockReport,
   ReadyTool,
+  ReportedExport,
+  ReportedLockMismatch,
+  ReportedProviders,
   ServerReport,
   SkippedTool,
 } from "./report.ts";
