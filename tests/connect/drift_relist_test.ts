@@ -64,88 +64,76 @@ async function window(server: LegacyHttpServer, storm: () => () => void) {
   return { count, windowMs: performance.now() - start };
 }
 
-Deno.test("re-listing: a notice 5 ms after every listing gets at most floor(T / 1 s) + 1 listings", async () => {
-  const { server, connection } = await watched({ announceAfterListMs: 5 });
-  try {
-    // The storm started with connect()'s own listing; the window starts now.
-    const { count, windowMs } = await window(server, () => () => {});
-    assert.ok(count >= 2, `the notices are heard and listed again (${count} listings)`);
-    assert.ok(
-      count <= maxListings(windowMs),
-      `${count} listings in ${Math.round(windowMs)} ms, at most ${maxListings(windowMs)}`,
-    );
-  } finally {
-    await connection.close();
-    await server.close();
-  }
-});
+/** A notice every 20 ms until stopped. */
+function every20ms(server: LegacyHttpServer): () => void {
+  const timer = setInterval(() => server.announce(1), 20);
+  return () => clearInterval(timer);
+}
 
-Deno.test("re-listing: a burst of 1,000 notices gets at most floor(T / 1 s) + 1 listings; the tools stay current", async () => {
-  const { server, connection } = await watched();
-  try {
-    const { count, windowMs } = await window(server, () => {
+interface Pattern {
+  readonly name: string;
+  readonly server?: LegacyHttpServerOptions;
+  readonly intervalMs?: number;
+  /** Starts the notices; returns what stops them. */
+  readonly storm: (server: LegacyHttpServer) => () => void;
+  /** Listings the window holds at least: the notices are heard. */
+  readonly atLeast: number;
+  /** Whether the notices stop, so the tools must end current. */
+  readonly ends: boolean;
+}
+
+const PATTERNS: readonly Pattern[] = [
+  {
+    // The storm starts with connect()'s own listing; the window starts after it.
+    name: "a notice 5 ms after every listing",
+    server: { announceAfterListMs: 5 },
+    storm: () => () => {},
+    atLeast: 2,
+    ends: false,
+  },
+  {
+    name: "a burst of 1,000 notices",
+    storm: (server) => {
       server.announce(1_000);
       return () => {};
-    });
-    assert.ok(count >= 1, "the burst is heard and listed again");
-    assert.ok(
-      count <= maxListings(windowMs),
-      `${count} listings in ${Math.round(windowMs)} ms, at most ${maxListings(windowMs)}`,
-    );
-    // The burst changed nothing: once listed again after it, every tool is current.
-    await eventually(
-      () => connection.report().servers[0].staleTools === undefined,
-      "a listing after the burst confirmed the tools",
-    );
-    const called = await connection.toolkit.call("docs__add", { a: 1, b: 2 });
-    assert.equal(called.errorCode, undefined);
-    assert.deepEqual(connection.revisions(), []);
-  } finally {
-    await connection.close();
-    await server.close();
-  }
-});
+    },
+    atLeast: 1,
+    ends: true,
+  },
+  { name: "a notice every 20 ms", storm: every20ms, atLeast: 2, ends: true },
+  {
+    name: "a notice every 20 ms, minRelistIntervalMs 250",
+    intervalMs: 250,
+    storm: every20ms,
+    atLeast: 2,
+    ends: true,
+  },
+];
 
-Deno.test("re-listing: a notice every 20 ms gets at most floor(T / 1 s) + 1 listings", async () => {
-  const { server, connection } = await watched();
-  try {
-    const { count, windowMs } = await window(server, () => {
-      const timer = setInterval(() => server.announce(1), 20);
-      return () => clearInterval(timer);
-    });
-    assert.ok(count >= 2, `the notices are heard and listed again (${count} listings)`);
-    assert.ok(
-      count <= maxListings(windowMs),
-      `${count} listings in ${Math.round(windowMs)} ms, at most ${maxListings(windowMs)}`,
-    );
-    await eventually(
-      () => connection.report().servers[0].staleTools === undefined,
-      "a listing after the last notice confirmed the tools",
-    );
-    assert.equal((await connection.toolkit.call("docs__add", { a: 1, b: 2 })).errorCode, undefined);
-  } finally {
-    await connection.close();
-    await server.close();
-  }
-});
-
-Deno.test("re-listing: minRelistIntervalMs 250, a notice every 20 ms gets at most floor(T / 250 ms) + 1 listings", async () => {
-  const { server, connection } = await watched({}, 250);
-  try {
-    const { count, windowMs } = await window(server, () => {
-      const timer = setInterval(() => server.announce(1), 20);
-      return () => clearInterval(timer);
-    });
-    assert.ok(count >= 2, `the notices are heard and listed again (${count} listings)`);
-    assert.ok(
-      count <= maxListings(windowMs, 250),
-      `${count} listings in ${Math.round(windowMs)} ms, at most ${maxListings(windowMs, 250)}`,
-    );
-  } finally {
-    await connection.close();
-    await server.close();
-  }
-});
+for (const pattern of PATTERNS) {
+  const interval = pattern.intervalMs ?? INTERVAL_MS;
+  Deno.test(`re-listing: ${pattern.name} gets at most floor(T / ${interval} ms) + 1 listings`, async () => {
+    const { server, connection } = await watched(pattern.server, pattern.intervalMs);
+    try {
+      const { count, windowMs } = await window(server, () => pattern.storm(server));
+      assert.ok(count >= pattern.atLeast, `the notices are heard (${count} listings)`);
+      const most = maxListings(windowMs, interval);
+      assert.ok(count <= most, `${count} listings in ${Math.round(windowMs)} ms, at most ${most}`);
+      if (!pattern.ends) return;
+      // The notices changed nothing: once listed again after the last, every tool is current.
+      await eventually(
+        () => connection.report().servers[0].staleTools === undefined,
+        "a listing after the last notice confirmed the tools",
+      );
+      const called = await connection.toolkit.call("docs__add", { a: 1, b: 2 });
+      assert.equal(called.errorCode, undefined);
+      assert.deepEqual(connection.revisions(), []);
+    } finally {
+      await connection.close();
+      await server.close();
+    }
+  });
+}
 
 Deno.test("re-listing: notices in the replies of three listings in a row; the next listing makes the tools current", async () => {
   // Each of the next three listings hears 50 more notices (before its own result, on its
