@@ -9,6 +9,7 @@ import type { EraCache } from "./era.ts";
 import { ConnectConfigError } from "./errors.ts";
 import type { ConnectEvent } from "./events.ts";
 import { assignLocalNames } from "./names.ts";
+import { MAX_RELIST_INTERVAL_MS, MIN_RELIST_INTERVAL_MS } from "./relister.ts";
 import { LEGACY_PROTOCOL_VERSIONS, OPT_IN_PROTOCOL_VERSIONS } from "../session/protocol.ts";
 
 /**
@@ -145,9 +146,18 @@ export interface ConnectCommonOptions {
    * server offers one (both through the hardened fetch, re-opened with bounded backoff and
    * closed by `close()`); where neither exists, listing again after the list result's `ttlMs`
    * hint (at least 1 s apart); on 2025 also the `list_changed` a server sends on its replies.
-   * `report().servers[].changeDetection` says which (`ChangeMechanism`). Default off.
+   * `report().servers[].changeDetection` says which (`ChangeMechanism`). What is heard is
+   * listed again coalesced, at most once per `minRelistIntervalMs`. Default off.
    */
   readonly changeDetection?: boolean;
+  /**
+   * The minimum interval in ms between two listings of one server that connect() begins by
+   * itself (a change heard, a re-opened stream, a `ttlMs` hint); notices meanwhile are
+   * coalesced into one more listing. Default 1 000 (`DEFAULT_RELIST_INTERVAL_MS`); an integer
+   * from 100 to 3 600 000. A server then causes at most `floor(T / interval) + 1` listings in
+   * any window of T ms (docs/drift.md); `refresh()` is the host's and is not delayed.
+   */
+  readonly minRelistIntervalMs?: number;
   /** Aborts setup. */
   readonly signal?: AbortSignal;
 }
@@ -361,6 +371,17 @@ export function resolveConfig(config: ConnectAllConfig): ResolvedServer[] {
   }
   if (config.onPending !== undefined && typeof config.onPending !== "function") {
     throw invalid("onPending must be a function");
+  }
+  const interval = config.minRelistIntervalMs;
+  if (
+    interval !== undefined &&
+    (!Number.isInteger(interval) || interval < MIN_RELIST_INTERVAL_MS ||
+      interval > MAX_RELIST_INTERVAL_MS)
+  ) {
+    throw invalid(
+      `minRelistIntervalMs must be an integer from ${MIN_RELIST_INTERVAL_MS} to ` +
+        `${MAX_RELIST_INTERVAL_MS}`,
+    );
   }
   const localNames = assignLocalNames([...allowed.values()]);
   return config.servers.map((server) => {

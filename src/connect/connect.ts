@@ -11,11 +11,25 @@ import {
 import type { ApprovalDecider } from "../catalog/write_bindings.ts";
 import type { ReadSnapshot, WriteSnapshot } from "../catalog/snapshot.ts";
 import { discoverServer, type ServerCatalog, type ServerExpectations } from "./discovery.ts";
-import { createLock, type LockedServer, lockServer, type SluiceLock } from "../catalog/lock.ts";
+import {
+  createLock,
+  type LockComparison,
+  type LockedServer,
+  lockServer,
+  type SluiceLock,
+} from "../catalog/lock.ts";
 import { elapsed, emitEvent } from "./events.ts";
-import type { ChangeMechanism, ConnectReport, ServerReport } from "./report.ts";
+import {
+  type ChangeMechanism,
+  type ConnectReport,
+  reportedLock,
+  type ReportedProviders,
+  reportedProviders,
+  type ServerReport,
+} from "./report.ts";
 import { ServerSession } from "./session.ts";
 import { ttlRelistDelay } from "./ttl.ts";
+import { DEFAULT_RELIST_INTERVAL_MS, Relister } from "./relister.ts";
 import { reloadToolkit, Toolkit, type ToolkitServer } from "./toolkit.ts";
 import { type AcceptOptions, hasChanges, type StagedRevision, summarize } from "./revision.ts";
 import { ConnectConfigError } from "./errors.ts";
@@ -25,7 +39,7 @@ import { definitionDigest, definitionOfListed, diffDefinitions } from "../catalo
 import { byLocalName, deepFreeze } from "../catalog/snapshot.ts";
 import { Gate } from "../gate/gate.ts";
 import { callInternals } from "../calls/registration.ts";
-import { type ProviderReports, providerReports } from "../providers/mod.ts";
+import { providerReports } from "../providers/mod.ts";
 import type { InlineApprovalRequest } from "../gate/types.ts";
 
 /**
@@ -36,8 +50,22 @@ import type { InlineApprovalRequest } from "../gate/types.ts";
 export interface Connection {
   /** The allowlisted tools the model may call. */
   readonly toolkit: Toolkit;
-  /** Which tools are ready, which were skipped and why, and each server's state. */
+  /**
+   * Which tools are ready, which were skipped and why, and each server's state. It holds no
+   * text a server chose (no description, schema, property or keyword name of the server):
+   * schema locations are positional, changes are digests and field names, so a host may show
+   * it to a model. The names and diffs are for people: {@link lockComparison} and
+   * `sluice inspect`.
+   */
   report(): ConnectReport;
+  /**
+   * With `connect({ lock })`: server `id`'s full lock comparison, each changed tool with its
+   * diff (`renderLockMismatches` prints it). Server text, for people reviewing it; never hand
+   * it to a model. `undefined` without a lock or for a server not listed.
+   *
+   * @param id the server id
+   */
+  lockComparison(id: string): LockComparison | undefined;
   /**
    * Each server's frozen catalogs: `read` for the tools that need no approval, `write`
    * (`schemaVersion: 2`, confirm policies stating who decides) for those that do.
@@ -54,8 +82,9 @@ export interface Connection {
    * Lists every server's allowed tools again into a staged revision beside the current
    * catalog, never replacing it: tools found unchanged stay (or become again) current, a
    * changed tool stays stale until accepted. A change heard on a server's change detection
-   * does this by itself. Returns the revisions staged (only servers where something changed);
-   * emits one `revision` event each.
+   * does this by itself, coalesced and at most once per `minRelistIntervalMs`; `refresh()`
+   * itself is not delayed (it lists as soon as a listing in flight ends). Returns the
+   * revisions staged (only servers where something changed); emits one `revision` event each.
    */
   refresh(): Promise<readonly StagedRevision[]>;
   /** The staged revisions not yet accepted, one per server at most. */
@@ -64,8 +93,9 @@ export interface Connection {
    * Takes the named tools of a staged revision (default: all it adds, changes or removes):
    * they are rebuilt from the revision's listing and callable again; a changed tool not named
    * stays stale. A rebuilt write catalog has a new digest, so approvals bound to the old one
-   * are refused at claim. Throws `ConnectConfigError` `connect_revision_invalid` for a
-   * revision that is not staged or a tool it does not touch.
+   * are refused at claim. Runs after a listing in flight of that server, never beside one.
+   * Throws `ConnectConfigError` `connect_revision_invalid` for a revision that is not staged
+   * (already accepted, by this call's twin too, or replaced) or a tool it does not touch.
    *
    * @param revision a revision from {@link refresh} or {@link revisions}
    * @param options the tools to take
@@ -114,9 +144,6 @@ export interface ConnectOptions
   readonly specs?: readonly Omit<ToolSpec, "server">[];
 }
 
-/** Listings one refresh makes at most while changes keep arriving during it. */
-const MAX_REFRESH_ROUNDS = 3;
-
 interface Prepared {
   readonly server: ResolvedServer;
   readonly session: ServerSession;
@@ -131,9 +158,8 @@ interface Prepared {
     /** The monitor's generation the revision describes (a later change makes it stale). */
     readonly generation: number;
   };
-  /** The refresh in flight, and whether another change was heard while it ran. */
-  refreshing?: Promise<StagedRevision | undefined>;
-  again?: boolean;
+  /** When the server is listed again: coalesced, at least the minimum interval apart. */
+  relister?: Relister<StagedRevision | undefined>;
   /** The latest listing's `ttlMs` hint, and the timer that lists again after it. */
   ttlMs?: number;
   ttlTimer?: ReturnType<typeof setTimeout>;
@@ -319,28 +345,12 @@ export async function connectAll(config: ConnectAllConfig): Promise<Connection> 
     });
     return revision;
   };
-  /** One refresh per server at a time; a change heard meanwhile runs it once more. */
-  const refreshServer = (item: Prepared): Promise<StagedRevision | undefined> => {
-    if (item.refreshing !== undefined) {
-      item.again = true;
-      return item.refreshing;
-    }
-    const run = async () => {
-      let staged: StagedRevision | undefined;
-      // Bounded: a server announcing a change on every listing cannot keep this running.
-      for (let round = 0; round < MAX_REFRESH_ROUNDS; round++) {
-        item.again = false;
-        staged = await stage(item);
-        if (!item.again || closing !== undefined) break;
-      }
-      return staged;
-    };
-    item.refreshing = run().finally(() => {
-      item.refreshing = undefined;
-      scheduleTtl(item);
-    });
-    return item.refreshing;
-  };
+  const relistInterval = config.minRelistIntervalMs ?? DEFAULT_RELIST_INTERVAL_MS;
+  for (const item of prepared) {
+    item.relister = new Relister(() => stage(item), relistInterval, () => scheduleTtl(item));
+    // connect()'s own listing is the latest one: the first re-listing waits the interval.
+    item.relister.began();
+  }
   /**
    * Where no change stream is open and the last listing carried a `ttlMs` hint: list again
    * after it (clamped to 1 s..1 h: `ttlRelistDelay`).
@@ -353,30 +363,45 @@ export async function connectAll(config: ConnectAllConfig): Promise<Connection> 
     const delay = ttlRelistDelay(item.ttlMs);
     item.ttlTimer = setTimeout(() => {
       item.ttlTimer = undefined;
-      void refreshServer(item);
+      item.relister!.request();
     }, delay);
   };
   for (const item of prepared) {
-    item.session.monitor.onChange(() => void refreshServer(item));
+    item.session.monitor.onChange(() => item.relister!.request());
     // A change made while the stream was down: the re-listing finds it by its digests.
-    item.session.onStreamReopened(() => void refreshServer(item));
+    item.session.onStreamReopened(() => item.relister!.request());
     const listed = item.catalog!.listing;
     item.ttlMs = listed?.ttlMs;
     // A change heard while (or since) connect() listed: list again before handing tools out.
     if (listed !== undefined && item.session.monitor.generation !== listed.generation) {
-      await refreshServer(item);
+      await item.relister!.now();
     } else {
       scheduleTtl(item);
     }
   }
-  const accept = async (revision: StagedRevision, options: AcceptOptions = {}) => {
-    const item = prepared.find((entry) => entry.staged?.revision === revision);
-    if (item === undefined || closing !== undefined) {
-      throw new ConnectConfigError(
-        "connect_revision_invalid",
-        "this revision is not staged in this connection",
-      );
-    }
+  const notStaged = () =>
+    new ConnectConfigError(
+      "connect_revision_invalid",
+      "this revision is not staged in this connection",
+    );
+  /**
+   * Accepts in the server's listing slot: no listing runs meanwhile (its diff would be against
+   * the catalog being replaced), and of two accepts of one revision the second finds it no
+   * longer staged.
+   */
+  const accept = (revision: StagedRevision, options: AcceptOptions = {}): Promise<void> => {
+    const server = (revision as Partial<StagedRevision> | undefined)?.server;
+    const item = prepared.find((entry) => entry.server.id === server);
+    if (item === undefined) return Promise.reject(notStaged());
+    return item.relister!.exclusive(() => acceptStaged(item, revision, options));
+  };
+  const acceptStaged = async (
+    item: Prepared,
+    revision: StagedRevision,
+    options: AcceptOptions,
+  ): Promise<void> => {
+    const staged = item.staged;
+    if (staged?.revision !== revision || closing !== undefined) throw notStaged();
     const { diff } = revision;
     const touched = new Set([...diff.added, ...diff.removed, ...diff.changed].map((t) => t.tool));
     const take = new Set(options.tools ?? touched);
@@ -407,7 +432,7 @@ export async function connectAll(config: ConnectAllConfig): Promise<Connection> 
       limits,
       undefined,
       decidedBy,
-      { locked: false, listing: item.staged!.listing },
+      { locked: false, listing: staged.listing },
     );
     const tools = [...fresh.tools, ...keep].sort((a, b) => byLocalName(a.allowed, b.allowed));
     const definitions = new Map(catalog.definitions);
@@ -430,7 +455,7 @@ export async function connectAll(config: ConnectAllConfig): Promise<Connection> 
       ...(catalog.lock ? { lock: catalog.lock } : {}),
     };
     // What was accepted is current while nothing changed since the revision was listed.
-    const { generation } = item.staged!;
+    const { generation } = staged;
     for (const tool of fresh.tools) {
       const definition = fresh.definitions.get(tool.allowed.tool);
       if (tool.source !== "server" || definition === undefined) continue;
@@ -446,10 +471,14 @@ export async function connectAll(config: ConnectAllConfig): Promise<Connection> 
   };
   // The provider exports depend only on the model-facing tools, a frozen array the toolkit
   // replaces when a revision is accepted: built once per such array, not on every report().
-  let exports: { tools: Toolkit["tools"]; reports: ProviderReports } | undefined;
-  const providersNow = (): ProviderReports => {
+  let exports: { tools: Toolkit["tools"]; reports: ReportedProviders } | undefined;
+  const providersNow = (): ReportedProviders => {
     if (exports?.tools !== toolkit.tools) {
-      exports = { tools: toolkit.tools, reports: Object.freeze(providerReports(toolkit.tools)) };
+      const tools = toolkit.tools;
+      exports = {
+        tools,
+        reports: deepFreeze(reportedProviders(providerReports(tools), tools)),
+      };
     }
     return exports.reports;
   };
@@ -462,18 +491,25 @@ export async function connectAll(config: ConnectAllConfig): Promise<Connection> 
         read: item.catalog!.snapshot,
         write: item.catalog!.writeSnapshot,
       })),
+    lockComparison: (id: string) => {
+      const lock = prepared.find((item) => item.server.id === id)?.catalog?.lock;
+      return lock === undefined ? undefined : structuredClone(lock);
+    },
     lock: () => lockOf(prepared),
     refresh: async () => {
-      const staged = await Promise.all(prepared.map((item) => refreshServer(item)));
+      const staged = await Promise.all(prepared.map((item) => item.relister!.now()));
       return staged.filter((revision) => revision !== undefined);
     },
     revisions: () => prepared.flatMap((item) => item.staged ? [item.staged.revision] : []),
     accept,
     close: () =>
       closing ??= (async () => {
-        for (const item of prepared) clearTimeout(item.ttlTimer);
+        for (const item of prepared) {
+          clearTimeout(item.ttlTimer);
+          item.relister!.close();
+        }
         await closeSessions(prepared);
-        await Promise.all(prepared.map((item) => item.refreshing?.catch(() => undefined)));
+        await Promise.all(prepared.map((item) => item.relister!.idle().catch(() => undefined)));
       })(),
   });
 }
@@ -569,7 +605,7 @@ function buildReport(
       handshakes: session.stats.handshakes,
       ...staleOf(item),
       ...(config.changeDetection === true ? { changeDetection: mechanismOf(item) } : {}),
-      ...(catalog!.lock ? { lock: catalog!.lock } : {}),
+      ...(catalog!.lock ? { lock: reportedLock(catalog!.lock) } : {}),
     };
   });
   return structuredClone({ ready, skipped, servers });

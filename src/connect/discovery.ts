@@ -240,8 +240,10 @@ export async function discoverServer(
     }
     for (const unfit of found.skipped) {
       const { tool } = byRemote.get(unfit.remoteName)!;
-      const size = measuredSize(unfit.error, listing?.tools.get(unfit.remoteName));
-      skip(tool, unfit.error.code, toolSkipReason(unfit.error, limits, size));
+      const raw = listing?.tools.get(unfit.remoteName);
+      const size = measuredSize(unfit.error, raw);
+      const schema = raw?.[`${unfit.error.schema ?? "input"}Schema`];
+      skip(tool, unfit.error.code, toolSkipReason(unfit.error, limits, size, schema));
     }
   };
   try {

@@ -24,10 +24,15 @@ export { ConnectConfigError, type ConnectConfigErrorCode } from "./errors.ts";
 export type { ConnectApprovalDecision, ConnectEvent } from "./events.ts";
 export { type ApprovalPolicy, approvalPolicy, type ApprovalReason } from "./governance.ts";
 export { localToolName } from "./names.ts";
+export { DEFAULT_RELIST_INTERVAL_MS } from "./relister.ts";
 export type {
   ChangeMechanism,
   ConnectReport,
+  LockReport,
   ReadyTool,
+  ReportedExport,
+  ReportedLockMismatch,
+  ReportedProviders,
   ServerReport,
   SkippedTool,
 } from "./report.ts";

@@ -1,12 +1,19 @@
 import { DEFAULT_TOOL_LIMITS, type ToolLimits } from "../catalog/limits.ts";
 import type { DiscoveryError } from "../catalog/errors.ts";
-import type { LockComparison } from "../catalog/lock.ts";
+import type { LockComparison, LockMismatch } from "../catalog/lock.ts";
+import type { DefinitionField } from "../catalog/revisions.ts";
 import type { StaleReason } from "../catalog/monitor.ts";
 import type { ApprovalDecider } from "../catalog/write_bindings.ts";
 import type { TransportReport } from "../transport/secure_fetch.ts";
 import type { Era } from "./era.ts";
 import type { ApprovalReason } from "./governance.ts";
-import type { ProviderReports } from "../providers/mod.ts";
+import type {
+  ProviderExportReport,
+  ProviderReports,
+  ProviderToolSource,
+} from "../providers/mod.ts";
+import { keywordRule } from "../schema/keywords.ts";
+import { positionalPointer } from "./positions.ts";
 
 /**
  * A tool the model can call.
@@ -46,7 +53,10 @@ export interface SkippedTool {
   readonly tool: string;
   /** Stable code (`mcp_schema_too_large`, `transport_timeout`, ...). */
   readonly code: string;
-  /** sluice's own explanation, with the setting to change. */
+  /**
+   * sluice's own explanation, with the setting to change: no text of the server (a schema
+   * location is a JSON Pointer whose server-chosen segments are positions, `[i]`).
+   */
   readonly reason: string;
 }
 
@@ -103,9 +113,61 @@ export interface ServerReport {
    * see {@link ChangeMechanism}).
    */
   readonly changeDetection?: ChangeMechanism;
-  /** With `connect({ lock })`: which allowed tools match the lock, and each mismatch's diff. */
-  readonly lock?: LockComparison;
+  /**
+   * With `connect({ lock })`: which allowed tools match the lock, and for each mismatch its
+   * digests and changed fields (the diff itself is `connection.lockComparison(id)`).
+   */
+  readonly lock?: LockReport;
 }
+
+/**
+ * One allowed tool that does not match the lock, as `report()` shows it: digests and field
+ * names, never the definitions.
+ *
+ * @category Agent developers: connect()
+ */
+export interface ReportedLockMismatch {
+  /** Remote tool name (an allowlist or lock entry). */
+  readonly tool: string;
+  /** `changed`, `unlocked` (listed, not in the lock) or `missing` (locked, not listed). */
+  readonly kind: LockMismatch["kind"];
+  /** The lock's entry digest, when locked. */
+  readonly lockedDigest?: string;
+  /** The listed definition's entry digest, when listed. */
+  readonly digest?: string;
+  /** For `changed`: the fields that differ, in definition order. */
+  readonly fields?: readonly DefinitionField[];
+}
+
+/**
+ * A server's lock comparison as `report()` shows it.
+ *
+ * @category Agent developers: connect()
+ */
+export interface LockReport {
+  /** Allowed tools whose definition matches the lock. */
+  readonly matched: readonly string[];
+  /** Allowed tools that do not. */
+  readonly mismatches: readonly ReportedLockMismatch[];
+  /** Whether the negotiated protocol version differs from the locked one. */
+  readonly protocolVersionChanged: boolean;
+}
+
+/**
+ * The report of one provider export as `report()` shows it: the export's report with every
+ * schema location positional (server-chosen segments as `[i]`, see docs/connect.md) and
+ * without the strict transform's record of property names (`nullable`).
+ *
+ * @category Agent developers: connect()
+ */
+export type ReportedExport = Omit<ProviderExportReport, "nullable">;
+
+/**
+ * `report().providers`: every export mode's {@link ReportedExport}.
+ *
+ * @category Agent developers: connect()
+ */
+export type ReportedProviders = { readonly [mode in keyof ProviderReports]: ReportedExport };
 
 /**
  * What `connection.report()` returns.
@@ -120,7 +182,7 @@ export interface ConnectReport {
   /** One entry per server. */
   readonly servers: readonly ServerReport[];
   /** Per provider export mode: which tools go as they are, transformed, lossy or refused. */
-  readonly providers: ProviderReports;
+  readonly providers: ReportedProviders;
 }
 
 const number = (value: number) => value.toLocaleString("en-US");
@@ -139,17 +201,97 @@ function raiseOrSpec(
     `give the tool an owner spec in specs`;
 }
 
-/** Printable ASCII only and bounded, for schema keywords and pointers (which are remote). */
-function safe(text: string | undefined, max: number): string {
-  return (text ?? "").slice(0, max).replace(/[^\x20-\x7e]/g, "?").replace(/"/g, "'");
+/** A pointer segment for `text`, escaped (RFC 6901). */
+function segment(text: string): string {
+  return text.replaceAll("~", "~0").replaceAll("/", "~1");
 }
 
 /**
- * sluice's explanation of why one tool was skipped, naming the setting to change.
+ * Where `keyword` of the subschema at `path` is, without server text: the keyword as it is
+ * when the profile knows it and it stands where a keyword does, else its position; the path
+ * positional (`positionalPointer`).
+ */
+function located(schema: unknown, keyword: string, path: string) {
+  const full = positionalPointer(schema, `${path}/${segment(keyword)}`);
+  const cut = full.lastIndexOf("/");
+  return { keyword: full.slice(cut + 1), path: full.slice(0, cut) };
+}
+
+/**
+ * The provider reports as `report()` shows them: every keyword and path located without the
+ * server's names (`tools` gives each model-facing tool's input schema), `nullable` left out.
+ *
+ * @param reports the exports' own reports
+ * @param tools the model-facing tools they were built from
+ *
+ * @category Agent developers: connect()
+ */
+export function reportedProviders(
+  reports: ProviderReports,
+  tools: readonly ProviderToolSource[],
+): ReportedProviders {
+  const schemas = new Map(tools.map((tool) => [tool.name, tool.inputSchema]));
+  const one = (report: ProviderExportReport): ReportedExport => {
+    const refusal = (item: ProviderExportReport["refused"][number]) =>
+      item.code === "provider_name_unsupported"
+        ? item // "name" at the root: sluice's words about the host's own name
+        : { ...item, ...located(schemas.get(item.tool), item.keyword, item.path) };
+    return {
+      provider: report.provider,
+      strict: report.strict,
+      tools: report.tools.map((line) => {
+        const schema = schemas.get(line.tool);
+        return {
+          ...line,
+          transforms: line.transforms.map((t) => ({ ...t, ...located(schema, t.keyword, t.path) })),
+          lossy: line.lossy.map((loss) => located(schema, loss.keyword, loss.path)),
+          refusals: line.refusals.map(refusal),
+        };
+      }),
+      refused: report.refused.map(refusal),
+      limits: report.limits,
+    };
+  };
+  return {
+    openai: one(reports.openai),
+    openaiStrict: one(reports.openaiStrict),
+    anthropic: one(reports.anthropic),
+    anthropicStrict: one(reports.anthropicStrict),
+    gemini: one(reports.gemini),
+    geminiExact: one(reports.geminiExact),
+  };
+}
+
+/**
+ * A lock comparison as `report()` shows it: names, digests and changed fields, no definitions.
+ *
+ * @param comparison the comparison with its diffs
+ *
+ * @category Agent developers: connect()
+ */
+export function reportedLock(comparison: LockComparison): LockReport {
+  return {
+    matched: comparison.matched,
+    mismatches: comparison.mismatches.map((mismatch) => ({
+      tool: mismatch.tool,
+      kind: mismatch.kind,
+      ...(mismatch.lockedDigest !== undefined ? { lockedDigest: mismatch.lockedDigest } : {}),
+      ...(mismatch.digest !== undefined ? { digest: mismatch.digest } : {}),
+      ...(mismatch.change !== undefined ? { fields: mismatch.change.fields } : {}),
+    })),
+    protocolVersionChanged: comparison.protocolVersionChanged,
+  };
+}
+
+/**
+ * sluice's explanation of why one tool was skipped, naming the setting to change. It holds no
+ * text of the server: a keyword the profile does not know is "an unknown keyword", and the
+ * location is positional (`positionalPointer` over `schema`).
  *
  * @param error the per-tool discovery failure
  * @param limits the limits in force
  * @param size the measured size, for size failures
+ * @param schema the schema `error` is about, as listed (for its location)
  *
  * @category Agent developers: connect()
  */
@@ -157,21 +299,31 @@ export function toolSkipReason(
   error: DiscoveryError,
   limits: ToolLimits,
   size: number | undefined,
+  schema?: unknown,
 ): string {
   switch (error.code) {
     case "mcp_schema_too_large":
       return raiseOrSpec(limits, "maxSchemaBytes", `${error.schema ?? "input"} schema`, size);
     case "mcp_description_too_large":
       return raiseOrSpec(limits, "maxDescriptionBytes", "description", size);
-    case "mcp_schema_unsupported":
-      return `${error.schema ?? "input"} schema uses keyword "${safe(error.keyword, 64)}" at ` +
-        `"${safe(error.path, 128)}", outside the schema profile (${safe(error.problem, 48)}): ` +
-        `give the tool an owner spec in specs, or remove it from allow`;
+    case "mcp_schema_unsupported": {
+      const at = positionalPointer(schema, error.path ?? "");
+      const keyword = error.keyword !== undefined && keywordRule(error.keyword) !== undefined &&
+          at.endsWith(`/${error.keyword}`)
+        ? `keyword "${error.keyword}"`
+        : "an unknown keyword";
+      const problem = /^[a-z0-9_]{1,48}$/.test(error.problem ?? "") ? ` (${error.problem})` : "";
+      // Positions stand for the server's names; the operator's tool shows them.
+      const names = at.includes("[") ? " (`sluice inspect` shows the names)" : "";
+      return `${error.schema ?? "input"} schema uses ${keyword} at "${at}"${names}, outside the ` +
+        `schema profile${problem}: give the tool an owner spec in specs, or remove it from allow`;
+    }
     case "mcp_tool_missing":
       return "the server does not list this tool: check the allow entry";
     case "catalog_lock_mismatch":
-      return "the server's definition of this tool does not match the lock: review the diff in " +
-        "report().servers[].lock, then update the lock or remove the tool from allow";
+      return "the server's definition of this tool does not match the lock: review the diff " +
+        "(connection.lockComparison(id), or sluice inspect --lock), then update the lock or " +
+        "remove the tool from allow";
     case "mcp_tool_task_required":
       return "the tool requires task-augmented execution, which sluice does not run: " +
         "remove it from allow";

@@ -1,6 +1,6 @@
 /**
- * Every export's report for one set of tools, side by side: what `report().providers` of a
- * toolkit shows and what `deno task fidelity` counts.
+ * Every export's report for one set of tools, side by side: what `deno task fidelity` counts,
+ * and what a connection's `report().providers` shows with its schema locations positional.
  *
  * @module
  */

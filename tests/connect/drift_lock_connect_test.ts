@@ -120,14 +120,18 @@ Deno.test("connect({ lock }): changed tools refused with the diff, others run, a
       const drift = report.servers[0].lock!;
       assert.deepEqual(drift.matched, ["search"]);
       assert.deepEqual(
-        drift.mismatches.map((m) => [m.tool, m.kind, m.change?.fields]),
+        drift.mismatches.map((m) => [m.tool, m.kind, m.fields]),
         [["echo", "changed", ["description"]], ["send_mail", "changed", ["inputSchema"]]],
       );
-      assert.deepEqual(drift.mismatches[1].change?.changes.inputSchema, [
+      // The diff (server text) is the full comparison's, for people; report() has none of it.
+      const full = second.lockComparison("mail")!;
+      assert.deepEqual(full.matched, drift.matched);
+      assert.deepEqual(full.mismatches[1].change?.changes.inputSchema, [
         { path: "/properties/bcc", after: { type: "string" } },
       ]);
+      assert.ok(!JSON.stringify(report).includes("bcc"));
       assert.match(
-        renderLockMismatches(drift.mismatches),
+        renderLockMismatches(full.mismatches),
         /a new `bcc` property was added to send_mail/,
       );
       assert.equal((await second.toolkit.call("mail__search", {})).errorCode, undefined);
@@ -187,12 +191,11 @@ Deno.test("connect({ lock }) across a restart of the write server, changed: refu
         assert.deepEqual(report.skipped.map((t) => [t.tool, t.code]), [
           [WRITE_TOOL, "catalog_lock_mismatch"],
         ]);
-        const mismatches = report.servers[0].lock!.mismatches;
-        assert.deepEqual(mismatches.map((m) => [m.tool, m.change?.fields]), [
+        assert.deepEqual(report.servers[0].lock!.mismatches.map((m) => [m.tool, m.fields]), [
           [WRITE_TOOL, ["inputSchema"]],
         ]);
         assert.match(
-          renderLockMismatches(mismatches),
+          renderLockMismatches(second.lockComparison("rec")!.mismatches),
           /a new `cc` property was added to write_record/,
         );
         const read = await second.toolkit.call(`rec__${READ_TOOL}`, { key: "k1" });

@@ -86,3 +86,38 @@ Deno.test("refresh() stages a revision; accept() takes exactly the named tools",
     await server.close();
   }
 });
+
+Deno.test("accept(): two at once of one staged revision, exactly one takes it", async () => {
+  let tools = [tool("echo"), tool("add")];
+  const server = startScriptedServer({
+    "tools/list": (request: ScriptedRequest) => result(request, { tools }),
+  });
+  const connection = await connect(server.url, {
+    id: "docs",
+    allow: ["echo", "add"],
+    preApproved: ["echo", "add"],
+    transport: LOOPBACK,
+  });
+  try {
+    tools = [tool("echo", { description: "Tool echo, changed." }), tool("add")];
+    const [revision] = await connection.refresh();
+    assert.deepEqual(revision.diff.changed.map((change) => change.tool), ["echo"]);
+    const outcomes = await Promise.allSettled([
+      connection.accept(revision),
+      connection.accept(revision),
+    ]);
+    assert.deepEqual(outcomes.map((outcome) => outcome.status).sort(), ["fulfilled", "rejected"]);
+    const refused = outcomes.find((outcome) => outcome.status === "rejected");
+    assert.ok(refused?.status === "rejected" && refused.reason instanceof ConnectConfigError);
+    assert.equal(refused.reason.code, "connect_revision_invalid");
+    assert.deepEqual(connection.revisions(), []);
+    assert.equal((await connection.toolkit.call("docs__echo", {})).errorCode, undefined);
+    assert.deepEqual(
+      connection.toolkit.tools.map((t) => [t.name, t.description]),
+      [["docs__add", "Tool add."], ["docs__echo", "Tool echo, changed."]],
+    );
+  } finally {
+    await connection.close();
+    await server.close();
+  }
+});

@@ -44,6 +44,10 @@ Deno.test("configuration: exact server.tool entries only; collisions and strays 
     [{ servers: [{ id: "1docs", url: SERVER.url }], allow: ["1docs.a"] }, "connect_config_invalid"],
     [{ servers: [SERVER, SERVER], allow: ["docs.a"] }, "connect_config_invalid"],
     [{ servers: [{ id: "do.cs", url: SERVER.url }], allow: ["do.cs.a"] }, "connect_config_invalid"],
+    [{ allow: ["docs.a"], minRelistIntervalMs: 99 }, "connect_config_invalid"],
+    [{ allow: ["docs.a"], minRelistIntervalMs: 0 }, "connect_config_invalid"],
+    [{ allow: ["docs.a"], minRelistIntervalMs: 1_000.5 }, "connect_config_invalid"],
+    [{ allow: ["docs.a"], minRelistIntervalMs: 3_600_001 }, "connect_config_invalid"],
   ];
   for (const [overrides, code] of cases) {
     await assert.rejects(
@@ -247,9 +251,10 @@ Deno.test("a tool that does not fit is skipped with the setting to change; the o
         server: "docs",
         tool: "unsupported_schema",
         code: "mcp_schema_unsupported",
-        reason: `input schema uses keyword "x-vendor" at "/properties/q/x-vendor", outside the ` +
-          `schema profile (schema_keyword_unsupported): give the tool an owner spec in specs, ` +
-          `or remove it from allow`,
+        // No server text: the keyword `x-vendor` of property `q`, by position.
+        reason: `input schema uses an unknown keyword at "/properties/[0]/[1]" (\`sluice ` +
+          `inspect\` shows the names), outside the schema profile (schema_keyword_unsupported): ` +
+          `give the tool an owner spec in specs, or remove it from allow`,
       },
       {
         name: "docs__not_there",
