@@ -3,8 +3,9 @@
  * stream, a `ttlMs` hint coming due) only asks for a listing: asks that arrive while one is
  * waiting or in flight are coalesced into one more listing, and two listings connect() begins
  * by itself start at least a minimum interval apart. So however a server sends notices, the
- * listings it can cause in any window of T ms are at most `floor(T / interval) + 1`, and the last notice is always followed by a listing that begins
- * after it (which is what finds the tools unchanged and makes them current again).
+ * listings it can cause in any window of T ms are at most `floor(T / interval) + 1`, and the last
+ * notice is always followed by a listing that begins after it (which is what finds the tools
+ * unchanged and makes them current again).
  *
  * @module
  */
@@ -49,7 +50,7 @@ export class Relister<T> {
   /** A change was heard that no listing begun since has covered. */
   #pending = false;
   /** Hosts waiting for a listing that begins after they asked. */
-  #waiters: PromiseWithResolvers<T | undefined>[] = [];
+  #waiters: { resolve(value: T | undefined): void; reject(error: unknown): void }[] = [];
   #timer: ReturnType<typeof setTimeout> | undefined;
   #closed = false;
 
@@ -85,10 +86,11 @@ export class Relister<T> {
    */
   now(): Promise<T | undefined> {
     if (this.#closed) return Promise.resolve(undefined);
-    const waiter = Promise.withResolvers<T | undefined>();
-    this.#waiters.push(waiter);
+    const promise = new Promise<T | undefined>((resolve, reject) => {
+      this.#waiters.push({ resolve, reject });
+    });
     this.#pump();
-    return waiter.promise;
+    return promise;
   }
 
   /**
@@ -98,10 +100,12 @@ export class Relister<T> {
    * @param job the work, started synchronously once the slot is free
    */
   exclusive<R>(job: () => Promise<R>): Promise<R> {
-    const done = Promise.withResolvers<R>();
-    this.#jobs.push(() => job().then(done.resolve, done.reject));
+    // No Promise.withResolvers: the core runs on Node 20, which lacks it.
+    const promise = new Promise<R>((resolve, reject) => {
+      this.#jobs.push(() => job().then(resolve, reject));
+    });
     this.#pump();
-    return done.promise;
+    return promise;
   }
 
   /** Settles when no listing or job is in flight. */
