@@ -217,16 +217,24 @@ Deno.test("validation work is bounded: a fanned-out schema is refused, not run f
   }
   // The same shape, small enough. Subschemas evaluated: the root, /properties/a, d0, then for
   // each of the 6 levels 2^(i+1) anyOf branches and as many evaluations of d(i+1):
-  // 3 + 2 * (2 + 4 + 8 + 16 + 32 + 64) = 255.
-  const enough = compileSchema(fanOut(6), { maxEvaluations: 255 });
+  // 3 + 2 * (2 + 4 + 8 + 16 + 32 + 64) = 255, and one member of `properties` looked up: 256.
+  const enough = compileSchema(fanOut(6), { maxEvaluations: 256 });
   assert.deepEqual(enough({ a: "s" }), { valid: true });
   // The count restarts with every validation.
   assert.deepEqual(enough({ a: "s" }), { valid: true });
-  assert.deepEqual(
-    errorsOf(enough({ a: 1 })).map((error) => error.code).includes("value_invalid"),
-    true,
-  );
-  const short = compileSchema(fanOut(6), { maxEvaluations: 254 });
+  // A failing value also pays for each failure it records: 255 here, one per subschema
+  // evaluated but the root.
+  assert.deepEqual(errorsOf(enough({ a: 1 })), [
+    { code: "value_over_budget", path: "", keyword: "maxEvaluations" },
+  ]);
+  const recorded = compileSchema(fanOut(6), { maxEvaluations: 256 + 255 });
+  assert.deepEqual(errorsOf(recorded({ a: 1 })), [
+    { code: "value_invalid", path: "", keyword: "properties" },
+    { code: "value_invalid", path: "/a", keyword: "$ref" },
+    { code: "value_invalid", path: "/a", keyword: "anyOf" },
+    { code: "value_invalid", path: "/a", keyword: "type" },
+  ]);
+  const short = compileSchema(fanOut(6), { maxEvaluations: 255 });
   assert.deepEqual(errorsOf(short({ a: "s" })), [
     { code: "value_over_budget", path: "", keyword: "maxEvaluations" },
   ]);
@@ -281,6 +289,40 @@ Deno.test("pattern tests count against the evaluation budget", () => {
     { code: "value_over_budget", path: "", keyword: "maxEvaluations" },
   ]);
   assert.deepEqual(validate({ "p1-x": "s", other: 1 }), { valid: true });
+});
+
+Deno.test("a pattern test is charged by its size: one too large for the budget never runs", () => {
+  // 254 RE2 instructions whose DFA cannot keep up with random a/b text: a test of 65,000
+  // characters took 0.6-1 s before it was charged by characters times instructions.
+  let seed = 7;
+  const text = Array.from({ length: 65_000 }, () => {
+    seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+    return (seed >> 16) & 1 ? "a" : "b";
+  }).join("");
+  const validate = compileSchema({ type: "string", pattern: "a[ab]{250}$" });
+  assert.deepEqual(errorsOf(validate(text)), [
+    { code: "value_over_budget", path: "", keyword: "maxEvaluations" },
+  ]);
+  // The same pattern on a short string, and a small program on the long one, run.
+  assert.deepEqual(validate("a" + "b".repeat(250)), { valid: true });
+  assert.deepEqual(compileSchema({ type: "string", pattern: "^[ab]+$" })(text), { valid: true });
+});
+
+Deno.test("members a keyword walks without a subschema to run are charged too", () => {
+  // 4,096 evaluations of `additionalProperties: true` (a boolean subschema costs nothing to
+  // run) each walking 5,000 members: 20 million steps, which the count of subschema
+  // evaluations alone let through in tens of seconds.
+  const $defs: Record<string, unknown> = { d12: { additionalProperties: true } };
+  for (let index = 0; index < 12; index++) {
+    const next = { $ref: `#/$defs/d${index + 1}` };
+    $defs[`d${index}`] = { allOf: [next, next] };
+  }
+  const validate = compileSchema({ $defs, $ref: "#/$defs/d0" });
+  const members = Object.fromEntries(Array.from({ length: 5_000 }, (_, index) => [`k${index}`, 0]));
+  assert.deepEqual(errorsOf(validate(members)), [
+    { code: "value_over_budget", path: "", keyword: "maxEvaluations" },
+  ]);
+  assert.deepEqual(validate({ k0: 0 }), { valid: true });
 });
 
 Deno.test("errors of the new keywords carry the instance pointer and the keyword, no value", () => {
