@@ -42,9 +42,11 @@ export const COSTS = Object.freeze({
   /** One unit more per this many characters times RE2 instructions of a pattern test. */
   patternInstructionCharacters: 32,
   /** One unit more per this many UTF-16 units counted for `minLength` or `maxLength`. */
-  lengthCharacters: 64,
+  lengthCharacters: 8,
+  /** A `multipleOf` that is not between safe integers: decimal digits compared as big integers. */
+  decimalMultiple: 4,
   /** One failing keyword recorded, before its pointer. */
-  error: 1,
+  error: 2,
   /** One unit more per this many characters of a recorded failure's pointer. */
   errorPointerCharacters: 16,
 });
@@ -59,10 +61,12 @@ interface Matcher {
 }
 
 /**
- * Which properties or items count as evaluated, for `unevaluated*`: a null-prototype object
- * whose prototype chain holds the annotations of the applicators around it.
+ * Which properties (by name) or items (by index) of one instance count as evaluated, for
+ * `unevaluated*`. cfworker gives each in-place branch an object whose prototype is its parent's;
+ * a branch here starts as a copy of its parent's set, which reads the same, since a parent gains
+ * nothing while its branch runs, and costs no walk up a chain on every read and merge.
  */
-type Evaluated = Record<string | number, true>;
+type Evaluated = Set<string | number>;
 
 const NULL = 1;
 const BOOLEAN = 2;
@@ -108,6 +112,8 @@ class SchemaNode {
   dependentRequired: [string, string[]][] | undefined = undefined;
   dependentSchemas: [string, Schema][] | undefined = undefined;
   properties: Map<string, Schema> | undefined = undefined;
+  /** The same members as a list, walked when the value has more members than `properties`. */
+  propertyList: [string, Schema][] | undefined = undefined;
   patternProperties: [Matcher, Schema][] | undefined = undefined;
   additionalProperties: Schema | undefined = undefined;
   unevaluatedProperties: Schema | undefined = undefined;
@@ -289,9 +295,10 @@ class TreeBuilder {
           node.forObjects = true;
           break;
         case "properties":
-          node.properties = new Map(
-            Object.entries(value as JsonObject).map(([name, sub]) => [name, this.#schema(sub)]),
-          );
+          node.propertyList = Object.entries(value as JsonObject).map((
+            [name, sub],
+          ) => [name, this.#schema(sub)]);
+          node.properties = new Map(node.propertyList);
           node.forObjects = true;
           break;
         case "patternProperties":
@@ -379,8 +386,7 @@ function decimal(value: number): [bigint, number] {
 }
 
 /** `multipleOf` on decimal digits, exactly as cfworker decides it (no floating-point remainder). */
-function isMultipleOf(value: number, divisor: number): boolean {
-  if (Number.isSafeInteger(value) && Number.isSafeInteger(divisor)) return value % divisor === 0;
+function isDecimalMultiple(value: number, divisor: number): boolean {
   const [valueDigits, valueExponent] = decimal(value);
   const [divisorDigits, divisorExponent] = decimal(divisor);
   const difference = valueExponent - divisorExponent;
@@ -446,7 +452,19 @@ export class Walk {
 
   /** A fresh annotation record, when any `unevaluated*` keyword reads them. */
   #fresh(): Evaluated | undefined {
-    return this.#tracks ? Object.create(null) : undefined;
+    return this.#tracks ? new Set() : undefined;
+  }
+
+  /** A branch's annotations: its parent's so far (see {@link Evaluated}). */
+  #branch(parent: Evaluated): Evaluated {
+    this.#charge(parent.size * COSTS.member);
+    return new Set(parent);
+  }
+
+  /** Adds a branch's or a condition's annotations to its parent's. */
+  #merge(parent: Evaluated, branch: Evaluated): void {
+    this.#charge(branch.size * COSTS.member);
+    for (const key of branch) parent.add(key);
   }
 
   #test(matcher: Matcher, text: string): boolean {
@@ -463,6 +481,25 @@ export class Walk {
     const valid = this.#evaluate(schema, child, this.#fresh());
     this.#tokens.pop();
     return valid;
+  }
+
+  /**
+   * Evaluates member `key` of `instance` for `keyword`: a success annotates it as evaluated, a
+   * failure records `keyword` here.
+   */
+  #member(
+    schema: Schema,
+    instance: Record<string, unknown>,
+    key: string,
+    evaluated: Evaluated | undefined,
+    keyword: string,
+  ): boolean {
+    if (this.#below(schema, instance[key], key)) {
+      evaluated?.add(key);
+      return true;
+    }
+    this.#fail(keyword);
+    return false;
   }
 
   /** Runs `schema` with failures discarded, as cfworker does under `not` and in `if`. */
@@ -569,10 +606,10 @@ export class Walk {
       const mark = this.#failures?.length ?? 0;
       let any = false;
       for (const sub of node.anyOf) {
-        const branch = tracks ? Object.create(evaluated) : undefined;
+        const branch = evaluated && this.#branch(evaluated);
         if (this.#evaluate(sub, instance, branch)) {
           any = true;
-          if (tracks) annotated.push(branch);
+          if (branch) annotated.push(branch);
         }
       }
       if (any) {
@@ -585,9 +622,9 @@ export class Walk {
     if (node.allOf !== undefined) {
       let all = true;
       for (const sub of node.allOf) {
-        const branch = tracks ? Object.create(evaluated) : undefined;
+        const branch = evaluated && this.#branch(evaluated);
         if (this.#evaluate(sub, instance, branch)) {
-          if (tracks) annotated.push(branch);
+          if (branch) annotated.push(branch);
         } else {
           all = false;
         }
@@ -601,10 +638,10 @@ export class Walk {
       const mark = this.#failures?.length ?? 0;
       let matches = 0;
       for (const sub of node.oneOf) {
-        const branch = tracks ? Object.create(evaluated) : undefined;
+        const branch = evaluated && this.#branch(evaluated);
         if (this.#evaluate(sub, instance, branch)) {
           matches++;
-          if (tracks) annotated.push(branch);
+          if (branch) annotated.push(branch);
         }
       }
       if (matches === 1) {
@@ -614,11 +651,11 @@ export class Walk {
         this.#fail("oneOf");
       }
     }
-    if (tracks && container) Object.assign(evaluated, ...annotated);
+    if (tracks && container) { for (const branch of annotated) this.#merge(evaluated, branch); }
     if (node.if !== undefined) {
-      const condition = tracks ? Object.create(null) : undefined;
+      const condition = this.#fresh();
       if (this.#quietly(node.if, instance, condition)) {
-        if (tracks) Object.assign(evaluated, condition);
+        if (tracks) this.#merge(evaluated, condition!);
         if (node.then !== undefined && !this.#evaluate(node.then, instance, evaluated)) {
           valid = false;
           this.#fail("if");
@@ -649,6 +686,8 @@ export class Walk {
     if (typeof a === "object") {
       if (!a || !b) return a === b;
       const keys = Object.keys(a);
+      // Listing both objects' names is a step per name of each.
+      this.#charge(2 * keys.length * COSTS.member);
       if (keys.length !== Object.keys(b).length) return false;
       for (const key of keys) {
         if (!Object.hasOwn(b, key)) return false;
@@ -669,7 +708,6 @@ export class Walk {
     evaluated: Evaluated | undefined,
   ): boolean {
     let valid = true;
-    const tracks = evaluated !== undefined;
     if (node.required !== undefined) {
       this.#charge(node.required.length * COSTS.member);
       for (const key of node.required) {
@@ -721,16 +759,23 @@ export class Walk {
     const properties = node.properties;
     if (properties !== undefined) {
       // Whichever side is smaller is walked; the pairs evaluated are the same.
-      const names = keys !== undefined && keys.length < properties.size ? keys : properties.keys();
-      this.#charge(Math.min(keys?.length ?? Infinity, properties.size) * COSTS.member);
-      for (const key of names) {
-        const sub = properties.get(key);
-        if (sub === undefined || !Object.hasOwn(instance, key)) continue;
-        if (this.#below(sub, instance[key], key)) {
-          if (tracks) evaluated[key] = true;
-        } else {
-          valid = false;
-          this.#fail("properties");
+      if (keys !== undefined && keys.length < properties.size) {
+        this.#charge(keys.length * COSTS.member);
+        for (const key of keys) {
+          const sub = properties.get(key);
+          if (sub !== undefined && !this.#member(sub, instance, key, evaluated, "properties")) {
+            valid = false;
+          }
+        }
+      } else {
+        this.#charge(properties.size * COSTS.member);
+        for (const [key, sub] of node.propertyList!) {
+          if (
+            Object.hasOwn(instance, key) &&
+            !this.#member(sub, instance, key, evaluated, "properties")
+          ) {
+            valid = false;
+          }
         }
       }
     }
@@ -742,37 +787,23 @@ export class Walk {
         for (const key of keys!) {
           if (!this.#test(matcher, key)) continue;
           matched?.add(key);
-          if (this.#below(sub, instance[key], key)) {
-            if (tracks) evaluated[key] = true;
-          } else {
-            valid = false;
-            this.#fail("patternProperties");
-          }
+          if (!this.#member(sub, instance, key, evaluated, "patternProperties")) valid = false;
         }
       }
     }
-    if (node.additionalProperties !== undefined) {
-      this.#charge(keys!.length * COSTS.member);
-      for (const key of keys!) {
-        if (properties?.has(key) || matched?.has(key)) continue;
-        if (this.#below(node.additionalProperties, instance[key], key)) {
-          if (tracks) evaluated[key] = true;
-        } else {
-          valid = false;
-          this.#fail("additionalProperties");
-        }
-      }
-    } else if (node.unevaluatedProperties !== undefined) {
+    const rest = node.additionalProperties ?? node.unevaluatedProperties;
+    if (rest !== undefined) {
       // cfworker reads unevaluatedProperties only without additionalProperties.
+      const additional = node.additionalProperties !== undefined;
       this.#charge(keys!.length * COSTS.member);
       for (const key of keys!) {
-        if (evaluated![key]) continue;
-        if (this.#below(node.unevaluatedProperties, instance[key], key)) {
-          evaluated![key] = true;
-        } else {
-          valid = false;
-          this.#fail("unevaluatedProperties");
+        if (
+          additional ? properties?.has(key) || matched?.has(key) : evaluated!.has(key)
+        ) {
+          continue;
         }
+        const keyword = additional ? "additionalProperties" : "unevaluatedProperties";
+        if (!this.#member(rest, instance, key, evaluated, keyword)) valid = false;
       }
     }
     return valid;
@@ -780,7 +811,6 @@ export class Walk {
 
   #array(node: SchemaNode, instance: unknown[], evaluated: Evaluated | undefined): boolean {
     let valid = true;
-    const tracks = evaluated !== undefined;
     const length = instance.length;
     if (node.maxItems !== undefined && length > node.maxItems) {
       valid = false;
@@ -795,7 +825,7 @@ export class Walk {
       const prefix = Math.min(node.prefixItems.length, length);
       for (; index < prefix; index++) {
         const ok = this.#below(node.prefixItems[index], instance[index], index);
-        if (tracks) evaluated[index] = true;
+        evaluated?.add(index);
         if (!ok) {
           valid = false;
           this.#fail("prefixItems");
@@ -805,7 +835,7 @@ export class Walk {
     if (node.items !== undefined) {
       for (; index < length; index++) {
         const ok = this.#below(node.items, instance[index], index);
-        if (tracks) evaluated[index] = true;
+        evaluated?.add(index);
         if (!ok) {
           valid = false;
           this.#fail("items");
@@ -816,9 +846,9 @@ export class Walk {
     if (node.unevaluatedItems !== undefined) {
       this.#charge((length - index) * COSTS.member);
       for (; index < length; index++) {
-        if (evaluated![index]) continue;
+        if (evaluated!.has(index)) continue;
         const ok = this.#below(node.unevaluatedItems, instance[index], index);
-        evaluated![index] = true;
+        evaluated!.add(index);
         if (!ok) {
           valid = false;
           this.#fail("unevaluatedItems");
@@ -844,7 +874,7 @@ export class Walk {
     let contained = 0;
     for (let index = 0; index < length; index++) {
       if (this.#below(node.contains!, instance[index], index)) {
-        if (evaluated !== undefined) evaluated[index] = true;
+        evaluated?.add(index);
         contained++;
       }
     }
@@ -865,6 +895,13 @@ export class Walk {
     return true;
   }
 
+  #multipleOf(value: number, divisor: number): boolean {
+    // Between safe integers the remainder is exact, and the answer the same.
+    if (Number.isSafeInteger(value) && Number.isSafeInteger(divisor)) return value % divisor === 0;
+    this.#charge(COSTS.decimalMultiple);
+    return isDecimalMultiple(value, divisor);
+  }
+
   #number(node: SchemaNode, instance: number): boolean {
     let valid = true;
     if (node.minimum !== undefined && instance < node.minimum) {
@@ -883,7 +920,7 @@ export class Walk {
       valid = false;
       this.#fail("exclusiveMaximum");
     }
-    if (node.multipleOf !== undefined && !isMultipleOf(instance, node.multipleOf)) {
+    if (node.multipleOf !== undefined && !this.#multipleOf(instance, node.multipleOf)) {
       valid = false;
       this.#fail("multipleOf");
     }
