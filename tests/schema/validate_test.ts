@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import fc from "fast-check";
 import {
   checkSchema,
   compileSchema,
@@ -7,6 +8,8 @@ import {
   SluiceError,
   type ValidationResult,
 } from "../../mod.ts";
+import { canonicalForm } from "../../src/identity/canonicalize.ts";
+import { validateCanonical } from "../../src/schema/compile.ts";
 
 const SENTINEL = "SENTINEL-7f3a9c";
 
@@ -325,6 +328,22 @@ Deno.test("members a keyword walks without a subschema to run are charged too", 
   assert.deepEqual(validate({ k0: 0 }), { valid: true });
 });
 
+Deno.test("annotations carried up a long in-place chain are charged, not walked for ever", () => {
+  // 200 nested allOf branches whose innermost marks 4,000 members evaluated: every level
+  // merges them into its parent. On prototype chains each merge walked the chain per member
+  // (seconds for one validation); on sets it is 800,000 steps, over the budget.
+  const $defs: Record<string, unknown> = { d200: { unevaluatedProperties: true } };
+  for (let index = 0; index < 200; index++) {
+    $defs[`d${index}`] = { allOf: [{ $ref: `#/$defs/d${index + 1}` }] };
+  }
+  const validate = compileSchema({ $defs, $ref: "#/$defs/d0" });
+  const members = Object.fromEntries(Array.from({ length: 4_000 }, (_, index) => [`k${index}`, 0]));
+  assert.deepEqual(errorsOf(validate(members)), [
+    { code: "value_over_budget", path: "", keyword: "maxEvaluations" },
+  ]);
+  assert.deepEqual(validate({ k0: 0 }), { valid: true });
+});
+
 Deno.test("errors of the new keywords carry the instance pointer and the keyword, no value", () => {
   const validate = compileSchema({
     type: "object",
@@ -388,4 +407,34 @@ Deno.test("the conformance suite's 2020-12 preservation schema is admitted and a
   ]);
   assert.equal(validate({ phone: "1", extra: true }).valid, false);
   assert.equal(validate({ email: "a@b", address: { city: 1 } }).valid, false);
+});
+
+Deno.test("validating on a canonical form's counts answers what validating the value answers", () => {
+  const validate = compileSchema(
+    { type: "object", additionalProperties: { type: "array", items: { type: "string" } } },
+    { valueLimits: { maxNodes: 6, maxDepth: 2, maxBytes: 40 } },
+  );
+  const value = fc.letrec((tie) => ({
+    value: fc.oneof(
+      { depthSize: "small" },
+      fc.string({ maxLength: 12 }),
+      fc.integer(),
+      fc.array(tie("value"), { maxLength: 4 }),
+      fc.dictionary(fc.constantFrom("a", "b", "é"), tie("value"), { maxKeys: 3 }),
+    ),
+  })).value;
+  let refused = 0;
+  fc.assert(
+    fc.property(value, (input) => {
+      const form = canonicalForm(input);
+      const expected = validate(input);
+      assert.deepEqual(validateCanonical(validate, JSON.parse(form.text), form), expected);
+      if (!expected.valid && expected.errors[0].code === "value_over_budget") refused++;
+    }),
+    { numRuns: 2_000 },
+  );
+  assert.ok(refused > 100, `${refused} refused on a budget`);
+  // A validator sluice did not compile is simply called.
+  const other = (input: unknown) => ({ valid: input === 1 } as ValidationResult);
+  assert.deepEqual(validateCanonical(other, 1, canonicalForm(1)), { valid: true });
 });
