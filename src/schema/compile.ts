@@ -75,8 +75,8 @@ export function validateCanonical(
  *
  * The validator first bounds the value (plain JSON within `valueLimits`; defaults in
  * `DEFAULT_VALUE_LIMITS`), answering `value_over_budget` otherwise, then validates it as JSON
- * Schema 2020-12 with `@cfworker/json-schema` (no code generation, no network), stopping with
- * `value_over_budget` (keyword `maxEvaluations`) past `maxEvaluations` subschema evaluations
+ * Schema 2020-12 by walking the schema compiled once (no code generation, no network), stopping
+ * with `value_over_budget` (keyword `maxEvaluations`) past `maxEvaluations` units of work
  * (default `DEFAULT_MAX_EVALUATIONS`). Errors carry a
  * JSON Pointer into the value and the failing keyword (sorted by pointer, then keyword), never
  * the value or validator text. A pointer names the member's place, so it does contain the

@@ -7,12 +7,12 @@
  * profile admits (run as 2020-12, all errors collected), which sluice validated with before
  * and which the tests keep as the reference: the same keywords evaluated in the same order,
  * the same failing keyword at the same instance location, the same annotations for
- * `unevaluatedProperties` and `unevaluatedItems` (each in-place applicator's annotations inherit
- * those already made by its parent, as cfworker's prototype chains do). What it does not do is
- * build anything for a value that conforms: no instance location strings, no error objects, no
- * result per subschema. A location is a stack of reference tokens, copied only when a keyword
- * fails; annotations are tracked only when the schema has an `unevaluated*` keyword to read
- * them.
+ * `unevaluatedProperties` and `unevaluatedItems` (each in-place applicator's branch starts from
+ * the annotations its parent already made, as cfworker's prototype chains read). What it does
+ * not do is build anything for a value that conforms: no instance location strings, no error
+ * objects, no result per subschema. A location is a stack of reference tokens, copied only when
+ * a keyword fails; annotations are tracked only when the schema has an `unevaluated*` keyword
+ * to read them.
  *
  * Every step is charged to a work budget, so one validation's time is bounded whatever the
  * schema and value: see {@link COSTS}.
@@ -28,7 +28,7 @@ import { compilePattern } from "./pattern.ts";
  * What each step of a validation costs against `maxEvaluations`. The unit is one subschema
  * evaluation; steps whose time grows with their input are charged in proportion to it, so that
  * no admitted schema and value can make a budget of units last much longer than its count of
- * plain evaluations would (`scripts/bench/validation.ts` measures the worst cases found).
+ * plain evaluations would (the worst cases found are in docs/schema-profile.md, "Work budget").
  *
  * @category Schema profile
  */
@@ -37,7 +37,7 @@ export const COSTS = Object.freeze({
   evaluation: 1,
   /** One member visited by a keyword that does not evaluate a subschema for it. */
   member: 1,
-  /** One pattern test, before its length: re2js spends up to about a microsecond on any input. */
+  /** One pattern test, before its length: re2js spends a few hundred nanoseconds on any input. */
   patternTest: 8,
   /** One unit more per this many characters times RE2 instructions of a pattern test. */
   patternInstructionCharacters: 32,
@@ -543,7 +543,7 @@ export class Walk {
     return valid;
   }
 
-  /** `$ref`, `type`, `const`, `enum`, `not`, `anyOf`, `allOf`, `oneOf`, `if`, in cfworker's order. */
+  /** The in-place keywords (`$ref` to `if`), in cfworker's order. */
   #inPlace(node: SchemaNode, instance: unknown, evaluated: Evaluated | undefined): boolean {
     let valid = true;
     if (node.ref !== undefined && !this.#evaluate(node.ref, instance, evaluated)) {
