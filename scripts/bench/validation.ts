@@ -22,18 +22,11 @@
  *
  * @module
  */
-import { Client } from "@modelcontextprotocol/client";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/client/validators/cf-worker";
 import { InMemoryTransport, type ListToolsResult, Server } from "@modelcontextprotocol/server";
 import { callInternals } from "../../src/calls/registration.ts";
-import {
-  canonicalize,
-  CatalogMonitor,
-  DEFAULT_SCHEMA_LIMITS,
-  discoverTools,
-  type JsonObject,
-  type ReadToolBinding,
-} from "../../mod.ts";
+import { canonicalize, DEFAULT_SCHEMA_LIMITS, discoverTools, type JsonObject } from "../../mod.ts";
+import { benchClient, binding } from "./read_path.ts";
 import { type Benchmark, type BenchRow, median } from "./types.ts";
 
 const ROUNDS = 9;
@@ -125,30 +118,7 @@ async function serve(tools: Record<string, JsonObject>) {
   server.setRequestHandler("tools/call", () => ({ content: [] }));
   const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
   await server.connect(serverTransport);
-  const client = new Client({ name: "validation-bench", version: "0.0.0" }, {
-    jsonSchemaValidator: new CfWorkerJsonSchemaValidator(),
-  });
-  await client.connect(clientTransport);
-  const monitor = new CatalogMonitor();
-  monitor.acceptProtocolVersion(client.getNegotiatedProtocolVersion());
-  return {
-    client,
-    monitor,
-    close: async () => {
-      monitor.close();
-      await client.close();
-      await server.close();
-    },
-  };
-}
-
-function binding(localName: string): ReadToolBinding {
-  return {
-    localName,
-    policy: { mode: "read", title: localName },
-    scope: null,
-    concurrencySafe: true,
-  };
+  return await benchClient(clientTransport, () => server.close());
 }
 
 const pause = () => new Promise((resolve) => setTimeout(resolve, 2));
