@@ -17,6 +17,7 @@ import { patternsBenchmark } from "./bench/patterns.ts";
 import { connectBenchmark } from "./bench/connect.ts";
 import { sseFaultsBenchmark } from "./bench/sse_faults.ts";
 import { pinningBenchmark } from "./bench/pinning.ts";
+import { validationBenchmark } from "./bench/validation.ts";
 
 /** The approval store's figures (libSQL file, WAL, synchronous=FULL), as a registered bench. */
 const approvalsBenchmark: Benchmark = {
@@ -37,6 +38,7 @@ export const benchmarks: readonly Benchmark[] = [
   connectBenchmark,
   sseFaultsBenchmark,
   pinningBenchmark,
+  validationBenchmark,
 ];
 
 function printTable(header: readonly string[], lines: readonly string[][]): void {

@@ -14,7 +14,7 @@
  *
  * @module
  */
-import { Client } from "@modelcontextprotocol/client";
+import { Client, type Transport } from "@modelcontextprotocol/client";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/client/validators/cf-worker";
 import { CatalogMonitor, discoverTools, type ReadToolBinding } from "../../mod.ts";
 import { startMemoryServerV2 } from "../../fixtures/read_server_v2.ts";
@@ -34,12 +34,15 @@ function median(values: number[]): number {
   return sorted[Math.floor(sorted.length / 2)];
 }
 
-async function connect(options: { extraTools?: number; onlyExtraTools?: boolean }) {
-  const server = await startMemoryServerV2(options);
+/**
+ * A v2 client (with the cfworker validator) connected over `transport`, and a catalog monitor
+ * on its negotiated version; `close` closes the monitor, the client, then the server.
+ */
+export async function benchClient(transport: Transport, closeServer: () => Promise<void>) {
   const client = new Client({ name: "sluice-bench", version: "0.0.0" }, {
     jsonSchemaValidator: new CfWorkerJsonSchemaValidator(),
   });
-  await client.connect(server.clientTransport);
+  await client.connect(transport);
   const monitor = new CatalogMonitor();
   monitor.acceptProtocolVersion(client.getNegotiatedProtocolVersion());
   return {
@@ -48,12 +51,18 @@ async function connect(options: { extraTools?: number; onlyExtraTools?: boolean 
     close: async () => {
       monitor.close();
       await client.close();
-      await server.close();
+      await closeServer();
     },
   };
 }
 
-function binding(localName: string): ReadToolBinding {
+async function connect(options: { extraTools?: number; onlyExtraTools?: boolean }) {
+  const server = await startMemoryServerV2(options);
+  return await benchClient(server.clientTransport, () => server.close());
+}
+
+/** A read binding for `localName` with no scope validator. */
+export function binding(localName: string): ReadToolBinding {
   return {
     localName,
     policy: { mode: "read", title: localName },

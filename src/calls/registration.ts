@@ -1,5 +1,6 @@
-import { canonicalize, type JsonObject } from "../identity/mod.ts";
+import { type CanonicalForm, canonicalForm, type JsonObject } from "../identity/mod.ts";
 import type { SchemaValidator, ValidationError } from "../schema/types.ts";
+import { validateCanonical } from "../schema/compile.ts";
 import type { ReadPolicy, ScopeValidator } from "../catalog/bindings.ts";
 import type { ToolLimits } from "../catalog/limits.ts";
 import type { CatalogMonitor, CatalogStatus } from "../catalog/monitor.ts";
@@ -230,16 +231,18 @@ async function admit(
   if (typeof args !== "object" || args === null || Array.isArray(args)) {
     return { ok: false, errorCode: "mcp_invalid_arguments" };
   }
-  let canonical: string;
+  let form: CanonicalForm;
   let detached: JsonObject;
   try {
-    // One pass bounds the size, refuses non-JSON and yields a copy the caller cannot mutate.
-    canonical = canonicalize(args, { maxBytes: context.limits.maxArgumentBytes });
-    detached = JSON.parse(canonical);
+    // One pass bounds the size, refuses non-JSON and yields a copy the caller cannot mutate;
+    // the schema's value budget is checked on its counts, not by a second pass.
+    form = canonicalForm(args, { maxBytes: context.limits.maxArgumentBytes });
+    detached = JSON.parse(form.text);
   } catch {
     return { ok: false, errorCode: "mcp_invalid_arguments" };
   }
-  const validation = context.validateInput(detached);
+  const canonical = form.text;
+  const validation = validateCanonical(context.validateInput, detached, form);
   if (!validation.valid) {
     return {
       ok: false,

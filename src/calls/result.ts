@@ -1,6 +1,13 @@
 import { codeOf } from "../codes.ts";
-import { canonicalize, isRecord, type JsonValue, utf8Length } from "../identity/mod.ts";
+import {
+  type CanonicalForm,
+  canonicalForm,
+  isRecord,
+  type JsonValue,
+  utf8Length,
+} from "../identity/mod.ts";
 import type { SchemaValidator } from "../schema/types.ts";
+import { validateCanonical } from "../schema/compile.ts";
 import type { ToolLimits } from "../catalog/limits.ts";
 import { failure, type ToolEnvelope } from "./envelope.ts";
 
@@ -50,21 +57,21 @@ export function checkCallResult(
     if (bytes > limits.maxResultBytes) return failure("mcp_result_too_large");
   }
   let structured: JsonValue | null = null;
+  let form: CanonicalForm | undefined;
   if (raw.structuredContent !== undefined) {
-    let canonical: string;
     try {
-      canonical = canonicalize(raw.structuredContent, {
+      form = canonicalForm(raw.structuredContent, {
         maxBytes: limits.maxResultBytes - bytes,
       });
     } catch (error) {
       const code = codeOf(error);
       return failure(code === "json_too_large" ? "mcp_result_too_large" : "mcp_result_invalid");
     }
-    structured = JSON.parse(canonical) as JsonValue;
+    structured = JSON.parse(form.text) as JsonValue;
   }
   if (validateOutput) {
     // An advertised output schema needs real structured content; JSON-looking text never counts.
-    if (structured === null || !validateOutput(structured).valid) {
+    if (form === undefined || !validateCanonical(validateOutput, structured!, form).valid) {
       return failure("mcp_result_invalid");
     }
   }

@@ -48,6 +48,8 @@ class Canonicalizer {
   /** The containers being written, by depth: a cycle shows up as a repeat here. */
   readonly #stack: object[] = [];
   #nodes = 0;
+  /** The deepest container written. */
+  #depth = 0;
   /** UTF-16 length of the strings and numbers written so far: a lower bound on the output. */
   #length = 0;
 
@@ -111,6 +113,7 @@ class Canonicalizer {
       this.#stack.length = depth;
       this.#fail("json_too_deep", `value is nested deeper than ${this.#limits.maxDepth}`);
     }
+    if (depth > this.#depth) this.#depth = depth;
     const proto = Object.getPrototypeOf(value);
     const isArray = Array.isArray(value);
     if (isArray ? proto !== arrayPrototype : proto !== objectPrototype && proto !== null) {
@@ -156,9 +159,9 @@ class Canonicalizer {
   }
 
   /** Runs the walk, turning a refusal into the public error with its JSON Pointer. */
-  run(value: unknown): string {
+  run(value: unknown): CanonicalForm {
     try {
-      return this.write(value, 0);
+      return { text: this.write(value, 0), nodes: this.#nodes, depth: this.#depth };
     } catch (error) {
       if (!(error instanceof Refusal)) throw error;
       const tokens = error.tokens.reverse();
@@ -217,6 +220,49 @@ export function utf8Length(text: string): number {
 }
 
 /**
+ * A value's canonical text, with the counts its bounds were checked against.
+ *
+ * @category Identity
+ */
+export interface CanonicalForm {
+  /** The RFC 8785 text, as {@link canonicalize} returns it. */
+  readonly text: string;
+  /** Its JSON nodes: objects, arrays, members and primitives. */
+  readonly nodes: number;
+  /** Its deepest nesting of arrays and objects (a scalar has depth 0). */
+  readonly depth: number;
+}
+
+/**
+ * {@link canonicalize}, returning the counts beside the text, so that a value's bounds can be
+ * checked again against other limits without walking it again.
+ *
+ * @category Identity
+ */
+export function canonicalForm(value: unknown, limits: Partial<JsonLimits> = {}): CanonicalForm {
+  const bounds = resolveLimits(DEFAULT_JSON_LIMITS, limits);
+  const form = new Canonicalizer(bounds).run(value);
+  if (!withinBytes(form.text, bounds.maxBytes)) {
+    throw new JsonValueError(
+      "json_too_large",
+      "",
+      `value is larger than ${bounds.maxBytes} bytes`,
+    );
+  }
+  return form;
+}
+
+/**
+ * Whether a text's UTF-8 encoding has at most `maxBytes` bytes (counted only when its length
+ * does not already say so).
+ *
+ * @category Identity
+ */
+export function withinBytes(text: string, maxBytes: number): boolean {
+  return text.length * 3 <= maxBytes || utf8Length(text) <= maxBytes;
+}
+
+/**
  * Serializes a plain JSON value with the RFC 8785 JSON Canonicalization Scheme: object keys
  * sorted by UTF-16 code units, no whitespace, ECMAScript number formatting.
  *
@@ -236,14 +282,5 @@ export function utf8Length(text: string): number {
  * @category Identity
  */
 export function canonicalize(value: unknown, limits: Partial<JsonLimits> = {}): string {
-  const bounds = resolveLimits(DEFAULT_JSON_LIMITS, limits);
-  const text = new Canonicalizer(bounds).run(value);
-  if (text.length * 3 > bounds.maxBytes && utf8Length(text) > bounds.maxBytes) {
-    throw new JsonValueError(
-      "json_too_large",
-      "",
-      `value is larger than ${bounds.maxBytes} bytes`,
-    );
-  }
-  return text;
+  return canonicalForm(value, limits).text;
 }

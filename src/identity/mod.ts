@@ -3,7 +3,13 @@
  *
  * @module
  */
-export { canonicalize, utf8Length } from "./canonicalize.ts";
+export {
+  type CanonicalForm,
+  canonicalForm,
+  canonicalize,
+  utf8Length,
+  withinBytes,
+} from "./canonicalize.ts";
 export { digest, digestText } from "./digest.ts";
 export { type JsonErrorCode, JsonValueError } from "./errors.ts";
 export {

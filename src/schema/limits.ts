@@ -30,10 +30,11 @@ export const DEFAULT_VALUE_LIMITS: JsonLimits = Object.freeze({
 });
 
 /**
- * Default for `maxEvaluations`: most subschema evaluations in one validation. Ordinary values
- * need far fewer: 1,000 blocks for notion's `API-patch-block-children` (92 KB of JSON, over the
- * default value budget) take 18,003. A schema whose in-place references fan out (`a` → `anyOf`
- * [`b`, `b`] → ...) would otherwise take time exponential in its length.
+ * Default for `maxEvaluations`: most units of work in one validation, a unit being about one
+ * subschema evaluation (the charges are `COSTS` in `validator.ts`). Ordinary values need far
+ * fewer: 1,000 paragraph blocks for notion's `API-patch-block-children` (137 KB of JSON, twice
+ * the default value budget) take 78,008. A schema whose in-place references fan out (`a` →
+ * `anyOf` [`b`, `b`] → ...) would otherwise take time exponential in its length.
  *
  * @category Schema profile
  */

@@ -155,8 +155,10 @@ export interface CompileSchemaOptions extends CheckSchemaOptions {
   /** Bounds on validated values, checked before validation runs. */
   readonly valueLimits?: Partial<JsonLimits>;
   /**
-   * Most subschema evaluations one validation may perform; past it the value is refused with
-   * `value_over_budget` (keyword `maxEvaluations`). Bounds schemas whose references fan out.
+   * Most units of work one validation may perform (about one subschema evaluation each; members
+   * walked, values compared, pattern tests by length and recorded failures are charged too);
+   * past it the value is refused with `value_over_budget` (keyword `maxEvaluations`). Bounds
+   * schemas whose references fan out, and the time of any one validation.
    * NaN or a negative number throws a `RangeError` instead of lifting the bound.
    */
   readonly maxEvaluations?: number;

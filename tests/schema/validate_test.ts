@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import fc from "fast-check";
 import {
   checkSchema,
   compileSchema,
@@ -7,11 +8,21 @@ import {
   SluiceError,
   type ValidationResult,
 } from "../../mod.ts";
+import { canonicalForm } from "../../src/identity/canonicalize.ts";
+import { validateCanonical } from "../../src/schema/compile.ts";
 
 const SENTINEL = "SENTINEL-7f3a9c";
 
 function errorsOf(result: ValidationResult) {
   return result.valid ? [] : result.errors;
+}
+
+/** What a validation past its work budget answers. */
+const OUT_OF_WORK = [{ code: "value_over_budget", path: "", keyword: "maxEvaluations" }];
+
+/** An object of `count` members `k0`, `k1`, ..., each 0. */
+function members(count: number): Record<string, number> {
+  return Object.fromEntries(Array.from({ length: count }, (_, index) => [`k${index}`, 0]));
 }
 
 const tool = {
@@ -217,16 +228,24 @@ Deno.test("validation work is bounded: a fanned-out schema is refused, not run f
   }
   // The same shape, small enough. Subschemas evaluated: the root, /properties/a, d0, then for
   // each of the 6 levels 2^(i+1) anyOf branches and as many evaluations of d(i+1):
-  // 3 + 2 * (2 + 4 + 8 + 16 + 32 + 64) = 255.
-  const enough = compileSchema(fanOut(6), { maxEvaluations: 255 });
+  // 3 + 2 * (2 + 4 + 8 + 16 + 32 + 64) = 255, and one member of `properties` looked up: 256.
+  const enough = compileSchema(fanOut(6), { maxEvaluations: 256 });
   assert.deepEqual(enough({ a: "s" }), { valid: true });
   // The count restarts with every validation.
   assert.deepEqual(enough({ a: "s" }), { valid: true });
-  assert.deepEqual(
-    errorsOf(enough({ a: 1 })).map((error) => error.code).includes("value_invalid"),
-    true,
-  );
-  const short = compileSchema(fanOut(6), { maxEvaluations: 254 });
+  // A failing value also pays for each failure it records (two units each): 255 failures
+  // here, one per subschema evaluated but the root.
+  assert.deepEqual(errorsOf(enough({ a: 1 })), [
+    { code: "value_over_budget", path: "", keyword: "maxEvaluations" },
+  ]);
+  const recorded = compileSchema(fanOut(6), { maxEvaluations: 256 + 2 * 255 });
+  assert.deepEqual(errorsOf(recorded({ a: 1 })), [
+    { code: "value_invalid", path: "", keyword: "properties" },
+    { code: "value_invalid", path: "/a", keyword: "$ref" },
+    { code: "value_invalid", path: "/a", keyword: "anyOf" },
+    { code: "value_invalid", path: "/a", keyword: "type" },
+  ]);
+  const short = compileSchema(fanOut(6), { maxEvaluations: 255 });
   assert.deepEqual(errorsOf(short({ a: "s" })), [
     { code: "value_over_budget", path: "", keyword: "maxEvaluations" },
   ]);
@@ -281,6 +300,48 @@ Deno.test("pattern tests count against the evaluation budget", () => {
     { code: "value_over_budget", path: "", keyword: "maxEvaluations" },
   ]);
   assert.deepEqual(validate({ "p1-x": "s", other: 1 }), { valid: true });
+});
+
+Deno.test("a pattern test is charged by its size: one too large for the budget never runs", () => {
+  // 254 RE2 instructions whose DFA cannot keep up with random a/b text: a test of 65,000
+  // characters took 0.6-1 s before it was charged by characters times instructions.
+  let seed = 7;
+  const text = Array.from({ length: 65_000 }, () => {
+    seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+    return (seed >> 16) & 1 ? "a" : "b";
+  }).join("");
+  const validate = compileSchema({ type: "string", pattern: "a[ab]{250}$" });
+  assert.deepEqual(errorsOf(validate(text)), OUT_OF_WORK);
+  // The same pattern on a short string, and a small program on the long one, run.
+  assert.deepEqual(validate("a" + "b".repeat(250)), { valid: true });
+  assert.deepEqual(compileSchema({ type: "string", pattern: "^[ab]+$" })(text), { valid: true });
+});
+
+Deno.test("members a keyword walks without a subschema to run are charged too", () => {
+  // 4,096 evaluations of `additionalProperties: true` (a boolean subschema costs nothing to
+  // run) each walking 5,000 members: 20 million steps, which the count of subschema
+  // evaluations alone let through in tens of seconds.
+  const $defs: Record<string, unknown> = { d12: { additionalProperties: true } };
+  for (let index = 0; index < 12; index++) {
+    const next = { $ref: `#/$defs/d${index + 1}` };
+    $defs[`d${index}`] = { allOf: [next, next] };
+  }
+  const validate = compileSchema({ $defs, $ref: "#/$defs/d0" });
+  assert.deepEqual(errorsOf(validate(members(5_000))), OUT_OF_WORK);
+  assert.deepEqual(validate({ k0: 0 }), { valid: true });
+});
+
+Deno.test("annotations carried up a long in-place chain are charged, not walked for ever", () => {
+  // 200 nested allOf branches whose innermost marks 4,000 members evaluated: every level
+  // merges them into its parent. On prototype chains each merge walked the chain per member
+  // (seconds for one validation); on sets it is 800,000 steps, over the budget.
+  const $defs: Record<string, unknown> = { d200: { unevaluatedProperties: true } };
+  for (let index = 0; index < 200; index++) {
+    $defs[`d${index}`] = { allOf: [{ $ref: `#/$defs/d${index + 1}` }] };
+  }
+  const validate = compileSchema({ $defs, $ref: "#/$defs/d0" });
+  assert.deepEqual(errorsOf(validate(members(4_000))), OUT_OF_WORK);
+  assert.deepEqual(validate({ k0: 0 }), { valid: true });
 });
 
 Deno.test("errors of the new keywords carry the instance pointer and the keyword, no value", () => {
@@ -346,4 +407,34 @@ Deno.test("the conformance suite's 2020-12 preservation schema is admitted and a
   ]);
   assert.equal(validate({ phone: "1", extra: true }).valid, false);
   assert.equal(validate({ email: "a@b", address: { city: 1 } }).valid, false);
+});
+
+Deno.test("validating on a canonical form's counts answers what validating the value answers", () => {
+  const validate = compileSchema(
+    { type: "object", additionalProperties: { type: "array", items: { type: "string" } } },
+    { valueLimits: { maxNodes: 6, maxDepth: 2, maxBytes: 40 } },
+  );
+  const value = fc.letrec((tie) => ({
+    value: fc.oneof(
+      { depthSize: "small" },
+      fc.string({ maxLength: 12 }),
+      fc.integer(),
+      fc.array(tie("value"), { maxLength: 4 }),
+      fc.dictionary(fc.constantFrom("a", "b", "é"), tie("value"), { maxKeys: 3 }),
+    ),
+  })).value;
+  let refused = 0;
+  fc.assert(
+    fc.property(value, (input) => {
+      const form = canonicalForm(input);
+      const expected = validate(input);
+      assert.deepEqual(validateCanonical(validate, JSON.parse(form.text), form), expected);
+      if (!expected.valid && expected.errors[0].code === "value_over_budget") refused++;
+    }),
+    { numRuns: 2_000 },
+  );
+  assert.ok(refused > 100, `${refused} refused on a budget`);
+  // A validator sluice did not compile is simply called.
+  const other = (input: unknown) => ({ valid: input === 1 } as ValidationResult);
+  assert.deepEqual(validateCanonical(other, 1, canonicalForm(1)), { valid: true });
 });
