@@ -25,12 +25,12 @@ import { definitionDigest, definitionOfEntry } from "../catalog/revisions.ts";
 import {
   buildSnapshot,
   byLocalName,
-  deepFreeze,
   mapByLocalName,
   type ReadSnapshot,
   type SnapshotEntry,
   type SnapshotEntryBase,
 } from "../catalog/snapshot.ts";
+import { deepFreeze } from "../identity/mod.ts";
 import { DiscoveryError } from "../catalog/errors.ts";
 import { asSession, type SdkClientLike } from "../session/from_client.ts";
 import type { McpSession } from "../session/session.ts";

@@ -9,11 +9,11 @@ import type { McpSession } from "../session/session.ts";
 import type { UnfitTool } from "../catalog/selection.ts";
 import {
   buildWriteSnapshot,
-  deepFreeze,
   mapByLocalName,
   type WriteSnapshot,
   type WriteSnapshotEntry,
 } from "../catalog/snapshot.ts";
+import { deepFreeze } from "../identity/mod.ts";
 import {
   resolveWriteBindings,
   type WriteEffect,

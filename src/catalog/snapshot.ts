@@ -1,4 +1,4 @@
-import { digest, type JsonObject, type JsonValue } from "../identity/mod.ts";
+import { deepFreeze, digest, type JsonObject, type JsonValue } from "../identity/mod.ts";
 import type { ReadPolicy } from "./bindings.ts";
 import type { ChangeDetection } from "./monitor.ts";
 import type { WriteEffect, WritePolicy } from "./write_bindings.ts";
@@ -113,19 +113,6 @@ export interface ReadSnapshot {
   readonly revisionDigest: string;
   /** Selected tools sorted by local name. */
   readonly entries: readonly SnapshotEntry[];
-}
-
-/**
- * Freezes a plain JSON-like tree in place.
- *
- * @category Discovery and calls
- */
-export function deepFreeze<T>(value: T): T {
-  if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const key of Object.keys(value)) deepFreeze((value as Record<string, unknown>)[key]);
-  }
-  return value;
 }
 
 /**

@@ -12,6 +12,7 @@ export {
 } from "./canonicalize.ts";
 export { digest, digestText } from "./digest.ts";
 export { type JsonErrorCode, JsonValueError } from "./errors.ts";
+export { deepFreeze, isDeeplyFrozen } from "./freeze.ts";
 export {
   DEFAULT_JSON_LIMITS,
   isRecord,

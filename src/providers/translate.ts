@@ -9,7 +9,8 @@
  */
 import type { JsonObject, JsonValue } from "../identity/mod.ts";
 import { toPointer } from "../identity/mod.ts";
-import { checkSchema, compileSchema } from "../schema/mod.ts";
+import { checkSchema } from "../schema/mod.ts";
+import { nullAcceptance } from "../schema/compile.ts";
 import { keywordRule } from "../schema/keywords.ts";
 import { X_MCP_HEADER } from "../schema/mcp_header.ts";
 import { declaredTypes, provablyDisjoint, resolveRef, typesOfValue } from "./disjoint.ts";
@@ -127,6 +128,7 @@ class Translator {
   readonly #root: JsonObject;
   readonly #profile: FidelityProfile;
   readonly #options: TranslateOptions;
+  #acceptsNull: ((schema: JsonValue) => boolean) | undefined;
 
   constructor(root: JsonObject, profile: FidelityProfile, options: TranslateOptions) {
     this.#root = root;
@@ -142,21 +144,16 @@ class Translator {
     this.transforms.push({ kind, keyword, path: toPointer(path) });
   }
 
-  /** Whether `schema` (a property of the root's schema) accepts `null` as it stands. */
+  /**
+   * Whether `schema` (a property of the root's schema) accepts `null` as it stands. Its
+   * `x-mcp-header` says nothing about values; the root's definitions are compiled once for every
+   * property asked about.
+   */
   #admitsNull(schema: JsonValue): boolean {
     if (typeof schema === "boolean") return schema;
     if (!isObject(schema)) return true;
-    const probe: JsonObject = {};
-    for (const keyword of ["$schema", "$defs", "definitions"]) {
-      if (has(this.#root, keyword)) probe[keyword] = this.#root[keyword];
-    }
-    // `x-mcp-header` says nothing about values, and is valid on a property only.
-    const { [X_MCP_HEADER]: _header, ...constraints } = schema;
-    try {
-      return compileSchema({ ...probe, ...constraints })(null).valid;
-    } catch {
-      return true;
-    }
+    this.#acceptsNull ??= nullAcceptance(this.#root);
+    return this.#acceptsNull(schema);
   }
 
   /** The rule for `keyword` with value `value`, after the mode's value rules. */

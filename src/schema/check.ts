@@ -3,6 +3,7 @@ import { canonicalize } from "../identity/canonicalize.ts";
 import { JsonValueError } from "../identity/errors.ts";
 import type { JsonObject, JsonValue } from "../identity/json.ts";
 import { toPointer } from "../identity/pointer.ts";
+import { deepFreeze, isDeeplyFrozen } from "../identity/freeze.ts";
 import { type Dialect, dialectOf, DRAFT07_REF_SIBLINGS } from "./dialect.ts";
 import { keywordRule } from "./keywords.ts";
 import { budgetRefusal, DEFAULT_SCHEMA_LIMITS } from "./limits.ts";
@@ -348,6 +349,24 @@ const BUDGET_CODES = {
  */
 export function checkSchema(schema: unknown, options: CheckSchemaOptions = {}): SchemaCheckResult {
   const limits: SchemaLimits = resolveLimits(DEFAULT_SCHEMA_LIMITS, options.limits);
+  if (!isDeeplyFrozen(schema)) return checkNow(schema, limits, options.mcpHeaders === true);
+  // A schema frozen all the way down (a snapshot's) cannot change: its answer is kept with it,
+  // so the exports of every provider mode and the validators built from it check it once.
+  const key = `${options.mcpHeaders === true}|${JSON.stringify(limits)}`;
+  let answers = checkedSchemas.get(schema as object);
+  if (answers === undefined) checkedSchemas.set(schema as object, answers = new Map());
+  let answer = answers.get(key);
+  if (answer === undefined) {
+    answer = deepFreeze(checkNow(schema, limits, options.mcpHeaders === true));
+    answers.set(key, answer);
+  }
+  return answer;
+}
+
+/** The answers of {@link checkSchema} for deeply frozen schemas, by options. */
+const checkedSchemas = new WeakMap<object, Map<string, SchemaCheckResult>>();
+
+function checkNow(schema: unknown, limits: SchemaLimits, mcpHeaders: boolean): SchemaCheckResult {
   if (!isObject(schema)) {
     return { ok: false, problems: [{ code: "schema_not_object", keyword: "", path: "" }] };
   }
@@ -362,7 +381,7 @@ export function checkSchema(schema: unknown, options: CheckSchemaOptions = {}): 
       : "schema_keyword_invalid";
     return { ok: false, problems: [{ code, keyword, path }] };
   }
-  const checker = new SchemaChecker(schema, limits, options.mcpHeaders === true);
+  const checker = new SchemaChecker(schema, limits, mcpHeaders);
   checker.run();
   return checker.problems.length === 0
     ? { ok: true, schema }

@@ -6,7 +6,7 @@ import { toPointer } from "../identity/pointer.ts";
 import { SchemaUnsupportedError } from "./errors.ts";
 import { checkSchema } from "./check.ts";
 import { budgetRefusal, DEFAULT_MAX_EVALUATIONS, DEFAULT_VALUE_LIMITS } from "./limits.ts";
-import { compileTree, type Failure, OUT_OF_BUDGET, Walk } from "./validator.ts";
+import { compileTree, type Failure, OUT_OF_BUDGET, subtreeCompiler, Walk } from "./validator.ts";
 import type {
   CompileSchemaOptions,
   SchemaValidator,
@@ -144,4 +144,36 @@ export function compileSchema(
         : validate(value),
   );
   return validate;
+}
+
+/**
+ * Whether subschemas of `root` accept `null`, asked one subschema at a time. `root` is a schema
+ * `checkSchema` admitted (with `mcpHeaders`, as an input schema); each subschema is part of it
+ * and may reference its definitions, which are compiled once for every question. A subschema
+ * the budget cannot decide counts as accepting `null` (the safe answer to whether a property
+ * may be given `null`).
+ *
+ * @example
+ * ```ts
+ * import { nullAcceptance } from "./compile.ts";
+ * const root = {
+ *   type: "object",
+ *   properties: { a: { $ref: "#/$defs/text" } },
+ *   $defs: { text: { type: ["string", "null"] } },
+ * };
+ * nullAcceptance(root)(root.properties.a); // true
+ * ```
+ *
+ * @category Schema profile
+ */
+export function nullAcceptance(root: JsonObject): (schema: JsonValue) => boolean {
+  const compile = subtreeCompiler(root);
+  return (schema) => {
+    try {
+      return Walk.run(compile(schema), null, DEFAULT_MAX_EVALUATIONS) === null;
+    } catch {
+      // Out of budget, references nested too deep: not decided.
+      return true;
+    }
+  };
 }

@@ -169,7 +169,22 @@ class TreeBuilder {
     this.#root = root;
   }
 
+  #defined = false;
+
   build(): CompiledTree {
+    return this.subtree(this.#root);
+  }
+
+  /** The tree of `schema`, a subschema of the root whose references resolve in the root. */
+  subtree(schema: JsonValue): CompiledTree {
+    this.#define();
+    const root = this.#schema(schema);
+    return { root, tracksEvaluated: this.tracksEvaluated };
+  }
+
+  #define(): void {
+    if (this.#defined) return;
+    this.#defined = true;
     // Every definition gets its node first, so references resolve without recursing into them.
     const pending: [SchemaNode, JsonObject][] = [];
     for (const container of ["$defs", "definitions"] as const) {
@@ -189,8 +204,6 @@ class TreeBuilder {
       }
     }
     for (const [node, definition] of pending) this.#fill(node, definition);
-    const root = this.#schema(this.#root);
-    return { root, tracksEvaluated: this.tracksEvaluated };
   }
 
   #schema(value: JsonValue): Schema {
@@ -360,6 +373,18 @@ class TreeBuilder {
  */
 export function compileTree(schema: JsonObject): CompiledTree {
   return new TreeBuilder(schema).build();
+}
+
+/**
+ * Compiles subschemas of `root` (a schema `checkSchema` admitted, read and never kept, as by
+ * {@link compileTree}) whose references resolve in the root: the definitions are compiled once
+ * for every subschema asked for.
+ *
+ * @category Schema profile
+ */
+export function subtreeCompiler(root: JsonObject): (schema: JsonValue) => CompiledTree {
+  const builder = new TreeBuilder(root);
+  return (schema) => builder.subtree(schema);
 }
 
 /** Thrown by a walk that ran out of its work budget. */
