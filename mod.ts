@@ -59,7 +59,12 @@ export {
   type DiscoveryErrorDetails,
   type SchemaRole,
 } from "./src/catalog/errors.ts";
-export { DEFAULT_TOOL_LIMITS, MAX_TIMEOUT_MS, type ToolLimits } from "./src/catalog/limits.ts";
+export {
+  DEFAULT_TOOL_LIMITS,
+  MAX_TIMEOUT_MS,
+  TOOL_LIMIT_CEILINGS,
+  type ToolLimits,
+} from "./src/catalog/limits.ts";
 export {
   CatalogMonitor,
   type CatalogMonitorOptions,
@@ -182,6 +187,7 @@ export {
   describeTransport,
   type FetchFunction,
   isPublicAddress,
+  MAX_RESPONSE_BYTES,
   parseIpv4,
   parseIpv6,
   type Resolver,

@@ -18,6 +18,7 @@ import { connectBenchmark } from "./bench/connect.ts";
 import { sseFaultsBenchmark } from "./bench/sse_faults.ts";
 import { pinningBenchmark } from "./bench/pinning.ts";
 import { validationBenchmark } from "./bench/validation.ts";
+import { discoveryBenchmark } from "./bench/discovery.ts";
 
 /** The approval store's figures (libSQL file, WAL, synchronous=FULL), as a registered bench. */
 const approvalsBenchmark: Benchmark = {
@@ -36,6 +37,7 @@ export const benchmarks: readonly Benchmark[] = [
   bodyChunksBenchmark,
   patternsBenchmark,
   connectBenchmark,
+  discoveryBenchmark,
   sseFaultsBenchmark,
   pinningBenchmark,
   validationBenchmark,

@@ -25,6 +25,8 @@ const PACKAGES: Record<string, string> = {
   "@modelcontextprotocol/server-everything": "2026.8.31",
   "@modelcontextprotocol/server-filesystem": "2026.8.31",
   "@modelcontextprotocol/server-memory": "2026.8.31",
+  // A large real list: 188 tools (1 MiB) by default, 344 (2 MiB) in organization mode.
+  "@softeria/ms-365-mcp-server": "0.155.0",
   fastmcp: "4.20.16",
   zod: "4.6.7",
 };
@@ -90,7 +92,12 @@ async function capture(target: Target): Promise<void> {
       tools,
     };
     const file = `${outDir}/${target.server}@${target.version}.json`;
-    await Deno.writeTextFile(file, JSON.stringify(record, null, 2) + "\n");
+    // A large list (over 256 KiB) is written compact: the repository holds it, not a reader.
+    const text = JSON.stringify(record);
+    await Deno.writeTextFile(
+      file,
+      (text.length > 256 * 1024 ? text : JSON.stringify(record, null, 2)) + "\n",
+    );
     console.log(`${file}: ${tools.length} tools`);
   } finally {
     await client.close();
@@ -122,6 +129,20 @@ if (import.meta.main) {
         command: "node",
         args: [bin("@modelcontextprotocol/server-memory")],
         env: { MEMORY_FILE_PATH: `${temp}/memory.jsonl` },
+      },
+      {
+        server: "ms-365-mcp-server",
+        version: await installedVersion("@softeria/ms-365-mcp-server"),
+        command: "node",
+        args: [bin("@softeria/ms-365-mcp-server")],
+        env: { HOME: temp },
+      },
+      {
+        server: "ms-365-mcp-server-org-mode",
+        version: await installedVersion("@softeria/ms-365-mcp-server"),
+        command: "node",
+        args: [bin("@softeria/ms-365-mcp-server"), "--org-mode"],
+        env: { HOME: temp },
       },
       {
         server: "fastmcp",

@@ -5,9 +5,10 @@
  *
  * - `/calls`: two tools, `small` (a 1 KiB text result) and `large` (a 64 KiB text result).
  * - `/catalog`: the generated 188-tool, ~1 MiB list of `large_list.ts` (calls answer `ok`).
+ * - `/lists/<name>`: with a `lists.json` argument (`{ <name>: tools }`), each list.
  *
- * `deno run --allow-net=127.0.0.1 --allow-read --allow-env scripts/bench/connect_server.ts`
- * prints `LISTENING <origin>` and serves until SIGTERM or its stdin closes.
+ * `deno run --allow-net=127.0.0.1 --allow-read --allow-env scripts/bench/connect_server.ts
+ * [lists.json]` prints `LISTENING <origin>` and serves until SIGTERM or its stdin closes.
  *
  * @module
  */
@@ -59,7 +60,7 @@ export interface ConnectServer {
 }
 
 /** Starts this module as a child process and waits for its address. */
-export async function startConnectServer(): Promise<ConnectServer> {
+export async function startConnectServer(listsFile?: string): Promise<ConnectServer> {
   const child = new Deno.Command(Deno.execPath(), {
     args: [
       "run",
@@ -68,6 +69,7 @@ export async function startConnectServer(): Promise<ConnectServer> {
       "--allow-read",
       "--allow-env",
       new URL(import.meta.url).pathname,
+      ...(listsFile === undefined ? [] : [listsFile]),
     ],
     cwd: new URL("../../", import.meta.url).pathname,
     stdin: "piped",
@@ -104,16 +106,27 @@ export async function startConnectServer(): Promise<ConnectServer> {
 if (import.meta.main) {
   const dir = corpusDir(new URL("../../", import.meta.url));
   const catalog = dir === undefined ? [] : largeToolList(dir);
-  const handlers = {
+  const handlers: Record<string, ReturnType<typeof createMcpHandler>> = {
     "/calls": createMcpHandler(() => serverFor(CALL_TOOLS), { onerror: () => {} }),
     "/catalog": createMcpHandler(() => serverFor(catalog), { onerror: () => {} }),
   };
+  // `lists.json`: `{ <name>: tools }`, each served at `/lists/<name>`.
+  const listsFile = Deno.args[0];
+  if (listsFile !== undefined) {
+    const lists = JSON.parse(Deno.readTextFileSync(listsFile)) as Record<
+      string,
+      Record<string, unknown>[]
+    >;
+    for (const [name, tools] of Object.entries(lists)) {
+      handlers[`/lists/${name}`] = createMcpHandler(() => serverFor(tools), { onerror: () => {} });
+    }
+  }
   const server = Deno.serve({
     hostname: "127.0.0.1",
     port: 0,
     onListen: (addr) => console.log(`LISTENING http://127.0.0.1:${addr.port}`),
   }, (request) => {
-    const handler = handlers[new URL(request.url).pathname as keyof typeof handlers];
+    const handler = handlers[new URL(request.url).pathname];
     return handler === undefined ? new Response(null, { status: 404 }) : handler.fetch(request);
   });
   const stop = async () => {

@@ -52,9 +52,28 @@ export const DEFAULT_TOOL_LIMITS: ToolLimits = Object.freeze({
 });
 
 /**
- * Merges host overrides into the defaults. Every bound may only be lowered (a positive
- * integer at most its default); `timeoutMs` may be raised up to {@link MAX_TIMEOUT_MS}.
- * Anything else (unknown keys, non-integers, zero, larger values) throws `limits_invalid`.
+ * How far a host may raise the bounds of a large server's list, explicitly: 10,000 tools, a
+ * 32 MiB catalog, 1,000 pages. Past a ceiling the limit is refused (`limits_invalid`); past the
+ * limit in force, a listing fails closed with the same codes as at the defaults
+ * (`mcp_too_many_tools`, `mcp_catalog_too_large`, `mcp_too_many_pages`). Every other bound may only
+ * be lowered.
+ *
+ * @category Discovery and calls
+ */
+export const TOOL_LIMIT_CEILINGS: Readonly<
+  Pick<ToolLimits, "maxPages" | "maxTools" | "maxCatalogBytes" | "timeoutMs">
+> = Object.freeze({
+  maxPages: 1_000,
+  maxTools: 10_000,
+  maxCatalogBytes: 32 * 1024 * 1024,
+  timeoutMs: MAX_TIMEOUT_MS,
+});
+
+/**
+ * Merges host overrides into the defaults. `maxTools`, `maxCatalogBytes`, `maxPages` and
+ * `timeoutMs` may be raised up to {@link TOOL_LIMIT_CEILINGS}; every other bound may only be
+ * lowered (a positive integer at most its default). Anything else (unknown keys, non-integers,
+ * zero, larger values) throws `limits_invalid`.
  *
  * @category Discovery and calls
  */
@@ -68,7 +87,9 @@ export function resolveToolLimits(overrides: Partial<ToolLimits> = {}): ToolLimi
       throw new SluiceError("limits_invalid", `unknown limit "${key.slice(0, 64)}"`);
     }
     if (value === undefined) continue;
-    const ceiling = key === "timeoutMs" ? MAX_TIMEOUT_MS : resolved[key];
+    const ceiling = Object.hasOwn(TOOL_LIMIT_CEILINGS, key)
+      ? TOOL_LIMIT_CEILINGS[key as keyof typeof TOOL_LIMIT_CEILINGS]
+      : resolved[key];
     if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 1) {
       throw new SluiceError("limits_invalid", `limit "${key}" must be a positive integer`);
     }

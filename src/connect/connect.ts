@@ -30,7 +30,7 @@ import {
 import { ServerSession } from "./session.ts";
 import { ttlRelistDelay } from "./ttl.ts";
 import { DEFAULT_RELIST_INTERVAL_MS, Relister } from "./relister.ts";
-import { reloadToolkit, Toolkit, type ToolkitServer } from "./toolkit.ts";
+import { reloadToolkit, Toolkit, toolkitExports, type ToolkitServer } from "./toolkit.ts";
 import { type AcceptOptions, hasChanges, type StagedRevision, summarize } from "./revision.ts";
 import { ConnectConfigError } from "./errors.ts";
 import { listTools } from "../calls/discover.ts";
@@ -40,7 +40,7 @@ import { byLocalName } from "../catalog/snapshot.ts";
 import { deepFreeze } from "../identity/mod.ts";
 import { Gate } from "../gate/gate.ts";
 import { callInternals } from "../calls/registration.ts";
-import { providerReports } from "../providers/mod.ts";
+import { reportOf } from "../providers/reports.ts";
 import type { InlineApprovalRequest } from "../gate/types.ts";
 
 /**
@@ -471,17 +471,18 @@ export async function connectAll(config: ConnectAllConfig): Promise<Connection> 
     reloadToolkit(toolkit, servers, makeGate(servers));
   };
   // The provider exports depend only on the model-facing tools, a frozen array the toolkit
-  // replaces when a revision is accepted: built once per such array, not on every report().
-  let exports: { tools: Toolkit["tools"]; reports: ReportedProviders } | undefined;
+  // replaces when a revision is accepted: each mode is made once per such array, when first
+  // read, from the toolkit's own exports (which its toOpenAITools() and the rest return).
+  let shown: { tools: Toolkit["tools"]; reports: ReportedProviders } | undefined;
   const providersNow = (): ReportedProviders => {
-    if (exports?.tools !== toolkit.tools) {
-      const tools = toolkit.tools;
-      exports = {
-        tools,
-        reports: deepFreeze(reportedProviders(providerReports(tools), tools)),
+    if (shown?.tools !== toolkit.tools) {
+      const exports = toolkitExports(toolkit);
+      shown = {
+        tools: toolkit.tools,
+        reports: reportedProviders((mode) => reportOf(exports, mode), toolkit.tools),
       };
     }
-    return exports.reports;
+    return shown.reports;
   };
   return Object.freeze({
     toolkit,

@@ -12,6 +12,8 @@ import type {
   ProviderReports,
   ProviderToolSource,
 } from "../providers/mod.ts";
+import { REPORT_MODES, type ReportMode } from "../providers/reports.ts";
+import { deepFreeze } from "../identity/mod.ts";
 import { keywordRule } from "../schema/keywords.ts";
 import { positionalPointer } from "./positions.ts";
 
@@ -219,46 +221,54 @@ function located(schema: unknown, keyword: string, path: string) {
 
 /**
  * The provider reports as `report()` shows them: every keyword and path located without the
- * server's names (`tools` gives each model-facing tool's input schema), `nullable` left out.
+ * server's names, `nullable` left out. Each mode is computed when it is first read (from the
+ * toolkit's own exports, made once per mode) and kept; `JSON.stringify` of a report reads them
+ * all.
  *
- * @param reports the exports' own reports
- * @param tools the model-facing tools they were built from
+ * @param report the export report of one mode, made when first asked for
+ * @param tools the model-facing tools the exports are made from
  *
  * @category Agent developers: connect()
  */
 export function reportedProviders(
-  reports: ProviderReports,
+  report: (mode: ReportMode) => ProviderExportReport,
   tools: readonly ProviderToolSource[],
 ): ReportedProviders {
   const schemas = new Map(tools.map((tool) => [tool.name, tool.inputSchema]));
-  const one = (report: ProviderExportReport): ReportedExport => {
-    const refusal = (item: ProviderExportReport["refused"][number]) =>
-      item.code === "provider_name_unsupported"
-        ? item // "name" at the root: sluice's words about the host's own name
-        : { ...item, ...located(schemas.get(item.tool), item.keyword, item.path) };
-    return {
-      provider: report.provider,
-      strict: report.strict,
-      tools: report.tools.map((line) => {
-        const schema = schemas.get(line.tool);
-        return {
-          ...line,
-          transforms: line.transforms.map((t) => ({ ...t, ...located(schema, t.keyword, t.path) })),
-          lossy: line.lossy.map((loss) => located(schema, loss.keyword, loss.path)),
-          refusals: line.refusals.map(refusal),
-        };
-      }),
-      refused: report.refused.map(refusal),
-      limits: report.limits,
-    };
-  };
+  const providers = {};
+  for (const mode of REPORT_MODES) {
+    let shown: ReportedExport | undefined;
+    Object.defineProperty(providers, mode, {
+      enumerable: true,
+      get: () => shown ??= deepFreeze(reportedExport(report(mode), schemas)),
+    });
+  }
+  return Object.freeze(providers) as ReportedProviders;
+}
+
+/** One export's report, its locations without the server's names. */
+function reportedExport(
+  report: ProviderExportReport,
+  schemas: ReadonlyMap<string, unknown>,
+): ReportedExport {
+  const refusal = (item: ProviderExportReport["refused"][number]) =>
+    item.code === "provider_name_unsupported"
+      ? item // "name" at the root: sluice's words about the host's own name
+      : { ...item, ...located(schemas.get(item.tool), item.keyword, item.path) };
   return {
-    openai: one(reports.openai),
-    openaiStrict: one(reports.openaiStrict),
-    anthropic: one(reports.anthropic),
-    anthropicStrict: one(reports.anthropicStrict),
-    gemini: one(reports.gemini),
-    geminiExact: one(reports.geminiExact),
+    provider: report.provider,
+    strict: report.strict,
+    tools: report.tools.map((line) => {
+      const schema = schemas.get(line.tool);
+      return {
+        ...line,
+        transforms: line.transforms.map((t) => ({ ...t, ...located(schema, t.keyword, t.path) })),
+        lossy: line.lossy.map((loss) => located(schema, loss.keyword, loss.path)),
+        refusals: line.refusals.map(refusal),
+      };
+    }),
+    refused: report.refused.map(refusal),
+    limits: report.limits,
   };
 }
 
@@ -336,11 +346,13 @@ const SERVER_HINTS: Record<string, string> = {
   transport_timeout: "raise transport.timeoutMs",
   mcp_timeout: "raise transport.timeoutMs",
   transport_response_too_large:
-    "raise transport.maxResponseBytes, or give every allowed tool of this server an owner spec",
+    "raise transport.maxResponseBytes (up to 32 MiB), or give every allowed tool of this server an owner spec",
   mcp_catalog_too_large:
-    "raise limits.maxCatalogBytes if lowered, or give every allowed tool an owner spec",
-  mcp_too_many_tools: "raise limits.maxTools if lowered, or give every allowed tool an owner spec",
-  mcp_too_many_pages: "raise limits.maxPages if lowered, or give every allowed tool an owner spec",
+    "raise limits.maxCatalogBytes (up to 32 MiB) with transport.maxResponseBytes, or give every allowed tool an owner spec",
+  mcp_too_many_tools:
+    "raise limits.maxTools (up to 10,000), or give every allowed tool an owner spec",
+  mcp_too_many_pages:
+    "raise limits.maxPages (up to 1,000), or give every allowed tool an owner spec",
   mcp_protocol_version_unsupported:
     "the server speaks no protocol version this connection accepts (2026-07-28, 2025-11-25, " +
     "2025-06-18; add 2025-03-26 with legacyProtocolVersions)",

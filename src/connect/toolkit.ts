@@ -26,6 +26,7 @@ import {
   toOpenAIResponsesTools,
   toOpenAITools,
 } from "../providers/mod.ts";
+import { ProviderExports } from "../providers/export_cache.ts";
 import type { ConnectedTool } from "./discovery.ts";
 import { type ConnectApprovalDecision, type ConnectEvent, elapsed, emitEvent } from "./events.ts";
 import type { ServerSession } from "./session.ts";
@@ -118,6 +119,20 @@ interface Entry {
 }
 
 let reload: (toolkit: Toolkit, servers: readonly ToolkitServer[], gate: Gate) => void;
+let exportsOfToolkit: (toolkit: Toolkit) => ProviderExports;
+
+/**
+ * The provider exports of a toolkit's current tools, each made once (what `report().providers`
+ * reads, so a report and the host's own exports translate each schema once). Not part of the
+ * public API.
+ *
+ * @param toolkit the connection's toolkit
+ *
+ * @category Agent developers: connect()
+ */
+export function toolkitExports(toolkit: Toolkit): ProviderExports {
+  return exportsOfToolkit(toolkit);
+}
 
 /**
  * Gives a toolkit new servers' tools and the gate they run through (connect() does this when
@@ -145,12 +160,14 @@ export function reloadToolkit(
  */
 export class Toolkit {
   #tools: readonly ToolkitTool[] = [];
+  #exports = new ProviderExports(this.#tools);
   #entries: ReadonlyMap<string, Entry> = new Map();
   #gate: Gate;
   readonly #context: ToolkitContext;
 
   static {
     reload = (toolkit, servers, gate) => toolkit.#load(servers, gate);
+    exportsOfToolkit = (toolkit) => toolkit.#exports;
   }
 
   /**
@@ -192,6 +209,7 @@ export class Toolkit {
         a.name < b.name ? -1 : a.name > b.name ? 1 : 0
       ),
     );
+    this.#exports = new ProviderExports(this.#tools);
   }
 
   /**
@@ -201,7 +219,7 @@ export class Toolkit {
    * @param options strict mode and the other export options
    */
   toAnthropicTools(options?: AnthropicExportOptions): ProviderTools<AnthropicTool> {
-    return toAnthropicTools(this.tools, options);
+    return this.#exports.get(toAnthropicTools, options);
   }
 
   /**
@@ -210,7 +228,7 @@ export class Toolkit {
    * @param options strict mode and the other export options
    */
   toOpenAITools(options?: OpenAIExportOptions): ProviderTools<OpenAITool> {
-    return toOpenAITools(this.tools, options);
+    return this.#exports.get(toOpenAITools, options);
   }
 
   /**
@@ -219,7 +237,7 @@ export class Toolkit {
    * @param options strict mode and the other export options
    */
   toOpenAIResponsesTools(options?: OpenAIExportOptions): ProviderTools<OpenAIResponsesTool> {
-    return toOpenAIResponsesTools(this.tools, options);
+    return this.#exports.get(toOpenAIResponsesTools, options);
   }
 
   /**
@@ -229,7 +247,7 @@ export class Toolkit {
    * @param options the export options
    */
   toGeminiTools(options?: GeminiExportOptions): ProviderTools<GeminiFunctionDeclaration> {
-    return toGeminiTools(this.tools, options);
+    return this.#exports.get(toGeminiTools, options);
   }
 
   /**

@@ -7,6 +7,7 @@
 import type { JsonObject } from "../identity/mod.ts";
 import { FIDELITY, fidelityMode } from "./fidelity.ts";
 import { type TranslateOptions, translateSchema } from "./translate.ts";
+import { withReport } from "./export_cache.ts";
 import type {
   NullRecord,
   Provider,
@@ -104,16 +105,8 @@ export function exportTools<T>(
     notice("optional_parameters", profile.rules.maxOptional, optional);
     notice("union_parameters", profile.rules.maxUnions, unions);
   }
-  Object.defineProperty(exported, "report", {
-    value: Object.freeze({
-      provider,
-      strict,
-      tools: lines,
-      refused,
-      limits,
-      nullable,
-    }),
-    enumerable: false,
-  });
-  return exported as ProviderTools<T>;
+  return withReport(
+    exported,
+    Object.freeze({ provider, strict, tools: lines, refused, limits, nullable }),
+  );
 }

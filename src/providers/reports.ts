@@ -7,6 +7,7 @@
 import { toAnthropicTools } from "./anthropic.ts";
 import { toGeminiTools } from "./gemini.ts";
 import { toOpenAITools } from "./openai.ts";
+import { ProviderExports } from "./export_cache.ts";
 import type { ProviderExportOptions, ProviderExportReport, ProviderToolSource } from "./types.ts";
 
 /**
@@ -50,12 +51,59 @@ export function providerReports(
   tools: readonly ProviderToolSource[],
   options: ProviderExportOptions = {},
 ): ProviderReports {
-  return {
-    openai: toOpenAITools(tools).report,
-    openaiStrict: toOpenAITools(tools, { ...options, strict: true }).report,
-    anthropic: toAnthropicTools(tools).report,
-    anthropicStrict: toAnthropicTools(tools, { ...options, strict: true }).report,
-    gemini: toGeminiTools(tools).report,
-    geminiExact: toGeminiTools(tools, { exact: true }).report,
-  };
+  const exports = new ProviderExports(tools);
+  const reports: Partial<Record<ReportMode, ProviderExportReport>> = {};
+  for (const mode of REPORT_MODES) reports[mode] = reportOf(exports, mode, options);
+  return reports as ProviderReports;
+}
+
+/**
+ * The export modes {@link ProviderReports} has, in its order.
+ *
+ * @category Agent developers: providers
+ */
+export type ReportMode = keyof ProviderReports;
+
+/**
+ * Every mode of {@link ProviderReports}.
+ *
+ * @category Agent developers: providers
+ */
+export const REPORT_MODES: readonly ReportMode[] = Object.freeze([
+  "openai",
+  "openaiStrict",
+  "anthropic",
+  "anthropicStrict",
+  "gemini",
+  "geminiExact",
+]);
+
+/**
+ * The report of one mode, from `exports` (made once there).
+ *
+ * @param exports the tools' exports
+ * @param mode the mode
+ * @param options `closeOpenObjects` for the strict modes
+ *
+ * @category Agent developers: providers
+ */
+export function reportOf(
+  exports: ProviderExports,
+  mode: ReportMode,
+  options: ProviderExportOptions = {},
+): ProviderExportReport {
+  switch (mode) {
+    case "openai":
+      return exports.get(toOpenAITools).report;
+    case "openaiStrict":
+      return exports.get(toOpenAITools, { ...options, strict: true }).report;
+    case "anthropic":
+      return exports.get(toAnthropicTools).report;
+    case "anthropicStrict":
+      return exports.get(toAnthropicTools, { ...options, strict: true }).report;
+    case "gemini":
+      return exports.get(toGeminiTools).report;
+    case "geminiExact":
+      return exports.get(toGeminiTools, { exact: true }).report;
+  }
 }

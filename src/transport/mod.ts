@@ -19,6 +19,7 @@ export {
   DEFAULT_TIMEOUT_MS,
   describeTransport,
   type FetchFunction,
+  MAX_RESPONSE_BYTES,
   type SecureFetch,
   secureFetch,
   type SecureFetchOptions,

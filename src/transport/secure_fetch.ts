@@ -25,6 +25,14 @@ import { runtimePinning, runtimeResolver } from "./runtime/mod.ts";
  * @category Transport
  */
 export const DEFAULT_MAX_RESPONSE_BYTES = 1024 * 1024;
+
+/**
+ * The most `maxResponseBytes` may be raised to: 32 MiB, what the largest tool list a host may
+ * allow (`TOOL_LIMIT_CEILINGS.maxCatalogBytes`) needs.
+ *
+ * @category Transport
+ */
+export const MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
 /**
  * Default deadline over resolution, connection, headers and body: 30 seconds.
  *
@@ -165,6 +173,9 @@ function resolveOptions(options: SecureFetchOptions): ResolvedOptions {
   const maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
   if (!Number.isSafeInteger(maxResponseBytes) || maxResponseBytes < 0) {
     throw configError("maxResponseBytes must be a non-negative integer.");
+  }
+  if (maxResponseBytes > MAX_RESPONSE_BYTES) {
+    throw configError(`maxResponseBytes may be at most ${MAX_RESPONSE_BYTES}.`);
   }
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   if (!Number.isFinite(timeoutMs) || timeoutMs <= 0 || timeoutMs > MAX_TIMEOUT_MS) {
