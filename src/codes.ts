@@ -13,6 +13,7 @@ import { SluiceError } from "./errors.ts";
  * @category Errors
  */
 export type CodeStage =
+  | "install"
   | "identity"
   | "schema"
   | "transport"
@@ -33,6 +34,10 @@ export type CodeStage =
  */
 export const CODES = Object.freeze(
   {
+    dependency_missing: {
+      stage: "install",
+      meaning: "An entry point needs an optional npm package that is not installed.",
+    },
     json_bigint: { stage: "identity", meaning: "A value is a bigint." },
     json_cycle: { stage: "identity", meaning: "A value contains itself." },
     json_function: { stage: "identity", meaning: "A value is a function." },

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { jsonSchema, tool } from "ai";
+import { loadOptional } from "../optional_packages.ts";
 import type { JsonValue } from "../identity/mod.ts";
 import { toAnthropicTools } from "./anthropic.ts";
 import { toGeminiTools } from "./gemini.ts";
@@ -13,6 +13,10 @@ import { toOpenAIResponsesTools, toOpenAITools } from "./openai.ts";
 import { stripExportNulls } from "./strip_nulls.ts";
 import type { Provider, ProviderExportReport, ProviderToolSource } from "./types.ts";
 import type { JsonObject } from "../identity/mod.ts";
+
+// `ai` is an optional npm package: this entry loads it, and a missing one is a
+// `dependency_missing` error at import naming what to install, not a module-not-found stack.
+const { jsonSchema, tool } = await loadOptional("ai", () => import("ai"));
 
 /**
  * What the adapter reads from a call's envelope (a toolkit's `ConnectEnvelope` fits).
