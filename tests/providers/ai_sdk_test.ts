@@ -143,7 +143,7 @@ Deno.test("toAISDKTools: a toolkit that throws still yields an error result", as
     tools: [{ name: "t", description: "d", inputSchema: { type: "object" } }],
     call: () => Promise.reject(new Error("boom")),
   });
-  const out = await tools.t.execute!({}, { toolCallId: "x" });
+  const out = await tools.t.execute!({}, { toolCallId: "x", messages: [], context: {} } as never);
   assert.deepEqual(out, {
     status: "error",
     errorCode: "mcp_protocol_error",
