@@ -1,16 +1,17 @@
-// The npm consumer program: run unchanged by Node 20, Node 22 and Bun inside a fresh project
-// where the packed tarball is installed (scripts/check_npm.ts copies it there). It uses sluice
-// only through the package's public entries, as a user would:
-//   <runtime> consumer.mjs <MCP url> <approval db file> <server ledger file> <run label>
+// The npm consumer program with a durable store: run unchanged by Node 20, Node 22 and Bun inside
+// a fresh project where the packed tarball and the libSQL drivers (optional peers) are installed
+// (scripts/check_npm.ts copies it there). It uses sluice only through the package's public
+// entries, as a user would:
+//   <runtime> consumer_stores.mjs <MCP url> <approval db file> <server ledger file> <run label>
 // connect() to the loopback write fixture, export the tools for a provider, call the read tool,
 // call the write (it waits in a LibsqlApprovalStore on a temp file), approve it with the
 // packaged `sluice` CLI in another process of the same runtime, resume, and check the server's
-// own ledger; then one pinned request to the fixture by name. Prints "consumer ok <label>" and exits 0, or throws.
+// own ledger. Prints "consumer ok <label>" and exits 0, or throws.
 import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
-import { connect, secureFetch } from "@sluice/mcp";
+import { connect } from "@sluice/mcp";
 import { LibsqlApprovalStore } from "@sluice/mcp/libsql";
 
 const [url, dbPath, ledgerPath, label] = process.argv.slice(2);
@@ -92,14 +93,4 @@ try {
   await connection.close();
   await store.close();
 }
-// DNS pinning from the installed package: a name takes the pinned path (on Node, the undici
-// dependency's Agent), and the request reaches the fixture.
-const pinnedFetch = secureFetch({ dangerouslyAllowLoopback: true });
-check(pinnedFetch.describe().dnsPinning === "enforced", "dnsPinning is enforced");
-const byName = new URL(url);
-byName.hostname = "localhost";
-const answer = await pinnedFetch(byName, { method: "GET" });
-await answer.body?.cancel();
-check(answer.status >= 200 && answer.status < 500, `pinned request by name: ${answer.status}`);
-
 console.log(`consumer ok ${label}`);
