@@ -3,7 +3,8 @@
  * sources run in place by Bun or Node): by feature detection on `globalThis`, with no import of
  * `node:*`, `undici` or the `Deno` namespace types, so a Workers bundle of the sources pulls in
  * nothing runtime-specific and reports that DNS checks are unavailable. Pinning here is Deno's
- * or Bun's; Node's needs `undici` and comes only with the npm package.
+ * or Bun's; Node's needs `undici`: the npm package selects it by condition, and Node running the
+ * sources through `scripts/node/register_deps.mjs` is given `on_node.ts` in place of this file.
  *
  * The npm package does not ship this choice: `scripts/build_npm.ts` writes this module as a
  * re-export of the package's `#transport-runtime` import, whose export conditions select
@@ -37,7 +38,7 @@ export function runtimeResolver(): RuntimeResolver | undefined {
 
 /**
  * How the current runtime pins connections to checked addresses (Deno, Bun), or `undefined`
- * where the sources cannot (Workers; Node, which pins through the npm package's `undici`).
+ * where the sources cannot (Workers; Node, which pins through `on_node.ts` and `undici`).
  *
  * @category Transport
  */
