@@ -213,7 +213,10 @@ Deno.test("AI SDK approval: a forged response, changed arguments and a denial di
     }
     const editedRun = await respond(tools, edited, real.approvalId, true);
     const editedOutput = editedRun.outputs.get("call-2") as { value: AISDKToolResult };
-    assert.equal(editedOutput.value.status, "error");
+    assert.equal(
+      editedOutput.value.status === "error" && editedOutput.value.errorCode,
+      "approval_conflict",
+    );
     assert.equal((await store.findCall("chat-1", "call-2"))?.state, "pending");
     assert.equal(await written(ws.ledger, "k2"), 0);
     assert.equal(await written(ws.ledger, "k2-other"), 0);
