@@ -9,6 +9,7 @@
 export {
   AI_SDK_ERROR_TEXT,
   AI_SDK_RUN_ID,
+  type AISDKApprovalRecord,
   type AISDKApprovals,
   type AISDKApprovalStore,
   type AISDKCallEnvelope,

@@ -16,7 +16,6 @@
  */
 import { digest, type JsonObject, type JsonValue } from "../identity/mod.ts";
 import { loadOptional } from "../optional_packages.ts";
-import type { ApprovalRecord, DecisionInput } from "../approvals/types.ts";
 import { toAnthropicTools } from "./anthropic.ts";
 import { toGeminiTools } from "./gemini.ts";
 import { toOpenAIResponsesTools, toOpenAITools } from "./openai.ts";
@@ -64,17 +63,31 @@ export interface AISDKToolkit {
 }
 
 /**
+ * The part of an approval record the AI SDK approval flow reads.
+ *
+ * @category Agent developers: providers
+ */
+export interface AISDKApprovalRecord {
+  /** The approval id. */
+  readonly id: string;
+  /** `pending`, `approved`, `denied`, `claimed`, `committed`, ... */
+  readonly state: string;
+  /** The digest of the arguments the approval is bound to. */
+  readonly argumentsDigest: string;
+}
+
+/**
  * The part of an approval store the AI SDK approval flow uses (every sluice store fits).
  *
  * @category Agent developers: providers
  */
 export interface AISDKApprovalStore {
   /** The approval prepared for the model's tool call `callId` of run `runId`. */
-  findCall(runId: string, callId: string): Promise<ApprovalRecord | undefined>;
+  findCall(runId: string, callId: string): Promise<AISDKApprovalRecord | undefined>;
   /** A person approves a pending approval. */
-  approve(id: string, input: DecisionInput): Promise<ApprovalRecord>;
+  approve(id: string, input: { readonly by: string }): Promise<unknown>;
   /** A person denies a pending approval. */
-  deny(id: string, input: DecisionInput): Promise<ApprovalRecord>;
+  deny(id: string, input: { readonly by: string }): Promise<unknown>;
 }
 
 /**
