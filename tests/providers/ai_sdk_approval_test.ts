@@ -20,34 +20,7 @@ import {
 } from "../../ai-sdk.ts";
 import { createWriteWorkspace, startWriteServerHttp } from "../../fixtures/write_server_launch.ts";
 import { SYNTHETIC_VALUE as VALUE } from "../../fixtures/write_server.ts";
-
-const usage = {
-  inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 },
-  outputTokens: { total: 1, text: 1, reasoning: 0 },
-};
-
-/** A model step that calls one tool. */
-function toolCall(id: string, name: string, input: unknown) {
-  return {
-    content: [{
-      type: "tool-call" as const,
-      toolCallId: id,
-      toolName: name,
-      input: JSON.stringify(input),
-    }],
-    finishReason: { unified: "tool-calls" as const, raw: "tool_calls" },
-    usage,
-    warnings: [],
-  };
-}
-
-/** A model step that answers with text. */
-const answer = (text: string) => ({
-  content: [{ type: "text" as const, text }],
-  finishReason: { unified: "stop" as const, raw: "stop" },
-  usage,
-  warnings: [],
-});
+import { answer, toolCall } from "../support/ai_sdk_steps.ts";
 
 /** The server's own record of writes of `key`. */
 async function written(ledger: string, key: string): Promise<number> {
