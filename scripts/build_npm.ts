@@ -10,22 +10,39 @@
  *   dependencies' own types resolved from the runtime cache where the deno.json versions are
  *   installed. Type checking stays `deno check`'s job; a declaration diagnostic (a type that
  *   cannot be named in a `.d.ts`) fails the build.
- * - package.json: `exports` for `.` and every subpath, `dependencies` at the exact versions
- *   deno.json pins, `engines`, and `bin.sluice` (the CLI, with a Node shebang).
+ * - Runtime-specific modules: each of `CONDITIONAL_MODULES` (`scripts/support/package_graph.ts`)
+ *   is written as a re-export of a package `imports` specifier whose export conditions
+ *   (`workerd`, `worker`, `browser`, `deno`, `bun`, `node`, `default`) pick the runtime's file,
+ *   so a Worker bundle never sees Node's `undici` pinning and nothing is detected at run time.
+ * - package.json: `exports` for `.` and every subpath, `imports` for the conditional modules,
+ *   `dependencies` at the exact versions deno.json pins, except the packages of
+ *   `OPTIONAL_PACKAGES` (`src/optional_packages.ts`): those are optional `peerDependencies`,
+ *   loaded only by the entry that needs them. `engines`, and `bin.sluice` (the CLI, with a Node
+ *   shebang).
  *
  * Prints the folder and the file count; `--quiet` prints nothing on success.
  *
  * @module
  */
 import ts from "typescript";
-import { CLI_ENTRY, packageEntries, packageGraph } from "./support/package_graph.ts";
-import { ensureInstalled, root, RUNTIME_CACHE } from "./support/npm_cache.ts";
+import {
+  CLI_ENTRY,
+  CONDITIONAL_MODULES,
+  packageEntries,
+  packageGraph,
+  packageImports,
+} from "./support/package_graph.ts";
+import { ensureInstalled, pinnedVersions, root, RUNTIME_CACHE } from "./support/npm_cache.ts";
+import { OPTIONAL_PACKAGES } from "../src/optional_packages.ts";
 
 /** Where the package is written. */
 export const NPM_DIR = `${root}dist/npm`;
 
-/** The oldest Node the package supports (Node 20 is tested by the consumer check). */
-const NODE_ENGINE = ">=20";
+/**
+ * The oldest Node the package supports: what its dependencies declare (the MCP client and re2js
+ * say `>=20`) and what the consumer check runs (Node 20 and 22).
+ */
+export const NODE_ENGINE = ">=20";
 
 const COMPILER_OPTIONS: ts.CompilerOptions = {
   module: ts.ModuleKind.ESNext,
@@ -71,14 +88,26 @@ function diagnosticText(file: string, diagnostics: readonly ts.Diagnostic[]): st
 
 /**
  * Writes each source file (relative to the root) as JavaScript under `outDir`, in the same
- * layout; returns the transpiler's problems. Also used by tests that run sources on Node 20.
+ * layout, each conditional module as its re-export, and a `package.json` with `"type": "module"`
+ * and the `imports` those re-exports resolve through (the npm build then writes the full one);
+ * returns the transpiler's problems. Also used by tests that run sources on Node 20.
  */
 export async function writeJavaScript(
   files: readonly string[],
   outDir: string,
 ): Promise<string[]> {
   const problems: string[] = [];
+  const conditional = new Map(CONDITIONAL_MODULES.map((module) => [module.file, module]));
   for (const file of files) {
+    const reexport = conditional.get(file);
+    if (reexport !== undefined) {
+      await write(
+        `${outDir}/${file.replace(/\.ts$/, ".js")}`,
+        `// Chosen per runtime by the export conditions of package.json "imports".\n` +
+          `export * from ${JSON.stringify(reexport.specifier)};\n`,
+      );
+      continue;
+    }
     let source = await Deno.readTextFile(`${root}${file}`);
     const isCli = file === CLI_ENTRY;
     if (isCli) source = source.replace(/^#!.*\n/, "");
@@ -93,7 +122,37 @@ export async function writeJavaScript(
     const path = `${outDir}/${file.replace(/\.ts$/, ".js")}`;
     await write(path, isCli ? `#!/usr/bin/env node\n${code}` : code);
   }
+  await write(
+    `${outDir}/package.json`,
+    JSON.stringify({ type: "module", imports: packageImports() }, null, 2) + "\n",
+  );
   return problems;
+}
+
+/** The package.json dependency fields: the core's pinned exactly, the optional ones as peers. */
+export async function dependencyFields(dependencies: Readonly<Record<string, string>>) {
+  const pinned = await pinnedVersions();
+  const required: Record<string, string> = {};
+  const peers: Record<string, string> = {};
+  const meta: Record<string, { optional: true }> = {};
+  for (const [name, version] of Object.entries(dependencies)) {
+    const optional = Object.hasOwn(OPTIONAL_PACKAGES, name)
+      ? OPTIONAL_PACKAGES[name as keyof typeof OPTIONAL_PACKAGES]
+      : undefined;
+    if (optional === undefined) {
+      required[name] = version;
+      continue;
+    }
+    // The version deno.json pins is the one the message of `dependency_missing` tells to install.
+    if (optional.tested.at(-1) !== pinned[name]) {
+      throw new Error(
+        `OPTIONAL_PACKAGES tests ${name}@${optional.tested.at(-1)}, deno.json pins ${pinned[name]}`,
+      );
+    }
+    peers[name] = optional.range;
+    meta[name] = { optional: true };
+  }
+  return { dependencies: required, peerDependencies: peers, peerDependenciesMeta: meta };
 }
 
 /** Builds the package; returns the package.json it wrote. */
@@ -139,7 +198,8 @@ export async function buildNpm(): Promise<Record<string, unknown>> {
     // Only the CLI entry runs code on import.
     sideEffects: [cliPath],
     engines: { node: NODE_ENGINE },
-    dependencies: graph.dependencies,
+    imports: packageImports(),
+    ...await dependencyFields(graph.dependencies),
   };
   await write(`${NPM_DIR}/package.json`, JSON.stringify(packageJson, null, 2) + "\n");
   for (const extra of ["README.md", "LICENSE"]) {
@@ -150,7 +210,9 @@ export async function buildNpm(): Promise<Record<string, unknown>> {
     console.log(
       `built ${NPM_DIR.slice(root.length)}: ${graph.files.length} modules, ` +
         `${Object.keys(exportsField).length} exports, ` +
-        `dependencies ${Object.entries(graph.dependencies).map(([n, v]) => `${n}@${v}`).join(" ")}`,
+        `dependencies ${
+          Object.entries(packageJson.dependencies).map(([n, v]) => `${n}@${v}`).join(" ")
+        }, optional peers ${Object.keys(packageJson.peerDependencies).join(" ")}`,
     );
   }
   return packageJson;

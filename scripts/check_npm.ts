@@ -1,24 +1,30 @@
 /**
  * The npm consumer check: builds the package (`deno task build:npm`), packs it with `npm pack`,
- * installs the tarball into fresh projects (npm for Node, `bun add` for Bun), type-checks
- * `scripts/npm_consumer/consumer_types.ts` against the installed `.d.ts` files, and runs the same
- * consumer program (`scripts/npm_consumer/consumer.mjs`) on Node 20 (PATH), Node 22 and Bun
- * (both from npm) against the loopback write fixture; then bundles a Worker from the installed
- * package (`scripts/npm_consumer/worker.mjs`) and runs connect() and a read call in workerd
- * through Miniflare. Prints one line per runtime and the Worker bundle's size, and fails when
- * any consumer fails or the gzipped bundle is over {@link WORKER_GZIP_BUDGET}.
+ * and installs the tarball into fresh projects as a new user would:
  *
- * npm and Bun keep their own caches, and the runtimes stay installed in `.cache/smoke/`, so a
- * repeated run mostly measures the consumers themselves.
+ * - `npm install <tarball>` alone (a project for Node 20 and 22, one for Deno): npm must print
+ *   no warning (no `EBADENGINE` on Node 20), and the first-run consumer
+ *   (`scripts/npm_consumer/consumer.mjs`: connect to the loopback write fixture, a provider
+ *   export and a read call, a server that is down, `sluice login --help` from the installed bin,
+ *   `dependency_missing` for each optional package, DNS pinning) passes on Node 20, Node 22 and
+ *   Deno; `bun add <tarball>` and the same consumer on Bun;
+ * - the tarball with every optional package (npm with `ai` 6, Bun with `ai` 7):
+ *   `consumer_types.ts` type-checks against the installed `.d.ts` files in both, and `consumer_stores.mjs` (a write approved by the
+ *   packaged CLI in a `LibsqlApprovalStore`) passes on Node 20, Node 22 and Bun;
+ * - a Worker bundled from the first project with the settings users are given
+ *   (`scripts/npm_consumer/worker.mjs`) contains no undici, `node:` module or `import()`, and runs
+ *   connect() and a read call, and the down server, in workerd through Miniflare's defaults.
+ *
+ * Prints one line per step and the size figures (`scripts/support/package_size.ts`), and fails
+ * when a step fails or a figure is over its budget. npm and Bun keep their own caches, and the
+ * runtimes stay installed in `.cache/smoke/`, so a repeated run mostly measures the consumers.
  *
  * `deno run -A scripts/check_npm.ts` ends with `npm check passed` or `npm check FAILED`.
  *
  * @module
  */
-import * as esbuild from "esbuild";
 import ts from "typescript";
-import { gzipSync } from "node:zlib";
-import { buildNpm, NPM_DIR } from "./build_npm.ts";
+import { buildNpm, NODE_ENGINE, NPM_DIR } from "./build_npm.ts";
 import {
   ensureInstalled,
   installedBun,
@@ -31,16 +37,28 @@ import {
   RUNTIME_VERSIONS,
 } from "./support/npm_cache.ts";
 import { packageEntries } from "./support/package_graph.ts";
-import { WORKER_BUILD_OPTIONS } from "./support/worker_bundle.ts";
+import {
+  installedFigures,
+  type SizeFigures,
+  sizeReport,
+  workerBundle,
+  workerBundleProblems,
+} from "./support/package_size.ts";
+import { OPTIONAL_PACKAGES } from "../src/optional_packages.ts";
 import { createWriteWorkspace, startWriteServerHttp } from "../fixtures/write_server_launch.ts";
 
-/** The Worker bundle's budget, gzipped (it was about 120 KB when this check was written). */
-// 125 KB before the RE2 pattern engine, the provider fidelity table and the one-gate call
-// path joined the bundle (181 KB at that merge); the budget keeps headroom without hiding a jump.
-export const WORKER_GZIP_BUDGET = 200 * 1024;
-
 /** Deadline of one install or one consumer run. */
-const STEP_TIMEOUT_MS = 120_000;
+const STEP_TIMEOUT_MS = 180_000;
+
+/**
+ * The optional packages at a tested version: `ai` at its first tested major (6, which runs on
+ * Node 20) or its last (7, which needs Node 22), every other package at its last.
+ */
+function peers(ai: "first" | "last"): string[] {
+  return Object.entries(OPTIONAL_PACKAGES).map(([name, entry]) =>
+    `${name}@${name === "ai" && ai === "first" ? entry.tested[0] : entry.tested.at(-1)}`
+  );
+}
 
 interface Outcome {
   name: string;
@@ -59,7 +77,13 @@ async function timed(name: string, body: () => Promise<string | void>): Promise<
   }
 }
 
-async function must(command: string, args: string[], cwd: string, what: string): Promise<string> {
+/** Runs a command; throws with the output's tail unless it exits 0. Returns stdout and stderr. */
+export async function must(
+  command: string,
+  args: string[],
+  cwd: string,
+  what: string,
+): Promise<{ stdout: string; stderr: string }> {
   const result = await run(command, args, {
     cwd,
     timeoutMs: STEP_TIMEOUT_MS,
@@ -70,10 +94,13 @@ async function must(command: string, args: string[], cwd: string, what: string):
     const tail = (Deno.env.get("SLUICE_CHECK_VERBOSE") ? lines : lines.slice(-8)).join("\n  ");
     throw new Error(`${what} exited ${result.code}:\n  ${tail}`);
   }
-  return result.stdout;
+  return result;
 }
 
-/** The package.json the build wrote covers every deno.json export with the pinned versions. */
+/**
+ * The package.json the build wrote: every deno.json export, the pinned versions, the optional
+ * packages only as optional peers, and the engines.
+ */
 async function checkManifest(manifest: Record<string, unknown>): Promise<void> {
   const { exports } = await packageEntries();
   const packaged = Object.keys(manifest.exports as Record<string, unknown>).sort();
@@ -81,26 +108,55 @@ async function checkManifest(manifest: Record<string, unknown>): Promise<void> {
     throw new Error(`package exports ${packaged} differ from deno.json's`);
   }
   const pinned = await pinnedVersions();
-  for (const [name, version] of Object.entries(manifest.dependencies as Record<string, string>)) {
+  const dependencies = manifest.dependencies as Record<string, string>;
+  for (const [name, version] of Object.entries(dependencies)) {
     if (pinned[name] !== version) throw new Error(`dependency ${name}@${version} is not pinned`);
+    if (Object.hasOwn(OPTIONAL_PACKAGES, name)) throw new Error(`${name} is not optional`);
   }
+  const peers = manifest.peerDependencies as Record<string, string>;
+  const meta = manifest.peerDependenciesMeta as Record<string, { optional?: boolean }>;
+  for (const [name, entry] of Object.entries(OPTIONAL_PACKAGES)) {
+    if (peers[name] !== entry.range || meta[name]?.optional !== true) {
+      throw new Error(`${name} is not an optional peer with range ${entry.range}`);
+    }
+  }
+  const engines = manifest.engines as Record<string, string>;
+  if (engines.node !== NODE_ENGINE) throw new Error(`engines.node is ${engines.node}`);
 }
 
-async function newProject(parent: string, name: string): Promise<string> {
+/** A fresh project `parent/name` with the given files of `scripts/npm_consumer/`. */
+export async function newProject(
+  parent: string,
+  name: string,
+  files: string[],
+): Promise<string> {
   const dir = `${parent}/${name}`;
   await Deno.mkdir(dir);
   await Deno.writeTextFile(
     `${dir}/package.json`,
     JSON.stringify({ name: `consumer-${name}`, private: true, type: "module" }) + "\n",
   );
-  await Deno.copyFile(`${root}scripts/npm_consumer/consumer.mjs`, `${dir}/consumer.mjs`);
+  for (const file of files) {
+    await Deno.copyFile(`${root}scripts/npm_consumer/${file}`, `${dir}/${file}`);
+  }
   return dir;
 }
 
+/** `npm install` into `project`; npm must not warn (an engine it does not meet, a peer). */
+export async function npmInstall(npm: string, project: string, packages: string[]): Promise<void> {
+  const { stdout, stderr } = await must(
+    npm,
+    ["install", "--no-audit", "--no-fund", "--prefer-offline", ...packages],
+    project,
+    "npm install",
+  );
+  const warnings = `${stderr}\n${stdout}`.split("\n").filter((line) => /\bwarn\b/i.test(line));
+  if (warnings.length > 0) throw new Error(`npm warned:\n  ${warnings.join("\n  ")}`);
+}
+
 /** Type-checks `consumer_types.ts` in `project` against the installed `.d.ts` files. */
-async function checkTypes(project: string): Promise<string> {
+function checkTypes(project: string): string {
   const file = `${project}/consumer_types.ts`;
-  await Deno.copyFile(`${root}scripts/npm_consumer/consumer_types.ts`, file);
   const program = ts.createProgram([file], {
     module: ts.ModuleKind.NodeNext,
     moduleResolution: ts.ModuleResolutionKind.NodeNext,
@@ -109,30 +165,22 @@ async function checkTypes(project: string): Promise<string> {
     noEmit: true,
     skipLibCheck: true,
     types: [],
-    lib: ["lib.es2023.d.ts", "lib.dom.d.ts"],
+    lib: ["lib.es2023.d.ts", "lib.dom.d.ts", "lib.dom.iterable.d.ts"],
   });
   const problems = ts.getPreEmitDiagnostics(program).map((diagnostic) =>
+    `${diagnostic.file?.fileName.slice(project.length + 1) ?? ""}: ` +
     ts.flattenDiagnosticMessageText(diagnostic.messageText, " ")
   );
   if (problems.length > 0) throw new Error(problems.join("\n  "));
   return `${program.getSourceFiles().length} files, TypeScript ${ts.version}`;
 }
 
-async function workerBundle(project: string, url: string): Promise<Uint8Array> {
-  await Deno.copyFile(`${root}scripts/npm_consumer/worker.mjs`, `${project}/worker.mjs`);
-  try {
-    const result = await esbuild.build({
-      ...WORKER_BUILD_OPTIONS,
-      entryPoints: [`${project}/worker.mjs`],
-      absWorkingDir: project,
-      write: false,
-      minify: true,
-      define: { __MCP_URL__: JSON.stringify(url) },
-    });
-    return result.outputFiles[0].contents;
-  } finally {
-    await esbuild.stop();
-  }
+/** A loopback URL where nothing listens (a port just released). */
+function closedPortUrl(): string {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const { port } = listener.addr as Deno.NetAddr;
+  listener.close();
+  return `http://127.0.0.1:${port}/mcp`;
 }
 
 async function main(): Promise<boolean> {
@@ -141,6 +189,7 @@ async function main(): Promise<boolean> {
   const work = await Deno.makeTempDir({ prefix: "sluice-npm-check-" });
   const ws = await createWriteWorkspace();
   let server: Awaited<ReturnType<typeof startWriteServerHttp>> | undefined;
+  const figures: Partial<SizeFigures> = {};
   try {
     const [manifest] = await Promise.all([
       buildNpm(),
@@ -154,7 +203,7 @@ async function main(): Promise<boolean> {
     const npm = await onPath("npm");
     const node20 = await onPath("node");
     if (!npm || !node20) throw new Error("node and npm must be on PATH");
-    const node20Version = (await must(node20, ["--version"], root, "node --version")).trim();
+    const node20Version = (await must(node20, ["--version"], root, "node --version")).stdout.trim();
     if (!node20Version.startsWith("v20.")) {
       throw new Error(`the node on PATH is ${node20Version}, not Node 20`);
     }
@@ -163,87 +212,118 @@ async function main(): Promise<boolean> {
       installedBun(RUNTIME_CACHE),
     ]);
     const packed = await must(npm, ["pack", "--pack-destination", work], NPM_DIR, "npm pack");
-    const tarball = `${work}/${packed.trim().split("\n").at(-1)}`;
-    const tarballBytes = (await Deno.stat(tarball)).size;
-    console.log(`packed ${tarball.slice(work.length + 1)}: ${tarballBytes} bytes`);
+    const tarball = `${work}/${packed.stdout.trim().split("\n").at(-1)}`;
+    figures.tarballBytes = (await Deno.stat(tarball)).size;
 
-    // Fresh projects, installed in parallel: one by npm (run on Node 20 and 22), one by Bun.
-    const [nodeProject, bunProject] = await Promise.all([
-      newProject(work, "node"),
-      newProject(work, "bun"),
+    // Fresh projects, installed in parallel.
+    const light = ["consumer.mjs"];
+    const full = ["consumer_stores.mjs", "consumer_types.ts"];
+    const [nodeProject, denoProject, bunProject, nodeStores, bunStores] = await Promise.all([
+      newProject(work, "node", [...light, "worker.mjs"]),
+      newProject(work, "deno", light),
+      newProject(work, "bun", light),
+      newProject(work, "node-stores", full),
+      newProject(work, "bun-stores", full),
     ]);
     const installs = await Promise.all([
-      timed("npm install", () =>
-        must(
-          npm,
-          [
-            "install",
-            "--no-audit",
-            "--no-fund",
-            "--prefer-offline",
-            tarball,
-          ],
-          nodeProject,
-          "npm install",
-        ).then(() => {})),
+      timed("npm install", () => npmInstall(npm, nodeProject, [tarball])),
+      timed("npm for deno", () => npmInstall(npm, denoProject, [tarball])),
       timed("bun add", () => must(bun, ["add", tarball], bunProject, "bun add").then(() => {})),
+      timed("npm + peers", () => npmInstall(npm, nodeStores, [tarball, ...peers("first")])),
+      timed(
+        "bun + peers",
+        () => must(bun, ["add", tarball, ...peers("last")], bunStores, "bun add").then(() => {}),
+      ),
     ]);
     outcomes.push(...installs);
-    if (installs.some((outcome) => outcome.problem)) return report(outcomes, started);
+    if (installs.some((outcome) => outcome.problem)) return report(outcomes, figures, started);
+    Object.assign(figures, await installedFigures(nodeProject, manifest.name as string));
 
-    outcomes.push(await timed("types", () => checkTypes(nodeProject)));
+    outcomes.push(
+      await timed("types ai 6", () => Promise.resolve(checkTypes(nodeStores))),
+      await timed("types ai 7", () => Promise.resolve(checkTypes(bunStores))),
+    );
     server = await startWriteServerHttp(ws, "success");
-    const consume = (name: string, runtime: string, project: string) =>
+    const url = server.url;
+    const downUrl = closedPortUrl();
+    const firstRun = (name: string, runtime: string, args: string[], project: string) =>
       timed(name, async () => {
-        const db = `${work}/${name.replace(/\W+/g, "-")}.db`;
-        const stdout = await must(
+        const { stdout } = await must(
           runtime,
-          ["consumer.mjs", server!.url, db, ws.ledger, name.replace(/\W+/g, "-")],
+          [...args, "consumer.mjs", url, downUrl, name.replace(/\W+/g, "-")],
+          project,
+          `${name} consumer`,
+        );
+        const line = stdout.split("\n").find((text) => text.startsWith("consumer ok"));
+        if (line === undefined) throw new Error(`no "consumer ok" in: ${stdout}`);
+        return line.replace(/^consumer ok \S+ \((.*)\)$/, "$1");
+      });
+    const stores = (name: string, runtime: string, project: string) =>
+      timed(name, async () => {
+        const label = name.replace(/\W+/g, "-");
+        const { stdout } = await must(
+          runtime,
+          ["consumer_stores.mjs", url, `${work}/${label}.db`, ws.ledger, label],
           project,
           `${name} consumer`,
         );
         if (!stdout.includes("consumer ok")) throw new Error(`no "consumer ok" in: ${stdout}`);
-        return (await must(runtime, ["--version"], project, "version")).trim();
+        return (await must(runtime, ["--version"], project, "version")).stdout.trim();
       });
     outcomes.push(
       ...await Promise.all([
-        consume("node 20", node20, nodeProject),
-        consume("node 22", node22, nodeProject),
-        consume("bun", bun, bunProject),
+        firstRun("node 20", node20, [], nodeProject),
+        firstRun("node 22", node22, [], nodeProject),
+        firstRun("deno", Deno.execPath(), ["run", "-A"], denoProject),
+        firstRun("bun", bun, [], bunProject),
+      ]),
+      ...await Promise.all([
+        stores("node 20 store", node20, nodeStores),
+        stores("node 22 store", node22, nodeStores),
+        stores("bun store", bun, bunStores),
       ]),
     );
 
     outcomes.push(
       await timed("workerd", async () => {
-        const bundle = await workerBundle(nodeProject, server!.url);
-        const gzip = gzipSync(bundle).length;
-        const size = `bundle ${(bundle.length / 1024).toFixed(0)} KB minified, ` +
-          `${(gzip / 1024).toFixed(1)} KB gzip (budget ${WORKER_GZIP_BUDGET / 1024} KB)`;
-        console.log(`worker ${size}`);
-        if (gzip > WORKER_GZIP_BUDGET) throw new Error(`over budget: ${size}`);
+        const bundle = await workerBundle(nodeProject, "worker.mjs", {
+          __MCP_URL__: JSON.stringify(url),
+        });
+        figures.workerBytes = bundle.code.length;
+        figures.workerGzipBytes = bundle.gzipBytes;
+        figures.workerParts = bundle.parts;
+        const problems = workerBundleProblems(new TextDecoder().decode(bundle.code));
+        if (problems.length > 0) throw new Error(problems.join("; "));
+        // Miniflare wants the module below its working directory.
         const bundlePath = `${nodeProject}/worker.bundle.mjs`;
-        await Deno.writeFile(bundlePath, bundle);
-        const stdout = await must(
-          node20,
-          [
-            `${root}scripts/smoke/workerd.mjs`,
-            RUNTIME_CACHE,
-            bundlePath,
-          ],
-          nodeProject,
-          "miniflare",
-        ); // Miniflare wants the module below its working directory
-        const answer = JSON.parse(stdout.trim().split("\n").at(-1) ?? "");
+        await Deno.writeFile(bundlePath, bundle.code);
+        const worker = async (path: string) => {
+          const { stdout } = await must(
+            node20,
+            [`${root}scripts/smoke/workerd.mjs`, RUNTIME_CACHE, bundlePath, path],
+            nodeProject,
+            "miniflare",
+          );
+          return JSON.parse(stdout.trim().split("\n").at(-1) ?? "");
+        };
+        const answer = await worker("/");
         if (answer.tools !== 1 || answer.envelope?.structured?.found !== false) {
-          throw new Error(`unexpected Worker answer: ${stdout.trim()}`);
+          throw new Error(`unexpected Worker answer: ${JSON.stringify(answer)}`);
         }
-        return size;
+        const down = await worker(`/?down=${encodeURIComponent(downUrl)}`);
+        // connect() either rejects with the code or reports the server failed with it.
+        if (down.rejected !== "transport_failed" && down.report !== "transport_failed") {
+          throw new Error(`unexpected Worker answer for a down server: ${JSON.stringify(down)}`);
+        }
+        return `dnsPinning ${answer.dnsPinning}; down server: ${
+          down.rejected ? `rejected ${down.rejected}` : `report ${down.report}`
+        }`;
       }),
     );
-    return report(outcomes, started);
+    return report(outcomes, figures, started);
   } catch (error) {
     outcomes.push({ name: "setup", ms: 0, problem: (error as Error).message });
-    return report(outcomes, started);
+    return report(outcomes, figures, started);
   } finally {
     await server?.stop();
     await ws.remove().catch(() => {});
@@ -251,16 +331,22 @@ async function main(): Promise<boolean> {
   }
 }
 
-function report(outcomes: Outcome[], started: number): boolean {
+function report(outcomes: Outcome[], figures: Partial<SizeFigures>, started: number): boolean {
   for (const outcome of outcomes) {
     const status = outcome.problem ? `FAILED: ${outcome.problem}` : "ok";
     console.log(
-      `${outcome.name.padEnd(12)} ${outcome.ms.toFixed(0).padStart(6)} ms  ${status}${
+      `${outcome.name.padEnd(13)} ${outcome.ms.toFixed(0).padStart(6)} ms  ${status}${
         outcome.detail && !outcome.problem ? `  (${outcome.detail})` : ""
       }`,
     );
   }
-  const ok = outcomes.length > 0 && outcomes.every((outcome) => !outcome.problem);
+  let ok = outcomes.length > 0 && outcomes.every((outcome) => !outcome.problem);
+  if (figures.workerGzipBytes !== undefined && figures.installedBytes !== undefined) {
+    const { lines, over } = sizeReport(figures as SizeFigures);
+    for (const line of lines) console.log(line);
+    for (const problem of over) console.log(`size FAILED: ${problem}`);
+    ok &&= over.length === 0;
+  }
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
   console.log(`npm check ${ok ? "passed" : "FAILED"} in ${seconds} s`);
   return ok;

@@ -1,8 +1,10 @@
 /**
  * Node type-stripping check: Node 22 (from npm) runs sluice's TypeScript sources in place with
  * `--experimental-strip-types`, importing every entry deno.json `exports` names and the CLI
- * module. Type stripping refuses parameter properties, enums, namespaces and `.ts` specifiers
- * that do not name real files; any of them fails this check with Node's own message.
+ * module, and checks that DNS pinning holds there (the preload maps the runtime module to the one
+ * the npm package's `node` condition selects). Type stripping refuses parameter properties,
+ * enums, namespaces and `.ts` specifiers that do not name real files; any of them fails this
+ * check with Node's own message.
  *
  * The sources import their npm dependencies by bare specifier; `scripts/node/register_deps.mjs`
  * resolves those from the runtime cache where the deno.json versions are installed, so no
@@ -29,6 +31,11 @@ async function main(): Promise<boolean> {
   await ensureInstalled(RUNTIME_CACHE, { node: RUNTIME_VERSIONS.node, ...dependencies });
   const node = await installedNode22(RUNTIME_CACHE);
   const imports = entries.map((entry) => `await import(${JSON.stringify(`${root}${entry}`)});`);
+  // The preload resolves the runtime module as the package's `node` condition does: pinned.
+  imports.push(
+    `const { secureFetch } = await import(${JSON.stringify(`${root}mod.ts`)});`,
+    `if (secureFetch().describe().dnsPinning !== "enforced") throw new Error("not pinned");`,
+  );
   const result = await run(node, [
     "--experimental-strip-types",
     "--no-warnings",

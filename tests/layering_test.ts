@@ -5,7 +5,7 @@
  * import against the flow, or a circle between folders, fails here.
  */
 import assert from "node:assert/strict";
-import { moduleInfo } from "../scripts/support/package_graph.ts";
+import { CONDITIONAL_MODULES, moduleInfo } from "../scripts/support/package_graph.ts";
 
 const root = new URL("../", import.meta.url);
 
@@ -95,7 +95,9 @@ const entryPoints = async (): Promise<string[]> => {
   const config = JSON.parse(await Deno.readTextFile(new URL("deno.json", root))) as {
     exports: Record<string, string>;
   };
-  return [...Object.values(config.exports), "scripts/sluice.ts"];
+  // The runtime modules the npm package's export conditions select are in no entry's graph.
+  const conditional = CONDITIONAL_MODULES.flatMap((module) => module.conditions.map(([, f]) => f));
+  return [...Object.values(config.exports), "scripts/sluice.ts", ...new Set(conditional)];
 };
 
 /** The imports against the flow and the first folder circle of a module graph. */

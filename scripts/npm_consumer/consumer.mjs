@@ -1,105 +1,108 @@
-// The npm consumer program: run unchanged by Node 20, Node 22 and Bun inside a fresh project
-// where the packed tarball is installed (scripts/check_npm.ts copies it there). It uses sluice
-// only through the package's public entries, as a user would:
-//   <runtime> consumer.mjs <MCP url> <approval db file> <server ledger file> <run label>
-// connect() to the loopback write fixture, export the tools for a provider, call the read tool,
-// call the write (it waits in a LibsqlApprovalStore on a temp file), approve it with the
-// packaged `sluice` CLI in another process of the same runtime, resume, and check the server's
-// own ledger; then one pinned request to the fixture by name. Prints "consumer ok <label>" and exits 0, or throws.
+// The first-run consumer: what a new user does right after `npm install @sluice/mcp` alone, run
+// unchanged by Node 20, Node 22, Bun and Deno in a fresh project where only the packed tarball is
+// installed (scripts/check_npm.ts copies it there):
+//   <runtime> consumer.mjs <MCP url> <url where nothing listens> <run label>
+// connect() to the loopback write fixture, export one provider's tools, make a read call; connect
+// to a server that is down; run `sluice login --help` from the installed bin; check that each
+// optional package (not installed here) is refused by the entry needing it with
+// `dependency_missing` and the line to install it; check that DNS pinning holds and pins a request
+// by name. Prints "consumer ok <label> ..." and exits 0, or throws.
 import { spawnSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
-import { connect, secureFetch } from "@sluice/mcp";
-import { LibsqlApprovalStore } from "@sluice/mcp/libsql";
+import { codeOf, connect, secureFetch } from "@sluice/mcp";
 
-const [url, dbPath, ledgerPath, label] = process.argv.slice(2);
-const key = `consumer-${label}`;
-const VALUE = "sluice-synthetic-v1";
+const [url, downUrl, label] = process.argv.slice(2);
+const loopback = { dangerouslyAllowLoopback: true, timeoutMs: 15_000 };
 
 function check(condition, what) {
   if (!condition) throw new Error(`consumer ${label}: check failed: ${what}`);
 }
 
-/** The installed package's CLI: the `sluice` the package manager linked into `.bin`. */
-const cliPath = () => join(process.cwd(), "node_modules", ".bin", "sluice");
-
-/** Runs the packaged CLI on this same runtime. */
-const sluice = (...args) => spawnSync(process.execPath, [cliPath(), ...args], { encoding: "utf8" });
-
-const version = sluice("--version");
-check(version.status === 0 && /^sluice \d+\.\d+\.\d+\n$/.test(version.stdout), "sluice --version");
-const inspected = sluice("inspect", url, "--allow-loopback", "--json");
-check(inspected.status === 0, `sluice inspect exit ${inspected.status}: ${inspected.stderr}`);
-const report = JSON.parse(inspected.stdout);
-check(
-  report.tools.map((tool) => tool.name).sort().join() === "read_record,write_record",
-  "inspect",
-);
-check(report.fitting === 2 && /^sha256:/.test(report.catalogDigest), "inspect: both fit");
-
-const store = await LibsqlApprovalStore.open(dbPath);
+// 1. connect(), one provider's export, one read call.
 const connection = await connect(url, {
   id: "records",
-  allow: ["read_record", "write_record"],
+  allow: ["read_record"],
   preApproved: ["read_record"],
-  store,
-  transport: { dangerouslyAllowLoopback: true },
+  transport: loopback,
 });
 try {
-  const tools = connection.toolkit.toAnthropicTools().map((tool) => tool.name).sort();
-  check(tools.join(",") === "records__read_record,records__write_record", `tools ${tools}`);
-
-  const before = await connection.toolkit.call("records__read_record", { key });
-  check(before.errorCode === undefined && before.structured?.found === false, "read before");
-
-  const pending = await connection.toolkit.call("records__write_record", { key, value: VALUE });
-  check(pending.errorCode === "approval_pending" && pending.approvalId, "write waits");
-  check(pending.effect === "not_started", "nothing was sent yet");
-
-  // A person approves from another process, with the packaged CLI on this same runtime.
-  const approved = sluice(
-    "approvals",
-    "approve",
-    pending.approvalId,
-    "--by",
-    `reviewer-${label}`,
-    "--db",
-    dbPath,
-    "--json",
-  );
-  check(
-    approved.status === 0,
-    `sluice approvals approve exit ${approved.status}: ${approved.stderr}`,
-  );
-  check(JSON.parse(approved.stdout).record.state === "approved", "the CLI printed the approval");
-
-  const done = await connection.toolkit.resume(pending.approvalId);
-  check(done.errorCode === undefined && done.effect === "committed", `resume: ${done.errorCode}`);
-  const again = await connection.toolkit.resume(pending.approvalId);
-  check(again.errorCode === "approval_already_claimed", "a second resume does not run it");
-
-  const after = await connection.toolkit.call("records__read_record", { key });
-  check(after.structured?.found === true && after.structured?.value === VALUE, "read after");
-
-  // The server's own ledger, not sluice's records: exactly one write of this key.
-  const ledger = readFileSync(ledgerPath, "utf8").trim().split("\n").map((line) =>
-    JSON.parse(line)
-  );
-  const written = ledger.filter((entry) => entry.event === "written" && entry.key === key);
-  check(written.length === 1, `the server wrote ${key} ${written.length} times`);
+  const tools = connection.toolkit.toAnthropicTools().map((tool) => tool.name);
+  check(tools.join() === "records__read_record", `tools ${tools}`);
+  const read = await connection.toolkit.call("records__read_record", { key: `first-${label}` });
+  check(read.errorCode === undefined && read.structured?.found === false, "the read call");
 } finally {
   await connection.close();
-  await store.close();
 }
-// DNS pinning from the installed package: a name takes the pinned path (on Node, the undici
-// dependency's Agent), and the request reaches the fixture.
+
+// 2. A server that is down. connect() either rejects with a code, or (the behaviour it had
+// before connect() learned to fail loudly) resolves with the server failed in its report.
+let down;
+try {
+  const failed = await connect(downUrl, {
+    id: "down",
+    allow: ["read_record"],
+    transport: loopback,
+  });
+  const server = failed.report().servers[0];
+  down = `report ${server?.errorCode}`;
+  check(failed.toolkit.tools.length === 0, "a down server gives no tools");
+  await failed.close();
+} catch (error) {
+  const code = codeOf(error) ?? error?.code;
+  down = `rejected ${code}`;
+  if (code !== "transport_failed") down += ` ${JSON.stringify({ ...error })}`;
+}
+check(/^(report|rejected) transport_failed\b/.test(down), `a down server: ${down}`);
+
+// 3. The installed bin, on this same runtime.
+const bin = join(process.cwd(), "node_modules", ".bin", "sluice");
+const runtimeArgs = globalThis.Deno ? ["run", "-A", bin] : [bin];
+const help = spawnSync(process.execPath, [...runtimeArgs, "login", "--help"], {
+  encoding: "utf8",
+});
+const helpText = `${help.stdout}${help.stderr}`;
+check(
+  help.status === 0 || help.status === 2,
+  `sluice login --help exit ${help.status}: ${helpText}`,
+);
+check(/usage: sluice login/.test(helpText), `sluice login --help printed: ${helpText}`);
+check(!/ERR_MODULE_NOT_FOUND|Cannot find/.test(helpText), `sluice login --help: ${helpText}`);
+
+// 4. Optional packages, not installed here: each entry that needs one says what to install.
+const refusal = async (name, attempt) => {
+  const error = await attempt().then(() => undefined, (error) => error);
+  check(error !== undefined, `${name}: no error without the package`);
+  const code = codeOf(error) ?? error.code;
+  check(code === "dependency_missing", `${name}: ${code} ${error.message}`);
+  check(error.message.includes(`npm install ${name}@`), `${name}: ${error.message}`);
+};
+const scratch = mkdtempSync(join(tmpdir(), "sluice-consumer-"));
+try {
+  await refusal("ai", () => import("@sluice/mcp/ai-sdk"));
+  const { LibsqlApprovalStore, LibsqlTokenStore } = await import("@sluice/mcp/libsql");
+  await refusal("libsql", () => LibsqlApprovalStore.open(join(scratch, "approvals.db")));
+  await refusal(
+    "@libsql/client",
+    () => LibsqlTokenStore.open(join(scratch, "tokens.db"), { key: new Uint8Array(32) }),
+  );
+  const { PostgresApprovalStore } = await import("@sluice/mcp/postgres");
+  await refusal("postgres", () => PostgresApprovalStore.open("postgres://sluice@127.0.0.1:1/x"));
+} finally {
+  rmSync(scratch, { recursive: true, force: true });
+}
+
+// 5. DNS pinning from the installed package: a name takes the pinned path (Node: the undici
+// dependency's Agent under the `node` condition; Deno and Bun: the CONNECT proxy).
 const pinnedFetch = secureFetch({ dangerouslyAllowLoopback: true });
-check(pinnedFetch.describe().dnsPinning === "enforced", "dnsPinning is enforced");
+const report = pinnedFetch.describe();
+check(report.dnsPinning === "enforced", `dnsPinning is ${report.dnsPinning}`);
 const byName = new URL(url);
 byName.hostname = "localhost";
 const answer = await pinnedFetch(byName, { method: "GET" });
 await answer.body?.cancel();
 check(answer.status >= 200 && answer.status < 500, `pinned request by name: ${answer.status}`);
 
-console.log(`consumer ok ${label}`);
+console.log(`consumer ok ${label} (down server: ${down}; resolver ${report.resolver})`);

@@ -77,14 +77,20 @@ export async function installedVersion(dir: string, name: string): Promise<strin
   }
 }
 
-/** deno.json `imports` as `{ package name: exact version }`, for every `npm:` entry. */
+/**
+ * deno.json `imports` as `{ package name: exact version }`, for every `npm:` entry. A package
+ * pinned twice (a second version under an alias such as `ai6`) is the version of the entry
+ * named after the package itself.
+ */
 export async function pinnedVersions(): Promise<Record<string, string>> {
   const imports: Record<string, string> =
     JSON.parse(await Deno.readTextFile(`${root}deno.json`)).imports;
   const versions: Record<string, string> = {};
-  for (const target of Object.values(imports)) {
+  for (const [key, target] of Object.entries(imports)) {
     const match = /^npm:(@?[^@]+)@(.+)$/.exec(target);
-    if (match) versions[match[1]] = match[2];
+    if (match && (versions[match[1]] === undefined || key === match[1])) {
+      versions[match[1]] = match[2];
+    }
   }
   return versions;
 }

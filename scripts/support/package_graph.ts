@@ -71,28 +71,61 @@ export async function moduleInfo(entry: string): Promise<readonly InfoModule[]> 
 }
 
 /**
- * npm packages the sources load with `import()` through a specifier in a variable, which Deno's
- * graph (and bundlers) do not follow: the file that loads each one, and the package. Node's DNS
- * pinning loads `undici` this way so the Workers bundle leaves it out; it is a dependency (not
- * an optional peer) so that pinning holds on Node by default.
+ * A module of the sources that the npm package replaces by a package `imports` entry with
+ * export conditions: the file is written as `export * from "<specifier>"`, and each condition,
+ * in this order (the first one the runtime or bundler has wins), names the source file whose
+ * JavaScript it loads. Runtime-specific code is chosen this way, never detected: a Worker bundle
+ * (`workerd`/`worker`/`browser`) gets a module that imports nothing, Node the `undici` pinning.
  */
-const LOADED_AT_RUNTIME: Readonly<Record<string, string>> = {
-  "src/transport/runtime/node_pinning.ts": "undici",
-};
+export interface ConditionalModule {
+  /** The source file the sources themselves import (their own choice, for Deno and JSR). */
+  readonly file: string;
+  /** The package `imports` specifier (starts with `#`). */
+  readonly specifier: string;
+  /** Condition to source file, in resolution order; ends with `default`. */
+  readonly conditions: readonly (readonly [condition: string, file: string])[];
+}
 
-/** The exact version deno.json `imports` pins for `name` (`npm:name@version`). */
-async function pinnedVersion(name: string): Promise<string> {
-  const config = JSON.parse(await Deno.readTextFile(`${root}deno.json`));
-  const match = /^npm:(?:@[^/]+\/)?[^@]+@(.+)$/.exec(config.imports?.[name] ?? "");
-  if (match === null) throw new Error(`deno.json imports pins no npm version of ${name}`);
-  return match[1];
+const ON_WORKERD = "src/transport/runtime/on_workerd.ts";
+
+/** The conditional modules of the package. */
+export const CONDITIONAL_MODULES: readonly ConditionalModule[] = [{
+  file: "src/transport/runtime/mod.ts",
+  specifier: "#transport-runtime",
+  conditions: [
+    ["workerd", ON_WORKERD],
+    ["worker", ON_WORKERD],
+    ["browser", ON_WORKERD],
+    ["deno", "src/transport/runtime/on_deno.ts"],
+    ["bun", "src/transport/runtime/on_bun.ts"],
+    ["node", "src/transport/runtime/on_node.ts"],
+    ["default", ON_WORKERD],
+  ],
+}];
+
+/** The package.json `imports` field of {@link CONDITIONAL_MODULES}, pointing at `.js` files. */
+export function packageImports(): Record<string, Record<string, string>> {
+  const imports: Record<string, Record<string, string>> = {};
+  for (const module of CONDITIONAL_MODULES) {
+    imports[module.specifier] = Object.fromEntries(
+      module.conditions.map((
+        [condition, file],
+      ) => [condition, `./${file.replace(/\.ts$/, ".js")}`]),
+    );
+  }
+  return imports;
 }
 
 /** The graph of the given entry files (relative to the root). */
 export async function packageGraph(entries: readonly string[]): Promise<PackageGraph> {
   const files = new Set<string>();
   const dependencies: Record<string, string> = {};
-  for (const entry of entries) {
+  const pending = [...entries];
+  const seen = new Set<string>();
+  while (pending.length > 0) {
+    const entry = pending.shift()!;
+    if (seen.has(entry)) continue;
+    seen.add(entry);
     for (const module of await moduleInfo(entry)) {
       if (module.specifier.startsWith("file://")) {
         const path = decodeURIComponent(new URL(module.specifier).pathname);
@@ -105,9 +138,10 @@ export async function packageGraph(entries: readonly string[]): Promise<PackageG
         dependencies[spec.slice(0, at)] = spec.slice(at + 1);
       }
     }
-  }
-  for (const [file, name] of Object.entries(LOADED_AT_RUNTIME)) {
-    if (files.has(file)) dependencies[name] = await pinnedVersion(name);
+    // The files a conditional module's conditions select are part of the package too.
+    for (const module of CONDITIONAL_MODULES) {
+      if (files.has(module.file)) pending.push(...module.conditions.map(([, file]) => file));
+    }
   }
   const sorted: Record<string, string> = {};
   for (const name of Object.keys(dependencies).sort()) sorted[name] = dependencies[name];

@@ -4,7 +4,8 @@
  *
  * @module
  */
-import { type Client, createClient } from "@libsql/client";
+import type { Client } from "@libsql/client";
+import { loadOptional } from "../optional_packages.ts";
 import { resolveStoreUrl } from "../approvals/libsql/url.ts";
 import { AuthError } from "./errors.ts";
 import type { TokenRecord, TokenStore } from "./token_store.ts";
@@ -71,6 +72,8 @@ export class LibsqlTokenStore implements TokenStore {
   static async open(url: string, options: LibsqlTokenStoreOptions): Promise<LibsqlTokenStore> {
     const key = await importKey(options?.key);
     const location = resolveStoreUrl(url);
+    // An optional npm package: a missing one is `dependency_missing`, not `auth_store_failed`.
+    const { createClient } = await loadOptional("@libsql/client", () => import("@libsql/client"));
     let client: Client;
     try {
       client = createClient({

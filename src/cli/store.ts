@@ -9,7 +9,7 @@
  *
  * @module
  */
-import { createClient } from "@libsql/client";
+import { loadOptional } from "../optional_packages.ts";
 import type { Stats } from "node:fs";
 import { open, stat } from "node:fs/promises";
 import { ApprovalError } from "../approvals/errors.ts";
@@ -155,6 +155,7 @@ async function fileStart(path: string): Promise<Uint8Array | undefined> {
 
 /** Names of the tables in the database at `url`, read without writing. */
 async function tableNames(url: string, authToken: string | undefined): Promise<string[]> {
+  const { createClient } = await loadOptional("@libsql/client", () => import("@libsql/client"));
   try {
     const client = createClient({ url, ...(authToken === undefined ? {} : { authToken }) });
     try {

@@ -9,6 +9,7 @@ import { MockLanguageModelV4 } from "ai/test";
 import { APPROVAL_TEXT, connect, MemoryApprovalStore } from "../../mod.ts";
 import { type AISDKToolResult, toAISDKTools, toolResultOf } from "../../ai-sdk.ts";
 import { result, startScriptedServer, tool } from "../support/connect_servers.ts";
+import { answer, toolCall } from "../support/ai_sdk_steps.ts";
 
 const LOOKUP_SCHEMA = {
   type: "object",
@@ -19,25 +20,6 @@ const LOOKUP_SCHEMA = {
   required: ["query"],
   additionalProperties: false,
 };
-
-const usage = {
-  inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 },
-  outputTokens: { total: 1, text: 1, reasoning: 0 },
-};
-
-function toolCall(id: string, name: string, input: unknown) {
-  return {
-    content: [{
-      type: "tool-call" as const,
-      toolCallId: id,
-      toolName: name,
-      input: JSON.stringify(input),
-    }],
-    finishReason: { unified: "tool-calls" as const, raw: "tool_calls" },
-    usage,
-    warnings: [],
-  };
-}
 
 Deno.test("toAISDKTools: a scripted generateText loop runs reads, holds approvals, sends nothing unknown", async () => {
   const server = startScriptedServer({
@@ -70,12 +52,7 @@ Deno.test("toAISDKTools: a scripted generateText loop runs reads, holds approval
         toolCall("c1", "docs__lookup", { query: "sluice", limit: null }),
         toolCall("c2", "docs__remove", {}),
         toolCall("c3", "docs__missing", {}),
-        {
-          content: [{ type: "text", text: "finished" }],
-          finishReason: { unified: "stop", raw: "stop" },
-          usage,
-          warnings: [],
-        },
+        answer("finished"),
       ],
     });
     const run = await generateText({ model, tools, stopWhen: stepCountIs(6), prompt: "go" });
@@ -143,7 +120,7 @@ Deno.test("toAISDKTools: a toolkit that throws still yields an error result", as
     tools: [{ name: "t", description: "d", inputSchema: { type: "object" } }],
     call: () => Promise.reject(new Error("boom")),
   });
-  const out = await tools.t.execute!({}, { toolCallId: "x" });
+  const out = await tools.t.execute!({}, { toolCallId: "x", messages: [], context: {} } as never);
   assert.deepEqual(out, {
     status: "error",
     errorCode: "mcp_protocol_error",

@@ -12,8 +12,9 @@ import { describeSqliteFailure } from "../sqlite/dialect.ts";
 import { SQLITE_SCHEMA } from "../sqlite/schema_check.ts";
 import type { ApprovalStoreOptions } from "../types.ts";
 import { type DurabilitySettings, readDurability } from "./durability.ts";
-import { NativeConnection } from "./native.ts";
-import { RemoteConnection } from "./remote.ts";
+import { loadOptional } from "../../optional_packages.ts";
+import type { NativeConnection } from "./native.ts";
+import type { RemoteConnection } from "./remote.ts";
 import { resolveStoreUrl, type StoreLocation } from "./url.ts";
 
 /**
@@ -82,11 +83,15 @@ export class LibsqlApprovalStore extends SqlApprovalStore {
   ): Promise<LibsqlApprovalStore> {
     const location = resolveStoreUrl(url);
     const timeoutMs = options.busyTimeoutMs ?? 10_000;
+    // The drivers are optional npm packages: loaded here, a missing one is `dependency_missing`.
+    const driver = location.kind === "remote"
+      ? await loadOptional("@libsql/client", () => import("./remote.ts"))
+      : await loadOptional("libsql", () => import("./native.ts"));
     let connection: NativeConnection | RemoteConnection;
     try {
-      connection = location.kind === "remote"
-        ? RemoteConnection.open(location.url, options.authToken, timeoutMs)
-        : await NativeConnection.open(location.url, timeoutMs, location.kind === "file");
+      connection = "RemoteConnection" in driver
+        ? driver.RemoteConnection.open(location.url, options.authToken, timeoutMs)
+        : await driver.NativeConnection.open(location.url, timeoutMs, location.kind === "file");
     } catch (error) {
       throw storeFailure(error, describeSqliteFailure(error), "opening it");
     }
@@ -101,7 +106,7 @@ export class LibsqlApprovalStore extends SqlApprovalStore {
    */
   durability(): Promise<DurabilitySettings> {
     const connection = this.#connection;
-    if (connection instanceof NativeConnection) return connection.durability();
+    if ("durability" in connection) return connection.durability();
     return readDurability(async (pragma) => {
       const [row] = await connection.query({ sql: `PRAGMA ${pragma}`, args: [] });
       return row === undefined ? undefined : Object.values(row)[0];

@@ -6,7 +6,8 @@
 import { openSchema } from "../sql/migrate.ts";
 import { SqlApprovalStore } from "../sql/store.ts";
 import type { ApprovalStoreOptions } from "../types.ts";
-import { PostgresConnection } from "./connection.ts";
+import { loadOptional } from "../../optional_packages.ts";
+import type { PostgresConnection } from "./connection.ts";
 import { POSTGRES_SCHEMA } from "./schema_check.ts";
 import { checkPostgresUrl } from "./url.ts";
 
@@ -74,7 +75,10 @@ export class PostgresApprovalStore extends SqlApprovalStore {
     url: string,
     options: PostgresApprovalStoreOptions = {},
   ): Promise<PostgresApprovalStore> {
-    const connection = PostgresConnection.open(checkPostgresUrl(url), {
+    const checked = checkPostgresUrl(url);
+    // The driver is an optional npm package: loaded here, a missing one is `dependency_missing`.
+    const { PostgresConnection } = await loadOptional("postgres", () => import("./connection.ts"));
+    const connection = PostgresConnection.open(checked, {
       ...(options.password === undefined ? {} : { password: options.password }),
       lockTimeoutMs: options.busyTimeoutMs ?? 10_000,
       max: options.maxConnections ?? 4,
