@@ -66,21 +66,22 @@ function realTools(): Tool[] {
       sources.push((JSON.parse(text) as { tools: Tool[] }).tools);
     }
   }
-  const tools: Tool[] = [];
+  // One tool per name (the organization mode lists the default mode's tools again).
+  const tools = new Map<string, Tool>();
   for (let index = 0; sources.some((source) => index < source.length); index++) {
-    for (const source of sources) if (index < source.length) tools.push(source[index]);
+    for (const source of sources) {
+      const tool = source[index];
+      if (tool !== undefined && !tools.has(tool.name)) tools.set(tool.name, tool);
+    }
   }
-  return tools;
+  return [...tools.values()];
 }
 
-/** `count` real tools, cycling through them; a name met again gets a number. */
+/** `count` real tools, cycling through them; a repeat is named after its place in the list. */
 function synthesised(pool: readonly Tool[], count: number): Tool[] {
-  const seen = new Map<string, number>();
   return Array.from({ length: count }, (_, index) => {
     const tool = pool[index % pool.length];
-    const times = seen.get(tool.name) ?? 0;
-    seen.set(tool.name, times + 1);
-    return times === 0 ? tool : { ...tool, name: `${tool.name.slice(0, 48)}_${times}` };
+    return index < pool.length ? tool : { ...tool, name: `${tool.name.slice(0, 48)}_${index}` };
   });
 }
 
