@@ -513,6 +513,11 @@ export const CODES = Object.freeze(
       stage: "connect",
       meaning: "A `preApproved` or `specs` entry names a tool that is not in the allowlist.",
     },
+    mcp_server_unavailable: {
+      stage: "connect",
+      meaning:
+        "A toolkit call to an allowed tool whose server could not be set up; nothing was sent, the server's code is in `cause`.",
+    },
     provider_schema_unsupported: {
       stage: "connect",
       meaning:

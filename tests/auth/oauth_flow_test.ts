@@ -5,7 +5,7 @@
  * consent pages.
  */
 import assert from "node:assert/strict";
-import { AuthError, connect, MemoryTokenStore, OAuthClient } from "../../mod.ts";
+import { AuthError, connect, ConnectError, MemoryTokenStore, OAuthClient } from "../../mod.ts";
 import { LibsqlTokenStore } from "../../libsql.ts";
 import { login } from "../../src/cli/login.ts";
 import { browserTestsRun, launchChromium } from "../support/inbox_browser.ts";
@@ -97,10 +97,14 @@ Deno.test({
       transport: LOOPBACK,
       onEvent: (event: unknown) => events.push(event),
     };
-    const first = await connect(mcp.url, { ...options, auth });
-    reports.push(first.report());
-    assert.equal(first.report().servers[0]!.errorCode, "auth_authorization_required");
-    await first.close();
+    // No token yet: connect() rejects, naming what a person must do.
+    const first = await connect(mcp.url, { ...options, auth }).then(
+      () => assert.fail("connect() must reject before anyone authorized"),
+      (error: unknown) => error,
+    );
+    assert.ok(first instanceof ConnectError, String(first));
+    assert.equal(first.code, "auth_authorization_required");
+    errors.push(first.message);
     assert.ok(authorizationUrl !== undefined, "redirect() got the authorization URL");
     assert.equal(authorizationUrl.searchParams.get("code_challenge_method"), "S256");
     assert.equal(authorizationUrl.searchParams.get("resource"), mcp.url.href);
