@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { userInfo } from "node:os";
 import { type ApprovalsCliOptions, runApprovalsCli } from "./approvals.ts";
 import { EXIT_CODES_TEXT, EXIT_OK, EXIT_USAGE } from "./exit_codes.ts";
 import { printRefusal } from "./errors.ts";
@@ -59,6 +60,22 @@ function storeOptions(host: CliHost): ApprovalsCliOptions {
 }
 
 /**
+ * The login name of the person running the command: `USER`, `LOGNAME` or `USERNAME` from the
+ * environment, else the system's account name (containers and services often set no `USER`).
+ */
+function loginName(host: CliHost): string | undefined {
+  const named = [host.env("USER"), host.env("LOGNAME"), host.env("USERNAME")]
+    .find((value) => value !== undefined && value.trim() !== "");
+  if (named !== undefined) return named;
+  try {
+    const name = userInfo().username;
+    return name.trim() === "" ? undefined : name;
+  } catch {
+    return undefined; // no account entry for this user id
+  }
+}
+
+/**
  * Every command, by name. A new command is one more entry.
  *
  * @category CLI
@@ -106,7 +123,7 @@ export const COMMANDS: Readonly<Record<string, CliCommand>> = {
   inbox: {
     summary: "serve the approval inbox on loopback and print a one-time login link",
     run: (argv, host) => {
-      const defaultPerson = host.env("USER") ?? host.env("USERNAME");
+      const defaultPerson = loginName(host);
       return runInboxCli(argv, host, {
         ...storeOptions(host),
         serve: serveOnNode,
