@@ -595,6 +595,11 @@ export const CODES = Object.freeze(
       stage: "cli",
       meaning: "`sluice inbox` could not listen on its loopback port (in use, or not allowed).",
     },
+    cli_login_listen_failed: {
+      stage: "cli",
+      meaning:
+        "`sluice login` could not listen for the browser's redirect on its loopback port (in use, or not allowed).",
+    },
     cli_inspect_failed: {
       stage: "cli",
       meaning: "`sluice inspect` failed for a reason that has no code of its own.",

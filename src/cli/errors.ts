@@ -21,6 +21,7 @@ export type CliErrorCode =
   | "cli_db_token_in_url"
   | "cli_db_unreadable"
   | "cli_inbox_listen_failed"
+  | "cli_login_listen_failed"
   | "cli_inspect_failed";
 
 /**

@@ -9,14 +9,12 @@
 import { userInfo } from "node:os";
 import { type ApprovalsCliOptions, runApprovalsCli } from "./approvals.ts";
 import { EXIT_CODES_TEXT, EXIT_OK, EXIT_USAGE } from "./exit_codes.ts";
-import { printRefusal } from "./errors.ts";
 import { runGrantsCli } from "./grants.ts";
 import { runInspectCli } from "./inspect.ts";
 import { runInboxCli } from "./inbox.ts";
-import { login } from "./login.ts";
-import { LibsqlTokenStore } from "../auth/libsql_token_store.ts";
+import { runLoginCli } from "./login.ts";
 import { serveOnNode } from "./serve_node.ts";
-import { openCliStore, refuseNonFileDb } from "./store.ts";
+import { openCliStore } from "./store.ts";
 import { terminalSafe } from "./terminal.ts";
 import { VERSION } from "./version.ts";
 
@@ -95,30 +93,8 @@ export const COMMANDS: Readonly<Record<string, CliCommand>> = {
     run: (argv, host) => runInspectCli(argv, host),
   },
   login: {
-    summary: "OAuth sign-in for a server (Deno): stores the tokens for later connect()s",
-    run: async (argv, host) => {
-      const [url, flag, db] = argv;
-      const key = host.env("SLUICE_TOKEN_KEY");
-      if (url === undefined || flag !== "--db" || db === undefined || key === undefined) {
-        host.stderr(
-          "usage: sluice login <url> --db <file>  (SLUICE_TOKEN_KEY: base64 of a 32-byte key)\n",
-        );
-        return EXIT_USAGE;
-      }
-      const keyBytes = Uint8Array.from(atob(key), (char) => char.charCodeAt(0));
-      let store: LibsqlTokenStore;
-      try {
-        await refuseNonFileDb(db);
-        store = await LibsqlTokenStore.open(db, { key: keyBytes });
-      } catch (error) {
-        return printRefusal(host, error);
-      }
-      try {
-        return await login({ url, store, output: host });
-      } finally {
-        await store.close();
-      }
-    },
+    summary: "OAuth sign-in at a server, once: stores the tokens (encrypted) for later connect()s",
+    run: (argv, host) => runLoginCli(argv, host),
   },
   inbox: {
     summary: "serve the approval inbox on loopback and print a one-time login link",

@@ -9,6 +9,7 @@ import { AuthError, connect, ConnectError, MemoryTokenStore, OAuthClient } from 
 import { LibsqlTokenStore } from "../../libsql.ts";
 import { login } from "../../src/cli/login.ts";
 import { browserTestsRun, launchChromium } from "../support/inbox_browser.ts";
+import { authorizeInBrowser } from "../support/oauth_browser.ts";
 import {
   startAuthorizationServer,
   startProtectedMcpServer,
@@ -110,13 +111,7 @@ Deno.test({
     assert.equal(authorizationUrl.searchParams.get("resource"), mcp.url.href);
 
     // The person: oidc-provider's own development login and consent pages.
-    const page = await browser.newPage();
-    await page.goto(authorizationUrl.href);
-    await page.fill("input[name=login]", "alice");
-    await page.fill("input[name=password]", "any");
-    await page.click("button[type=submit]");
-    await page.waitForSelector("button[type=submit]");
-    await page.click("button[type=submit]");
+    await authorizeInBrowser(browser, authorizationUrl.href, "alice");
     const returned = await callback.promise;
     assert.ok(new URL(returned).searchParams.has("iss"), "RFC 9207 iss on the response");
     await auth.finish(returned);
@@ -218,13 +213,7 @@ Deno.test({
         stderr: (text) => printed.push(text),
       },
     });
-    const page = await browser.newPage();
-    await page.goto(await opened.promise);
-    await page.fill("input[name=login]", "operator");
-    await page.fill("input[name=password]", "any");
-    await page.click("button[type=submit]");
-    await page.waitForSelector("button[type=submit]");
-    await page.click("button[type=submit]");
+    await authorizeInBrowser(browser, await opened.promise, "operator");
     assert.equal(await exit, 0, printed.join(""));
     const tokens = (await store.get(`tokens ${mcp.url.href}`))!;
     assert.equal(typeof tokens.access_token, "string");
