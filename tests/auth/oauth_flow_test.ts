@@ -9,7 +9,7 @@ import { AuthError, connect, ConnectError, MemoryTokenStore, OAuthClient } from 
 import { LibsqlTokenStore } from "../../libsql.ts";
 import { login } from "../../src/cli/login.ts";
 import { browserTestsRun, launchChromium } from "../support/inbox_browser.ts";
-import { authorizeInBrowser } from "../support/oauth_browser.ts";
+import { authorizeInBrowser, withOAuthWorld } from "../support/oauth_browser.ts";
 import {
   startAuthorizationServer,
   startProtectedMcpServer,
@@ -191,13 +191,9 @@ Deno.test({
   ignore: !browserTestsRun(),
   sanitizeOps: false,
   sanitizeResources: false,
-}, async () => {
-  const mcp = await startProtectedMcpServer();
-  const as = await startAuthorizationServer(mcp.url);
-  const browser = await launchChromium();
-  const printed: string[] = [];
-  try {
-    mcp.setIssuer(as.issuer);
+}, () =>
+  withOAuthWorld(async ({ mcp, browser }) => {
+    const printed: string[] = [];
     const store = new MemoryTokenStore();
     const opened = Promise.withResolvers<string>();
     const exit = login({
@@ -238,9 +234,4 @@ Deno.test({
     } finally {
       await connection.close();
     }
-  } finally {
-    await browser.close();
-    await as.stop();
-    await mcp.close();
-  }
-});
+  }));

@@ -20,12 +20,9 @@ import {
   run,
   RUNTIME_CACHE,
 } from "../../scripts/support/npm_cache.ts";
-import { browserTestsRun, launchChromium } from "../support/inbox_browser.ts";
-import { authorizeInBrowser, startLogin } from "../support/oauth_browser.ts";
-import {
-  startAuthorizationServer,
-  startProtectedMcpServer,
-} from "../../fixtures/oauth_mcp_server.ts";
+import { browserTestsRun } from "../support/inbox_browser.ts";
+import { authorizeInBrowser, startLogin, withOAuthWorld } from "../support/oauth_browser.ts";
+import { freePort } from "../support/connect_servers.ts";
 
 /** How a runtime starts the CLI: the command before `login ...`, from the repository root. */
 type Launcher = (built: () => Promise<string>) => Promise<string[]>;
@@ -63,14 +60,6 @@ async function withBuiltCli<T>(body: (built: () => Promise<string>) => Promise<T
   } finally {
     if (dir !== undefined) await Deno.remove(dir, { recursive: true });
   }
-}
-
-/** A loopback port nothing listens on now. */
-function freePort(): number {
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const { port } = listener.addr as Deno.NetAddr;
-  listener.close();
-  return port;
 }
 
 const KEY = crypto.getRandomValues(new Uint8Array(32));
@@ -171,48 +160,43 @@ for (const [name, launcher] of Object.entries(RUNTIMES)) {
   }, async () => {
     await withBuiltCli(async (built) => {
       const command = await launcher(built);
-      const mcp = await startProtectedMcpServer();
-      const as = await startAuthorizationServer(mcp.url);
-      const browser = await launchChromium();
-      const dir = await Deno.makeTempDir({ prefix: "sluice-login-full-" });
-      try {
-        mcp.setIssuer(as.issuer);
-        const db = `${dir}/tokens.db`;
-        // Interrupted while it waits for the browser (Ctrl-C): nothing was written.
-        const interrupted = await startLogin(
-          command,
-          [mcp.url.href, "--db", db, "--allow-loopback"],
-          { SLUICE_TOKEN_KEY: KEY_TEXT },
-        );
-        Deno.kill(interrupted.pid, "SIGINT");
-        assert.notEqual((await interrupted.done).code, 0);
-        await assertNoFiles(dir, "an interrupted login");
-        const port = freePort();
-        const running = await startLogin(
-          command,
-          [mcp.url.href, "--db", db, "--allow-loopback", "--port", String(port)],
-          { SLUICE_TOKEN_KEY: KEY_TEXT },
-        );
-        const asked = new URL(running.authorizationUrl);
-        assert.equal(asked.searchParams.get("redirect_uri"), `http://127.0.0.1:${port}/callback`);
-        await authorizeInBrowser(browser, running.authorizationUrl, `operator-${name}`);
-        const ended = await running.done;
-        assert.equal(ended.code, 0, ended.stdout + ended.stderr);
-        assert.match(ended.stdout, /tokens written to /);
-        const store = await LibsqlTokenStore.open(db, { key: KEY });
-        const tokens = (await store.get(`tokens ${mcp.url.href}`))!;
-        store.close();
-        assert.equal(typeof tokens.access_token, "string");
-        assert.equal(typeof tokens.refresh_token, "string");
-        for (const secret of [tokens.access_token, tokens.refresh_token] as string[]) {
-          assert.ok(!(ended.stdout + ended.stderr).includes(secret), "a token was printed");
+      await withOAuthWorld(async ({ mcp, browser }) => {
+        const dir = await Deno.makeTempDir({ prefix: "sluice-login-full-" });
+        try {
+          const db = `${dir}/tokens.db`;
+          // Interrupted while it waits for the browser (Ctrl-C): nothing was written.
+          const interrupted = await startLogin(
+            command,
+            [mcp.url.href, "--db", db, "--allow-loopback"],
+            { SLUICE_TOKEN_KEY: KEY_TEXT },
+          );
+          Deno.kill(interrupted.pid, "SIGINT");
+          assert.notEqual((await interrupted.done).code, 0);
+          await assertNoFiles(dir, "an interrupted login");
+          const port = freePort();
+          const running = await startLogin(
+            command,
+            [mcp.url.href, "--db", db, "--allow-loopback", "--port", String(port)],
+            { SLUICE_TOKEN_KEY: KEY_TEXT },
+          );
+          const asked = new URL(running.authorizationUrl);
+          assert.equal(asked.searchParams.get("redirect_uri"), `http://127.0.0.1:${port}/callback`);
+          await authorizeInBrowser(browser, running.authorizationUrl, `operator-${name}`);
+          const ended = await running.done;
+          assert.equal(ended.code, 0, ended.stdout + ended.stderr);
+          assert.match(ended.stdout, /tokens written to /);
+          const store = await LibsqlTokenStore.open(db, { key: KEY });
+          const tokens = (await store.get(`tokens ${mcp.url.href}`))!;
+          store.close();
+          assert.equal(typeof tokens.access_token, "string");
+          assert.equal(typeof tokens.refresh_token, "string");
+          for (const secret of [tokens.access_token, tokens.refresh_token] as string[]) {
+            assert.ok(!(ended.stdout + ended.stderr).includes(secret), "a token was printed");
+          }
+        } finally {
+          await Deno.remove(dir, { recursive: true });
         }
-      } finally {
-        await browser.close();
-        await as.stop();
-        await mcp.close();
-        await Deno.remove(dir, { recursive: true });
-      }
+      });
     });
   });
 }

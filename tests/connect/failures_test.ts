@@ -17,16 +17,9 @@ import {
   MemoryApprovalStore,
 } from "../../mod.ts";
 import { startHttpServer } from "../../fixtures/read_server_http.ts";
+import { freePort } from "../support/connect_servers.ts";
 
 const LOOPBACK = { dangerouslyAllowLoopback: true, timeoutMs: 5_000 } as const;
-
-/** A loopback port nothing listens on now (the system gave it, then it was closed). */
-function freePort(): number {
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const { port } = listener.addr as Deno.NetAddr;
-  listener.close();
-  return port;
-}
 
 Deno.test("connect(): nobody listening rejects with ConnectError transport_failed, saying what to check", async () => {
   const port = freePort();

@@ -259,3 +259,11 @@ export async function setupCode(connecting: Promise<Connection>): Promise<string
   await connection.close();
   return undefined;
 }
+
+/** A loopback port nothing listens on now (the system handed it out, then it was closed). */
+export function freePort(): number {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const { port } = listener.addr as Deno.NetAddr;
+  listener.close();
+  return port;
+}

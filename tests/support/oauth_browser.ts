@@ -7,6 +7,41 @@
  */
 import type { Browser } from "playwright-core";
 import { root } from "../../scripts/support/npm_cache.ts";
+import {
+  type AuthorizationServerProcess,
+  type ProtectedMcpServer,
+  startAuthorizationServer,
+  startProtectedMcpServer,
+} from "../../fixtures/oauth_mcp_server.ts";
+import { launchChromium } from "./inbox_browser.ts";
+
+/** The real OAuth world of a browser test. */
+export interface OAuthWorld {
+  /** The protected MCP server (the issuer already set). */
+  readonly mcp: ProtectedMcpServer;
+  /** oidc-provider in its own process. */
+  readonly as: AuthorizationServerProcess;
+  /** Headless Chromium. */
+  readonly browser: Browser;
+}
+
+/**
+ * Runs `body` with a protected MCP server, its authorization server and Chromium, and stops
+ * all three (the authorization server by its PID) afterwards.
+ */
+export async function withOAuthWorld<T>(body: (world: OAuthWorld) => Promise<T>): Promise<T> {
+  const mcp = await startProtectedMcpServer();
+  const as = await startAuthorizationServer(mcp.url);
+  const browser = await launchChromium();
+  try {
+    mcp.setIssuer(as.issuer);
+    return await body({ mcp, as, browser });
+  } finally {
+    await browser.close();
+    await as.stop();
+    await mcp.close();
+  }
+}
 
 /**
  * Signs `person` in on oidc-provider's development pages at `authorizationUrl` and consents;
