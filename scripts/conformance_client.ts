@@ -23,7 +23,13 @@
  *
  * @module
  */
-import { connect, type Connection, type ConnectOptions, OAuthClient } from "../mod.ts";
+import {
+  connect,
+  ConnectError,
+  type Connection,
+  type ConnectOptions,
+  OAuthClient,
+} from "../mod.ts";
 
 /** The model-facing tools of the connection, for arguments that depend on what was listed. */
 type ListedTools = Connection["toolkit"]["tools"];
@@ -145,26 +151,28 @@ class HostOAuth {
 }
 
 /**
- * Connects; when the server needs a person's authorization, lets the person authorize, hands
- * the callback to `auth.finish()` and connects again (at most twice: never a loop).
+ * Connects; when connect() rejects because the server needs a person's authorization, lets the
+ * person authorize, hands the callback to `auth.finish()` and connects again (at most twice:
+ * never a loop). Any other rejection, or a third, is the caller's.
  */
 async function connectAuthorized(
   url: string,
   options: ConnectOptions,
   oauth: HostOAuth | undefined,
 ): Promise<Connection> {
-  let connection = await connect(url, options);
-  for (let round = 0; oauth !== undefined && round < 2; round++) {
-    const server = connection.report().servers[0];
-    if (server?.errorCode !== "auth_authorization_required") break;
-    const callback = oauth.takeCallback();
-    if (callback === undefined) break;
-    say({ event: "authorized", round });
-    await oauth.client.finish(callback);
-    await connection.close();
-    connection = await connect(url, options);
+  for (let round = 0;; round++) {
+    try {
+      return await connect(url, options);
+    } catch (error) {
+      const callback = error instanceof ConnectError &&
+          error.code === "auth_authorization_required" && oauth !== undefined && round < 2
+        ? oauth.takeCallback()
+        : undefined;
+      if (callback === undefined) throw error;
+      say({ event: "authorized", round });
+      await oauth!.client.finish(callback);
+    }
   }
-  return connection;
 }
 
 /** A placeholder allow entry for scenarios whose server lists no tool the host wants. */
@@ -215,7 +223,15 @@ async function main(): Promise<number> {
       : {}),
   });
   let oauth = isAuth ? new HostOAuth() : undefined;
-  let connection = await connectAuthorized(url, options(oauth), oauth);
+  let connection: Connection;
+  try {
+    connection = await connectAuthorized(url, options(oauth), oauth);
+  } catch (error) {
+    if (!(error instanceof ConnectError)) throw error;
+    // The server could not be set up: its code and sluice's explanation, then a failed run.
+    say({ event: "connect-failed", code: error.code, failures: error.failures });
+    return 1;
+  }
   try {
     const report = connection.report();
     say({

@@ -22,6 +22,7 @@ import {
   CatalogMonitor,
   checkSchema,
   connect,
+  ConnectError,
   discoverWriteTools,
   Gate,
   type GateEnvelope,
@@ -282,6 +283,35 @@ async function agentDeveloper(root: string): Promise<void> {
   detail(`-> errorCode "${unknown.errorCode}"`, 5);
   check(unknown.errorCode === "unknown_tool", "a tool outside the allowlist is refused");
   check(!(await readServerCalls(logFile)).has("audio"), "the server never saw audio");
+
+  // A port the system just handed out and nobody listens on any more.
+  const probe = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const downPort = (probe.addr as Deno.NetAddr).port;
+  probe.close();
+  step("1.9", `connect() to http://127.0.0.1:${downPort}/mcp, where nothing listens:`);
+  const down = await connect(`http://127.0.0.1:${downPort}/mcp`, {
+    id: "down",
+    allow: ["echo"],
+    transport: { dangerouslyAllowLoopback: true, timeoutMs: 10_000 },
+  }).then(
+    async (unexpected) => {
+      await unexpected.close();
+      return undefined;
+    },
+    (error: unknown) => error,
+  );
+  detail(
+    `-> rejects: ${down instanceof ConnectError ? `${down.name} ${down.code}` : "nothing"}`,
+    5,
+  );
+  if (down instanceof ConnectError) detail(down.message, 5);
+  check(
+    down instanceof ConnectError && down.code === "transport_failed",
+    "a server that cannot be reached rejects connect() with its code",
+  );
+  detail("With several servers, connectAll() keeps the ones that came up: a down server is");
+  detail("failed in report() with the reason, its tools answer mcp_server_unavailable, and");
+  detail("connection.reconnect(id) tries it again.");
   say();
 }
 

@@ -519,6 +519,11 @@ export const CODES = /* @__PURE__ */ Object.freeze(
       stage: "connect",
       meaning: "A `preApproved` or `specs` entry names a tool that is not in the allowlist.",
     },
+    mcp_server_unavailable: {
+      stage: "connect",
+      meaning:
+        "A toolkit call to an allowed tool whose server could not be set up; nothing was sent, the server's code is in `cause`.",
+    },
     provider_schema_unsupported: {
       stage: "connect",
       meaning:
@@ -595,6 +600,11 @@ export const CODES = /* @__PURE__ */ Object.freeze(
     cli_inbox_listen_failed: {
       stage: "cli",
       meaning: "`sluice inbox` could not listen on its loopback port (in use, or not allowed).",
+    },
+    cli_login_listen_failed: {
+      stage: "cli",
+      meaning:
+        "`sluice login` could not listen for the browser's redirect on its loopback port (in use, or not allowed).",
     },
     cli_inspect_failed: {
       stage: "cli",

@@ -19,6 +19,7 @@ import type { GateErrorCodeThrown } from "../src/gate/gate.ts";
 import type { ApprovalErrorCode } from "../src/approvals/errors.ts";
 import type { ClaimRefusalCode, GrantRefusalCode } from "../src/approvals/types.ts";
 import type { ConnectConfigErrorCode } from "../src/connect/errors.ts";
+import type { ToolkitErrorCode } from "../src/connect/toolkit.ts";
 import type { ProviderRefusalCode } from "../src/providers/types.ts";
 import type { InboxErrorCode } from "../src/inbox/errors.ts";
 import type { CliErrorCode } from "../src/cli/errors.ts";
@@ -43,6 +44,7 @@ type _Unions = [
   Catalogued<ClaimRefusalCode>,
   Catalogued<GrantRefusalCode>,
   Catalogued<ConnectConfigErrorCode>,
+  Catalogued<ToolkitErrorCode>,
   Catalogued<ProviderRefusalCode>,
   Catalogued<InboxErrorCode>,
   Catalogued<CliErrorCode>,

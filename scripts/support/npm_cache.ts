@@ -202,3 +202,17 @@ export async function installedNode22(dir: string): Promise<string> {
   if (!found) throw new Error(`no runnable Node 22 binary under ${modules}`);
   return found;
 }
+
+/** Bun: the one on PATH, else the pinned npm one (installed into `dir` when missing). */
+export async function bunBinary(dir: string = RUNTIME_CACHE): Promise<string> {
+  const onPathBun = await onPath("bun");
+  if (onPathBun !== undefined) return onPathBun;
+  await ensureInstalled(dir, { bun: RUNTIME_VERSIONS.bun });
+  return await installedBun(dir);
+}
+
+/** Node 22: the pinned npm `node` package, installed into `dir` when missing. */
+export async function node22Binary(dir: string = RUNTIME_CACHE): Promise<string> {
+  await ensureInstalled(dir, { node: RUNTIME_VERSIONS.node });
+  return await installedNode22(dir);
+}

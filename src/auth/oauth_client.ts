@@ -58,12 +58,18 @@ export interface OAuthClientOptions {
   readonly scope?: string;
 }
 
-/** A person's authorization in progress, kept in this process only. */
-interface Pending {
-  readonly resource: URL;
-  readonly discovered: Discovered;
+/** A client as sluice authenticates it at the token endpoint. */
+interface ClientIdentity {
   readonly client: oauth.Client;
   readonly auth: oauth.ClientAuth;
+  /** The secret of a `client_secret_post` registration, kept with the tokens it obtains. */
+  readonly secret?: string;
+}
+
+/** A person's authorization in progress, kept in this process only. */
+interface Pending extends ClientIdentity {
+  readonly resource: URL;
+  readonly discovered: Discovered;
   readonly verifier: string;
   readonly context: DiscoveryContext;
 }
@@ -111,17 +117,18 @@ async function registrationResponse(response: Response): Promise<Registered> {
 }
 
 /** The client as registered: public, or `client_secret_post` when it has a secret. */
-function registeredClient(
-  clientId: string,
-  secret: string | undefined,
-): { client: oauth.Client; auth: oauth.ClientAuth } {
+function registeredClient(clientId: string, secret: string | undefined): ClientIdentity {
   return secret === undefined
     ? { client: { client_id: clientId, token_endpoint_auth_method: "none" }, auth: oauth.None() }
     : {
       client: { client_id: clientId, token_endpoint_auth_method: "client_secret_post" },
       auth: oauth.ClientSecretPost(secret),
+      secret,
     };
 }
+
+/** The scope that asks for a refresh token: OIDC's `offline_access` (SEP-2207). */
+const OFFLINE_ACCESS = "offline_access";
 
 /**
  * An OAuth client for `connect()`: pass it as a server's `auth`. One instance can serve several
@@ -239,7 +246,9 @@ export class OAuthClient {
           additionalParameters: { resource: pending.discovered.resource },
         },
       ), (response) => oauth.processAuthorizationCodeResponse(server, pending.client, response));
-    await this.#save(pending.resource, pending.discovered, tokens);
+    await this.#save(pending.resource, pending.discovered, tokens, pending, {
+      redirectUri: this.#options.redirectUri!,
+    });
   }
 
   /**
@@ -365,7 +374,9 @@ export class OAuthClient {
     const discovered = await discoverAuthorizationServer(resource, challenge, context);
     const refreshToken = str(stored, "refresh_token");
     if (refreshToken !== undefined && str(stored, "issuer") === discovered.issuer) {
-      const client = await this.#client(discovered, context);
+      // A refresh token is bound to the client it was issued to: that registration, kept with
+      // the tokens, refreshes it, whatever redirect URI this process was configured with.
+      const client = this.#tokenClient(stored) ?? await this.#client(discovered, context);
       try {
         const tokens = await this.#grant(
           discovered,
@@ -383,7 +394,10 @@ export class OAuthClient {
           (response) =>
             oauth.processRefreshTokenResponse(discovered.server, client.client, response),
         );
-        return await this.#save(resource, discovered, tokens, refreshToken);
+        return await this.#save(resource, discovered, tokens, client, {
+          previousRefresh: refreshToken,
+          redirectUri: str(stored, "redirect_uri"),
+        });
       } catch (error) {
         if (!(error instanceof AuthError && error.code === "auth_token_failed")) throw error;
         await this.#store.delete(tokensKey(resource));
@@ -391,10 +405,7 @@ export class OAuthClient {
     }
     const credentials = this.#options.clientCredentials;
     if (credentials !== undefined) {
-      const client: oauth.Client = {
-        client_id: credentials.clientId,
-        token_endpoint_auth_method: "client_secret_post",
-      };
+      const { client } = this.#credentialsClient(credentials);
       const tokens = await this.#grant(
         discovered,
         () =>
@@ -414,7 +425,8 @@ export class OAuthClient {
           ),
         (response) => oauth.processClientCredentialsResponse(discovered.server, client, response),
       );
-      return await this.#save(resource, discovered, tokens);
+      // The host's own secret is not copied into the store: only the client id is kept.
+      return await this.#save(resource, discovered, tokens, { client, auth: oauth.None() });
     }
     await this.#startAuthorization(resource, discovered, challenge, context);
     throw new AuthError(
@@ -428,6 +440,19 @@ export class OAuthClient {
     if (this.#options.scope !== undefined) return this.#options.scope;
     if (challenge.scopes.length > 0) return challenge.scopes.join(" ");
     return discovered.scopesSupported.length > 0 ? discovered.scopesSupported.join(" ") : undefined;
+  }
+
+  /**
+   * The scope of an authorization request: {@link #scope}, plus `offline_access` when the
+   * authorization server lists it in `scopes_supported`. Such servers (OpenID Connect ones,
+   * oidc-provider by default) issue a refresh token only for it; without one every expiry
+   * would need a person again.
+   */
+  #authorizationScope(discovered: Discovered, challenge: BearerChallenge): string | undefined {
+    const scope = this.#scope(discovered, challenge);
+    if (discovered.server.scopes_supported?.includes(OFFLINE_ACCESS) !== true) return scope;
+    const words = scope?.split(" ").filter((word) => word !== "") ?? [];
+    return words.includes(OFFLINE_ACCESS) ? scope : [...words, OFFLINE_ACCESS].join(" ");
   }
 
   async #startAuthorization(
@@ -449,7 +474,8 @@ export class OAuthClient {
         "The authorization server does not list PKCE S256.",
       );
     }
-    const { client, auth } = await this.#client(discovered, context);
+    const identity = await this.#client(discovered, context);
+    const { client } = identity;
     const verifier = oauth.generateRandomCodeVerifier();
     const state = oauth.generateRandomState();
     const url = new URL(server.authorization_endpoint);
@@ -460,34 +486,46 @@ export class OAuthClient {
     url.searchParams.set("code_challenge_method", "S256");
     url.searchParams.set("state", state);
     url.searchParams.set("resource", discovered.resource);
-    const scope = this.#scope(discovered, challenge);
+    const scope = this.#authorizationScope(discovered, challenge);
     if (scope !== undefined) url.searchParams.set("scope", scope);
+    // OpenID Connect grants offline access only with the person's explicit consent.
+    if (scope?.split(" ").includes(OFFLINE_ACCESS)) url.searchParams.set("prompt", "consent");
     this.#pending.set(state, {
+      ...identity,
       resource,
       discovered,
-      client,
-      auth,
       verifier,
       context: { ...context, signal: undefined } as DiscoveryContext,
     });
     await this.#options.redirect!(url);
   }
 
-  /** The client at this issuer: a client ID metadata document, a stored one, or a new registration. */
-  async #client(
-    discovered: Discovered,
-    context: DiscoveryContext,
-  ): Promise<{ client: oauth.Client; auth: oauth.ClientAuth }> {
+  /** The host's machine client, authenticated with its secret in the token request body. */
+  #credentialsClient(
+    credentials: NonNullable<OAuthClientOptions["clientCredentials"]>,
+  ): ClientIdentity {
+    return {
+      client: { client_id: credentials.clientId, token_endpoint_auth_method: "client_secret_post" },
+      auth: oauth.ClientSecretPost(credentials.clientSecret),
+    };
+  }
+
+  /**
+   * The client a stored token set was obtained by (kept with it since tokens carry
+   * `client_id`), or `undefined` for a record without one.
+   */
+  #tokenClient(stored: TokenRecord | undefined): ClientIdentity | undefined {
+    const clientId = str(stored, "client_id");
+    if (clientId === undefined) return undefined;
     const credentials = this.#options.clientCredentials;
-    if (credentials !== undefined) {
-      return {
-        client: {
-          client_id: credentials.clientId,
-          token_endpoint_auth_method: "client_secret_post",
-        },
-        auth: oauth.ClientSecretPost(credentials.clientSecret),
-      };
-    }
+    if (credentials?.clientId === clientId) return this.#credentialsClient(credentials);
+    return registeredClient(clientId, str(stored, "client_secret"));
+  }
+
+  /** The client at this issuer: a client ID metadata document, a stored one, or a new registration. */
+  async #client(discovered: Discovered, context: DiscoveryContext): Promise<ClientIdentity> {
+    const credentials = this.#options.clientCredentials;
+    if (credentials !== undefined) return this.#credentialsClient(credentials);
     const { server } = discovered;
     const metadataUrl = this.#options.clientMetadataUrl;
     if (
@@ -555,11 +593,17 @@ export class OAuthClient {
     }
   }
 
+  /**
+   * Stores a token set with the client registration that obtained it (client id, its secret
+   * when it has one, the redirect URI it was registered with, the issuer): a refresh in any
+   * later process presents the refresh token as that client.
+   */
   async #save(
     resource: URL,
     discovered: Discovered,
     tokens: oauth.TokenEndpointResponse,
-    previousRefresh?: string,
+    client: ClientIdentity,
+    registration: { previousRefresh?: string; redirectUri?: string | undefined } = {},
   ): Promise<string> {
     if (tokens.token_type.toLowerCase() !== "bearer") {
       throw new AuthError(
@@ -567,7 +611,7 @@ export class OAuthClient {
         "The token endpoint issued a token that is not Bearer.",
       );
     }
-    const refresh = tokens.refresh_token ?? previousRefresh;
+    const refresh = tokens.refresh_token ?? registration.previousRefresh;
     await this.#write(tokensKey(resource), {
       issuer: discovered.issuer,
       resource: discovered.resource,
@@ -575,6 +619,9 @@ export class OAuthClient {
       refresh_token: refresh ?? null,
       expires_at: tokens.expires_in !== undefined ? Date.now() + tokens.expires_in * 1000 : null,
       scope: tokens.scope ?? null,
+      client_id: client.client.client_id,
+      ...(client.secret !== undefined ? { client_secret: client.secret } : {}),
+      redirect_uri: registration.redirectUri ?? null,
     });
     return tokens.access_token;
   }

@@ -69,4 +69,12 @@ export class MemoryTokenStore implements TokenStore {
     this.#records.delete(key);
     return Promise.resolve();
   }
+
+  /**
+   * Every record, as `[key, record]` copies: to move what a flow stored here into a durable
+   * store once it succeeded (`sluice login` does, so a failed sign-in leaves no file).
+   */
+  entries(): [string, TokenRecord][] {
+    return [...this.#records].map(([key, record]) => [key, { ...record }]);
+  }
 }

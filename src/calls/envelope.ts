@@ -91,6 +91,11 @@ export interface ToolEnvelope<Code extends string = CallErrorCode> {
   readonly approvalId?: string;
   /** Committed calls with an approval: the digest of the result and when it was recorded. */
   readonly receipt?: ApprovalReceipt;
+  /**
+   * With `mcp_server_unavailable` (toolkit envelopes): the code the tool's server failed with
+   * (`transport_failed`, `auth_authorization_required`, ...). A sluice code, never server text.
+   */
+  readonly cause?: string;
 }
 
 /**

@@ -54,7 +54,8 @@ export const INBOX_USAGE =
   `usage: sluice inbox --db <url> [--auth-token <t>] [--port N] [--as <person>]
   serves the approval inbox on http://127.0.0.1:<port>/ (default port 8787; 0 picks one)
   and prints a one-time login link; decisions are recorded as made by <person>
-  (default: your login name). Stop it with Ctrl-C.
+  (default: your login name: USER, LOGNAME or USERNAME, else the system account).
+  Stop it with Ctrl-C.
 --db and --auth-token as for sluice approvals (the store must exist already).`;
 
 /**
@@ -112,7 +113,13 @@ export async function runInboxCli(
       throw new UsageError("--port must be an integer from 0 to 65535");
     }
     const as = flags.get("as") ?? options.defaultPerson;
-    if (as === undefined || as.trim() === "") throw new UsageError("--as is required");
+    if (as === undefined || as.trim() === "") {
+      throw new UsageError(
+        flags.has("as")
+          ? "--as needs a name"
+          : "no login name found (USER, LOGNAME, USERNAME, the system account): pass --as <person>",
+      );
+    }
     person = as;
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;

@@ -30,6 +30,8 @@ import {
   starterConfig,
 } from "./inspect_report.ts";
 import { parseFlags, UsageError } from "./flags.ts";
+import { printServerRefusal } from "./errors.ts";
+import { needsLoopbackOption } from "../transport/policy.ts";
 import { inspectLock, renderLockOutcome } from "./inspect_lock.ts";
 import { terminalSafe, terminalSafeJson, terminalSafeLines } from "./terminal.ts";
 
@@ -319,7 +321,10 @@ export async function runInspectCli(
       return EXIT_REFUSED;
     }
     if (args.init) {
-      const starter = starterConfig(report, args.serverId);
+      // The configuration connects the way this inspection did: the loopback option only when
+      // the URL is refused without it.
+      const loopback = args.allowLoopback && url !== undefined && needsLoopbackOption(url);
+      const starter = starterConfig(report, args.serverId, { loopback });
       output.stdout(
         (args.json ? terminalSafeJson(starter, 2) : renderStarterConfig(starter, report)) + "\n",
       );
@@ -332,8 +337,7 @@ export async function runInspectCli(
     const message = error instanceof SluiceError
       ? error.message
       : "the server could not be inspected";
-    output.stderr(`refused: ${code}: ${terminalSafe(message)}\n`);
-    return EXIT_REFUSED;
+    return printServerRefusal(output, code, message, url);
   } finally {
     await target?.close().catch(() => {});
   }

@@ -214,6 +214,8 @@ export interface StarterConfig {
     readonly servers: readonly { readonly id: string; readonly url: string }[];
     readonly allow: readonly string[];
     readonly preApproved: readonly string[];
+    /** Set when the server is on this machine: the option connect() needs to reach it. */
+    readonly transport?: { readonly dangerouslyAllowLoopback: true };
   };
   /** Suggestions only: tools the server annotated read-only. Annotations are claims. */
   readonly suggestions: { readonly preApproved: readonly string[]; readonly note: string };
@@ -226,17 +228,25 @@ const SUGGESTION_NOTE =
   "claim, not a guarantee: move a tool into preApproved only after checking what it does";
 
 /**
- * The starter configuration for `report`, with `serverId` as the server's id.
+ * The starter configuration for `report`, with `serverId` as the server's id; with `loopback`
+ * (the server was reached with `--allow-loopback` and needs it) it carries the loopback option.
  *
  * @category CLI
  */
-export function starterConfig(report: InspectReport, serverId: string): StarterConfig {
+export function starterConfig(
+  report: InspectReport,
+  serverId: string,
+  options: { readonly loopback?: boolean } = {},
+): StarterConfig {
   const fitting = report.tools.filter((tool) => tool.fits);
   return {
     config: {
       servers: report.transport === "http" ? [{ id: serverId, url: report.target }] : [],
       allow: fitting.map((tool) => `${serverId}.${tool.name}`),
       preApproved: [],
+      ...(options.loopback === true
+        ? { transport: { dangerouslyAllowLoopback: true as const } }
+        : {}),
     },
     suggestions: {
       preApproved: fitting.filter((tool) => tool.annotations.readOnlyHint === true).map((
@@ -288,6 +298,11 @@ export function renderStarterConfig(starter: StarterConfig, report: InspectRepor
   lines.push("  preApproved: [");
   for (const entry of starter.suggestions.preApproved) lines.push(`    // ${quote(entry)},`);
   lines.push("  ],");
+  if (starter.config.transport !== undefined) {
+    lines.push("  // The server is on this machine (inspected with --allow-loopback): local");
+    lines.push("  // development only; a deployed server has an https URL and needs no option.");
+    lines.push("  transport: { dangerouslyAllowLoopback: true },");
+  }
   lines.push("};");
   return lines.join("\n");
 }

@@ -6,16 +6,15 @@
  *
  * @module
  */
+import { userInfo } from "node:os";
 import { type ApprovalsCliOptions, runApprovalsCli } from "./approvals.ts";
 import { EXIT_CODES_TEXT, EXIT_OK, EXIT_USAGE } from "./exit_codes.ts";
-import { printRefusal } from "./errors.ts";
 import { runGrantsCli } from "./grants.ts";
 import { runInspectCli } from "./inspect.ts";
 import { runInboxCli } from "./inbox.ts";
-import { login } from "./login.ts";
-import { LibsqlTokenStore } from "../auth/libsql_token_store.ts";
+import { runLoginCli } from "./login.ts";
 import { serveOnNode } from "./serve_node.ts";
-import { openCliStore, refuseNonFileDb } from "./store.ts";
+import { openCliStore } from "./store.ts";
 import { terminalSafe } from "./terminal.ts";
 import { VERSION } from "./version.ts";
 
@@ -59,6 +58,22 @@ function storeOptions(host: CliHost): ApprovalsCliOptions {
 }
 
 /**
+ * The login name of the person running the command: `USER`, `LOGNAME` or `USERNAME` from the
+ * environment, else the system's account name (containers and services often set no `USER`).
+ */
+function loginName(host: CliHost): string | undefined {
+  const named = [host.env("USER"), host.env("LOGNAME"), host.env("USERNAME")]
+    .find((value) => value !== undefined && value.trim() !== "");
+  if (named !== undefined) return named;
+  try {
+    const name = userInfo().username;
+    return name.trim() === "" ? undefined : name;
+  } catch {
+    return undefined; // no account entry for this user id
+  }
+}
+
+/**
  * Every command, by name. A new command is one more entry.
  *
  * @category CLI
@@ -78,35 +93,13 @@ export const COMMANDS: Readonly<Record<string, CliCommand>> = {
     run: (argv, host) => runInspectCli(argv, host),
   },
   login: {
-    summary: "OAuth sign-in for a server (Deno): stores the tokens for later connect()s",
-    run: async (argv, host) => {
-      const [url, flag, db] = argv;
-      const key = host.env("SLUICE_TOKEN_KEY");
-      if (url === undefined || flag !== "--db" || db === undefined || key === undefined) {
-        host.stderr(
-          "usage: sluice login <url> --db <file>  (SLUICE_TOKEN_KEY: base64 of a 32-byte key)\n",
-        );
-        return EXIT_USAGE;
-      }
-      const keyBytes = Uint8Array.from(atob(key), (char) => char.charCodeAt(0));
-      let store: LibsqlTokenStore;
-      try {
-        await refuseNonFileDb(db);
-        store = await LibsqlTokenStore.open(db, { key: keyBytes });
-      } catch (error) {
-        return printRefusal(host, error);
-      }
-      try {
-        return await login({ url, store, output: host });
-      } finally {
-        await store.close();
-      }
-    },
+    summary: "OAuth sign-in at a server, once: stores the tokens (encrypted) for later connect()s",
+    run: (argv, host) => runLoginCli(argv, host),
   },
   inbox: {
     summary: "serve the approval inbox on loopback and print a one-time login link",
     run: (argv, host) => {
-      const defaultPerson = host.env("USER") ?? host.env("USERNAME");
+      const defaultPerson = loginName(host);
       return runInboxCli(argv, host, {
         ...storeOptions(host),
         serve: serveOnNode,

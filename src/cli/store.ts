@@ -126,13 +126,29 @@ async function isRegularFile(path: string): Promise<boolean> {
  * @category CLI
  */
 export async function refuseNonFileDb(db: string): Promise<void> {
+  await localDbFile(db);
+}
+
+/**
+ * The local file `db` names (a path or `file:` URL) and whether it exists now, looked at
+ * without opening it; `undefined` for a server URL, `:memory:` or a URL the store refuses.
+ *
+ * @throws {CliError} `cli_db_not_a_file` or `cli_db_unreadable` for something else at the path
+ *
+ * @category CLI
+ */
+export async function localDbFile(
+  db: string,
+): Promise<{ readonly path: string; readonly exists: boolean } | undefined> {
   let location;
   try {
     location = resolveStoreUrl(db);
   } catch {
-    return; // the store's open refuses it with its own code
+    return undefined; // the store's open refuses it with its own code
   }
-  if (location.kind === "file") await isRegularFile(filePath(location.url));
+  if (location.kind !== "file") return undefined;
+  const path = filePath(location.url);
+  return { path, exists: await isRegularFile(path) };
 }
 
 /** The file's first bytes, or undefined when it does not exist. */

@@ -182,6 +182,13 @@ export interface ConnectAllConfig extends ConnectCommonOptions {
   readonly servers: readonly ServerConfig[];
   /** Exact `"server.tool"` entries (split at the first `.`); no wildcards. */
   readonly allow: readonly string[];
+  /**
+   * Reject with a `ConnectError` when any server cannot be set up, as `connect()` does for
+   * its one server. Default `false`: the servers that came up are used, a failed one is
+   * reported (`report().servers[i].reason`), its tools answer `mcp_server_unavailable`, and
+   * `connection.reconnect(id)` tries it again; only when no server comes up does it reject.
+   */
+  readonly requireAll?: boolean;
 }
 
 /**
@@ -368,6 +375,9 @@ export function resolveConfig(config: ConnectAllConfig): ResolvedServer[] {
     (legacy.length === 0 || legacy.some((version) => !allowedLegacy.includes(version)))
   ) {
     throw invalid(`legacyProtocolVersions may list only ${allowedLegacy.join(", ")}`);
+  }
+  if (config.requireAll !== undefined && typeof config.requireAll !== "boolean") {
+    throw invalid("requireAll must be a boolean");
   }
   if (config.onPending !== undefined && typeof config.onPending !== "function") {
     throw invalid("onPending must be a function");

@@ -33,6 +33,7 @@ import { DEFAULT_RELIST_INTERVAL_MS, Relister } from "./relister.ts";
 import { reloadToolkit, Toolkit, toolkitExports, type ToolkitServer } from "./toolkit.ts";
 import { type AcceptOptions, hasChanges, type StagedRevision, summarize } from "./revision.ts";
 import { ConnectConfigError } from "./errors.ts";
+import { connectErrorOf, type FailedServer, serverFailureReason } from "./failure.ts";
 import { listTools } from "../calls/discover.ts";
 import type { ToolListing } from "../catalog/listing.ts";
 import { definitionDigest, definitionOfListed, diffDefinitions } from "../catalog/revisions.ts";
@@ -102,6 +103,21 @@ export interface Connection {
    * @param options the tools to take
    */
   accept(revision: StagedRevision, options?: AcceptOptions): Promise<void>;
+  /**
+   * Tries a failed server again (`report().servers[i].status === "failed"`): a new session,
+   * listed and checked as at set-up (against the connection's `lock` too). Its tools then join
+   * the toolkit: `toolkit.tools` becomes a new frozen array (an array or provider export made
+   * before stays as it was; export again to show a model the new tools), `report()` and its
+   * `providers` include them, `lock()` covers the server. Resolves with the server's report;
+   * a server that is not failed resolves at once, unchanged. Concurrent calls share one
+   * attempt.
+   *
+   * @param id the server id
+   * @throws {ConnectError} when the server still cannot be set up (its tools keep answering
+   *   `mcp_server_unavailable`), or the connection is closed
+   * @throws {ConnectConfigError} `connect_config_invalid` for an id this connection does not have
+   */
+  reconnect(id: string): Promise<ServerReport>;
   /** Closes every session (a legacy session is also deleted on the server). Idempotent. */
   close(): Promise<void>;
 }
@@ -147,11 +163,14 @@ export interface ConnectOptions
 
 interface Prepared {
   readonly server: ResolvedServer;
-  readonly session: ServerSession;
-  readonly fetch: SecureFetch;
+  /** The session, fetch and hold of now (a reconnect replaces all three). */
+  session: ServerSession;
+  fetch: SecureFetch;
   /** Ends the hold on the fetch's pinned connections (taken for the connection's lifetime). */
-  readonly release: () => void;
+  release: () => void;
   catalog?: ServerCatalog;
+  /** A reconnect in flight. */
+  reconnecting?: Promise<ServerReport>;
   /** The server's staged revision, if any (a newer listing replaces it). */
   staged?: {
     readonly revision: StagedRevision;
@@ -170,8 +189,11 @@ interface Prepared {
  * Connects to several MCP servers over Streamable HTTP and returns governed tools for exactly
  * the allowlisted `"server.tool"` entries. Nothing is read from the environment. Each server
  * gets the official v2 client over `secureFetch` (2026-07-28 first, then the 2025 handshake
- * limited to 2025-11-25 and 2025-06-18); every call runs through one `Gate`. A tool that does not fit is skipped and reported; a
- * server that fails fails only its own listed tools. Throws only for a refused configuration.
+ * limited to 2025-11-25 and 2025-06-18); every call runs through one `Gate`. A tool that does
+ * not fit is skipped and reported. A server that cannot be reached or is refused fails only its
+ * own tools: it is `"failed"` in `report()` with a `reason`, its tools answer
+ * `mcp_server_unavailable`, and `connection.reconnect(id)` tries it again. When no server can
+ * be set up, or any cannot with `requireAll: true`, it rejects with a {@link ConnectError}.
  *
  * @example
  * ```ts ignore
@@ -193,6 +215,7 @@ interface Prepared {
  *
  * @param config servers, allowlist and governance
  * @throws {ConnectConfigError} for a configuration sluice refuses
+ * @throws {ConnectError} when no server can be set up, or (`requireAll`) any one cannot
  *
  * @category Agent developers: connect()
  */
@@ -208,7 +231,8 @@ export async function connectAll(config: ConnectAllConfig): Promise<Connection> 
     : config.store !== undefined
     ? "store"
     : "none";
-  const prepared: Prepared[] = servers.map((server) => {
+  /** A server's session over its own hardened fetch, held for the connection's lifetime. */
+  const open = (server: ResolvedServer) => {
     const fetch = secureFetch({
       ...transport,
       ...(server.token !== undefined
@@ -228,8 +252,9 @@ export async function connectAll(config: ConnectAllConfig): Promise<Connection> 
         ? { legacyProtocolVersions: [...config.legacyProtocolVersions] }
         : {}),
     });
-    return { server, session, fetch, release: sessionFetch.hold() };
-  });
+    return { session, fetch, release: sessionFetch.hold() };
+  };
+  const prepared: Prepared[] = servers.map((server) => ({ server, ...open(server) }));
   const makeGate = (toolkitServers: readonly ToolkitServer[]) =>
     new Gate({
       catalogs: toolkitServers.map((server) => ({
@@ -248,34 +273,35 @@ export async function connectAll(config: ConnectAllConfig): Promise<Connection> 
         ? { allowNonDurableStoreForTests: true }
         : {}),
     });
-  const serversNow = () =>
-    prepared.map((item): ToolkitServer => ({
-      id: item.server.id,
-      session: item.session,
-      tools: item.catalog!.tools,
-    }));
+  const serversNow = () => prepared.map(toolkitServerOf);
+  /** Lists and checks one server (at set-up, or again on reconnect); one discovery event. */
+  const discover = async (item: Prepared, signal: AbortSignal | undefined) => {
+    const start = performance.now();
+    item.catalog = await discoverServer(
+      item.server,
+      item.session,
+      limits,
+      signal,
+      decidedBy,
+      expectationsOf(config.lock, item.server.id),
+    );
+    emitEvent(config.onEvent, {
+      kind: "discovery",
+      server: item.server.id,
+      ok: item.catalog.errorCode === undefined,
+      ...(item.catalog.errorCode !== undefined ? { errorCode: item.catalog.errorCode } : {}),
+      durationMs: elapsed(start),
+      catalogDigest: item.catalog.snapshot?.revisionDigest ?? null,
+    });
+  };
   let toolkitServers: ToolkitServer[];
   let gate: Gate;
   try {
-    await Promise.all(prepared.map(async (item) => {
-      const start = performance.now();
-      item.catalog = await discoverServer(
-        item.server,
-        item.session,
-        limits,
-        config.signal,
-        decidedBy,
-        expectationsOf(config.lock, item.server.id),
-      );
-      emitEvent(config.onEvent, {
-        kind: "discovery",
-        server: item.server.id,
-        ok: item.catalog.errorCode === undefined,
-        ...(item.catalog.errorCode !== undefined ? { errorCode: item.catalog.errorCode } : {}),
-        durationMs: elapsed(start),
-        catalogDigest: item.catalog.snapshot?.revisionDigest ?? null,
-      });
-    }));
+    await Promise.all(prepared.map((item) => discover(item, config.signal)));
+    const failed = prepared.filter((item) => item.catalog!.errorCode !== undefined);
+    if (failed.length === prepared.length || (failed.length > 0 && config.requireAll === true)) {
+      throw connectErrorOf(failed.map(failedServerOf));
+    }
     toolkitServers = serversNow();
     gate = makeGate(toolkitServers);
   } catch (error) {
@@ -347,11 +373,6 @@ export async function connectAll(config: ConnectAllConfig): Promise<Connection> 
     return revision;
   };
   const relistInterval = config.minRelistIntervalMs ?? DEFAULT_RELIST_INTERVAL_MS;
-  for (const item of prepared) {
-    item.relister = new Relister(() => stage(item), relistInterval, () => scheduleTtl(item));
-    // connect()'s own listing is the latest one: the first re-listing waits the interval.
-    item.relister.began();
-  }
   /**
    * Where no change stream is open and the last listing carried a `ttlMs` hint: list again
    * after it (clamped to 1 s..1 h: `ttlRelistDelay`).
@@ -367,18 +388,29 @@ export async function connectAll(config: ConnectAllConfig): Promise<Connection> 
       item.relister!.request();
     }, delay);
   };
-  for (const item of prepared) {
-    item.session.monitor.onChange(() => item.relister!.request());
+  /**
+   * Starts hearing a server that was set up: its re-listing slot and change listeners. A failed
+   * server gets them once a reconnect sets it up.
+   */
+  const activate = async (item: Prepared): Promise<void> => {
+    const relister = new Relister(() => stage(item), relistInterval, () => scheduleTtl(item));
+    item.relister = relister;
+    // connect()'s own listing is the latest one: the first re-listing waits the interval.
+    relister.began();
+    item.session.monitor.onChange(() => relister.request());
     // A change made while the stream was down: the re-listing finds it by its digests.
-    item.session.onStreamReopened(() => item.relister!.request());
+    item.session.onStreamReopened(() => relister.request());
     const listed = item.catalog!.listing;
     item.ttlMs = listed?.ttlMs;
     // A change heard while (or since) connect() listed: list again before handing tools out.
     if (listed !== undefined && item.session.monitor.generation !== listed.generation) {
-      await item.relister!.now();
+      await relister.now();
     } else {
       scheduleTtl(item);
     }
+  };
+  for (const item of prepared) {
+    if (item.catalog!.errorCode === undefined) await activate(item);
   }
   const notStaged = () =>
     new ConnectConfigError(
@@ -393,8 +425,8 @@ export async function connectAll(config: ConnectAllConfig): Promise<Connection> 
   const accept = (revision: StagedRevision, options: AcceptOptions = {}): Promise<void> => {
     const server = (revision as Partial<StagedRevision> | undefined)?.server;
     const item = prepared.find((entry) => entry.server.id === server);
-    if (item === undefined) return Promise.reject(notStaged());
-    return item.relister!.exclusive(() => acceptStaged(item, revision, options));
+    if (item?.relister === undefined) return Promise.reject(notStaged());
+    return item.relister.exclusive(() => acceptStaged(item, revision, options));
   };
   const acceptStaged = async (
     item: Prepared,
@@ -484,6 +516,53 @@ export async function connectAll(config: ConnectAllConfig): Promise<Connection> 
     }
     return shown.reports;
   };
+  /** Sets a failed server up again in place: a new session, then discovery as at set-up. */
+  const retry = async (item: Prepared): Promise<ServerReport> => {
+    const old = { session: item.session, release: item.release, cause: item.catalog!.errorCode };
+    Object.assign(item, open(item.server));
+    await old.session.close().catch(() => {});
+    old.release();
+    await discover(item, undefined);
+    if (closing !== undefined) {
+      throw connectErrorOf([{
+        id: item.server.id,
+        url: item.server.url,
+        code: "mcp_connection_closed",
+      }]);
+    }
+    const { errorCode, tools } = item.catalog!;
+    if (errorCode === undefined) await activate(item);
+    // Ready: the tools join. Failed again: the toolkit changes only if a tool (an owner spec's,
+    // now on the new session) or the cause its tools answer with did.
+    if (errorCode === undefined || tools.length > 0 || errorCode !== old.cause) {
+      const servers = serversNow();
+      reloadToolkit(toolkit, servers, makeGate(servers));
+    }
+    if (errorCode !== undefined) throw connectErrorOf([failedServerOf(item)]);
+    return structuredClone(serverReport(item, config));
+  };
+  const reconnect = (id: string): Promise<ServerReport> => {
+    const item = prepared.find((entry) => entry.server.id === id);
+    if (item === undefined) {
+      return Promise.reject(
+        new ConnectConfigError(
+          "connect_config_invalid",
+          `reconnect: "${String(id).slice(0, 48)}" is not a server of this connection`,
+        ),
+      );
+    }
+    if (closing !== undefined) {
+      return Promise.reject(
+        connectErrorOf([{ id, url: item.server.url, code: "mcp_connection_closed" }]),
+      );
+    }
+    if (item.catalog!.errorCode === undefined) {
+      return Promise.resolve(structuredClone(serverReport(item, config)));
+    }
+    return item.reconnecting ??= retry(item).finally(() => {
+      item.reconnecting = undefined;
+    });
+  };
   return Object.freeze({
     toolkit,
     report: () => ({ ...buildReport(prepared, decidedBy, config), providers: providersNow() }),
@@ -499,19 +578,22 @@ export async function connectAll(config: ConnectAllConfig): Promise<Connection> 
     },
     lock: () => lockOf(prepared),
     refresh: async () => {
-      const staged = await Promise.all(prepared.map((item) => item.relister!.now()));
+      const staged = await Promise.all(prepared.map((item) => item.relister?.now()));
       return staged.filter((revision) => revision !== undefined);
     },
     revisions: () => prepared.flatMap((item) => item.staged ? [item.staged.revision] : []),
     accept,
+    reconnect,
     close: () =>
       closing ??= (async () => {
+        // A reconnect in flight ends first: its new session is then closed with the others.
+        await Promise.all(prepared.map((item) => item.reconnecting?.catch(() => undefined)));
         for (const item of prepared) {
           clearTimeout(item.ttlTimer);
-          item.relister!.close();
+          item.relister?.close();
         }
         await closeSessions(prepared);
-        await Promise.all(prepared.map((item) => item.relister!.idle().catch(() => undefined)));
+        await Promise.all(prepared.map((item) => item.relister?.idle().catch(() => undefined)));
       })(),
   });
 }
@@ -575,6 +657,54 @@ function expectationsOf(lock: SluiceLock | undefined, id: string): ServerExpecta
   return { locked: true, ...(server ? { server } : {}) };
 }
 
+/** A server's part of the toolkit: its ready tools, and when it failed, those it makes unavailable. */
+function toolkitServerOf(item: Prepared): ToolkitServer {
+  const catalog = item.catalog!;
+  const base = { id: item.server.id, session: item.session, tools: catalog.tools };
+  if (catalog.errorCode === undefined) return base;
+  const ready = new Set(catalog.tools.map((tool) => tool.allowed.localName));
+  return {
+    ...base,
+    failure: {
+      cause: catalog.errorCode,
+      tools: item.server.tools.filter((tool) => !ready.has(tool.localName))
+        .map((tool) => ({ name: tool.localName, tool: tool.tool })),
+    },
+  };
+}
+
+/** A failed server as `ConnectError` takes it. */
+function failedServerOf(item: Prepared): FailedServer {
+  return {
+    id: item.server.id,
+    url: item.server.url,
+    code: item.catalog!.errorCode!,
+    error: item.catalog!.error,
+  };
+}
+
+/** One server's state. */
+function serverReport(item: Prepared, config: ConnectAllConfig): ServerReport {
+  const { session, catalog } = item;
+  const era = session.era;
+  const errorCode = catalog!.errorCode;
+  return {
+    id: item.server.id,
+    status: errorCode !== undefined ? "failed" : era ? "ready" : "deferred",
+    ...(era ? { era, protocolVersion: session.protocolVersion } : {}),
+    ...(errorCode !== undefined
+      ? { errorCode, reason: serverFailureReason(errorCode, item.server.url) }
+      : {}),
+    catalogDigest: catalog!.snapshot?.revisionDigest ?? null,
+    writeCatalogDigest: catalog!.writeSnapshot?.revisionDigest ?? null,
+    transport: item.fetch.describe(),
+    handshakes: session.stats.handshakes,
+    ...staleOf(item),
+    ...(config.changeDetection === true ? { changeDetection: mechanismOf(item) } : {}),
+    ...(catalog!.lock ? { lock: reportedLock(catalog!.lock) } : {}),
+  };
+}
+
 function buildReport(
   prepared: readonly Prepared[],
   decidedBy: ApprovalDecider,
@@ -593,29 +723,14 @@ function buildReport(
     }))
   );
   const skipped = prepared.flatMap((item) => item.catalog!.skipped);
-  const servers = prepared.map((item): ServerReport => {
-    const { session, catalog } = item;
-    const era = session.era;
-    return {
-      id: item.server.id,
-      status: catalog!.errorCode !== undefined ? "failed" : era ? "ready" : "deferred",
-      ...(era ? { era, protocolVersion: session.protocolVersion } : {}),
-      ...(catalog!.errorCode !== undefined ? { errorCode: catalog!.errorCode } : {}),
-      catalogDigest: catalog!.snapshot?.revisionDigest ?? null,
-      writeCatalogDigest: catalog!.writeSnapshot?.revisionDigest ?? null,
-      transport: item.fetch.describe(),
-      handshakes: session.stats.handshakes,
-      ...staleOf(item),
-      ...(config.changeDetection === true ? { changeDetection: mechanismOf(item) } : {}),
-      ...(catalog!.lock ? { lock: reportedLock(catalog!.lock) } : {}),
-    };
-  });
+  const servers = prepared.map((item) => serverReport(item, config));
   return structuredClone({ ready, skipped, servers });
 }
 
 /**
  * Connects to one MCP server: {@link connectAll} with a single server, tools named by their
- * remote names.
+ * remote names. A server that cannot be reached or is refused rejects with a
+ * {@link ConnectError} carrying its code and what to change; nothing is left open.
  *
  * @example
  * ```ts ignore
@@ -633,6 +748,8 @@ function buildReport(
  * @param url the Streamable HTTP endpoint
  * @param options allowlist, governance and transport options
  * @throws {ConnectConfigError} for a configuration sluice refuses
+ * @throws {ConnectError} when the server cannot be reached or is refused (its code as `code`:
+ *   `transport_failed`, `transport_permission_denied`, `auth_authorization_required`, ...)
  *
  * @category Agent developers: connect()
  */

@@ -22,7 +22,8 @@ import { discoverWriteTools, type WriteToolRegistration } from "../calls/discove
 import type { ToolRegistration } from "../calls/registration.ts";
 import type { AllowedTool, ResolvedServer } from "./config.ts";
 import { type ApprovalPolicy, approvalPolicy } from "./governance.ts";
-import { serverSkipReason, type SkippedTool, toolSkipReason } from "./report.ts";
+import { type SkippedTool, toolSkipReason } from "./report.ts";
+import { serverSkipReason } from "./failure.ts";
 import type { ServerSession } from "./session.ts";
 
 /**
@@ -54,6 +55,8 @@ export interface ServerCatalog {
   readonly skipped: readonly SkippedTool[];
   /** Set when the session or the tool list failed (tools with owner specs may still be ready). */
   readonly errorCode?: string;
+  /** What was thrown with `errorCode` (for `ConnectError`'s cause and transport message). */
+  readonly error?: unknown;
   /** Set when the server announced a change while it was being listed (see `DiscoveryResult`). */
   readonly staleReason?: StaleReason;
   /** The listing the catalogs were built from (absent when nothing was listed). */
@@ -168,6 +171,7 @@ export async function discoverServer(
     skipped.push({ name: tool.localName, server: tool.server, tool: tool.tool, code, reason });
   let listing: ToolListing | undefined = expectations.listing;
   let errorCode: string | undefined;
+  let thrown: unknown;
   if (toList.length > 0 && listing === undefined) {
     try {
       const names = toList.map((tool) => tool.tool);
@@ -176,6 +180,7 @@ export async function discoverServer(
       listing = await listTools(session, names, { monitor, limits, ...(signal ? { signal } : {}) });
     } catch (error) {
       errorCode = codeOf(error) ?? "mcp_transport_error";
+      thrown = error;
     }
   }
   const reads: Record<string, ReadToolBinding> = {};
@@ -183,7 +188,7 @@ export async function discoverServer(
   const byRemote = new Map<string, { tool: AllowedTool; policy: ApprovalPolicy }>();
   for (const tool of server.tools) {
     if (tool.spec === undefined && errorCode !== undefined) {
-      skip(tool, errorCode, serverSkipReason(errorCode));
+      skip(tool, errorCode, serverSkipReason(errorCode, server.url));
       continue;
     }
     const annotations = tool.spec ? null : annotationsOf(listing?.tools.get(tool.tool));
@@ -260,9 +265,10 @@ export async function discoverServer(
   } catch (error) {
     // A failure of the catalog as a whole (for example a version sluice does not accept).
     errorCode = codeOf(error) ?? "mcp_protocol_error";
+    thrown = error;
     for (const { tool } of byRemote.values()) {
       if (!tools.some((ready) => ready.allowed === tool)) {
-        skip(tool, errorCode, serverSkipReason(errorCode));
+        skip(tool, errorCode, serverSkipReason(errorCode, server.url));
       }
     }
   }
@@ -276,7 +282,7 @@ export async function discoverServer(
     writeSnapshot,
     tools,
     skipped: unique,
-    ...(errorCode !== undefined ? { errorCode } : {}),
+    ...(errorCode !== undefined ? { errorCode, error: thrown } : {}),
     ...(staleReason !== undefined ? { staleReason } : {}),
     ...(listing ? { listing } : {}),
     definitions,

@@ -20,7 +20,12 @@ export {
   type ServerCatalogs,
 } from "./connect.ts";
 export { type Era, EraCache, type EraVerdict } from "./era.ts";
-export { ConnectConfigError, type ConnectConfigErrorCode } from "./errors.ts";
+export {
+  ConnectConfigError,
+  type ConnectConfigErrorCode,
+  ConnectError,
+  type ServerFailure,
+} from "./errors.ts";
 export type { ConnectApprovalDecision, ConnectEvent } from "./events.ts";
 export { type ApprovalPolicy, approvalPolicy, type ApprovalReason } from "./governance.ts";
 export { localToolName } from "./names.ts";
@@ -41,6 +46,7 @@ export {
   Toolkit,
   type ToolkitCallOptions,
   type ToolkitEnvelope,
+  type ToolkitErrorCode,
   type ToolkitResumeOptions,
   type ToolkitTool,
 } from "./toolkit.ts";

@@ -92,6 +92,12 @@ export interface ServerReport {
   readonly protocolVersion?: string;
   /** The failure code when `status` is `"failed"`. */
   readonly errorCode?: string;
+  /**
+   * When `status` is `"failed"`: sluice's explanation, naming what to check or the setting to
+   * change (`nothing answered at http://127.0.0.1:9 …: check that the server is running`).
+   * Then `connection.reconnect(id)` retries the server.
+   */
+  readonly reason?: string;
   /** `revisionDigest` of its read catalog, or `null` when it has no such tool. */
   readonly catalogDigest: string | null;
   /** `revisionDigest` of its write catalog (tools that need approval), or `null`. */
@@ -340,36 +346,4 @@ export function toolSkipReason(
     default:
       return `the server's entry for this tool is malformed (${error.code}): remove it from allow`;
   }
-}
-
-const SERVER_HINTS: Record<string, string> = {
-  transport_timeout: "raise transport.timeoutMs",
-  mcp_timeout: "raise transport.timeoutMs",
-  transport_response_too_large:
-    "raise transport.maxResponseBytes (up to 32 MiB), or give every allowed tool of this server an owner spec",
-  mcp_catalog_too_large:
-    "raise limits.maxCatalogBytes (up to 32 MiB) with transport.maxResponseBytes, or give every allowed tool an owner spec",
-  mcp_too_many_tools:
-    "raise limits.maxTools (up to 10,000), or give every allowed tool an owner spec",
-  mcp_too_many_pages:
-    "raise limits.maxPages (up to 1,000), or give every allowed tool an owner spec",
-  mcp_protocol_version_unsupported:
-    "the server speaks no protocol version this connection accepts (2026-07-28, 2025-11-25, " +
-    "2025-06-18; add 2025-03-26 with legacyProtocolVersions)",
-  transport_scheme_refused:
-    "use an https URL (plain http only to loopback with transport.dangerouslyAllowLoopback)",
-  transport_address_refused: "the host name resolves to a non-public address: use a public host",
-  transport_tls_failed: "the server's certificate is not trusted or not valid for its host",
-};
-
-/**
- * sluice's explanation for a tool skipped because its whole server failed.
- *
- * @param code the server's failure code
- *
- * @category Agent developers: connect()
- */
-export function serverSkipReason(code: string): string {
-  const hint = SERVER_HINTS[code];
-  return `the server could not be set up or listed (${code})` + (hint ? `: ${hint}` : "");
 }

@@ -32,11 +32,19 @@ import { type ConnectApprovalDecision, type ConnectEvent, elapsed, emitEvent } f
 import type { ServerSession } from "./session.ts";
 
 /**
- * What `toolkit.call` and `toolkit.resume` return: the one envelope, with the gate's codes.
+ * Every code a toolkit envelope can carry: the gate's, and `mcp_server_unavailable` for a tool
+ * whose server could not be set up (its code in `envelope.cause`).
  *
  * @category Agent developers: connect()
  */
-export type ToolkitEnvelope = ToolEnvelope<GateErrorCode>;
+export type ToolkitErrorCode = GateErrorCode | "mcp_server_unavailable";
+
+/**
+ * What `toolkit.call` and `toolkit.resume` return: the one envelope, with the toolkit's codes.
+ *
+ * @category Agent developers: connect()
+ */
+export type ToolkitEnvelope = ToolEnvelope<ToolkitErrorCode>;
 
 /**
  * One model-facing tool of a toolkit.
@@ -94,6 +102,14 @@ export interface ToolkitServer {
   readonly id: string;
   readonly session: ServerSession;
   readonly tools: readonly ConnectedTool[];
+  /**
+   * Set when the server could not be set up: its code, and the allowed tools that are not
+   * callable because of it (they answer `mcp_server_unavailable`, not `unknown_tool`).
+   */
+  readonly failure?: {
+    readonly cause: string;
+    readonly tools: readonly { readonly name: string; readonly tool: string }[];
+  };
 }
 
 /**
@@ -116,6 +132,20 @@ interface Entry {
   readonly server: ToolkitServer;
   readonly connected: ConnectedTool;
   readonly model: ToolkitTool;
+}
+
+/** An allowed tool of a server that could not be set up. */
+interface Unavailable {
+  readonly server: string;
+  readonly tool: string;
+  readonly cause: string;
+}
+
+/** Who a call event is about. */
+interface CallSubject {
+  readonly server: string;
+  readonly tool: string;
+  readonly catalogDigest: string | null;
 }
 
 let reload: (toolkit: Toolkit, servers: readonly ToolkitServer[], gate: Gate) => void;
@@ -162,6 +192,7 @@ export class Toolkit {
   #tools: readonly ToolkitTool[] = [];
   #exports = new ProviderExports(this.#tools);
   #entries: ReadonlyMap<string, Entry> = new Map();
+  #unavailable: ReadonlyMap<string, Unavailable> = new Map();
   #gate: Gate;
   readonly #context: ToolkitContext;
 
@@ -181,14 +212,26 @@ export class Toolkit {
     this.#load(context.servers, context.gate);
   }
 
-  /** The model-facing tools, sorted by name (new ones once a revision is accepted). */
+  /**
+   * The model-facing tools, sorted by name: a frozen array, replaced by a new one when a
+   * revision is accepted or a failed server is reconnected (an array handed out before stays
+   * as it was: export again to show a model the new tools).
+   */
   get tools(): readonly ToolkitTool[] {
     return this.#tools;
   }
 
   #load(servers: readonly ToolkitServer[], gate: Gate): void {
     const entries = new Map<string, Entry>();
+    const unavailable = new Map<string, Unavailable>();
     for (const server of servers) {
+      for (const tool of server.failure?.tools ?? []) {
+        unavailable.set(tool.name, {
+          server: server.id,
+          tool: tool.tool,
+          cause: server.failure!.cause,
+        });
+      }
       for (const connected of server.tools) {
         const { registration } = connected;
         const model: ToolkitTool = Object.freeze({
@@ -203,6 +246,7 @@ export class Toolkit {
       }
     }
     this.#entries = entries;
+    this.#unavailable = unavailable;
     this.#gate = gate;
     this.#tools = Object.freeze(
       [...entries.values()].map((entry) => entry.model).sort((a, b) =>
@@ -266,8 +310,13 @@ export class Toolkit {
   ): Promise<ToolkitEnvelope> {
     const start = performance.now();
     const entry = typeof name === "string" ? this.#entries.get(name) : undefined;
+    const down = entry === undefined && typeof name === "string"
+      ? this.#unavailable.get(name)
+      : undefined;
     let envelope: ToolkitEnvelope;
-    if (entry === undefined) {
+    if (down !== undefined) {
+      envelope = failure("mcp_server_unavailable", { cause: down.cause });
+    } else if (entry === undefined) {
       envelope = failure("unknown_tool");
     } else {
       try {
@@ -284,7 +333,7 @@ export class Toolkit {
         envelope = failure("mcp_protocol_error");
       }
     }
-    return this.#emitCall(start, entry, envelope);
+    return this.#emitCall(start, entry, down, envelope);
   }
 
   /**
@@ -301,13 +350,24 @@ export class Toolkit {
     const { store } = this.#context;
     const gate = this.#gate;
     let entry: Entry | undefined;
+    let down: Unavailable | undefined;
     let envelope: ToolkitEnvelope;
     try {
       const record = store && typeof approvalId === "string"
         ? await store.get(approvalId).catch(() => undefined)
         : undefined;
       entry = record === undefined ? undefined : this.#entries.get(record.toolName);
-      if (record === undefined || entry === undefined) {
+      down = record === undefined || entry !== undefined
+        ? undefined
+        : this.#unavailable.get(record.toolName);
+      if (down !== undefined) {
+        // Nothing is claimed: the approval stays approved until the server is back.
+        envelope = failure("mcp_server_unavailable", {
+          cause: down.cause,
+          effect: "not_started",
+          approvalId,
+        });
+      } else if (record === undefined || entry === undefined) {
         envelope = failure("approval_not_found");
       } else {
         // Set the server up before the gate claims: a server that cannot be reached now leaves
@@ -325,26 +385,49 @@ export class Toolkit {
     } catch {
       envelope = failure("mcp_protocol_error");
     }
-    return this.#emitCall(start, entry, envelope);
+    return this.#emitCall(start, entry, down, envelope);
   }
 
   /** Emits the one call event of a `call` or `resume` and hands the envelope back. */
-  #emitCall(start: number, entry: Entry | undefined, envelope: ToolkitEnvelope): ToolkitEnvelope {
+  #emitCall(
+    start: number,
+    entry: Entry | undefined,
+    down: Unavailable | undefined,
+    envelope: ToolkitEnvelope,
+  ): ToolkitEnvelope {
     // Calls are the hot path: no event is built when nobody listens.
     if (this.#context.onEvent === undefined) return envelope;
+    const subject = subjectOf(entry, down);
     const approval = entry === undefined ? undefined : approvalOf(entry, envelope);
     emitEvent(this.#context.onEvent, {
       kind: "call",
-      server: entry?.server.id ?? "",
-      ...(entry ? { tool: entry.model.tool } : {}),
+      server: subject?.server ?? "",
+      ...(subject ? { tool: subject.tool } : {}),
       ok: envelope.errorCode === undefined,
       ...(envelope.errorCode !== undefined ? { errorCode: envelope.errorCode } : {}),
       ...(approval !== undefined ? { approval } : {}),
       durationMs: elapsed(start),
-      catalogDigest: entry?.connected.catalogDigest ?? null,
+      catalogDigest: subject?.catalogDigest ?? null,
     });
     return envelope;
   }
+}
+
+/** The server and tool a call event names: a ready tool's, or an unavailable one's. */
+function subjectOf(
+  entry: Entry | undefined,
+  down: Unavailable | undefined,
+): CallSubject | undefined {
+  if (entry !== undefined) {
+    return {
+      server: entry.server.id,
+      tool: entry.model.tool,
+      catalogDigest: entry.connected.catalogDigest,
+    };
+  }
+  return down === undefined
+    ? undefined
+    : { server: down.server, tool: down.tool, catalogDigest: null };
 }
 
 /** The approval decision an envelope shows, for the event. */

@@ -116,6 +116,27 @@ export function checkUrl(rawUrl: string, policy: DestinationPolicy): CheckedDest
 }
 
 /**
+ * Whether the loopback option is what refuses `url`: the URL checks refuse it without
+ * `allowLoopback` and accept it with it (http or https to 127.0.0.0/8, `[::1]`, `localhost`).
+ * Lets a refusal name the option to set instead of only the rule broken.
+ *
+ * @param url the URL as configured
+ *
+ * @category Transport
+ */
+export function needsLoopbackOption(url: string | URL): boolean {
+  const accepts = (allowLoopback: boolean) => {
+    try {
+      checkUrl(String(url), { allowLoopback });
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  return !accepts(false) && accepts(true);
+}
+
+/**
  * Checks every address a name resolved to: each one must be public (or plain loopback when the
  * policy allows loopback). One bad address refuses the whole answer, so a resolver that mixes a
  * public and a private address cannot steer the connection inward.

@@ -5,10 +5,11 @@
  * consent pages.
  */
 import assert from "node:assert/strict";
-import { AuthError, connect, MemoryTokenStore, OAuthClient } from "../../mod.ts";
+import { AuthError, connect, ConnectError, MemoryTokenStore, OAuthClient } from "../../mod.ts";
 import { LibsqlTokenStore } from "../../libsql.ts";
 import { login } from "../../src/cli/login.ts";
 import { browserTestsRun, launchChromium } from "../support/inbox_browser.ts";
+import { authorizeInBrowser, withOAuthWorld } from "../support/oauth_browser.ts";
 import {
   startAuthorizationServer,
   startProtectedMcpServer,
@@ -97,22 +98,20 @@ Deno.test({
       transport: LOOPBACK,
       onEvent: (event: unknown) => events.push(event),
     };
-    const first = await connect(mcp.url, { ...options, auth });
-    reports.push(first.report());
-    assert.equal(first.report().servers[0]!.errorCode, "auth_authorization_required");
-    await first.close();
+    // No token yet: connect() rejects, naming what a person must do.
+    const first = await connect(mcp.url, { ...options, auth }).then(
+      () => assert.fail("connect() must reject before anyone authorized"),
+      (error: unknown) => error,
+    );
+    assert.ok(first instanceof ConnectError, String(first));
+    assert.equal(first.code, "auth_authorization_required");
+    errors.push(first.message);
     assert.ok(authorizationUrl !== undefined, "redirect() got the authorization URL");
     assert.equal(authorizationUrl.searchParams.get("code_challenge_method"), "S256");
     assert.equal(authorizationUrl.searchParams.get("resource"), mcp.url.href);
 
     // The person: oidc-provider's own development login and consent pages.
-    const page = await browser.newPage();
-    await page.goto(authorizationUrl.href);
-    await page.fill("input[name=login]", "alice");
-    await page.fill("input[name=password]", "any");
-    await page.click("button[type=submit]");
-    await page.waitForSelector("button[type=submit]");
-    await page.click("button[type=submit]");
+    await authorizeInBrowser(browser, authorizationUrl.href, "alice");
     const returned = await callback.promise;
     assert.ok(new URL(returned).searchParams.has("iss"), "RFC 9207 iss on the response");
     await auth.finish(returned);
@@ -192,13 +191,9 @@ Deno.test({
   ignore: !browserTestsRun(),
   sanitizeOps: false,
   sanitizeResources: false,
-}, async () => {
-  const mcp = await startProtectedMcpServer();
-  const as = await startAuthorizationServer(mcp.url);
-  const browser = await launchChromium();
-  const printed: string[] = [];
-  try {
-    mcp.setIssuer(as.issuer);
+}, () =>
+  withOAuthWorld(async ({ mcp, browser }) => {
+    const printed: string[] = [];
     const store = new MemoryTokenStore();
     const opened = Promise.withResolvers<string>();
     const exit = login({
@@ -214,13 +209,7 @@ Deno.test({
         stderr: (text) => printed.push(text),
       },
     });
-    const page = await browser.newPage();
-    await page.goto(await opened.promise);
-    await page.fill("input[name=login]", "operator");
-    await page.fill("input[name=password]", "any");
-    await page.click("button[type=submit]");
-    await page.waitForSelector("button[type=submit]");
-    await page.click("button[type=submit]");
+    await authorizeInBrowser(browser, await opened.promise, "operator");
     assert.equal(await exit, 0, printed.join(""));
     const tokens = (await store.get(`tokens ${mcp.url.href}`))!;
     assert.equal(typeof tokens.access_token, "string");
@@ -245,9 +234,4 @@ Deno.test({
     } finally {
       await connection.close();
     }
-  } finally {
-    await browser.close();
-    await as.stop();
-    await mcp.close();
-  }
-});
+  }));

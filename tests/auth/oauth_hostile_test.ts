@@ -7,6 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { connect, type FetchFunction, OAuthClient, type Resolver } from "../../mod.ts";
+import { setupCode } from "../support/connect_servers.ts";
 
 const PUBLIC = "93.184.216.34";
 const TABLE: Record<string, string> = {
@@ -97,18 +98,13 @@ function world(
   return { requested, fetch };
 }
 
-async function serverCode(w: World): Promise<string | undefined> {
-  const connection = await connect("https://mcp.test/mcp", {
+function serverCode(w: World): Promise<string | undefined> {
+  return setupCode(connect("https://mcp.test/mcp", {
     id: "docs",
     auth: new OAuthClient({ clientCredentials: { clientId: "c", clientSecret: "s" } }),
     allow: ["echo"],
     transport: { resolve, fetch: w.fetch, timeoutMs: 5_000 },
-  });
-  try {
-    return connection.report().servers[0]!.errorCode;
-  } finally {
-    await connection.close();
-  }
+  }));
 }
 
 Deno.test("OAuth hostile metadata: every refused spelling in every field, before any request to it", async () => {

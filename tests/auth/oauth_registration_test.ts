@@ -6,7 +6,13 @@
  * `fetch` option that records every request.
  */
 import assert from "node:assert/strict";
-import { connect, type FetchFunction, OAuthClient, type Resolver } from "../../mod.ts";
+import {
+  connect,
+  ConnectError,
+  type FetchFunction,
+  OAuthClient,
+  type Resolver,
+} from "../../mod.ts";
 
 const resolve: Resolver = () => Promise.resolve(["93.184.216.34"]);
 const SECRET = "registered-secret-sentinel";
@@ -64,16 +70,16 @@ async function authorize(net: ReturnType<typeof router>): Promise<string | undef
       authorizationUrl = url;
     },
   });
-  const connection = await connect("https://mcp.test/mcp", {
+  const error = await connect("https://mcp.test/mcp", {
     id: "docs",
     auth,
     allow: ["echo"],
     transport: { resolve, fetch: net.fetch, timeoutMs: 5_000 },
-  });
-  const code = connection.report().servers[0]!.errorCode;
-  const report = JSON.stringify(connection.report());
-  await connection.close();
-  assert.ok(!report.includes(SECRET), "the secret is in no report");
+  }).then(() => assert.fail("no token yet: connect() must reject"), (thrown: unknown) => thrown);
+  assert.ok(error instanceof ConnectError, String(error));
+  const code = error.code;
+  assert.ok(!JSON.stringify(error.failures).includes(SECRET), "the secret is in no failure");
+  assert.ok(!error.message.includes(SECRET), "the secret is in no message");
   if (authorizationUrl === undefined) return code;
   const callback = new URL("http://127.0.0.1:8976/callback");
   callback.searchParams.set("code", "the-code");

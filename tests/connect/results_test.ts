@@ -4,7 +4,7 @@
  * cannot answer is its own code, never a transport error.
  */
 import assert from "node:assert/strict";
-import { connect, MemoryApprovalStore } from "../../mod.ts";
+import { connect, ConnectError, MemoryApprovalStore } from "../../mod.ts";
 import {
   initializeResult,
   MODERN_HANDLERS,
@@ -106,14 +106,16 @@ Deno.test("2025-03-26 only by choice: refused by default, reached with legacyPro
     initialize: (request) => result(request, initializeResult("2025-03-26")),
   });
   try {
-    const refused = await connect(server.url, {
-      id: "s",
-      allow: ["echo"],
-      preApproved: ["echo"],
-      transport: LOOPBACK,
-    });
-    assert.equal(refused.report().servers[0].errorCode, "mcp_protocol_version_unsupported");
-    await refused.close();
+    await assert.rejects(
+      () =>
+        connect(server.url, {
+          id: "s",
+          allow: ["echo"],
+          preApproved: ["echo"],
+          transport: LOOPBACK,
+        }),
+      (error) => error instanceof ConnectError && error.code === "mcp_protocol_version_unsupported",
+    );
     const reached = await connect(server.url, {
       id: "s",
       allow: ["echo"],

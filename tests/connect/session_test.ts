@@ -3,7 +3,7 @@
 // stateful Streamable HTTP transport, the version allowlist, era caching and owner specs.
 // The servers' own request logs are the evidence.
 import assert from "node:assert/strict";
-import { connect, type ConnectEvent, EraCache } from "../../mod.ts";
+import { connect, ConnectError, type ConnectEvent, EraCache } from "../../mod.ts";
 import { startHttpServer } from "../../fixtures/read_server_http.ts";
 import { startLegacyHttpServer } from "../../fixtures/legacy_server_http.ts";
 import { LibsqlApprovalStore } from "../../libsql.ts";
@@ -98,25 +98,24 @@ Deno.test("legacy fallback: one session, one HTTP request per call after set-up,
   assert.equal(server.log.at(-1)?.httpMethod, "DELETE");
 });
 
-Deno.test("a signal aborted before connect: no handshake is sent, the server fails with mcp_aborted", async () => {
+Deno.test("a signal aborted before connect: no handshake is sent, connect() rejects with mcp_aborted", async () => {
   const server = await startHttpServer();
   const aborted = new AbortController();
   aborted.abort();
-  const connection = await connect(server.url, {
-    id: "docs",
-    allow: ["echo"],
-    preApproved: ["echo"],
-    transport: LOOPBACK,
-    signal: aborted.signal,
-  });
   try {
-    const [report] = connection.report().servers;
-    assert.equal(report.status, "failed");
-    assert.equal(report.errorCode, "mcp_aborted");
-    assert.equal(report.handshakes, 0);
+    await assert.rejects(
+      () =>
+        connect(server.url, {
+          id: "docs",
+          allow: ["echo"],
+          preApproved: ["echo"],
+          transport: LOOPBACK,
+          signal: aborted.signal,
+        }),
+      (error) => error instanceof ConnectError && error.code === "mcp_aborted",
+    );
     assert.equal(server.log.length, 0, "nothing reached the server");
   } finally {
-    await connection.close();
     await server.close();
   }
 });
@@ -223,20 +222,16 @@ Deno.test("version allowlist: an initialize answer outside 2025-06-18 / 2025-11-
       initialize: (request) => result(request, initializeResult(answered)),
     });
     const events: ConnectEvent[] = [];
-    const connection = await connect(server.url, {
-      id: "x",
-      allow: ["echo"],
-      transport: LOOPBACK,
-      onEvent: (event) => events.push(event),
-    });
     try {
-      const report = connection.report();
-      assert.equal(report.servers[0].status, "failed");
-      assert.equal(report.servers[0].errorCode, "mcp_protocol_version_unsupported");
-      assert.deepEqual(report.skipped.map((tool) => [tool.name, tool.code]), [
-        ["x__echo", "mcp_protocol_version_unsupported"],
-      ]);
-      assert.deepEqual(connection.toolkit.tools, []);
+      const error = await connect(server.url, {
+        id: "x",
+        allow: ["echo"],
+        transport: LOOPBACK,
+        onEvent: (event) => events.push(event),
+      }).then(() => undefined, (thrown: unknown) => thrown);
+      assert.ok(error instanceof ConnectError, String(error));
+      assert.equal(error.code, "mcp_protocol_version_unsupported");
+      assert.match(error.message, /legacyProtocolVersions/);
       assert.equal(events[0].errorCode, "mcp_protocol_version_unsupported");
       // sluice never went past the refused answer: no tools/list was sent.
       assert.ok(!server.requests.some((request) => request.method === "tools/list"));
@@ -246,7 +241,6 @@ Deno.test("version allowlist: an initialize answer outside 2025-06-18 / 2025-11-
         "2025-11-25",
       );
     } finally {
-      await connection.close();
       await server.close();
     }
   }

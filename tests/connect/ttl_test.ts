@@ -3,7 +3,7 @@
  * loop, a huge hint does not park the timer beyond an hour.
  */
 import assert from "node:assert/strict";
-import { connect } from "../../mod.ts";
+import { connect, ConnectError } from "../../mod.ts";
 import {
   MODERN_HANDLERS,
   result,
@@ -47,11 +47,19 @@ async function mechanismFor(pages: readonly Record<string, unknown>[]) {
       });
     },
   });
-  const connection = await connect(server.url, {
-    allow: pages.map((_, index) => `tool_${index}`),
-    changeDetection: true,
-    transport: { dangerouslyAllowLoopback: true, timeoutMs: 5_000 },
-  });
+  let connection;
+  try {
+    connection = await connect(server.url, {
+      allow: pages.map((_, index) => `tool_${index}`),
+      changeDetection: true,
+      transport: { dangerouslyAllowLoopback: true, timeoutMs: 5_000 },
+    });
+  } catch (error) {
+    await server.close();
+    // The SDK's own result schema refuses the listing as a whole.
+    if (error instanceof ConnectError) return `refused: ${error.code}`;
+    throw error;
+  }
   try {
     return connection.report().servers[0].changeDetection;
   } finally {
@@ -63,7 +71,13 @@ async function mechanismFor(pages: readonly Record<string, unknown>[]) {
 Deno.test("connect({ changeDetection }): only a non-negative integer ttlMs is a hint", async () => {
   assert.equal(await mechanismFor([{ ttlMs: 0 }]), "ttl");
   assert.equal(await mechanismFor([{ ttlMs: 60_000 }, { ttlMs: 5 }]), "ttl");
+  // A hint that is not a non-negative integer is never taken: the SDK's result schema refuses
+  // the whole listing, so connect() rejects rather than list on a bogus timer.
   for (const hostile of [-1, 1.5, "5", null, 1e400]) {
-    assert.equal(await mechanismFor([{ ttlMs: hostile }]), "none", String(hostile));
+    assert.equal(
+      await mechanismFor([{ ttlMs: hostile }]),
+      "refused: mcp_protocol_error",
+      String(hostile),
+    );
   }
 });

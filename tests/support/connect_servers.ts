@@ -2,6 +2,7 @@
 // by default (for protocol-level misbehaviour), and the real server-everything over
 // Streamable HTTP on loopback. Every server listens on 127.0.0.1 port 0 and is closed in
 // `finally` by the tests.
+import { ConnectError, type Connection } from "../../mod.ts";
 import { REPO_ROOT } from "./sessions.ts";
 
 /** One JSON-RPC request as the scripted server received it, plus its headers. */
@@ -241,4 +242,28 @@ export function startEverythingHttp(): Promise<EverythingHttp> {
  */
 export function startSdkExample(name: string): Promise<LoopbackServer> {
   return startLoopbackServer("sdk_example_http.ts", [name], {});
+}
+
+/**
+ * The code `connect()` rejected with (a `ConnectError`'s), or `undefined` when it resolved; a
+ * connection it resolved to is closed.
+ */
+export async function setupCode(connecting: Promise<Connection>): Promise<string | undefined> {
+  let connection: Connection;
+  try {
+    connection = await connecting;
+  } catch (error) {
+    if (error instanceof ConnectError) return error.code;
+    throw error;
+  }
+  await connection.close();
+  return undefined;
+}
+
+/** A loopback port nothing listens on now (the system handed it out, then it was closed). */
+export function freePort(): number {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const { port } = listener.addr as Deno.NetAddr;
+  listener.close();
+  return port;
 }

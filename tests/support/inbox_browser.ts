@@ -49,15 +49,21 @@ export interface InboxProcess {
   readonly origin: string;
   /** The one-time login link it printed. */
   readonly loginLink: string;
+  /** Everything it printed up to the link. */
+  readonly printed: string;
   /** Stops it by PID (SIGTERM) and waits for its exit. */
   stop(): Promise<Deno.CommandStatus>;
 }
 
-/** Starts `scripts/sluice.ts inbox --db <db> --port 0 --as <person>`; waits (bounded) for its link. */
+/**
+ * Starts `scripts/sluice.ts inbox --db <db> --port 0 --as <person>` (no `--as` when `person` is
+ * undefined; `env` then replaces the whole environment); waits (bounded) for its link.
+ */
 export async function startInboxCli(
   db: string,
-  person: string,
+  person: string | undefined,
   timeoutMs = 30_000,
+  env?: Record<string, string>,
 ): Promise<InboxProcess> {
   const child = new Deno.Command(Deno.execPath(), {
     args: [
@@ -70,9 +76,9 @@ export async function startInboxCli(
       db,
       "--port",
       "0",
-      "--as",
-      person,
+      ...(person === undefined ? [] : ["--as", person]),
     ],
+    ...(env === undefined ? {} : { env, clearEnv: true }),
     cwd: PROJECT_ROOT,
     stdin: "null",
     stdout: "piped",
@@ -110,5 +116,5 @@ export async function startInboxCli(
     await stop();
     throw new Error(`sluice inbox printed no login link: ${buffered}`);
   }
-  return { pid: child.pid, origin, loginLink, stop };
+  return { pid: child.pid, origin, loginLink, printed: buffered, stop };
 }

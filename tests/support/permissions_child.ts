@@ -4,9 +4,8 @@
  *
  * `deno run <flags> tests/support/permissions_child.ts connect <url> [name-to-127.0.0.1]`:
  * connect() with loopback allowed (and, with a third argument, a resolver that maps that name to
- * 127.0.0.1), one call of `echo`, close. Prints the server's code and the skip reason (if
- * setup failed), the envelope, and the transport's own message when a plain secureFetch of the
- * same URL fails (connect()'s report carries codes only).
+ * 127.0.0.1), one call of `echo`, close. Prints the envelope, or when connect() rejects, the
+ * `ConnectError`'s code, its explanation and its message (which carries the transport's own).
  *
  * `deno run <flags> tests/support/permissions_child.ts libsql <db>`: opens a LibsqlApprovalStore
  * file, prepares, approves and claims one approval, closes. Prints the claim's outcome.
@@ -14,7 +13,7 @@
  * `deno run <flags> tests/support/permissions_child.ts memory`: the same cycle on the
  * MemoryApprovalStore.
  */
-import { connect, MemoryApprovalStore, secureFetch, TransportError } from "../../mod.ts";
+import { connect, ConnectError, MemoryApprovalStore } from "../../mod.ts";
 import type { ApprovalStore } from "../../src/approvals/mod.ts";
 import { expectationFor, makeRequest } from "./approval_requests.ts";
 
@@ -28,33 +27,30 @@ async function runConnect(url: string): Promise<unknown> {
       ? { resolve: (name: string) => Promise.resolve(name === alias ? ["127.0.0.1"] : []) }
       : {}),
   };
-  const connection = await connect(url, {
-    id: "p",
-    allow: ["echo"],
-    preApproved: ["echo"],
-    transport,
-  });
+  let connection;
+  try {
+    connection = await connect(url, {
+      id: "p",
+      allow: ["echo"],
+      preApproved: ["echo"],
+      transport,
+    });
+  } catch (error) {
+    if (!(error instanceof ConnectError)) throw error;
+    return {
+      errorCode: error.code,
+      reason: error.failures[0].reason,
+      message: error.message,
+      envelope: null,
+    };
+  }
   let envelope: unknown;
   try {
     envelope = await connection.toolkit.call("p__echo", { message: "permitted" });
   } finally {
     await connection.close();
   }
-  const report = connection.report();
-  let message: string | undefined;
-  if (report.servers[0].errorCode !== undefined) {
-    try {
-      await (await secureFetch(transport)(url, { method: "POST", body: "{}" })).body?.cancel();
-    } catch (error) {
-      if (error instanceof TransportError) message = error.message;
-    }
-  }
-  return {
-    errorCode: report.servers[0].errorCode ?? null,
-    reason: report.skipped[0]?.reason ?? null,
-    message: message ?? null,
-    envelope,
-  };
+  return { errorCode: null, reason: null, message: null, envelope };
 }
 
 async function runStore(store: ApprovalStore): Promise<unknown> {

@@ -16,7 +16,7 @@ export function runScript(script: string, ...args: string[]): Promise<RunResult>
  */
 export async function runSluice(
   args: readonly string[],
-  options: { env?: Record<string, string>; limitMs?: number } = {},
+  options: { env?: Record<string, string>; clearEnv?: boolean; limitMs?: number } = {},
 ): Promise<RunResult> {
   const limitMs = options.limitMs ?? 60_000;
   const child = new Deno.Command(Deno.execPath(), {
@@ -26,6 +26,7 @@ export async function runSluice(
     stdout: "piped",
     stderr: "piped",
     ...(options.env === undefined ? {} : { env: options.env }),
+    ...(options.clearEnv === true ? { clearEnv: true } : {}),
   }).spawn();
   const output = child.output();
   let timer: ReturnType<typeof setTimeout> | undefined;

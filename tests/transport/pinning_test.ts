@@ -17,8 +17,8 @@ import { checkedResolver, type RebindingPair, startRebindingPair } from "../supp
 import { writeJavaScript } from "../../scripts/build_npm.ts";
 import { packageGraph } from "../../scripts/support/package_graph.ts";
 import {
+  bunBinary,
   ensureInstalled,
-  installedBun,
   installedNode22,
   onPath,
   root,
@@ -265,13 +265,6 @@ Deno.test("Deno: OAuth discovery and token requests go through the pinned path",
 });
 
 /** Bun: the binary on PATH, or the pinned npm one (installed if missing, as the smoke does). */
-async function bun(): Promise<string> {
-  const onPathBun = await onPath("bun");
-  if (onPathBun !== undefined) return onPathBun;
-  await ensureInstalled(RUNTIME_CACHE, { bun: RUNTIME_VERSIONS.bun });
-  return await installedBun(RUNTIME_CACHE);
-}
-
 /** Starts `tests/support/pinning_child` on another runtime: its command line for the mode. */
 type ChildCommand = (
   url: string,
@@ -308,7 +301,7 @@ async function rebindingOn(command: ChildCommand): Promise<void> {
 }
 
 Deno.test("Bun: pinned https and http reach the checked address; unpinned ones are rebound", async () => {
-  const binary = await bun();
+  const binary = await bunBinary();
   await rebindingOn((url, caPath, mode) => ({
     binary,
     args: [`${root}tests/support/pinning_child.ts`, url, caPath, mode],

@@ -3,6 +3,7 @@
 import assert from "node:assert/strict";
 import { type FetchFunction, secureFetch, TransportError } from "../../src/transport/mod.ts";
 import { connect } from "../../mod.ts";
+import { setupCode } from "../support/connect_servers.ts";
 import { makeCa } from "../support/pki.ts";
 import { startHttpServer, startRawServer, tableResolver } from "../support/transport_servers.ts";
 
@@ -135,7 +136,7 @@ Deno.test("a TLS peer that sends garbage instead of a handshake is transport_tls
         await expectCode(safeFetch(`http://localhost:${server.port}/mcp`), "transport_failed");
       }
       // And through connect(): the server is reported with the same code.
-      const connection = await connect(`https://localhost:${server.port}/mcp`, {
+      const code = await setupCode(connect(`https://localhost:${server.port}/mcp`, {
         id: "g",
         allow: ["echo"],
         transport: {
@@ -143,12 +144,8 @@ Deno.test("a TLS peer that sends garbage instead of a handshake is transport_tls
           resolve: tableResolver({ localhost: ["127.0.0.1"] }).resolve,
           timeoutMs: 5_000,
         },
-      });
-      try {
-        assert.equal(connection.report().servers[0].errorCode, "transport_tls_failed", name);
-      } finally {
-        await connection.close();
-      }
+      }));
+      assert.equal(code, "transport_tls_failed", name);
     } finally {
       await server.close();
     }
