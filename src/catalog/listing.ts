@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { canonicalize, isRecord, utf8Length } from "../identity/mod.ts";
+import { canonicalize, deepFreeze, isRecord, utf8Length } from "../identity/mod.ts";
 import { type McpSession, SessionRequestError } from "../session/session.ts";
 import { DiscoveryError } from "./errors.ts";
 import type { ToolLimits } from "./limits.ts";
@@ -121,8 +121,9 @@ export async function listNamedTools(
       if (!names.has(name)) continue;
       try {
         // Canonical text refuses non-JSON; parsing it back gives a copy the server (or an
-        // in-memory peer) can no longer change.
-        tools.set(name, JSON.parse(canonicalize(tool)));
+        // in-memory peer) can no longer change, frozen whole so that what is derived from it
+        // (its schemas' checks and canonical texts) is derived once.
+        tools.set(name, deepFreeze(JSON.parse(canonicalize(tool))));
       } catch {
         malformed.add(name);
       }

@@ -2,6 +2,7 @@ import { DEFAULT_JSON_LIMITS, type JsonLimits } from "./json.ts";
 import { type JsonErrorCode, JsonValueError } from "./errors.ts";
 import { toPointer } from "./pointer.ts";
 import { resolveLimits } from "./limits.ts";
+import { isDeeplyFrozen } from "./freeze.ts";
 
 const objectPrototype = Object.prototype;
 const arrayPrototype = Array.prototype;
@@ -41,6 +42,26 @@ function firstRepeat(chain: readonly object[]): number {
   }
   return -1;
 }
+
+/** A container's canonical text with what writing it counted against the bounds. */
+interface Written {
+  readonly text: string;
+  readonly nodes: number;
+  /** Its own nesting: 1 for a container of scalars. */
+  readonly depth: number;
+  /** The UTF-16 length of its strings and numbers (what `#length` counts). */
+  readonly length: number;
+}
+
+/**
+ * The canonical text of each deeply frozen container written whole before (nothing in it can
+ * change, so neither can its text): a snapshot's schemas are written for their checks, their
+ * digests and the snapshot's digest, and each is walked once. Small containers are not kept.
+ */
+const written = new WeakMap<object, Written>();
+
+/** The shortest text worth keeping for a frozen container. */
+const KEPT_TEXT = 256;
 
 /** Walks one value, writing its RFC 8785 form; refuses anything that is not plain JSON. */
 class Canonicalizer {
@@ -107,6 +128,40 @@ class Canonicalizer {
   }
 
   #container(value: object, depth: number): string {
+    if (!isDeeplyFrozen(value)) return this.#walk(value, depth);
+    const known = written.get(value);
+    if (known !== undefined) {
+      // Counted as walking it would count; over a bound, it is walked for the exact refusal.
+      const deepest = depth + known.depth - 1;
+      if (
+        deepest <= this.#limits.maxDepth &&
+        this.#nodes + known.nodes - 1 <= this.#limits.maxNodes &&
+        this.#length + known.length <= this.#limits.maxBytes
+      ) {
+        this.#nodes += known.nodes - 1;
+        this.#length += known.length;
+        if (deepest > this.#depth) this.#depth = deepest;
+        return known.text;
+      }
+      return this.#walk(value, depth);
+    }
+    const [nodes, length, outer] = [this.#nodes, this.#length, this.#depth];
+    this.#depth = depth;
+    const text = this.#walk(value, depth);
+    const own = this.#depth - depth + 1;
+    if (outer > this.#depth) this.#depth = outer;
+    if (text.length >= KEPT_TEXT) {
+      written.set(value, {
+        text,
+        nodes: this.#nodes - nodes + 1,
+        depth: own,
+        length: this.#length - length,
+      });
+    }
+    return text;
+  }
+
+  #walk(value: object, depth: number): string {
     if (depth > this.#limits.maxDepth) {
       // Every cycle nests without end, so it ends here; `run` tells a cycle from mere depth.
       this.#stack[depth - 1] = value;

@@ -22,20 +22,30 @@ const isPlain = (value: object) => {
  * @category Identity
  */
 export function deepFreeze<T>(value: T): T {
-  if (typeof value !== "object" || value === null || frozenTrees.has(value)) return value;
+  if (typeof value === "object" && value !== null) freezeTree(value);
+  return value;
+}
+
+/** Freezes `value` and what it holds; whether it is now frozen whole. */
+function freezeTree(value: object): boolean {
+  if (frozenTrees.has(value)) return true;
   Object.freeze(value);
   let whole = isPlain(value);
   // Marked before its children are visited, so a cycle ends (its members get frozen all the same).
   if (whole) frozenTrees.add(value);
-  for (const key of Object.keys(value)) {
-    const child = (value as Record<string, unknown>)[key];
-    if (typeof child === "object" && child !== null) {
-      deepFreeze(child);
-      whole &&= frozenTrees.has(child);
+  if (Array.isArray(value)) {
+    for (let index = 0; index < value.length; index++) {
+      const child = value[index];
+      if (typeof child === "object" && child !== null && !freezeTree(child)) whole = false;
+    }
+  } else {
+    for (const key of Object.keys(value)) {
+      const child = (value as Record<string, unknown>)[key];
+      if (typeof child === "object" && child !== null && !freezeTree(child)) whole = false;
     }
   }
   if (!whole) frozenTrees.delete(value);
-  return value;
+  return whole;
 }
 
 /**

@@ -3,10 +3,18 @@ import { type CanonicalForm, canonicalize, withinBytes } from "../identity/canon
 import { JsonValueError } from "../identity/errors.ts";
 import type { JsonObject, JsonValue } from "../identity/json.ts";
 import { toPointer } from "../identity/pointer.ts";
+import { isDeeplyFrozen } from "../identity/freeze.ts";
 import { SchemaUnsupportedError } from "./errors.ts";
 import { checkSchema } from "./check.ts";
 import { budgetRefusal, DEFAULT_MAX_EVALUATIONS, DEFAULT_VALUE_LIMITS } from "./limits.ts";
-import { compileTree, type Failure, OUT_OF_BUDGET, subtreeCompiler, Walk } from "./validator.ts";
+import {
+  type CompiledTree,
+  compileTree,
+  type Failure,
+  OUT_OF_BUDGET,
+  subtreeCompiler,
+  Walk,
+} from "./validator.ts";
 import type {
   CompileSchemaOptions,
   SchemaValidator,
@@ -111,11 +119,16 @@ export function compileSchema(
     { maxEvaluations: DEFAULT_MAX_EVALUATIONS },
     { maxEvaluations: options.maxEvaluations },
   );
-  // Compiled from a private copy: nothing the caller changes later reaches the validator.
-  const tree = compileTree(JSON.parse(canonicalize(checked.schema)) as JsonObject);
+  // Compiled from a private copy: nothing the caller changes later reaches the validator. A
+  // schema frozen whole (a snapshot's) cannot change: it needs no copy, and its tree is built at
+  // the first validation, so discovering many tools compiles only those that are called.
+  const frozen = isDeeplyFrozen(checked.schema);
+  const copy = frozen ? undefined : JSON.parse(canonicalize(checked.schema)) as JsonObject;
+  let tree: CompiledTree | undefined = frozen ? undefined : compileTree(copy!);
   const walk = (value: unknown): ValidationResult => {
     let failures: Failure[] | null;
     try {
+      tree ??= compileTree(checked.schema);
       failures = Walk.run(tree, value, maxEvaluations);
     } catch (error) {
       // Out of budget, or a stack overflow from references nested that deep.
