@@ -190,22 +190,31 @@ interface Measured {
   readonly stallMs: number[];
 }
 
-/** Rounds of the three runs, order rotated each round. */
+/** Results held at once per heap round: their heap growth after a GC, divided by it. */
+const HELD = 2;
+
+/** Rounds of the three runs, order rotated each round; then rounds of retained heap. */
 async function measure(runs: readonly Run[], rounds: number): Promise<Measured[]> {
   const out = runs.map((): Measured => ({ ms: [], heapKiB: [], stallMs: [] }));
   for (const run of runs) await (await run()).close(); // warm-up
   for (let round = 0; round < rounds; round++) {
     for (let turn = 0; turn < runs.length; turn++) {
       const index = (round + turn) % runs.length;
-      const before = heapUsed();
       const start = performance.now();
       const [done, stall] = await stalled(runs[index]);
-      const ms = performance.now() - start;
-      const retained = heapUsed() - before;
-      await done.close();
-      out[index].ms.push(ms);
-      out[index].heapKiB.push(retained / 1024);
+      out[index].ms.push(performance.now() - start);
       out[index].stallMs.push(stall);
+      await done.close();
+    }
+  }
+  for (let round = 0; round < Math.min(rounds, 3); round++) {
+    for (let turn = 0; turn < runs.length; turn++) {
+      const index = (round + turn) % runs.length;
+      const before = heapUsed();
+      const held = [];
+      for (let count = 0; count < HELD; count++) held.push(await runs[index]());
+      out[index].heapKiB.push((heapUsed() - before) / HELD / 1024);
+      for (const done of held) await done.close();
     }
   }
   return out;

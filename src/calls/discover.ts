@@ -216,7 +216,7 @@ export async function findBound<B extends SelectableBinding>(
   }
   const onUnfit = options.onUnfit ?? "fail";
   const { selection, digests } = await checkDigests(
-    selectBound({
+    await selectBound({
       serverId,
       bindings,
       monitor,

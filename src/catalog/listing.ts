@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { Turns } from "../turns.ts";
 import { canonicalize, deepFreeze, isRecord, utf8Length } from "../identity/mod.ts";
 import { type McpSession, SessionRequestError } from "../session/session.ts";
 import { DiscoveryError } from "./errors.ts";
@@ -61,6 +62,8 @@ export async function listNamedTools(
   signal: AbortSignal | undefined,
 ): Promise<ToolListing> {
   const generation = monitor.generation;
+  // A large list's copies are made in short turns, so they never stall the host.
+  const turns = new Turns();
   const tools = new Map<string, Readonly<Record<string, unknown>>>();
   const malformed = new Set<string>();
   const seen = new Set<string>();
@@ -107,6 +110,7 @@ export async function listNamedTools(
       );
     }
     for (const tool of raw.tools) {
+      await turns.next();
       // An entry without a name cannot be bound, so it cannot fail a bound tool either.
       if (!isRecord(tool) || typeof tool.name !== "string") continue;
       const name = tool.name;

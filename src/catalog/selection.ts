@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { Turns } from "../turns.ts";
 import { canonicalize, isRecord, type JsonObject, utf8Length } from "../identity/mod.ts";
 import {
   compileSchema,
@@ -273,18 +274,21 @@ function rawEntry(
 }
 
 /**
- * Runs each binding's checks, in local-name order. With `onUnfit: "skip"` a tool that does not
+ * Runs each binding's checks, in local-name order, yielding between tools every few milliseconds. With `onUnfit: "skip"` a tool that does not
  * fit is returned in `unfit` and the others go on; with `"fail"` the first one throws.
  *
  * @category Discovery and calls
  */
-export function selectBound<B extends SelectableBinding>(
+export async function selectBound<B extends SelectableBinding>(
   input: SelectionInput<B>,
-): Selection<B> {
+): Promise<Selection<B>> {
   const header = catalogHeader(input.serverId, input.monitor, input.listing !== undefined);
   const selected: Selected<B>[] = [];
   const unfit: UnfitTool[] = [];
+  // Many tools are checked in short turns, so a large server's checks never stall the host.
+  const turns = new Turns();
   for (const binding of [...input.bindings.values()].sort(byLocalName)) {
+    await turns.next();
     try {
       selected.push(selectTool(binding, rawEntry(binding, input.listing), input.limits));
     } catch (error) {
