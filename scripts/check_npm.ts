@@ -311,13 +311,11 @@ async function main(): Promise<boolean> {
           throw new Error(`unexpected Worker answer: ${JSON.stringify(answer)}`);
         }
         const down = await worker(`/?down=${encodeURIComponent(downUrl)}`);
-        // connect() either rejects with the code or reports the server failed with it.
-        if (down.rejected !== "transport_failed" && down.report !== "transport_failed") {
+        // connect() rejects with the server's code.
+        if (down.rejected !== "transport_failed") {
           throw new Error(`unexpected Worker answer for a down server: ${JSON.stringify(down)}`);
         }
-        return `dnsPinning ${answer.dnsPinning}; down server: ${
-          down.rejected ? `rejected ${down.rejected}` : `report ${down.report}`
-        }`;
+        return `dnsPinning ${answer.dnsPinning}; down server: rejected ${down.rejected}`;
       }),
     );
     return report(outcomes, figures, started);

@@ -11,9 +11,8 @@ const transport = { dangerouslyAllowLoopback: true };
 async function down(url) {
   try {
     const connection = await connect(url, { id: "down", allow: ["read_record"], transport });
-    const server = connection.report().servers[0];
     await connection.close();
-    return { tools: connection.toolkit.tools.length, report: server?.errorCode ?? null };
+    return { resolved: connection.toolkit.tools.length };
   } catch (error) {
     return { rejected: codeOf(error) ?? null };
   }
