@@ -18,17 +18,14 @@ import type {
   RunOptions,
 } from "./types.ts";
 import { writeFailure, WritePath } from "./write_path.ts";
+import type { CodeIn } from "../codes.ts";
 
 /**
  * Stable codes of {@link GateError}.
  *
  * @category Gate
  */
-export type GateErrorCodeThrown =
-  | "gate_duplicate_name"
-  | "gate_registration_invalid"
-  | "gate_store_missing"
-  | "gate_options_invalid";
+export type GateErrorCodeThrown = CodeIn<"GateErrorCodeThrown">;
 
 /**
  * Thrown by the {@link Gate} constructor and for a malformed batch; codes `gate_*`.
