@@ -29,7 +29,7 @@ const steps: Step[] = [
   { name: "lint", args: ["lint"] },
   {
     name: "check",
-    args: ["check", "mod.ts", ...ENTRIES, "src/", "tests/", "scripts/", "fixtures/"],
+    args: ["check", "mod.ts", ...ENTRIES, "cli.ts", "src/", "tests/", "scripts/", "fixtures/"],
   },
   { name: "doc lint", args: ["doc", "--lint", "mod.ts", ...ENTRIES] },
   { name: "test", args: ["test", "-A", "--parallel", "tests/"], summary: true },

@@ -5,7 +5,7 @@
  * import against the flow, or a circle between folders, fails here.
  */
 import assert from "node:assert/strict";
-import { CONDITIONAL_MODULES, moduleInfo } from "../scripts/support/package_graph.ts";
+import { CONDITIONAL_MODULES, moduleInfo } from "../fixtures/package/package_graph.ts";
 
 const root = new URL("../", import.meta.url);
 
@@ -97,7 +97,7 @@ const entryPoints = async (): Promise<string[]> => {
   };
   // The runtime modules the npm package's export conditions select are in no entry's graph.
   const conditional = CONDITIONAL_MODULES.flatMap((module) => module.conditions.map(([, f]) => f));
-  return [...Object.values(config.exports), "scripts/sluice.ts", ...new Set(conditional)];
+  return [...Object.values(config.exports), "cli.ts", ...new Set(conditional)];
 };
 
 /** The imports against the flow and the first folder circle of a module graph. */
@@ -176,4 +176,45 @@ Deno.test("layering: the checker finds an import against the flow and a circle",
     "src/transport/runtime/deno.ts -> src/transport/secure_fetch.ts",
   ]);
   assert.deepEqual(found.cycle, ["calls", "gate", "calls"]);
+});
+
+/** The repository-relative files a module imports by relative specifier (static or dynamic). */
+function relativeImports(file: string, text: string): string[] {
+  const targets: string[] = [];
+  for (
+    const match of text.matchAll(/(?:from\s+|import\s*\(\s*|import\s+)["'](\.\.?\/[^"']+)["']/g)
+  ) {
+    targets.push(new URL(match[1], new URL(file, root)).href.slice(root.href.length));
+  }
+  return targets;
+}
+
+/** Which folders a folder's modules may import: the product, fixtures, the lab and the tests. */
+const MAY_IMPORT: Readonly<Record<string, (target: string) => boolean>> = {
+  // The product: src/ and the root entries import only the product.
+  product: (target) => !/^(tests|scripts|fixtures)\//.test(target),
+  // What tests and scripts share imports the product and itself.
+  fixtures: (target) => !/^(tests|scripts)\//.test(target),
+  // Benchmarks, builds and checks: never the tests' own helpers.
+  scripts: (target) => !target.startsWith("tests/"),
+  // Tests: never the scripts (what both need lives in fixtures/).
+  tests: (target) => !target.startsWith("scripts/"),
+};
+
+Deno.test("layering: tests import no scripts/, nothing outside tests/ imports tests/, and the product imports neither nor fixtures/", async () => {
+  const listed = new Deno.Command("git", { args: ["ls-files"], cwd: root, stdout: "piped" });
+  const files = new TextDecoder().decode((await listed.output()).stdout).split("\n")
+    .filter((file) => /\.(ts|mjs)$/.test(file) && !file.startsWith("fixtures/schemas/"));
+  const wrong: string[] = [];
+  let checked = 0;
+  for (const file of files) {
+    const folder = /^(tests|scripts|fixtures)\//.exec(file)?.[1] ?? "product";
+    const text = await Deno.readTextFile(new URL(file, root)).catch(() => "");
+    for (const target of relativeImports(file, text)) {
+      checked++;
+      if (!MAY_IMPORT[folder](target)) wrong.push(`${file} -> ${target}`);
+    }
+  }
+  assert.ok(checked > 500, `the imports were read (${checked})`);
+  assert.deepEqual(wrong, []);
 });

@@ -56,9 +56,9 @@ import { PostgresApprovalStore } from "../../postgres.ts";
 import { observeBatches } from "./store_batches.ts";
 import { SYNTHETIC_VALUE } from "../../fixtures/write_server.ts";
 import { startMemoryWriteServer } from "../../fixtures/write_server_memory.ts";
-import { writeBinding } from "../../tests/support/write_bindings.ts";
-import { expectationFor, makeRequest } from "../../tests/support/approval_requests.ts";
-import { postgresBinDir, startPostgres } from "../../tests/support/postgres_server.ts";
+import { writeBinding } from "../../fixtures/write_bindings.ts";
+import { expectationFor, makeRequest } from "../../fixtures/approval_requests.ts";
+import { postgresBinDir, startPostgres } from "../../fixtures/postgres_server.ts";
 import {
   type DriverCalls,
   holdSqliteLock,
