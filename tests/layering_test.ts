@@ -21,7 +21,8 @@ const ALLOWED: Readonly<Record<string, readonly string[]>> = {
   approvals: ["base", "identity", "schema"],
   // OAuth: the hardened fetch and its resolver below it; connect (and the CLI) above it.
   auth: ["base", "identity", "transport", "transport/runtime", "approvals"],
-  // The session contract names the OAuth codes (auth/errors.ts imports only base).
+  // A host's SDK client: its failures are read for the transport's and OAuth's codes
+  // (sessionFromClient); transport/errors.ts and auth/errors.ts import only base.
   session: ["base", "identity", "transport", "auth"],
   catalog: ["base", "identity", "schema", "session"],
   calls: ["base", "identity", "schema", "session", "catalog", "approvals"],
@@ -217,4 +218,29 @@ Deno.test("layering: tests import no scripts/, nothing outside tests/ imports te
   }
   assert.ok(checked > 500, `the imports were read (${checked})`);
   assert.deepEqual(wrong, []);
+});
+
+/** The module-graph table of docs/development.md: each part with what it may import. */
+function documentedGraph(page: string): Record<string, string[]> {
+  const start = page.indexOf("| Part of `src/`");
+  assert.ok(start >= 0, "docs/development.md has the module graph table");
+  const rows = page.slice(start).split("\n").slice(2);
+  const graph: Record<string, string[]> = {};
+  for (const row of rows) {
+    if (!row.startsWith("|")) break;
+    const [part, imports] = row.split("|").slice(1, 3);
+    const name = /`([^`]+)`/.exec(part)?.[1];
+    assert.ok(name !== undefined, `a part in: ${row}`);
+    graph[name] = imports.trim().startsWith("nothing")
+      ? []
+      : [...imports.matchAll(/`([^`]+)`/g)].map((match) => match[1]);
+  }
+  return graph;
+}
+
+Deno.test("layering: docs/development.md's module graph is the ALLOWED table", async () => {
+  const page = await Deno.readTextFile(new URL("docs/development.md", root));
+  const sorted = (graph: Readonly<Record<string, readonly string[]>>) =>
+    Object.fromEntries(Object.keys(graph).sort().map((part) => [part, [...graph[part]].sort()]));
+  assert.deepEqual(sorted(documentedGraph(page)), sorted(ALLOWED));
 });

@@ -92,9 +92,10 @@ function checkDeciders(tools: ReadonlyMap<string, GateTool>, options: GateOption
  * as is until a person reconciles it).
  *
  * @example
- * ```ts ignore
- * import { Gate } from "@sluice/mcp";
+ * ```ts
+ * import { type DiscoveryResult, Gate, type WriteDiscoveryResult } from "@sluice/mcp";
  * import { LibsqlApprovalStore } from "@sluice/mcp/libsql";
+ * declare const reads: DiscoveryResult, writes: WriteDiscoveryResult; // from discovery
  *
  * const store = await LibsqlApprovalStore.open("./approvals.db");
  * const gate = new Gate({ catalogs: [reads, writes], store });
