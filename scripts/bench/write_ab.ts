@@ -12,13 +12,13 @@
  *
  * @module
  */
-import Database from "libsql";
 import { pathToFileURL } from "node:url";
 import { SYNTHETIC_VALUE } from "../../fixtures/write_server.ts";
 import { startMemoryWriteServer } from "../../fixtures/write_server_memory.ts";
 import { writeBinding } from "../../fixtures/write_bindings.ts";
 import * as thisApi from "../../mod.ts";
 import * as thisLibsql from "../../libsql.ts";
+import { bareTable } from "./bare_loop.ts";
 import { type Benchmark, type BenchRow, median, quantile, sampleInterleaved } from "./types.ts";
 
 /** Write cycles per loop call. */
@@ -71,11 +71,7 @@ async function gateLoop(
 
 /** The bare loop on a new file in `dir`: `CYCLES` × 4 one-row synced inserts per call. */
 function bareLoop(dir: string): { loop: () => Promise<void>; close(): void } {
-  const db = new Database(`${dir}/bare.db`);
-  db.exec("PRAGMA journal_mode = WAL");
-  db.exec("PRAGMA synchronous = FULL");
-  db.exec("CREATE TABLE t (id TEXT PRIMARY KEY, state TEXT, body TEXT, at INTEGER)");
-  const insert = db.prepare("INSERT INTO t (id, state, body, at) VALUES (?, ?, ?, ?)");
+  const { db, insert } = bareTable(`${dir}/bare.db`);
   let sequence = 0;
   return {
     loop() {
