@@ -3,8 +3,9 @@
  * Worker's D1 binding.
  *
  * @example
- * ```ts ignore
- * import { D1ApprovalStore } from "@sluice/mcp/d1";
+ * ```ts
+ * import { D1ApprovalStore, type D1DatabaseLike } from "@sluice/mcp/d1";
+ * declare const env: { DB: D1DatabaseLike }; // the Worker's D1 binding
  * const store = await D1ApprovalStore.open(env.DB);
  * ```
  *

@@ -3,7 +3,7 @@
  * load a native driver or `@libsql/client`.
  *
  * @example
- * ```ts ignore
+ * ```ts
  * import { LibsqlApprovalStore } from "@sluice/mcp/libsql";
  * const store = await LibsqlApprovalStore.open("./approvals.db");
  * ```

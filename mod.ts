@@ -135,7 +135,16 @@ export {
   MODERN_PROTOCOL_VERSION,
   OPT_IN_PROTOCOL_VERSIONS,
 } from "./src/session/protocol.ts";
-export { codeOf } from "./src/codes.ts";
+export {
+  type CodeEntry,
+  type CodeGroup,
+  type CodeIn,
+  type CodeOf,
+  codeOf,
+  CODES,
+  type CodeStage,
+  type SluiceCode,
+} from "./src/codes.ts";
 export {
   type ApprovalBinding,
   type ApprovalDecision,

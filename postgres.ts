@@ -3,7 +3,7 @@
  * never load the `postgres` driver.
  *
  * @example
- * ```ts ignore
+ * ```ts
  * import { PostgresApprovalStore } from "@sluice/mcp/postgres";
  * const store = await PostgresApprovalStore.open("postgres://sluice@localhost/approvals");
  * ```

@@ -7,7 +7,7 @@
  *
  * @module
  */
-import type { Benchmark, ComparisonRow, FigureRow } from "./bench/types.ts";
+import type { Benchmark, BenchOptions, ComparisonRow, FigureRow } from "./bench/types.ts";
 import { identityBenchmark } from "./bench/identity.ts";
 import { benchApprovals } from "./bench/approvals.ts";
 import { stallsBenchmark, writePathBenchmark } from "./bench/write_path.ts";
@@ -19,6 +19,7 @@ import { sseFaultsBenchmark } from "./bench/sse_faults.ts";
 import { pinningBenchmark } from "./bench/pinning.ts";
 import { validationBenchmark } from "./bench/validation.ts";
 import { discoveryBenchmark } from "./bench/discovery.ts";
+import { writeAbBenchmark } from "./bench/write_ab.ts";
 
 /** The approval store's figures (libSQL file, WAL, synchronous=FULL), as a registered bench. */
 const approvalsBenchmark: Benchmark = {
@@ -41,6 +42,7 @@ export const benchmarks: readonly Benchmark[] = [
   sseFaultsBenchmark,
   pinningBenchmark,
   validationBenchmark,
+  writeAbBenchmark,
 ];
 
 function printTable(header: readonly string[], lines: readonly string[][]): void {
@@ -54,7 +56,7 @@ function printTable(header: readonly string[], lines: readonly string[][]): void
   for (const line of lines) console.log(format(line));
 }
 
-async function main(names: readonly string[]): Promise<boolean> {
+async function main(names: readonly string[], options: BenchOptions): Promise<boolean> {
   const unknown = names.filter((name) => !benchmarks.some((bench) => bench.name === name));
   if (unknown.length > 0) {
     throw new Error(
@@ -71,7 +73,7 @@ async function main(names: readonly string[]): Promise<boolean> {
   let allMet = true;
   for (const benchmark of selected) {
     console.log(`${benchmark.name}: ${benchmark.describe()}`);
-    for (const row of await benchmark.run()) {
+    for (const row of await benchmark.run(options)) {
       if (row.kind === "figure") {
         const figure: FigureRow = row;
         const digits = Math.abs(figure.value) < 100 ? 2 : 0;
@@ -113,6 +115,16 @@ async function main(names: readonly string[]): Promise<boolean> {
 }
 
 if (import.meta.main) {
-  const met = await main(Deno.args.filter((arg) => !arg.startsWith("--")));
+  const names: string[] = [];
+  let against: string | undefined;
+  for (let index = 0; index < Deno.args.length; index++) {
+    const arg = Deno.args[index];
+    if (arg === "--against") against = Deno.args[++index];
+    else if (!arg.startsWith("--")) names.push(arg);
+  }
+  if (Deno.args.includes("--against") && against === undefined) {
+    throw new Error("--against needs a directory: another checkout of sluice");
+  }
+  const met = await main(names, against === undefined ? {} : { against });
   if (!met && Deno.args.includes("--strict")) Deno.exit(1);
 }

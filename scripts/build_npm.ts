@@ -3,14 +3,15 @@
  * `dist/npm/` (gitignored).
  *
  * - Which files: Deno's module graph of every deno.json `exports` entry and of the CLI entry
- *   (`scripts/package_graph.ts`), so a new subpath export is packaged without editing this.
- * - JavaScript: TypeScript's `transpileModule` per file (ES2022 modules, relative `.ts`
- *   specifiers rewritten to `.js`); no bundling, so the layout mirrors the sources.
+ *   (`fixtures/package/package_graph.ts`), so a new subpath export is packaged without editing this.
+ * - JavaScript: TypeScript's `transpileModule` per file (`fixtures/package/javascript.ts`: ES2022
+ *   modules, relative `.ts` specifiers rewritten to `.js`); no bundling, so the layout mirrors
+ *   the sources.
  * - Declarations: one TypeScript program over the same files, declarations only, with the
  *   dependencies' own types resolved from the runtime cache where the deno.json versions are
  *   installed. Type checking stays `deno check`'s job; a declaration diagnostic (a type that
  *   cannot be named in a `.d.ts`) fails the build.
- * - Runtime-specific modules: each of `CONDITIONAL_MODULES` (`scripts/support/package_graph.ts`)
+ * - Runtime-specific modules: each of `CONDITIONAL_MODULES` (`fixtures/package/package_graph.ts`)
  *   is written as a re-export of a package `imports` specifier whose export conditions
  *   (`workerd`, `worker`, `browser`, `deno`, `bun`, `node`, `default`) pick the runtime's file,
  *   so a Worker bundle never sees Node's `undici` pinning and nothing is detected at run time.
@@ -27,12 +28,23 @@
 import ts from "typescript";
 import {
   CLI_ENTRY,
-  CONDITIONAL_MODULES,
   packageEntries,
   packageGraph,
   packageImports,
-} from "./support/package_graph.ts";
-import { ensureInstalled, pinnedVersions, root, RUNTIME_CACHE } from "./support/npm_cache.ts";
+} from "../fixtures/package/package_graph.ts";
+import {
+  COMPILER_OPTIONS,
+  diagnosticText,
+  jsSpecifiers,
+  write,
+  writeJavaScript,
+} from "../fixtures/package/javascript.ts";
+import {
+  ensureInstalled,
+  pinnedVersions,
+  root,
+  RUNTIME_CACHE,
+} from "../fixtures/package/npm_cache.ts";
 import { OPTIONAL_PACKAGES } from "../src/optional_packages.ts";
 
 /** Where the package is written. */
@@ -43,14 +55,6 @@ export const NPM_DIR = `${root}dist/npm`;
  * say `>=20`) and what the consumer check runs (Node 20 and 22).
  */
 export const NODE_ENGINE = ">=20";
-
-const COMPILER_OPTIONS: ts.CompilerOptions = {
-  module: ts.ModuleKind.ESNext,
-  target: ts.ScriptTarget.ES2022,
-  rewriteRelativeImportExtensions: true,
-  allowImportingTsExtensions: true,
-  removeComments: false,
-};
 
 /** Options of the declaration program: bare specifiers resolve in the runtime cache. */
 const DECLARATION_OPTIONS: ts.CompilerOptions = {
@@ -66,68 +70,6 @@ const DECLARATION_OPTIONS: ts.CompilerOptions = {
   rootDir: root,
   outDir: `${root}dist/npm`,
 };
-
-/** Rewrites relative `.ts` specifiers (`from "./x.ts"`, `import("./x.ts")`) to `.js`. */
-function jsSpecifiers(text: string): string {
-  return text.replace(
-    /((?:from|import)\s*\(?\s*["'])(\.{1,2}\/[^"']+)\.ts(["'])/g,
-    (_all, head: string, path: string, quote: string) => `${head}${path}.js${quote}`,
-  );
-}
-
-async function write(path: string, text: string): Promise<void> {
-  await Deno.mkdir(path.slice(0, path.lastIndexOf("/")), { recursive: true });
-  await Deno.writeTextFile(path, text);
-}
-
-function diagnosticText(file: string, diagnostics: readonly ts.Diagnostic[]): string {
-  return diagnostics.map((diagnostic) =>
-    `${file}: ${ts.flattenDiagnosticMessageText(diagnostic.messageText, "\n")}`
-  ).join("\n");
-}
-
-/**
- * Writes each source file (relative to the root) as JavaScript under `outDir`, in the same
- * layout, each conditional module as its re-export, and a `package.json` with `"type": "module"`
- * and the `imports` those re-exports resolve through (the npm build then writes the full one);
- * returns the transpiler's problems. Also used by tests that run sources on Node 20.
- */
-export async function writeJavaScript(
-  files: readonly string[],
-  outDir: string,
-): Promise<string[]> {
-  const problems: string[] = [];
-  const conditional = new Map(CONDITIONAL_MODULES.map((module) => [module.file, module]));
-  for (const file of files) {
-    const reexport = conditional.get(file);
-    if (reexport !== undefined) {
-      await write(
-        `${outDir}/${file.replace(/\.ts$/, ".js")}`,
-        `// Chosen per runtime by the export conditions of package.json "imports".\n` +
-          `export * from ${JSON.stringify(reexport.specifier)};\n`,
-      );
-      continue;
-    }
-    let source = await Deno.readTextFile(`${root}${file}`);
-    const isCli = file === CLI_ENTRY;
-    if (isCli) source = source.replace(/^#!.*\n/, "");
-    const js = ts.transpileModule(source, {
-      fileName: file,
-      compilerOptions: COMPILER_OPTIONS,
-      reportDiagnostics: true,
-    });
-    const diagnostics = js.diagnostics ?? [];
-    if (diagnostics.length > 0) problems.push(diagnosticText(file, diagnostics));
-    const code = jsSpecifiers(js.outputText);
-    const path = `${outDir}/${file.replace(/\.ts$/, ".js")}`;
-    await write(path, isCli ? `#!/usr/bin/env node\n${code}` : code);
-  }
-  await write(
-    `${outDir}/package.json`,
-    JSON.stringify({ type: "module", imports: packageImports() }, null, 2) + "\n",
-  );
-  return problems;
-}
 
 /** The package.json dependency fields: the core's pinned exactly, the optional ones as peers. */
 export async function dependencyFields(dependencies: Readonly<Record<string, string>>) {

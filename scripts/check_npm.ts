@@ -35,8 +35,8 @@ import {
   run,
   RUNTIME_CACHE,
   RUNTIME_VERSIONS,
-} from "./support/npm_cache.ts";
-import { packageEntries } from "./support/package_graph.ts";
+} from "../fixtures/package/npm_cache.ts";
+import { packageEntries } from "../fixtures/package/package_graph.ts";
 import {
   installedFigures,
   type SizeFigures,

@@ -38,7 +38,7 @@ import {
 import { callTrail, readLedger, receivedCounts } from "../fixtures/write_ledger.ts";
 
 const READ_SERVER = new URL("../fixtures/read_server_http.ts", import.meta.url).pathname;
-const CLI = new URL("./sluice.ts", import.meta.url).pathname;
+const CLI = new URL("../cli.ts", import.meta.url).pathname;
 /** Bound on every wait for a child process (start-up line, exit). */
 const CHILD_TIMEOUT_MS = 15_000;
 

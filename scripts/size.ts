@@ -11,7 +11,7 @@
  */
 import { buildNpm, NPM_DIR } from "./build_npm.ts";
 import { must, newProject, npmInstall } from "./check_npm.ts";
-import { onPath } from "./support/npm_cache.ts";
+import { onPath } from "../fixtures/package/npm_cache.ts";
 import { installedFigures, sizeReport, workerBundle } from "./support/package_size.ts";
 
 async function main(): Promise<boolean> {

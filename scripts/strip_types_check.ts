@@ -14,7 +14,7 @@
  *
  * @module
  */
-import { CLI_MODULE, packageEntries, packageGraph } from "./support/package_graph.ts";
+import { CLI_MODULE, packageEntries, packageGraph } from "../fixtures/package/package_graph.ts";
 import {
   ensureInstalled,
   installedNode22,
@@ -22,7 +22,7 @@ import {
   run,
   RUNTIME_CACHE,
   RUNTIME_VERSIONS,
-} from "./support/npm_cache.ts";
+} from "../fixtures/package/npm_cache.ts";
 
 async function main(): Promise<boolean> {
   const { exports } = await packageEntries();

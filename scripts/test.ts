@@ -1,9 +1,9 @@
 /**
  * The project's test command (`deno task test`): format check, lint, type check, doc lint, the
- * tests, the runtime smoke (Bun and Workers) and a publish dry run, in that order. Every step
- * runs even when an earlier one fails, so one run shows every problem. The last line printed is
- * `N passed, N failed`, taken from Deno's own test summary; the exit code is non-zero when any
- * step failed.
+ * type check of every example (JSDoc, README.md, docs/), the tests, the runtime smoke (Bun and
+ * Workers) and a publish dry run, in that order. Every step runs even when an earlier one fails,
+ * so one run shows every problem. The last line printed is `N passed, N failed`, taken from
+ * Deno's own test summary; the exit code is non-zero when any step failed.
  *
  * @module
  */
@@ -17,6 +17,15 @@ const ENTRIES: string[] = Object.values(
   }).exports,
 ).filter((entry) => entry !== "./mod.ts");
 
+/** README.md and every page of docs/, whose TypeScript examples are type-checked. */
+const PAGES: string[] = [
+  "README.md",
+  ...[...Deno.readDirSync(new URL("../docs/", import.meta.url))]
+    .filter((entry) => entry.isFile && entry.name.endsWith(".md"))
+    .map((entry) => `docs/${entry.name}`)
+    .sort(),
+];
+
 interface Step {
   name: string;
   args: string[];
@@ -29,9 +38,14 @@ const steps: Step[] = [
   { name: "lint", args: ["lint"] },
   {
     name: "check",
-    args: ["check", "mod.ts", ...ENTRIES, "src/", "tests/", "scripts/", "fixtures/"],
+    args: ["check", "mod.ts", ...ENTRIES, "cli.ts", "src/", "tests/", "scripts/", "fixtures/"],
   },
   { name: "doc lint", args: ["doc", "--lint", "mod.ts", ...ENTRIES] },
+  // Examples are type-checked, not run: most need a server; the tests exercise the calls.
+  {
+    name: "examples",
+    args: ["check", "--doc-only", "mod.ts", ...ENTRIES, "cli.ts", "src/", ...PAGES],
+  },
   { name: "test", args: ["test", "-A", "--parallel", "tests/"], summary: true },
   { name: "smoke", args: ["run", "-A", "scripts/smoke/run.ts"] },
   { name: "publish dry run", args: ["publish", "--dry-run", "--allow-dirty"] },

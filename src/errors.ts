@@ -1,3 +1,5 @@
+import type { SluiceCode } from "./codes.ts";
+
 /**
  * The one error type sluice throws. Every instance carries a stable, machine-readable `code`;
  * the message is written by sluice and never contains text received from a remote server.
@@ -16,8 +18,8 @@
  *
  * @category Errors
  */
-export class SluiceError<Code extends string = string> extends Error {
-  /** Stable error code, for example `json_cycle` or `mcp_schema_unsupported`. */
+export class SluiceError<Code extends SluiceCode = SluiceCode> extends Error {
+  /** Stable error code from the catalog, for example `json_cycle` or `mcp_schema_unsupported`. */
   readonly code: Code;
 
   /**

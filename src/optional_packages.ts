@@ -92,7 +92,8 @@ export function dependencyMissing(
  * is.
  *
  * @example
- * ```ts ignore
+ * ```ts
+ * import { loadOptional } from "./optional_packages.ts";
  * const { default: postgres } = await loadOptional("postgres", () => import("postgres"));
  * ```
  *

@@ -2,11 +2,11 @@
  * The official MCP conformance suite (both pinned versions) against `connect()`, compared
  * exactly with `fixtures/conformance/expected.json`: a scenario that starts failing fails this
  * test, and so does one that starts passing until the file says so
- * (`deno run -A scripts/conformance.ts --write` records a run). Every scenario server is the
+ * (`deno run -A fixtures/conformance/suite.ts --write` records a run). Every scenario server is the
  * runner's own, on loopback; the runner stops it and our client process.
  */
 import assert from "node:assert/strict";
-import { SUITE_VERSIONS, type SuiteVersion } from "../scripts/conformance_runner.ts";
+import { SUITE_VERSIONS, type SuiteVersion } from "../fixtures/conformance/runner.ts";
 import {
   formatTable,
   listClientScenarios,
@@ -14,7 +14,7 @@ import {
   plannedRuns,
   readExpected,
   runAll,
-} from "../scripts/conformance.ts";
+} from "../fixtures/conformance/suite.ts";
 
 Deno.test("conformance: the file names every client scenario of each pinned suite, in order", async () => {
   const expected = await readExpected();

@@ -223,3 +223,80 @@ Deno.test("docs: heading anchors follow GitHub's rule", () => {
   assert.equal(slug("connect() codes"), "connect-codes");
   assert.equal(slug("The `sluice approvals` CLI"), "the-sluice-approvals-cli");
 });
+
+/**
+ * Every command README.md and docs/*.md name that does not exist here, as `file: command (why)`:
+ * a `deno task` that deno.json lacks, a `deno task bench` name no benchmark has, a repository file a
+ * `deno run` names that is missing.
+ */
+function missingCommands(base: string, files: readonly string[]): string[] {
+  const config = JSON.parse(Deno.readTextFileSync(join(base, "deno.json"))) as {
+    tasks?: Record<string, string>;
+  };
+  const tasks = new Set(Object.keys(config.tasks ?? {}));
+  const benchDir = join(base, "scripts", "bench");
+  const benches = new Set(
+    (exists(benchDir)
+      ? [...Deno.readDirSync(benchDir)].map((entry) => join(benchDir, entry.name))
+      : [])
+      .concat(join(base, "scripts", "bench.ts"))
+      .filter((path) => path.endsWith(".ts") && exists(path))
+      .flatMap((path) => [...Deno.readTextFileSync(path).matchAll(/^\s+name: "([a-z_]+)",$/gm)])
+      .map((match) => match[1]),
+  );
+  const missing: string[] = [];
+  for (const file of files) {
+    const text = Deno.readTextFileSync(join(base, file));
+    for (const [command] of text.matchAll(/deno (?:task|run)[^`|\n]*/g)) {
+      const words = command.trim().split(/\s+/);
+      if (words[1] === "task") {
+        const [task, name] = [words[2], words[3]];
+        if (task === undefined || task.startsWith("<")) continue;
+        if (!tasks.has(task)) missing.push(`${file}: ${command.trim()} (no task ${task})`);
+        else if (task === "bench" && name !== undefined && /^[a-z_]+$/.test(name)) {
+          if (!benches.has(name)) missing.push(`${file}: ${command.trim()} (no benchmark ${name})`);
+        }
+        continue;
+      }
+      for (const word of words.slice(2)) {
+        if (!/^(scripts|fixtures|tests|src)\/[\w./-]+\.(ts|mjs)$/.test(word) && word !== "cli.ts") {
+          continue;
+        }
+        if (!exists(join(base, word))) missing.push(`${file}: ${command.trim()} (no file ${word})`);
+      }
+    }
+  }
+  return missing;
+}
+
+Deno.test("docs: every deno task, benchmark and script README.md and docs/*.md name exists", () => {
+  assert.deepEqual(missingCommands(root, documentationFiles()), []);
+});
+
+Deno.test("docs: the command check finds a missing task, benchmark and script, and only those", () => {
+  const dir = Deno.makeTempDirSync({ prefix: "sluice-docs-commands-" });
+  try {
+    Deno.mkdirSync(join(dir, "scripts", "bench"), { recursive: true });
+    Deno.writeTextFileSync(join(dir, "deno.json"), JSON.stringify({ tasks: { bench: "x" } }));
+    Deno.writeTextFileSync(
+      join(dir, "scripts", "bench", "a.ts"),
+      'const b = {\n  name: "here",\n};\n',
+    );
+    Deno.writeTextFileSync(join(dir, "scripts", "there.ts"), "");
+    Deno.writeTextFileSync(
+      join(dir, "README.md"),
+      [
+        "`deno task bench here` `deno task bench <name>` `deno run -A scripts/there.ts x`",
+        "`deno run -A main.ts` `deno task <name>`",
+        "`deno task gone` `deno task bench gone` `deno run -A scripts/experiments/gone.ts`",
+      ].join("\n"),
+    );
+    assert.deepEqual(missingCommands(dir, ["README.md"]), [
+      "README.md: deno task gone (no task gone)",
+      "README.md: deno task bench gone (no benchmark gone)",
+      "README.md: deno run -A scripts/experiments/gone.ts (no file scripts/experiments/gone.ts)",
+    ]);
+  } finally {
+    Deno.removeSync(dir, { recursive: true });
+  }
+});

@@ -5,7 +5,7 @@
  * import against the flow, or a circle between folders, fails here.
  */
 import assert from "node:assert/strict";
-import { CONDITIONAL_MODULES, moduleInfo } from "../scripts/support/package_graph.ts";
+import { CONDITIONAL_MODULES, moduleInfo } from "../fixtures/package/package_graph.ts";
 
 const root = new URL("../", import.meta.url);
 
@@ -21,7 +21,8 @@ const ALLOWED: Readonly<Record<string, readonly string[]>> = {
   approvals: ["base", "identity", "schema"],
   // OAuth: the hardened fetch and its resolver below it; connect (and the CLI) above it.
   auth: ["base", "identity", "transport", "transport/runtime", "approvals"],
-  // The session contract names the OAuth codes (auth/errors.ts imports only base).
+  // A host's SDK client: its failures are read for the transport's and OAuth's codes
+  // (sessionFromClient); transport/errors.ts and auth/errors.ts import only base.
   session: ["base", "identity", "transport", "auth"],
   catalog: ["base", "identity", "schema", "session"],
   calls: ["base", "identity", "schema", "session", "catalog", "approvals"],
@@ -97,7 +98,7 @@ const entryPoints = async (): Promise<string[]> => {
   };
   // The runtime modules the npm package's export conditions select are in no entry's graph.
   const conditional = CONDITIONAL_MODULES.flatMap((module) => module.conditions.map(([, f]) => f));
-  return [...Object.values(config.exports), "scripts/sluice.ts", ...new Set(conditional)];
+  return [...Object.values(config.exports), "cli.ts", ...new Set(conditional)];
 };
 
 /** The imports against the flow and the first folder circle of a module graph. */
@@ -176,4 +177,70 @@ Deno.test("layering: the checker finds an import against the flow and a circle",
     "src/transport/runtime/deno.ts -> src/transport/secure_fetch.ts",
   ]);
   assert.deepEqual(found.cycle, ["calls", "gate", "calls"]);
+});
+
+/** The repository-relative files a module imports by relative specifier (static or dynamic). */
+function relativeImports(file: string, text: string): string[] {
+  const targets: string[] = [];
+  for (
+    const match of text.matchAll(/(?:from\s+|import\s*\(\s*|import\s+)["'](\.\.?\/[^"']+)["']/g)
+  ) {
+    targets.push(new URL(match[1], new URL(file, root)).href.slice(root.href.length));
+  }
+  return targets;
+}
+
+/** Which folders a folder's modules may import: the product, fixtures, the lab and the tests. */
+const MAY_IMPORT: Readonly<Record<string, (target: string) => boolean>> = {
+  // The product: src/ and the root entries import only the product.
+  product: (target) => !/^(tests|scripts|fixtures)\//.test(target),
+  // What tests and scripts share imports the product and itself.
+  fixtures: (target) => !/^(tests|scripts)\//.test(target),
+  // Benchmarks, builds and checks: never the tests' own helpers.
+  scripts: (target) => !target.startsWith("tests/"),
+  // Tests: never the scripts (what both need lives in fixtures/).
+  tests: (target) => !target.startsWith("scripts/"),
+};
+
+Deno.test("layering: tests import no scripts/, nothing outside tests/ imports tests/, and the product imports neither nor fixtures/", async () => {
+  const listed = new Deno.Command("git", { args: ["ls-files"], cwd: root, stdout: "piped" });
+  const files = new TextDecoder().decode((await listed.output()).stdout).split("\n")
+    .filter((file) => /\.(ts|mjs)$/.test(file) && !file.startsWith("fixtures/schemas/"));
+  const wrong: string[] = [];
+  let checked = 0;
+  for (const file of files) {
+    const folder = /^(tests|scripts|fixtures)\//.exec(file)?.[1] ?? "product";
+    const text = await Deno.readTextFile(new URL(file, root)).catch(() => "");
+    for (const target of relativeImports(file, text)) {
+      checked++;
+      if (!MAY_IMPORT[folder](target)) wrong.push(`${file} -> ${target}`);
+    }
+  }
+  assert.ok(checked > 500, `the imports were read (${checked})`);
+  assert.deepEqual(wrong, []);
+});
+
+/** The module-graph table of docs/development.md: each part with what it may import. */
+function documentedGraph(page: string): Record<string, string[]> {
+  const start = page.indexOf("| Part of `src/`");
+  assert.ok(start >= 0, "docs/development.md has the module graph table");
+  const rows = page.slice(start).split("\n").slice(2);
+  const graph: Record<string, string[]> = {};
+  for (const row of rows) {
+    if (!row.startsWith("|")) break;
+    const [part, imports] = row.split("|").slice(1, 3);
+    const name = /`([^`]+)`/.exec(part)?.[1];
+    assert.ok(name !== undefined, `a part in: ${row}`);
+    graph[name] = imports.trim().startsWith("nothing")
+      ? []
+      : [...imports.matchAll(/`([^`]+)`/g)].map((match) => match[1]);
+  }
+  return graph;
+}
+
+Deno.test("layering: docs/development.md's module graph is the ALLOWED table", async () => {
+  const page = await Deno.readTextFile(new URL("docs/development.md", root));
+  const sorted = (graph: Readonly<Record<string, readonly string[]>>) =>
+    Object.fromEntries(Object.keys(graph).sort().map((part) => [part, [...graph[part]].sort()]));
+  assert.deepEqual(sorted(documentedGraph(page)), sorted(ALLOWED));
 });

@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { dependencyMissing, loadOptional, OPTIONAL_PACKAGES } from "../src/optional_packages.ts";
 import { codeOf } from "../src/codes.ts";
-import { pinnedVersions } from "../scripts/support/npm_cache.ts";
+import { pinnedVersions } from "../fixtures/package/npm_cache.ts";
 
 Deno.test("optional packages: the version to install is the one deno.json pins", async () => {
   const pinned = await pinnedVersions();

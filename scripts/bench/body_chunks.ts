@@ -20,7 +20,7 @@
  */
 import { secureFetch } from "../../src/transport/mod.ts";
 import { type Benchmark, type BenchRow, median, sampleInterleaved } from "./types.ts";
-import { CHUNK, startChunkServer } from "../../tests/support/chunk_server.ts";
+import { CHUNK, startChunkServer } from "../../fixtures/chunk_server.ts";
 
 const SIZES = [30_000, 60_000, 120_000] as const;
 const ROUNDS = 5;

@@ -5,7 +5,7 @@
  * ReDoS patterns with inputs a few hundred times shorter. Target: every admitted pattern under
  * 50 ms per 100 KiB validation.
  *
- * Then the same cases through `connect()`: a hostile server (`pattern_server.ts`, the official
+ * Then the same cases through `connect()`: a hostile server (`fixtures/pattern_server.ts`, the official
  * SDK server in a Worker on loopback) declares each pattern in a tool's `outputSchema` and
  * returns an adversarial string as `structuredContent`; each call's elapsed time is reported
  * against its deadline (target: within deadline + 10%, a ratio under 1.1). A 100 KiB string is
@@ -17,72 +17,21 @@
  */
 import fc from "fast-check";
 import { RE2JS } from "re2js";
-import { checkSchema, compileSchema, connect } from "../../mod.ts";
-import { type PatternCase, patternToolName, startPatternServer } from "./pattern_server.ts";
+import { checkSchema, compileSchema } from "../../mod.ts";
+import {
+  CALL_DEADLINE_MS,
+  type CallOutcome,
+  callPatternCases,
+  connectCases,
+  FITTING_SIZE,
+  real,
+  redos,
+  shapes,
+} from "../../fixtures/pattern_cases.ts";
 import { type Benchmark, type BenchRow, median, quantile } from "./types.ts";
 
 const SIZE = 100 * 1024;
 const TARGET_MS = 50;
-
-/**
- * A string size (56 KiB) whose call result fits the default 64 KiB `maxResultBytes` with its
- * JSON framing on every shape (the `mixed` one is 10% two-byte characters), so `connect()`
- * validates it.
- */
-export const FITTING_SIZE = 56 * 1024;
-
-/** The call deadline (`limits.timeoutMs`) of the `connect()` cases. */
-export const CALL_DEADLINE_MS = 2_000;
-
-/** Strings of `SIZE` characters on which backtracking engines stall or DFAs grow. */
-export const shapes: readonly [string, (n: number) => string][] = [
-  ["a*n", (n) => "a".repeat(n)],
-  ["a*n+!", (n) => "a".repeat(n - 1) + "!"],
-  ["1*n+y", (n) => "1".repeat(n - 1) + "y"],
-  ["(111x)*", (n) => "111x".repeat(n / 4)],
-  ["(ab )*", (n) => "ab ".repeat(Math.floor(n / 3))],
-  ["(a.)*@", (n) => "a.".repeat(n / 2 - 1) + "a@"],
-  ["(=a)*=", (n) => "a" + "=a".repeat(n / 2 - 1) + "="],
-  ["mixed", (n) => Array.from({ length: n }, (_, i) => "a1 .-_=@!é"[(i * 7919) % 10]).join("")],
-  // Runs just short of a bounded repeat's reach, then the literal that ends a match: what makes
-  // RE2 build many states for chains of counted repeats.
-  [
-    "(a*99!)*b",
-    (n) => ("a".repeat(99) + "!").repeat(Math.floor(n / 100) - 1) + "a".repeat(99) + "b",
-  ],
-  [
-    "(1*99!)*x",
-    (n) => ("1".repeat(99) + "!").repeat(Math.floor(n / 100) - 1) + "1".repeat(99) + "x",
-  ],
-];
-
-/** The issue's ReDoS cases and the classic ones, with the input that stalls a backtracker. */
-export const redos: readonly [string, (n: number) => string][] = [
-  ["\\d{1,200}\\d{1,200}\\d{1,200}\\d{1,200}x", (n) => "1".repeat(n)],
-  ["a{0,500}a{0,500}a{0,500}b", (n) => "a".repeat(n)],
-  ["a*a{0,100}a{0,100}b", (n) => "a".repeat(n)],
-  ["(\\w+\\s?)+$", (n) => "a".repeat(n) + "!"],
-  ["^(a|aa)+$", (n) => "a".repeat(n) + "!"],
-  ["^(a+)+$", (n) => "a".repeat(n) + "!"],
-];
-
-/** Patterns published by real servers (kubernetes-mcp-server, zod 4 through fastmcp). */
-export const real: readonly [string, string][] = [
-  ["kubernetes field selector", "^[.\\-A-Za-z0-9]+([=!,]{1,2}[./\\-A-Za-z0-9]+)+$"],
-  [
-    "zod email",
-    "^(?:[A-Za-z0-9_'+\\-]+\\.)*[A-Za-z0-9_'+\\-]*[A-Za-z0-9_+-]@(?:[A-Za-z0-9][A-Za-z0-9\\-]*\\.)+[A-Za-z]{2,}$",
-  ],
-  ["zod base64", "^$|^(?:[0-9a-zA-Z+/]{4})*(?:(?:[0-9a-zA-Z+/]{2}==)|(?:[0-9a-zA-Z+/]{3}=))?$"],
-  ["unanchored trailing class", "\\s+$"],
-  // Near the program budget (256 instructions): the slowest kind of admitted pattern.
-  [
-    "hostname labels {0,61} (255 instructions)",
-    "^(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\\.)+[a-z]{2,63}$",
-  ],
-  ["\\w{200}$ (203 instructions)", "\\w{200}$"],
-  ["(?:a|1){80}$", "(?:a|1){80}$"],
-];
 
 /** Generated patterns: the fragments of the old policy's fuzzer, seeded. */
 function generatedPatterns(count: number): string[] {
@@ -98,74 +47,6 @@ function generatedPatterns(count: number): string[] {
     checkSchema({ type: "string", pattern }).ok
   );
   return admitted.slice(0, count);
-}
-
-/** One call through `connect()`: its outcome code (`ok` when none) and elapsed milliseconds. */
-export interface CallOutcome {
-  readonly code: string;
-  readonly elapsedMs: number;
-}
-
-/**
- * The issue's ReDoS patterns and the real ones, each with every adversarial shape of
- * `size` characters (and a ReDoS pattern's own stalling input): the `connect()` cases.
- *
- * @param size the string length
- */
-export function connectCases(size: number): PatternCase[] {
-  const cases: PatternCase[] = [];
-  for (const [pattern, make] of redos) cases.push({ pattern, value: make(size) });
-  for (const [pattern] of [...redos, ...real.map(([, pattern]) => [pattern] as const)]) {
-    for (const [, make] of shapes) cases.push({ pattern, value: make(size) });
-  }
-  return cases;
-}
-
-/**
- * Calls each case's tool once through `connect()` against the hostile server: the outcome code
- * (the skip code for a tool `connect()` refused at discovery, as `skipped:<code>`) and the
- * elapsed time of the call.
- *
- * @param cases the tools to serve and call
- * @param deadlineMs the calls' deadline (`limits.timeoutMs`)
- */
-export async function callPatternCases(
-  cases: readonly PatternCase[],
-  deadlineMs = CALL_DEADLINE_MS,
-): Promise<CallOutcome[]> {
-  const server = await startPatternServer(cases);
-  try {
-    const allow = cases.map((_, index) => patternToolName(index));
-    const connection = await connect(server.url, {
-      id: "hostile",
-      allow,
-      // The host lets these read tools run without asking; approval is not what is measured.
-      preApproved: allow,
-      limits: { timeoutMs: deadlineMs },
-      transport: { dangerouslyAllowLoopback: true },
-    });
-    try {
-      const report = connection.report();
-      const skipped = new Map(report.skipped.map((tool) => [tool.tool, tool.code]));
-      const ready = new Map(report.ready.map((tool) => [tool.tool, tool.name]));
-      const outcomes: CallOutcome[] = [];
-      for (const name of allow) {
-        const refused = skipped.get(name);
-        if (refused !== undefined) {
-          outcomes.push({ code: `skipped:${refused}`, elapsedMs: 0 });
-          continue;
-        }
-        const start = performance.now();
-        const envelope = await connection.toolkit.call(ready.get(name) ?? name, {});
-        outcomes.push({ code: envelope.errorCode ?? "ok", elapsedMs: performance.now() - start });
-      }
-      return outcomes;
-    } finally {
-      await connection.close();
-    }
-  } finally {
-    await server.close();
-  }
 }
 
 /** Median milliseconds of `rounds` validations of `text` by a validator for `pattern`. */

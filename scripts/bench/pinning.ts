@@ -13,7 +13,7 @@
  * @module
  */
 import { type FetchFunction, secureFetch } from "../../src/transport/mod.ts";
-import { makeCa } from "../../tests/support/pki.ts";
+import { makeCa } from "../../fixtures/pki.ts";
 import { type Benchmark, type BenchRow, median, sampleInterleaved } from "./types.ts";
 
 const PER_ROUND = 50;

@@ -4,7 +4,7 @@
  * "fails on the bytes, not at the deadline" by the failure's code under a 60 s deadline).
  *
  * Cases, each on a server that keeps the stream open after the bad bytes
- * (`tests/support/hostile_sse.ts`): an SSE reply over the 16 KiB cap, and an event that is not
+ * (`fixtures/hostile_sse.ts`): an SSE reply over the 16 KiB cap, and an event that is not
  * JSON; for a toolkit call (one connection per case, one call per round) and for discovery (a
  * fresh `connect()` per round), on both protocol eras (2025-11-25 against a scripted server,
  * 2026-07-28 through a proxy in front of the real fixture server). Baseline: a plain
@@ -18,7 +18,7 @@
  * @module
  */
 import { connect, ConnectError, secureFetch, TransportError } from "../../mod.ts";
-import { tool } from "../../tests/support/connect_servers.ts";
+import { tool } from "../../fixtures/connect_servers.ts";
 import {
   type Era,
   hostileParts,
@@ -27,7 +27,7 @@ import {
   type Hostility,
   type SseReply,
   sseReply,
-} from "../../tests/support/hostile_sse.ts";
+} from "../../fixtures/hostile_sse.ts";
 import { type Benchmark, type BenchRow, median } from "./types.ts";
 
 const CAP = 16 * 1024;

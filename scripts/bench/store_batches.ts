@@ -1,6 +1,5 @@
 /**
- * Sees the batches the SQL stores send: the benchmark counts a write's commits with it, and the
- * write-path experiments record a write's exact statements to replay them without sluice code.
+ * Sees the batches the SQL stores send: the write-path benchmark counts a write's commits with it.
  *
  * @module
  */

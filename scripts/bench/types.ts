@@ -45,6 +45,12 @@ export interface FigureRow {
 /** Anything a benchmark reports. */
 export type BenchRow = ComparisonRow | FigureRow;
 
+/** Options of one `deno task bench` run, for the benchmarks that take them. */
+export interface BenchOptions {
+  /** `--against <dir>`: another checkout of sluice to compare this one with. */
+  readonly against?: string;
+}
+
 /** A registered benchmark: a name and a function that measures and returns its rows. */
 export interface Benchmark {
   /** Short area name, e.g. `identity`; `deno task bench <name>` runs only it. */
@@ -52,7 +58,7 @@ export interface Benchmark {
   /** One line saying what the input is, e.g. its size and the number of rounds. */
   describe(): string;
   /** Runs the measurement (including warm-up) and returns its rows. */
-  run(): Promise<BenchRow[]>;
+  run(options: BenchOptions): Promise<BenchRow[]>;
 }
 
 /**
@@ -68,18 +74,20 @@ export async function timeInterleaved(
 
 /**
  * Like {@link timeInterleaved}, but returns every round's milliseconds per function
- * (`samples[function][round]`), so callers can form per-round ratios.
+ * (`samples[function][round]`), so callers can form per-round ratios. With `rotate`, each round
+ * starts one function later, so none always follows the same one.
  */
 export async function sampleInterleaved(
   fns: readonly (() => unknown)[],
-  options: { rounds: number; warmup: number },
+  options: { rounds: number; warmup: number; rotate?: boolean },
 ): Promise<number[][]> {
   for (let index = 0; index < options.warmup; index++) {
     for (const fn of fns) await fn();
   }
   const samples = fns.map(() => [] as number[]);
   for (let round = 0; round < options.rounds; round++) {
-    for (let index = 0; index < fns.length; index++) {
+    for (let step = 0; step < fns.length; step++) {
+      const index = options.rotate ? (step + round) % fns.length : step;
       const start = performance.now();
       await fns[index]();
       samples[index].push(performance.now() - start);

@@ -5,7 +5,7 @@
  * (`CfWorkerJsonSchemaValidator`, `@cfworker/json-schema` on the runtime's `RegExp`) validating
  * the same argument against the same schema, in the same process:
  *
- * (a) the largest schema the profile admits, {@link manyPatternsSchema} (64 KiB, about 900
+ * (a) the largest schema the profile admits, `manyPatternsSchema` (64 KiB, about 900
  *     `patternProperties`), and a 64 KiB argument of some 3,000 members. Target: at most 20 ms.
  * (b) fastmcp's `create_event` (`fixtures/schemas/fastmcp@4.20.16.json`, a real schema whose
  *     attendees' emails are checked by zod's email pattern) and a 64 KiB argument of about
@@ -25,7 +25,13 @@
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/client/validators/cf-worker";
 import { InMemoryTransport, type ListToolsResult, Server } from "@modelcontextprotocol/server";
 import { callInternals } from "../../src/calls/registration.ts";
-import { canonicalize, DEFAULT_SCHEMA_LIMITS, discoverTools, type JsonObject } from "../../mod.ts";
+import { discoverTools, type JsonObject } from "../../mod.ts";
+import {
+  attendeesArgument,
+  createEventSchema,
+  manyPatternsArgument,
+  manyPatternsSchema,
+} from "../../fixtures/validation_inputs.ts";
 import { benchClient, binding } from "./read_path.ts";
 import { type Benchmark, type BenchRow, median } from "./types.ts";
 
@@ -36,71 +42,6 @@ const ROUNDS = 9;
  */
 const PER_ROUND = { a: 3, b: 20 } as const;
 const WARMUP = 3;
-const ARGUMENT_BYTES = 64 * 1024;
-
-/** fastmcp's `create_event` input schema, as captured. */
-export function createEventSchema(): JsonObject {
-  const captured = JSON.parse(
-    Deno.readTextFileSync(new URL("../../fixtures/schemas/fastmcp@4.20.16.json", import.meta.url)),
-  ) as { tools: { name: string; inputSchema: JsonObject }[] };
-  return captured.tools.find((tool) => tool.name === "create_event")!.inputSchema;
-}
-
-/** The largest `create_event` argument within 64 KiB of canonical JSON: ~1,300 attendees. */
-export function attendeesArgument(): JsonObject {
-  const argument = (count: number): JsonObject => ({
-    title: "all hands",
-    start: "2026-03-02T09:30:00Z",
-    attendees: Array.from({ length: count }, (_, index) => ({
-      email: `person.${String(index).padStart(4, "0")}@example.org`,
-      optional: index % 3 === 0,
-    })),
-  });
-  let count = 1;
-  while (canonicalize(argument(count + 1)).length <= ARGUMENT_BYTES) count++;
-  return argument(count);
-}
-
-/** The `patternProperties` name of member group `index`: distinct, anchored, with a class. */
-function patternName(index: number): string {
-  return `^p${index}_[a-z0-9]{1,24}$`;
-}
-
-/**
- * The largest schema the profile admits of this shape: an object whose `patternProperties`
- * fill the 64 KiB schema budget (`DEFAULT_SCHEMA_LIMITS.maxBytes`), each pattern with a small
- * subschema, and no other members allowed.
- */
-export function manyPatternsSchema(): JsonObject {
-  const schema = (count: number): JsonObject => ({
-    type: "object",
-    additionalProperties: false,
-    patternProperties: Object.fromEntries(
-      Array.from({ length: count }, (_, index) => [
-        patternName(index),
-        { type: "string", maxLength: 64 },
-      ]),
-    ),
-  });
-  let count = 1;
-  while (canonicalize(schema(count + 1)).length <= DEFAULT_SCHEMA_LIMITS.maxBytes) count++;
-  return schema(count);
-}
-
-/**
- * An object of `members` members, each matching one of {@link manyPatternsSchema}'s patterns
- * (spread over all of them) with a short string; by default as many as fit 64 KiB.
- */
-export function manyPatternsArgument(members?: number): JsonObject {
-  const argument = (count: number): JsonObject =>
-    Object.fromEntries(
-      Array.from({ length: count }, (_, index) => [`p${(index * 7) % 900}_m${index}`, `v${index}`]),
-    );
-  if (members !== undefined) return argument(members);
-  let count = 1;
-  while (canonicalize(argument(count + 1)).length <= ARGUMENT_BYTES) count++;
-  return argument(count);
-}
 
 /** A low-level v2 server listing `tools` (calls are never made), connected to a v2 client. */
 async function serve(tools: Record<string, JsonObject>) {

@@ -41,7 +41,6 @@
  *
  * @module
  */
-import Database from "libsql";
 import { createClient } from "@libsql/client";
 import postgres from "postgres";
 import {
@@ -54,11 +53,12 @@ import {
 import { LibsqlApprovalStore } from "../../libsql.ts";
 import { PostgresApprovalStore } from "../../postgres.ts";
 import { observeBatches } from "./store_batches.ts";
+import { bareTable } from "./bare_loop.ts";
 import { SYNTHETIC_VALUE } from "../../fixtures/write_server.ts";
 import { startMemoryWriteServer } from "../../fixtures/write_server_memory.ts";
-import { writeBinding } from "../../tests/support/write_bindings.ts";
-import { expectationFor, makeRequest } from "../../tests/support/approval_requests.ts";
-import { postgresBinDir, startPostgres } from "../../tests/support/postgres_server.ts";
+import { writeBinding } from "../../fixtures/write_bindings.ts";
+import { expectationFor, makeRequest } from "../../fixtures/approval_requests.ts";
+import { postgresBinDir, startPostgres } from "../../fixtures/postgres_server.ts";
 import {
   type DriverCalls,
   holdSqliteLock,
@@ -105,11 +105,7 @@ async function libsqlTarget(dir: string): Promise<Target> {
   if (settings.journalMode !== "wal" || settings.synchronous < 2) {
     throw new Error("the benchmark store is not WAL + synchronous=FULL");
   }
-  const bareDb = new Database(`${dir}/bare.db`);
-  bareDb.exec("PRAGMA journal_mode = WAL");
-  bareDb.exec("PRAGMA synchronous = FULL");
-  bareDb.exec("CREATE TABLE t (id TEXT PRIMARY KEY, state TEXT, body TEXT, at INTEGER)");
-  const insert = bareDb.prepare("INSERT INTO t (id, state, body, at) VALUES (?, ?, ?, ?)");
+  const { db: bareDb, insert } = bareTable(`${dir}/bare.db`);
   let n = 0;
   return {
     name: "libSQL file",

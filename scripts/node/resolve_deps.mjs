@@ -2,7 +2,7 @@
 // outside node_modules is resolved as if imported from the dependency folder. The sources' own
 // runtime choice (`src/transport/runtime/mod.ts`, feature detection without Node's pinning) is
 // resolved to the module the npm package's `node` export condition selects (`on_node.ts`; the
-// table is CONDITIONAL_MODULES in scripts/support/package_graph.ts), so Node running the sources
+// table is CONDITIONAL_MODULES in fixtures/package/package_graph.ts), so Node running the sources
 // pins as the installed package does. Everything else (relative `.ts` specifiers included)
 // resolves as Node does by itself.
 let base;

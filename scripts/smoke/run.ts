@@ -23,7 +23,7 @@ import {
   run,
   RUNTIME_CACHE,
   RUNTIME_VERSIONS,
-} from "../support/npm_cache.ts";
+} from "../../fixtures/package/npm_cache.ts";
 import { WORKER_BUILD_OPTIONS } from "../support/worker_bundle.ts";
 
 const cacheDir = RUNTIME_CACHE;

@@ -1,25 +1,12 @@
 import { SluiceError } from "../errors.ts";
+import type { CodeIn } from "../codes.ts";
 
 /**
  * Stable codes of {@link ApprovalError}.
  *
  * @category Approvals
  */
-export type ApprovalErrorCode =
-  | "approval_not_found"
-  | "approval_invalid_transition"
-  | "approval_invalid_request"
-  | "approval_conflict"
-  | "approval_expired"
-  | "approval_store_not_durable"
-  | "approval_store_url_invalid"
-  | "approval_store_schema_too_new"
-  | "approval_store_schema_invalid"
-  | "approval_store_closed"
-  | "approval_store_busy"
-  | "approval_store_error"
-  | "approval_grant_not_found"
-  | "approval_grant_revoked";
+export type ApprovalErrorCode = CodeIn<"ApprovalErrorCode">;
 
 /**
  * Thrown by approval stores: an illegal transition, a conflicting prepare, a store that cannot

@@ -4,6 +4,7 @@
  * @module
  */
 import type { JsonObject } from "../identity/mod.ts";
+import type { CodeIn } from "../codes.ts";
 
 /**
  * What a write does: `write` changes data, `destructive` may remove or overwrite it.
@@ -145,16 +146,7 @@ export interface ApprovalReconciliation {
  *
  * @category Approvals
  */
-export type ClaimRefusalCode =
-  | "approval_not_found"
-  | "approval_pending"
-  | "approval_denied"
-  | "approval_expired"
-  | "approval_already_claimed"
-  | "approval_binding_mismatch"
-  | "approval_scope_revoked"
-  | "approval_arguments_changed"
-  | "approval_superseded";
+export type ClaimRefusalCode = CodeIn<"ClaimRefusalCode">;
 
 /**
  * A claim refused against an approved record, recorded on it (the record ends `not_started`).
@@ -389,12 +381,7 @@ export interface GrantEvent {
  *
  * @category Approvals
  */
-export type GrantRefusalCode =
-  | "approval_grant_not_found"
-  | "approval_grant_revoked"
-  | "approval_grant_expired"
-  | "approval_grant_exhausted"
-  | "approval_grant_mismatch";
+export type GrantRefusalCode = CodeIn<"GrantRefusalCode">;
 
 /**
  * The outcome of {@link ApprovalStore.approveByGrant}: the approved record, or why not.
@@ -403,7 +390,7 @@ export type GrantRefusalCode =
  */
 export type GrantApprovalResult =
   | { readonly ok: true; readonly approval: ApprovalRecord; readonly grant: ApprovalGrant }
-  | { readonly ok: false; readonly code: GrantRefusalCode | "approval_not_found" };
+  | { readonly ok: false; readonly code: GrantRefusalCode | CodeIn<"GrantApprovalResult"> };
 
 /**
  * A person's revocation of a grant.

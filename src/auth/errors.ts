@@ -4,42 +4,14 @@
  * @module
  */
 import { SluiceError } from "../errors.ts";
+import type { CodeOf } from "../codes.ts";
 
 /**
  * Stable codes for everything the OAuth client refuses or fails on.
  *
  * @category OAuth
  */
-export type AuthErrorCode =
-  /** The `auth` options are inconsistent (no flow, a redirect URI without `redirect`, ...). */
-  | "auth_config_invalid"
-  /**
-   * A metadata document (or the server's challenge) names a URL the transport would refuse:
-   * another scheme, user info, an IP literal, a refused name, or a name resolving to a
-   * private, loopback or link-local address. Refused before any request to it.
-   */
-  | "auth_metadata_refused"
-  /** A metadata document is not JSON, lacks a required field, or names another resource. */
-  | "auth_metadata_invalid"
-  /** The authorization server's metadata names another `issuer` than the one discovered. */
-  | "auth_issuer_mismatch"
-  /** No client could be obtained: no client ID metadata document and no registration. */
-  | "auth_registration_failed"
-  /**
-   * A person must authorize: the host's `redirect(url)` was given the authorization URL;
-   * after `auth.finish(callbackUrl)` connect again.
-   */
-  | "auth_authorization_required"
-  /** The callback is unknown, forged (state, `iss`), or carries an authorization error. */
-  | "auth_callback_invalid"
-  /** The token endpoint refused the grant (code, refresh token or client credentials). */
-  | "auth_token_failed"
-  /** The server still answered 401 after one new token; sluice does not loop. */
-  | "auth_unauthorized"
-  /** The server answered 403 `insufficient_scope`; the message names the scopes it asked for. */
-  | "auth_insufficient_scope"
-  /** The token store failed, or a stored record could not be decrypted with the key. */
-  | "auth_store_failed";
+export type AuthErrorCode = CodeOf<"auth">;
 
 /**
  * Thrown by the OAuth client. The message is sluice text: it never holds a token, a code or a

@@ -42,7 +42,7 @@ const failed = (what: string): AuthError =>
  * one database. A wrong key fails with `auth_store_failed`; nothing is ever stored in clear.
  *
  * @example
- * ```ts ignore
+ * ```ts
  * import { LibsqlTokenStore } from "@sluice/mcp/libsql";
  * import { OAuthClient } from "@sluice/mcp";
  * const key = Uint8Array.from(atob(Deno.env.get("SLUICE_TOKEN_KEY")!), (c) => c.charCodeAt(0));

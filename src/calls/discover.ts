@@ -114,7 +114,19 @@ export function staleness(
  * the protocol, or the request fails.
  *
  * @example
- * ```ts ignore
+ * ```ts
+ * import {
+ *   type CatalogMonitor,
+ *   discoverTools,
+ *   discoverWriteTools,
+ *   listTools,
+ *   type ReadToolBindings,
+ *   type WriteToolBindings,
+ * } from "@sluice/mcp";
+ * import type { Client } from "@modelcontextprotocol/client";
+ * declare const client: Client, monitor: CatalogMonitor;
+ * declare const readBindings: ReadToolBindings, writeBindings: WriteToolBindings;
+ *
  * const listing = await listTools(client, ["search", "delete_page"], { monitor });
  * const reads = await discoverTools(client, "docs", readBindings, { monitor, listing });
  * const writes = await discoverWriteTools(client, "docs", writeBindings, { monitor, listing });
@@ -246,9 +258,12 @@ export async function findBound<B extends SelectableBinding>(
  * @param options the session's monitor, optional limits, listing, skip rule and abort signal
  *
  * @example
- * ```ts ignore
+ * ```ts
  * import { CatalogMonitor, discoverTools } from "@sluice/mcp";
+ * import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
  *
+ * const client = new Client({ name: "my-host", version: "1.0.0" });
+ * const transport = new StreamableHTTPClientTransport(new URL("https://docs.example.com/mcp"));
  * const monitor = new CatalogMonitor();
  * transport.onmessage = monitor.onMessage;
  * await client.connect(transport);

@@ -103,7 +103,11 @@ export interface WriteDiscoveryResult {
  * @param options the session's monitor, optional limits, listing, skip rule and abort signal
  *
  * @example
- * ```ts ignore
+ * ```ts
+ * import { type CatalogMonitor, discoverWriteTools } from "@sluice/mcp";
+ * import type { Client } from "@modelcontextprotocol/client";
+ * declare const client: Client, monitor: CatalogMonitor; // connected, as for discoverTools
+ *
  * const writes = await discoverWriteTools(client, "records", {
  *   write_record: {
  *     localName: "save_record",

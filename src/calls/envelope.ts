@@ -7,37 +7,14 @@
 import type { JsonValue } from "../identity/mod.ts";
 import type { SessionErrorCode } from "../session/session.ts";
 import type { ApprovalReceipt } from "../approvals/types.ts";
+import type { CodeOf } from "../codes.ts";
 
 /**
  * Why a call produced no result. A fixed string; remote error text never appears.
  *
  * @category Discovery and calls
  */
-export type CallErrorCode =
-  /** The arguments are not a JSON object within budget that fits the input schema. */
-  | "mcp_invalid_arguments"
-  /** The host's scope validator denied (or threw). */
-  | "mcp_scope_denied"
-  /** The server's tool list changed since discovery; nothing was sent. */
-  | "mcp_catalog_stale"
-  /** The tool reported an error (`isError`); its text is dropped. */
-  | "mcp_tool_error"
-  /** The result breaks the tool's output schema or the result format. */
-  | "mcp_result_invalid"
-  /** The result carries content sluice does not pass on (image, audio, resources, tasks). */
-  | "mcp_result_unsupported"
-  /** The result exceeds the block or byte budget. */
-  | "mcp_result_too_large"
-  /**
-   * The server answered `input_required` (it needs elicitation, sampling or other input before
-   * it can finish), which sluice cannot provide; a write so answered is `unknown`.
-   */
-  | "mcp_input_required_unsupported"
-  /**
-   * The request failed: deadline (`mcp_timeout`), the caller's abort (`mcp_aborted`), closed
-   * session, protocol error, a failed set-up, or the hardened fetch's own code.
-   */
-  | SessionErrorCode;
+export type CallErrorCode = CodeOf<"call"> | SessionErrorCode;
 
 /**
  * Where the model's arguments broke the input schema: a JSON Pointer into the arguments the

@@ -7,13 +7,14 @@
  */
 import { type DeadlineQueue, untilAborted } from "../deadline.ts";
 import { SluiceError } from "../errors.ts";
+import type { CodeIn } from "../codes.ts";
 
 /**
  * Why {@link withinDeadline} stopped waiting.
  *
  * @category Discovery and calls
  */
-export type DeadlineStop = "mcp_aborted" | "mcp_timeout";
+export type DeadlineStop = CodeIn<"DeadlineStop">;
 
 /**
  * The rejection of {@link withinDeadline} when it stops waiting.

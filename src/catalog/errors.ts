@@ -1,70 +1,14 @@
 import { SluiceError } from "../errors.ts";
 import type { SessionErrorCode } from "../session/session.ts";
+import type { CodeOf } from "../codes.ts";
+import type { LockErrorCode } from "./lock.ts";
 
 /**
  * Stable codes for why discovery failed.
  *
  * @category Discovery and calls
  */
-export type DiscoveryErrorCode =
-  /** A binding's local name is empty or not `[A-Za-z0-9_-]{1,64}`. */
-  | "binding_invalid_name"
-  /** Two bindings share one local name. */
-  | "binding_duplicate_name"
-  /**
-   * A binding's policy is not `{ mode: "read", title }` (read) or
-   * `{ mode: "confirm", title, effect }` (write), with a non-empty title.
-   */
-  | "binding_policy_invalid"
-  /** A write binding's effect (in the binding or its policy) is not `write` or `destructive`. */
-  | "binding_effect_invalid"
-  /** A write binding's policy effect differs from its binding effect. */
-  | "binding_effect_mismatch"
-  /** A write binding lacks a non-empty bindingId, bindingRevision, scopeId or scopeRevision. */
-  | "binding_identity_missing"
-  /**
-   * A read binding has no `scope` field (a validator function or an explicit `null`), or a
-   * write binding's scope is not a function.
-   */
-  | "binding_scope_missing"
-  /** A binding is not an object, has a non-boolean `concurrencySafe`, or there are none. */
-  | "binding_invalid"
-  /** The server id is empty or not a string. */
-  | "server_id_invalid"
-  /** The limits are not an allowed adjustment of the defaults. */
-  | "limits_invalid"
-  /** The negotiated protocol version is missing or not one sluice accepts. */
-  | "mcp_protocol_version_unsupported"
-  /** The listed tools together exceed the catalog byte budget. */
-  | "mcp_catalog_too_large"
-  /** The server wants more pages than the page budget. */
-  | "mcp_too_many_pages"
-  /** The server lists more tools than the tool budget. */
-  | "mcp_too_many_tools"
-  /** A selected schema exceeds the per-schema byte budget. */
-  | "mcp_schema_too_large"
-  /** A selected description exceeds the description byte budget. */
-  | "mcp_description_too_large"
-  /** A selected schema does not fit the schema profile. */
-  | "mcp_schema_unsupported"
-  /** A bound tool is not in the server's list. */
-  | "mcp_tool_missing"
-  /** A bound tool's listed definition does not have the expected entry digest (a lock). */
-  | "catalog_lock_mismatch"
-  /** A bound tool requires task-augmented execution, which sluice does not do. */
-  | "mcp_tool_task_required"
-  /**
-   * A `listing` option that does not belong to the discovery's monitor, or another option
-   * discovery cannot use.
-   */
-  | "discovery_options_invalid"
-  /**
-   * The server broke the protocol (a malformed page, a bound tool listed twice or not plain
-   * JSON, a JSON-RPC error).
-   */
-  | "mcp_protocol_error"
-  /** A `tools/list` request failed: deadline, abort, closed session, transport (its code). */
-  | SessionErrorCode;
+export type DiscoveryErrorCode = Exclude<CodeOf<"discovery">, LockErrorCode> | SessionErrorCode;
 
 /**
  * Which schema of a tool a schema error concerns.

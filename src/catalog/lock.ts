@@ -15,6 +15,7 @@ import {
   definitionDigest,
   type ToolDefinition,
 } from "./revisions.ts";
+import type { CodeIn } from "../codes.ts";
 
 /**
  * The file name hosts conventionally give a lock.
@@ -77,13 +78,7 @@ export interface SluiceLock {
  *
  * @category Discovery and calls
  */
-export type LockErrorCode =
-  /** The lock is not JSON of the lock's shape. */
-  | "lock_invalid"
-  /** The lock's `lockfileVersion` is not one this version reads. */
-  | "lock_version_unsupported"
-  /** A digest in the lock is not the digest of what it covers (edited by hand, or corrupt). */
-  | "lock_digest_mismatch";
+export type LockErrorCode = CodeIn<"LockErrorCode">;
 
 /**
  * A refused lock; `path` is the JSON Pointer of the offending part.

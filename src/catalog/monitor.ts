@@ -73,7 +73,13 @@ export interface CatalogMonitorOptions {
  * "unavailable"`. When a watched stream ends, catalogs discovered under it turn stale.
  *
  * @example
- * ```ts ignore
+ * ```ts
+ * import { CatalogMonitor, discoverTools, type ReadToolBindings } from "@sluice/mcp";
+ * import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+ * declare const bindings: ReadToolBindings;
+ *
+ * const client = new Client({ name: "my-host", version: "1.0.0" });
+ * const transport = new StreamableHTTPClientTransport(new URL("https://docs.example.com/mcp"));
  * const monitor = new CatalogMonitor();
  * transport.onmessage = monitor.onMessage; // SDK chains it before its own handler
  * await client.connect(transport);

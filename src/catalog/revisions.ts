@@ -63,11 +63,12 @@ export interface ToolDefinition {
  * @example
  * ```ts
  * import { definitionOfEntry } from "@sluice/mcp";
- * const definition = definitionOfEntry({
+ * const entry = {
  *   localName: "docs__search", remoteName: "search", description: "Search",
  *   inputSchema: { type: "object" }, outputSchema: null, annotations: null,
  *   policy: { title: "Search" }, concurrencySafe: true,
- * });
+ * };
+ * const definition = definitionOfEntry(entry);
  * console.assert(definition.name === "search" && !("localName" in definition));
  * ```
  *

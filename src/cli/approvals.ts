@@ -191,7 +191,11 @@ export function describeApproval(
  * stderr), 2 usage error. With `--json` records are printed as terminal-safe JSON.
  *
  * @example
- * ```ts ignore
+ * ```ts
+ * import { runApprovalsCli } from "./approvals.ts";
+ * import { openCliStore } from "./store.ts";
+ * declare const id: string; // an approval's id
+ *
  * const code = await runApprovalsCli(["approve", id, "--by", "alice", "--db", "a.db"], {
  *   stdout: (t) => console.log(t), stderr: (t) => console.error(t),
  * }, { openStore: openCliStore });

@@ -8,21 +8,14 @@ import { SluiceError } from "../errors.ts";
 import { failureHint, type FailureSettings } from "../connect/failure.ts";
 import { EXIT_REFUSED } from "./exit_codes.ts";
 import { terminalSafe } from "./terminal.ts";
+import type { CodeOf } from "../codes.ts";
 
 /**
  * Codes of {@link CliError}.
  *
  * @category CLI
  */
-export type CliErrorCode =
-  | "cli_db_missing"
-  | "cli_db_not_a_file"
-  | "cli_db_not_a_store"
-  | "cli_db_token_in_url"
-  | "cli_db_unreadable"
-  | "cli_inbox_listen_failed"
-  | "cli_login_listen_failed"
-  | "cli_inspect_failed";
+export type CliErrorCode = CodeOf<"cli">;
 
 /**
  * A refusal of the CLI, with a stable code; the message never holds the refused secret.

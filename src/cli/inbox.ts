@@ -70,7 +70,11 @@ export const DEFAULT_INBOX_PORT = 8787;
  * code (0 done, 1 refused with `refused: <code>: <message>` on stderr, 2 usage error).
  *
  * @example
- * ```ts ignore
+ * ```ts
+ * import { runInboxCli } from "./inbox.ts";
+ * import { openCliStore } from "./store.ts";
+ * const io = { stdout: (t: string) => console.log(t), stderr: (t: string) => console.error(t) };
+ *
  * const code = await runInboxCli(["--db", "approvals.db", "--port", "8787"], io, {
  *   openStore: (url, options) => openCliStore(url, options),
  *   serve: async (handler, address) => {

@@ -246,7 +246,8 @@ function bindingsFor(tools: readonly Record<string, unknown>[]): ReadToolBinding
  * not be inspected (the code is printed), 2 usage error.
  *
  * @example
- * ```ts ignore
+ * ```ts
+ * import { runInspectCli } from "./inspect.ts";
  * const code = await runInspectCli(["https://mcp.example.com/mcp", "--json"], {
  *   stdout: (t) => console.log(t), stderr: (t) => console.error(t), env: () => undefined,
  * });

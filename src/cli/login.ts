@@ -113,9 +113,9 @@ const INITIALIZE = JSON.stringify({
  * `refused: <code>: <message>` with a `hint:` line where sluice knows what to change.
  *
  * @example
- * ```ts ignore
- * import { login } from "./src/cli/login.ts";
- * import { MemoryTokenStore } from "./mod.ts";
+ * ```ts
+ * import { login } from "./login.ts";
+ * import { MemoryTokenStore } from "@sluice/mcp";
  * const code = await login({
  *   url: "https://mcp.example.com/mcp",
  *   store: new MemoryTokenStore(),

@@ -1,6 +1,6 @@
 /**
  * The `sluice` command line: one dispatcher over a table of commands, the same code on Deno,
- * Node and Bun. The entry script (`scripts/sluice.ts`, the npm package's `bin`) only connects
+ * Node and Bun. The entry script (`cli.ts`, the npm package's `bin`) only connects
  * it to the process; everything here is a function of argv, the environment and two output
  * callbacks, so it is tested in process.
  *

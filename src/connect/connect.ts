@@ -196,7 +196,7 @@ interface Prepared {
  * be set up, or any cannot with `requireAll: true`, it rejects with a {@link ConnectError}.
  *
  * @example
- * ```ts ignore
+ * ```ts
  * import { connectAll } from "@sluice/mcp";
  * const connection = await connectAll({
  *   servers: [{ id: "docs", url: "https://mcp.example.com/mcp", token: Deno.env.get("TOKEN") }],
@@ -733,7 +733,7 @@ function buildReport(
  * {@link ConnectError} carrying its code and what to change; nothing is left open.
  *
  * @example
- * ```ts ignore
+ * ```ts
  * import { connect } from "@sluice/mcp";
  * const connection = await connect("https://mcp.example.com/mcp", {
  *   id: "docs",

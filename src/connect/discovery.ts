@@ -6,7 +6,7 @@
  * @module
  */
 import { canonicalize, type JsonObject, utf8Length } from "../identity/mod.ts";
-import { codeOf } from "../codes.ts";
+import { codeOf, type SluiceCode } from "../codes.ts";
 import type { ReadToolBinding, ScopeValidator } from "../catalog/bindings.ts";
 import type { DiscoveryError } from "../catalog/errors.ts";
 import type { ToolLimits } from "../catalog/limits.ts";
@@ -54,7 +54,7 @@ export interface ServerCatalog {
   readonly tools: readonly ConnectedTool[];
   readonly skipped: readonly SkippedTool[];
   /** Set when the session or the tool list failed (tools with owner specs may still be ready). */
-  readonly errorCode?: string;
+  readonly errorCode?: SluiceCode;
   /** What was thrown with `errorCode` (for `ConnectError`'s cause and transport message). */
   readonly error?: unknown;
   /** Set when the server announced a change while it was being listed (see `DiscoveryResult`). */
@@ -170,7 +170,7 @@ export async function discoverServer(
   const skip = (tool: AllowedTool, code: string, reason: string) =>
     skipped.push({ name: tool.localName, server: tool.server, tool: tool.tool, code, reason });
   let listing: ToolListing | undefined = expectations.listing;
-  let errorCode: string | undefined;
+  let errorCode: SluiceCode | undefined;
   let thrown: unknown;
   if (toList.length > 0 && listing === undefined) {
     try {

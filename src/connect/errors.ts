@@ -1,24 +1,12 @@
 import { SluiceError } from "../errors.ts";
+import type { CodeIn, SluiceCode } from "../codes.ts";
 
 /**
  * Stable codes for a configuration that `connect()` / `connectAll()` refuses.
  *
  * @category Agent developers: connect()
  */
-export type ConnectConfigErrorCode =
-  /** The configuration is not the documented shape (missing field, wrong type, unknown key). */
-  | "connect_config_invalid"
-  /** An allowlist entry is not an exact `"server.tool"` (a wildcard, an unknown server, ...). */
-  | "connect_allow_invalid"
-  /** Two allowed tools map to the same provider-safe local name. */
-  | "connect_name_collision"
-  /** A `preApproved` or `specs` entry names a tool that is not in the allowlist. */
-  | "connect_not_allowed"
-  /**
-   * `accept()` got a revision this connection did not stage (or already accepted or
-   * replaced), or a tool the revision does not add, change or remove.
-   */
-  | "connect_revision_invalid";
+export type ConnectConfigErrorCode = CodeIn<"ConnectConfigErrorCode">;
 
 /**
  * Thrown by `connect()` / `connectAll()` for a configuration they refuse. The message is
@@ -55,7 +43,7 @@ export interface ServerFailure {
   /** The server id. */
   readonly server: string;
   /** Its failure code (`transport_failed`, `transport_permission_denied`, ...). */
-  readonly code: string;
+  readonly code: SluiceCode;
   /** sluice's explanation, naming the setting to change (as `report()` has it). */
   readonly reason: string;
 }
@@ -81,7 +69,7 @@ export interface ServerFailure {
  *
  * @category Agent developers: connect()
  */
-export class ConnectError extends SluiceError<string> {
+export class ConnectError extends SluiceError {
   /** The id of the first failed server (configuration order). */
   readonly server: string;
   /** Every failed server, in configuration order. */

@@ -7,6 +7,7 @@
  * @module
  */
 import { SluiceError } from "../errors.ts";
+import type { SluiceCode } from "../codes.ts";
 import { needsLoopbackOption } from "../transport/policy.ts";
 import { ConnectError, type ServerFailure } from "./errors.ts";
 
@@ -163,7 +164,7 @@ export function serverFailureReason(code: string, url: URL): string {
 export interface FailedServer {
   readonly id: string;
   readonly url: URL;
-  readonly code: string;
+  readonly code: SluiceCode;
   /** What was thrown, kept as the error's `cause` and for its transport message. */
   readonly error?: unknown;
 }

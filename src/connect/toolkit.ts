@@ -30,6 +30,7 @@ import { ProviderExports } from "../providers/export_cache.ts";
 import type { ConnectedTool } from "./discovery.ts";
 import { type ConnectApprovalDecision, type ConnectEvent, elapsed, emitEvent } from "./events.ts";
 import type { ServerSession } from "./session.ts";
+import type { CodeIn } from "../codes.ts";
 
 /**
  * Every code a toolkit envelope can carry: the gate's, and `mcp_server_unavailable` for a tool
@@ -37,7 +38,7 @@ import type { ServerSession } from "./session.ts";
  *
  * @category Agent developers: connect()
  */
-export type ToolkitErrorCode = GateErrorCode | "mcp_server_unavailable";
+export type ToolkitErrorCode = GateErrorCode | CodeIn<"ToolkitErrorCode">;
 
 /**
  * What `toolkit.call` and `toolkit.resume` return: the one envelope, with the toolkit's codes.

@@ -10,6 +10,7 @@ import type { WriteToolRegistration } from "../calls/discover_write.ts";
 import type { ArgumentProblem } from "../calls/envelope.ts";
 import type { ApprovalDecider } from "../catalog/write_bindings.ts";
 import type { GateCall, GateCatalog, GateEnvelope, GateErrorCode, RunOptions } from "./types.ts";
+import type { CodeIn } from "../codes.ts";
 
 /**
  * A read tool of the gate.
@@ -86,7 +87,7 @@ export type ApprovalBindingFields = Readonly<ReturnType<typeof bindingOf>>;
  *
  * @category Gate
  */
-export type ToolMapProblem = "gate_registration_invalid" | "gate_duplicate_name";
+export type ToolMapProblem = CodeIn<"ToolMapProblem">;
 
 /**
  * The gate's tools by local name, or the first problem with the catalogs (a registration not

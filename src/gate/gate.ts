@@ -18,17 +18,14 @@ import type {
   RunOptions,
 } from "./types.ts";
 import { writeFailure, WritePath } from "./write_path.ts";
+import type { CodeIn } from "../codes.ts";
 
 /**
  * Stable codes of {@link GateError}.
  *
  * @category Gate
  */
-export type GateErrorCodeThrown =
-  | "gate_duplicate_name"
-  | "gate_registration_invalid"
-  | "gate_store_missing"
-  | "gate_options_invalid";
+export type GateErrorCodeThrown = CodeIn<"GateErrorCodeThrown">;
 
 /**
  * Thrown by the {@link Gate} constructor and for a malformed batch; codes `gate_*`.
@@ -95,9 +92,10 @@ function checkDeciders(tools: ReadonlyMap<string, GateTool>, options: GateOption
  * as is until a person reconciles it).
  *
  * @example
- * ```ts ignore
- * import { Gate } from "@sluice/mcp";
+ * ```ts
+ * import { type DiscoveryResult, Gate, type WriteDiscoveryResult } from "@sluice/mcp";
  * import { LibsqlApprovalStore } from "@sluice/mcp/libsql";
+ * declare const reads: DiscoveryResult, writes: WriteDiscoveryResult; // from discovery
  *
  * const store = await LibsqlApprovalStore.open("./approvals.db");
  * const gate = new Gate({ catalogs: [reads, writes], store });

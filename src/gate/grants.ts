@@ -21,8 +21,10 @@ import type {
  * is stored. Everything else is checked by the store (`approval_invalid_request`).
  *
  * @example
- * ```ts ignore
- * import { createGrant } from "@sluice/mcp";
+ * ```ts
+ * import { type ApprovalRecord, type ApprovalStore, createGrant } from "@sluice/mcp";
+ * declare const store: ApprovalStore, approval: ApprovalRecord;
+ *
  * await createGrant(store, {
  *   serverId: "records", toolName: "write_record", bindingId: "records-write",
  *   catalogDigest: approval.catalogDigest, runId: "run-42", maxUses: 2,

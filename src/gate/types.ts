@@ -9,6 +9,8 @@ import type { ToolRegistration } from "../calls/registration.ts";
 import type { WriteToolRegistration } from "../calls/discover_write.ts";
 import type { WriteEffect } from "../catalog/write_bindings.ts";
 import type { ApprovalRecord, ApprovalStore, ClaimRefusalCode } from "../approvals/types.ts";
+import type { CodeOf } from "../codes.ts";
+import type { GateErrorCodeThrown } from "./gate.ts";
 
 /**
  * One model tool call: the model's call id, the local tool name and its arguments.
@@ -29,25 +31,7 @@ export interface GateCall {
  *
  * @category Gate
  */
-export type GateOnlyErrorCode =
-  /** The model called a name no catalog of this gate (or toolkit) has. */
-  | "unknown_tool"
-  /** The call has no non-empty string id, or its id repeats within the batch. */
-  | "gate_invalid_call_id"
-  /** Another call of the batch failed admission, so nothing of the batch ran. */
-  | "batch_rejected"
-  /** The call waits for a person's decision in the approval store (then `resume`). */
-  | "approval_pending"
-  /** The inline approver did not return exactly `true` (or threw); nothing was sent. */
-  | "approval_denied"
-  /** The tool needs approval and nobody is configured to decide (`decidedBy: "none"`). */
-  | "approval_unavailable"
-  /** The approval store is not durable and the host did not allow it for tests. */
-  | "approval_store_not_durable"
-  /** The approval store failed; with effect `unknown` the write may have been sent. */
-  | "approval_store_error"
-  /** The run and call ids already belong to a pending approval with other content. */
-  | "approval_conflict";
+export type GateOnlyErrorCode = Exclude<CodeOf<"gate">, GateErrorCodeThrown>;
 
 /**
  * Every code a gate envelope can carry.

@@ -75,7 +75,7 @@ function tellPending(
 }
 
 /** The code of a store call's failure the model is told: expiry, or the store's own failure. */
-function storeRefusal(error: unknown): "approval_expired" | "approval_store_error" {
+function storeRefusal(error: unknown): GateErrorCode {
   return codeOf(error) === "approval_expired" ? "approval_expired" : "approval_store_error";
 }
 

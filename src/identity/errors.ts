@@ -1,22 +1,12 @@
 import { SluiceError } from "../errors.ts";
+import type { CodeOf } from "../codes.ts";
 
 /**
  * Stable codes for values that identity refuses.
  *
  * @category Identity
  */
-export type JsonErrorCode =
-  | "json_undefined"
-  | "json_function"
-  | "json_symbol"
-  | "json_bigint"
-  | "json_non_finite_number"
-  | "json_lone_surrogate"
-  | "json_cycle"
-  | "json_non_plain_object"
-  | "json_too_deep"
-  | "json_too_many_nodes"
-  | "json_too_large";
+export type JsonErrorCode = CodeOf<"identity">;
 
 /**
  * Thrown when a value is not plain JSON or exceeds a {@link JsonLimits} bound.

@@ -5,22 +5,14 @@
  * @module
  */
 import { SluiceError } from "../errors.ts";
+import type { CodeOf } from "../codes.ts";
 
 /**
  * Stable codes of the inbox: thrown by its constructors, or named in a refused response.
  *
  * @category Approval inbox
  */
-export type InboxErrorCode =
-  | "inbox_options_invalid"
-  | "inbox_unauthorized"
-  | "inbox_origin_refused"
-  | "inbox_token_invalid"
-  | "inbox_stale_form"
-  | "inbox_form_invalid"
-  | "inbox_not_found"
-  | "inbox_login_invalid"
-  | "inbox_webhook_failed";
+export type InboxErrorCode = CodeOf<"inbox">;
 
 /**
  * Thrown by `approvalInbox`, `oneTimeLogin` and `webhookNotifier` for bad options, and by a

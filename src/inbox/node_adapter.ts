@@ -42,9 +42,12 @@ export interface NodeResponseLike {
  * header and whether the socket is TLS.
  *
  * @example
- * ```ts ignore
+ * ```ts
  * import { createServer } from "node:http";
+ * import type { ApprovalStore } from "@sluice/mcp";
  * import { approvalInbox, toNodeListener } from "@sluice/mcp/inbox";
+ * declare const store: ApprovalStore, authorize: (request: Request) => string | undefined;
+ *
  * createServer(toNodeListener(approvalInbox({ store, authorize }))).listen(8787, "127.0.0.1");
  * ```
  *

@@ -367,10 +367,14 @@ export async function recordAISDKDenials(
  * success.
  *
  * @example
- * ```ts ignore
- * import { generateText, stepCountIs } from "ai";
+ * ```ts
+ * import { generateText, type LanguageModel, type ModelMessage, stepCountIs, type ToolSet } from "ai";
+ * import type { ApprovalStore, Connection } from "@sluice/mcp";
  * import { toAISDKTools } from "@sluice/mcp/ai-sdk";
- * const tools = toAISDKTools(connection.toolkit, {
+ * declare const connection: Connection, store: ApprovalStore, model: LanguageModel;
+ * declare const user: { email: string }, chat: { id: string }, messages: ModelMessage[];
+ *
+ * const tools = toAISDKTools<ToolSet>(connection.toolkit, {
  *   provider: "openai",
  *   strict: true,
  *   approvals: { store, decidedBy: user.email, runId: chat.id },

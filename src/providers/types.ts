@@ -5,6 +5,7 @@
  * @module
  */
 import type { JsonObject } from "../identity/mod.ts";
+import type { CodeIn } from "../codes.ts";
 
 /**
  * What a provider definition is built from: a model-facing name, description and schema.
@@ -47,11 +48,7 @@ export interface ProviderExportOptions {
  *
  * @category Agent developers: providers
  */
-export type ProviderRefusalCode =
-  /** The schema uses a keyword (or a value of one) the provider rejects or cannot keep. */
-  | "provider_schema_unsupported"
-  /** The tool name breaks the provider's name rule. */
-  | "provider_name_unsupported";
+export type ProviderRefusalCode = CodeIn<"ProviderRefusalCode">;
 
 /**
  * One reason a tool was left out of an export.

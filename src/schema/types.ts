@@ -1,4 +1,5 @@
 import type { JsonLimits, JsonObject } from "../identity/json.ts";
+import type { CodeIn } from "../codes.ts";
 
 /**
  * The name of sluice's schema profile, recorded wherever a schema was checked.
@@ -12,45 +13,7 @@ export const SCHEMA_PROFILE = "sluice.schema/v1";
  *
  * @category Schema profile
  */
-export type SchemaProblemCode =
-  /** The schema (or a subschema) is not a JSON object or boolean where one is required. */
-  | "schema_not_object"
-  /** A keyword outside the profile, `x-*` extensions included. */
-  | "schema_keyword_unsupported"
-  /** A keyword's value has the wrong JSON type or shape. */
-  | "schema_keyword_invalid"
-  /** `$ref` that is not a local reference into the root's definitions, or one that cannot resolve. */
-  | "schema_ref_unsupported"
-  /** A root `$schema` naming a dialect whose semantics differ, or any nested `$schema`. */
-  | "schema_dialect_unsupported"
-  /** The serialized schema is over `maxBytes`. */
-  | "schema_too_large"
-  /** The schema's JSON nests deeper than `maxDepth`. */
-  | "schema_too_deep"
-  /** More JSON nodes than `maxNodes`. */
-  | "schema_too_many_nodes"
-  /** An `enum` with more members than `maxEnumLength`. */
-  | "schema_enum_too_long"
-  /** A `pattern` (or `patternProperties` name) longer than `maxPatternLength`. */
-  | "schema_pattern_too_long"
-  /** A `pattern` (or `patternProperties` name) that is not ECMA-262 with the `u` flag. */
-  | "schema_pattern_invalid"
-  /**
-   * A valid ECMA-262 pattern that the linear-time engine cannot run: backreferences,
-   * lookaround, modifier groups, lone surrogates, Unicode properties RE2 does not know,
-   * repetition counts over 1,000.
-   */
-  | "schema_pattern_unsupported"
-  /**
-   * A pattern whose RE2 program is over 256 instructions (large counted repetitions such as
-   * `\w{1000}`): linear, but too slow per character to run on model-supplied strings.
-   */
-  | "schema_pattern_too_complex"
-  /**
-   * An `x-mcp-header` declaration that breaks MCP 2026-07-28's rules (placement, name syntax,
-   * property type, case-insensitive uniqueness); only with `mcpHeaders`.
-   */
-  | "schema_mcp_header_invalid";
+export type SchemaProblemCode = CodeIn<"SchemaProblemCode">;
 
 /**
  * One reason a schema does not fit the profile. Never carries the offending value.
@@ -117,11 +80,7 @@ export type SchemaCheckResult =
  *
  * @category Schema profile
  */
-export type ValidationErrorCode =
-  /** The value breaks a schema keyword. */
-  | "value_invalid"
-  /** The value is not plain JSON or is over its depth, node or byte budget. */
-  | "value_over_budget";
+export type ValidationErrorCode = CodeIn<"ValidationErrorCode">;
 
 /**
  * One validation failure: where and which keyword; never the offending value.

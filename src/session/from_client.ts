@@ -133,8 +133,12 @@ function classify(
  * undecodable result → `mcp_protocol_error`, anything else → `mcp_transport_error`.
  *
  * @example
- * ```ts ignore
- * const session = sessionFromClient(client); // client: connected v1 or v2 SDK Client
+ * ```ts
+ * import { sessionFromClient } from "@sluice/mcp";
+ * import type { Client } from "@modelcontextprotocol/client";
+ * declare const client: Client; // connected, v1 or v2 SDK
+ *
+ * const session = sessionFromClient(client);
  * const raw = await session.request("tools/list", {}, { timeoutMs: 30_000 });
  * ```
  *

@@ -6,35 +6,15 @@
  */
 import type { JsonObject } from "../identity/mod.ts";
 import { SluiceError } from "../errors.ts";
-import type { TransportErrorCode } from "../transport/errors.ts";
-import type { AuthErrorCode } from "../auth/errors.ts";
+import type { CodeOf } from "../codes.ts";
 
 /**
- * Why a request to the server produced no result.
+ * Why a request to the server produced no result: a session code, or the hardened fetch's or
+ * the OAuth client's own code (meanings: `docs/errors.md`).
  *
  * @category Discovery and calls
  */
-export type SessionErrorCode =
-  /** The request's deadline passed; a late result is discarded. */
-  | "mcp_timeout"
-  /** The caller's signal aborted the request. */
-  | "mcp_aborted"
-  /** The session is closed. */
-  | "mcp_connection_closed"
-  /** The server answered with a JSON-RPC error or a reply that is not JSON-RPC. */
-  | "mcp_protocol_error"
-  /** The transport failed, and no sluice transport code says why. */
-  | "mcp_transport_error"
-  /** Setting the session up failed (unusable reply, HTTP error, broken JSON-RPC). */
-  | "mcp_handshake_failed"
-  /** The server answered a protocol version outside sluice's allowlist. */
-  | "mcp_protocol_version_unsupported"
-  /** The server needs input (elicitation, sampling) sluice cannot give. */
-  | "mcp_input_required_unsupported"
-  /** sluice's hardened fetch refused or failed the request, with its own code. */
-  | TransportErrorCode
-  /** The OAuth client refused or failed (metadata, token, scope), with its own code. */
-  | AuthErrorCode;
+export type SessionErrorCode = CodeOf<"session" | "transport" | "auth">;
 
 /**
  * Options of one request.

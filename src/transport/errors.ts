@@ -1,46 +1,12 @@
 import { SluiceError } from "../errors.ts";
+import type { CodeOf } from "../codes.ts";
 
 /**
  * Stable codes for everything the hardened fetch refuses or fails on.
  *
  * @category Transport
  */
-export type TransportErrorCode =
-  /** The options given to `secureFetch` are inconsistent (for example a token without origin). */
-  | "transport_config_invalid"
-  /** The request URL does not parse. */
-  | "transport_url_invalid"
-  /** Not https, or plain http without the loopback option, or http to a non-loopback host. */
-  | "transport_scheme_refused"
-  /** The URL carries a user name or password. */
-  | "transport_userinfo_refused"
-  /** The host is an IP address (any spelling) that is not an allowed loopback address. */
-  | "transport_ip_literal_refused"
-  /** The host name itself is refused (cloud metadata names, `localhost` without the option). */
-  | "transport_host_refused"
-  /** The name resolved to at least one address that is not public. */
-  | "transport_address_refused"
-  /** The name could not be resolved, or resolved to nothing. */
-  | "transport_dns_failed"
-  /** The server answered with a redirect (any 3xx). */
-  | "transport_redirect_refused"
-  /** The server sent a compressed body (a `Content-Encoding` other than identity). */
-  | "transport_encoding_refused"
-  /** The response body is, or declared it would be, larger than `maxResponseBytes`. */
-  | "transport_response_too_large"
-  /** The one deadline over resolution, connection, headers and body passed. */
-  | "transport_timeout"
-  /** The caller's `AbortSignal` aborted the request. */
-  | "transport_aborted"
-  /**
-   * The runtime refused network access: Deno without `--allow-net` for the host (or, to check a
-   * host name, for the DNS server `Deno.resolveDns` asks). The message names the host and port.
-   */
-  | "transport_permission_denied"
-  /** TLS failed: certificate not trusted, not valid for the host name, or handshake error. */
-  | "transport_tls_failed"
-  /** Any other network failure (connection refused, reset, malformed response). */
-  | "transport_failed";
+export type TransportErrorCode = CodeOf<"transport">;
 
 /**
  * Thrown (or used to error a response body stream) by the function `secureFetch` returns.

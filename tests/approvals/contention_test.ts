@@ -21,7 +21,7 @@ import { openSchema } from "../../src/approvals/sql/migrate.ts";
 import type { SqlConnection } from "../../src/approvals/sql/connection.ts";
 import { SqlApprovalStore } from "../../src/approvals/sql/store.ts";
 import { SQLITE_SCHEMA } from "../../src/approvals/sqlite/schema_check.ts";
-import { expectationFor, makeRequest } from "../support/approval_requests.ts";
+import { expectationFor, makeRequest } from "../../fixtures/approval_requests.ts";
 import {
   checkContention,
   type ContentionFindings,
@@ -33,7 +33,7 @@ import {
   type SharedIds,
 } from "../support/contention.ts";
 import { openStore } from "../support/open_store.ts";
-import { postgresAvailable, startPostgres } from "../support/postgres_server.ts";
+import { postgresAvailable, startPostgres } from "../../fixtures/postgres_server.ts";
 import { d1Store, startD1Worker } from "../support/d1_rpc.ts";
 
 const child = new URL("../support/contention_child.ts", import.meta.url).pathname;

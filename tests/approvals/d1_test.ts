@@ -7,7 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { approvalStoreSuite } from "../support/approval_store_suite.ts";
-import { expectationFor, makeRequest } from "../support/approval_requests.ts";
+import { expectationFor, makeRequest } from "../../fixtures/approval_requests.ts";
 import { d1Store, type D1Worker, startD1Worker } from "../support/d1_rpc.ts";
 import type { ApprovalRecord, ClaimResult } from "../../src/approvals/mod.ts";
 import { SYNTHETIC_VALUE } from "../../fixtures/write_server.ts";

@@ -16,7 +16,7 @@ import {
   type ApprovalStore,
   MemoryApprovalStore,
 } from "../../src/approvals/mod.ts";
-import { expectationFor, makeRequest, testClock } from "../support/approval_requests.ts";
+import { expectationFor, makeRequest, testClock } from "../../fixtures/approval_requests.ts";
 
 async function withDir(body: (dir: string) => Promise<void>): Promise<void> {
   const dir = await Deno.makeTempDir({ prefix: "sluice-events-" });

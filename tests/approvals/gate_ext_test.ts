@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { type ApprovalStore, MemoryApprovalStore } from "../../mod.ts";
 import { LibsqlApprovalStore } from "../../libsql.ts";
-import { expectationFor, makeRequest, testClock } from "../support/approval_requests.ts";
+import { expectationFor, makeRequest, testClock } from "../../fixtures/approval_requests.ts";
 
 async function withStores(body: (store: ApprovalStore, name: string) => Promise<void>) {
   const dir = await Deno.makeTempDir({ prefix: "sluice-gate-ext-" });

@@ -10,8 +10,8 @@ import { processGone } from "../../fixtures/process.ts";
 import { LibsqlApprovalStore } from "../../libsql.ts";
 import { PostgresApprovalStore } from "../../postgres.ts";
 import type { ApprovalStore } from "../../src/approvals/mod.ts";
-import { makeRequest } from "../support/approval_requests.ts";
-import { postgresAvailable, startPostgres } from "../support/postgres_server.ts";
+import { makeRequest } from "../../fixtures/approval_requests.ts";
+import { postgresAvailable, startPostgres } from "../../fixtures/postgres_server.ts";
 
 const racer = new URL("../support/grant_racer.ts", import.meta.url).pathname;
 const PROCESSES = 4;

@@ -10,11 +10,11 @@ import { LibsqlApprovalStore, resolveStoreUrl } from "../../libsql.ts";
 import { discoverWriteTools, Gate, SluiceError } from "../../mod.ts";
 import { SYNTHETIC_VALUE, WRITE_TOOL } from "../../fixtures/write_server.ts";
 import { startMemoryWriteServer } from "../../fixtures/write_server_memory.ts";
-import { writeBinding } from "../support/write_bindings.ts";
+import { writeBinding } from "../../fixtures/write_bindings.ts";
 import { checkDurability, readDurability } from "../../src/approvals/libsql/durability.ts";
 import { LATEST_SCHEMA_VERSION } from "../../src/approvals/sqlite/migrations.ts";
 import type { ApprovalRecord, ClaimResult } from "../../src/approvals/mod.ts";
-import { expectationFor, makeRequest } from "../support/approval_requests.ts";
+import { expectationFor, makeRequest } from "../../fixtures/approval_requests.ts";
 import { rejectsWith } from "../support/approval_store_suite.ts";
 import { rawSqlAttempts, type SeededIds, seedStates } from "../support/raw_sql_attempts.ts";
 

@@ -10,7 +10,7 @@ import { PostgresApprovalStore } from "../../postgres.ts";
 import { SluiceError } from "../../mod.ts";
 import { POSTGRES_LATEST_VERSION } from "../../src/approvals/postgres/migrations.ts";
 import { approvalStoreSuite, rejectsWith } from "../support/approval_store_suite.ts";
-import { expectationFor, makeRequest } from "../support/approval_requests.ts";
+import { expectationFor, makeRequest } from "../../fixtures/approval_requests.ts";
 import {
   type RawSqlAttempt,
   rawSqlAttempts,
@@ -21,7 +21,7 @@ import {
   postgresAvailable,
   type PostgresServer,
   startPostgres,
-} from "../support/postgres_server.ts";
+} from "../../fixtures/postgres_server.ts";
 
 const available = postgresAvailable();
 let server: PostgresServer | undefined;
@@ -169,7 +169,7 @@ if (available) {
         args: [
           "run",
           "-A",
-          new URL("../../scripts/sluice.ts", import.meta.url).pathname,
+          new URL("../../cli.ts", import.meta.url).pathname,
           "approvals",
           "approve",
           id,

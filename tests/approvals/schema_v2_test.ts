@@ -19,9 +19,9 @@ import { POSTGRES_SCHEMA } from "../../src/approvals/postgres/schema_check.ts";
 import type { SqlConnection } from "../../src/approvals/sql/connection.ts";
 import type { SchemaDefinition } from "../../src/approvals/sql/migrate.ts";
 import { SQLITE_SCHEMA } from "../../src/approvals/sqlite/schema_check.ts";
-import { makeRequest } from "../support/approval_requests.ts";
+import { makeRequest } from "../../fixtures/approval_requests.ts";
 import { migrateTo } from "../support/schema_at.ts";
-import { postgresAvailable, startPostgres } from "../support/postgres_server.ts";
+import { postgresAvailable, startPostgres } from "../../fixtures/postgres_server.ts";
 
 /** The columns of a version-1 row (no `supersedes`) and their values for a pending approval. */
 async function v1Row(id: string, call = true) {

@@ -20,9 +20,9 @@ import { POSTGRES_SCHEMA } from "../../src/approvals/postgres/schema_check.ts";
 import type { SqlConnection, SqlStatement } from "../../src/approvals/sql/connection.ts";
 import type { SchemaDefinition } from "../../src/approvals/sql/migrate.ts";
 import { SQLITE_SCHEMA } from "../../src/approvals/sqlite/schema_check.ts";
-import { makeRequest } from "../support/approval_requests.ts";
+import { makeRequest } from "../../fixtures/approval_requests.ts";
 import { migrateTo } from "../support/schema_at.ts";
-import { postgresAvailable, startPostgres } from "../support/postgres_server.ts";
+import { postgresAvailable, startPostgres } from "../../fixtures/postgres_server.ts";
 
 const T = Date.UTC(2026, 10, 30, 12, 0, 0);
 const set = (id: string, assignments: string, args: (string | number)[]): SqlStatement => ({

@@ -7,7 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { connect, type FetchFunction, OAuthClient, type Resolver } from "../../mod.ts";
-import { setupCode } from "../support/connect_servers.ts";
+import { setupCode } from "../../fixtures/connect_servers.ts";
 
 const PUBLIC = "93.184.216.34";
 const TABLE: Record<string, string> = {

@@ -10,8 +10,8 @@ import assert from "node:assert/strict";
 import { LibsqlTokenStore } from "../../libsql.ts";
 import { browserTestsRun } from "../support/inbox_browser.ts";
 import { authorizeInBrowser, startLogin, withOAuthWorld } from "../support/oauth_browser.ts";
-import { freePort } from "../support/connect_servers.ts";
-import { root, run } from "../../scripts/support/npm_cache.ts";
+import { freePort } from "../../fixtures/connect_servers.ts";
+import { root, run } from "../../fixtures/package/npm_cache.ts";
 
 const base64 = (bytes: Uint8Array) => btoa(String.fromCharCode(...bytes));
 
@@ -30,7 +30,7 @@ Deno.test({
     try {
       const loginPort = freePort();
       const login = await startLogin(
-        [Deno.execPath(), "run", "-A", "--quiet", "scripts/sluice.ts"],
+        [Deno.execPath(), "run", "-A", "--quiet", "cli.ts"],
         [mcp.url.href, "--db", db, "--allow-loopback", "--port", String(loginPort)],
         env,
       );

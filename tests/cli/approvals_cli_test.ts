@@ -1,15 +1,15 @@
 /**
  * `sluice approvals`: in-process through `runApprovalsCli` with captured output against a real
- * libSQL file, and from another process through `scripts/sluice.ts`.
+ * libSQL file, and from another process through `cli.ts`.
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { LibsqlApprovalStore } from "../../libsql.ts";
 import { runApprovalsCli } from "../../src/cli/approvals.ts";
-import { expectationFor, makeRequest, testClock } from "../support/approval_requests.ts";
+import { expectationFor, makeRequest, testClock } from "../../fixtures/approval_requests.ts";
 
 const deno = Deno.execPath();
-const script = new URL("../../scripts/sluice.ts", import.meta.url).pathname;
+const script = new URL("../../cli.ts", import.meta.url).pathname;
 
 interface Fixture {
   path: string;

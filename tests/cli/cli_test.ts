@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { LibsqlApprovalStore } from "../../libsql.ts";
 import { runCli } from "../../src/cli/main.ts";
 import { VERSION } from "../../src/cli/version.ts";
-import { makeRequest, testClock } from "../support/approval_requests.ts";
+import { makeRequest, testClock } from "../../fixtures/approval_requests.ts";
 import { runScript } from "../support/run_script.ts";
 
 interface Run {
@@ -211,10 +211,10 @@ Deno.test("sluice approvals refuses a whitespace-only --by", async () => {
   });
 });
 
-Deno.test("scripts/sluice.ts runs the same CLI as a process", async () => {
-  const version = await runScript("scripts/sluice.ts", "--version");
+Deno.test("cli.ts runs the same CLI as a process", async () => {
+  const version = await runScript("cli.ts", "--version");
   assert.deepEqual([version.code, version.stdout], [0, `sluice ${VERSION}\n`]);
-  const unknown = await runScript("scripts/sluice.ts", "nope");
+  const unknown = await runScript("cli.ts", "nope");
   assert.equal(unknown.code, 2);
   assert.match(unknown.stderr, /unknown command "nope"/);
 });

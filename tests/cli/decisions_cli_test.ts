@@ -1,14 +1,14 @@
 /**
  * `sluice approvals approve --args-file` and `sluice grants list | create | revoke`: in process
  * through the runners with captured output against a real libSQL file, and once through
- * `scripts/sluice.ts` in another process.
+ * `cli.ts` in another process.
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { LibsqlApprovalStore } from "../../libsql.ts";
 import { runApprovalsCli } from "../../src/cli/approvals.ts";
 import { runGrantsCli } from "../../src/cli/grants.ts";
-import { makeRequest } from "../support/approval_requests.ts";
+import { makeRequest } from "../../fixtures/approval_requests.ts";
 
 type Runner = typeof runApprovalsCli;
 
@@ -156,7 +156,7 @@ Deno.test("sluice grants list runs as its own process", async () => {
       args: [
         "run",
         "-A",
-        new URL("../../scripts/sluice.ts", import.meta.url).pathname,
+        new URL("../../cli.ts", import.meta.url).pathname,
         "grants",
         "list",
         "--db",

@@ -1,5 +1,5 @@
 /**
- * `sluice inspect <url> --lock <file>` as a user runs it: the real CLI (`scripts/sluice.ts`) in
+ * `sluice inspect <url> --lock <file>` as a user runs it: the real CLI (`cli.ts`) in
  * its own process against the read fixture over Streamable HTTP on loopback. Absent, the lock is
  * written and reads back with `parseLock`; present and matching, exit 0; after the server
  * changes one description and one schema, exit 1 with the rendered diff naming exactly those
@@ -17,7 +17,7 @@ Deno.test("sluice inspect --lock: writes the lock, then checks it like a package
   const file = `${dir}/sluice.lock.json`;
   const inspect = (...extra: string[]) =>
     runScript(
-      "scripts/sluice.ts",
+      "cli.ts",
       "inspect",
       server.url.href,
       "--allow-loopback",
@@ -66,7 +66,7 @@ Deno.test("sluice inspect --lock: writes the lock, then checks it like a package
     assert.match(diff.stdout, /^~ echo /m);
     assert.match(diff.stdout, new RegExp(`\\(${names.length - 2} unchanged\\)`));
 
-    const usage = await runScript("scripts/sluice.ts", "inspect", server.url.href, "--diff");
+    const usage = await runScript("cli.ts", "inspect", server.url.href, "--diff");
     assert.equal(usage.code, 2);
     assert.match(usage.stderr, /--diff needs --lock/);
   } finally {

@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { startHttpServer } from "../../fixtures/read_server_http.ts";
 import { runCli } from "../../src/cli/main.ts";
 import type { InspectReport, StarterConfig } from "../../src/cli/inspect_report.ts";
-import { startEverythingHttp, startScriptedServer, tool } from "../support/connect_servers.ts";
+import { startEverythingHttp, startScriptedServer, tool } from "../../fixtures/connect_servers.ts";
 import { REPO_ROOT } from "../support/sessions.ts";
 import { startCountingRelay } from "../support/counting_relay.ts";
 

@@ -9,8 +9,8 @@
  */
 import assert from "node:assert/strict";
 import { LibsqlTokenStore } from "../../libsql.ts";
-import { writeJavaScript } from "../../scripts/build_npm.ts";
-import { CLI_ENTRY, packageGraph } from "../../scripts/support/package_graph.ts";
+import { writeJavaScript } from "../../fixtures/package/javascript.ts";
+import { CLI_ENTRY, packageGraph } from "../../fixtures/package/package_graph.ts";
 import {
   bunBinary,
   ensureInstalled,
@@ -19,16 +19,16 @@ import {
   root,
   run,
   RUNTIME_CACHE,
-} from "../../scripts/support/npm_cache.ts";
+} from "../../fixtures/package/npm_cache.ts";
 import { browserTestsRun } from "../support/inbox_browser.ts";
 import { authorizeInBrowser, startLogin, withOAuthWorld } from "../support/oauth_browser.ts";
-import { freePort } from "../support/connect_servers.ts";
+import { freePort } from "../../fixtures/connect_servers.ts";
 
 /** How a runtime starts the CLI: the command before `login ...`, from the repository root. */
 type Launcher = (built: () => Promise<string>) => Promise<string[]>;
 
 const RUNTIMES: Record<string, Launcher> = {
-  Deno: () => Promise.resolve([Deno.execPath(), "run", "-A", "--quiet", "scripts/sluice.ts"]),
+  Deno: () => Promise.resolve([Deno.execPath(), "run", "-A", "--quiet", "cli.ts"]),
   "Node 20": async (built) => {
     const node = await onPath("node");
     assert.ok(node !== undefined, "node is not on PATH");
@@ -47,13 +47,13 @@ const RUNTIMES: Record<string, Launcher> = {
 async function withBuiltCli<T>(body: (built: () => Promise<string>) => Promise<T>): Promise<T> {
   let dir: string | undefined;
   const built = async () => {
-    if (dir !== undefined) return `${dir}/scripts/sluice.js`;
+    if (dir !== undefined) return `${dir}/cli.js`;
     const graph = await packageGraph([CLI_ENTRY]);
     await ensureInstalled(RUNTIME_CACHE, graph.dependencies);
     dir = await Deno.makeTempDir({ prefix: "sluice-login-cli-" });
     assert.deepEqual(await writeJavaScript(graph.files, dir), []);
     await Deno.symlink(`${RUNTIME_CACHE}/node_modules`, `${dir}/node_modules`);
-    return `${dir}/scripts/sluice.js`;
+    return `${dir}/cli.js`;
   };
   try {
     return await body(built);

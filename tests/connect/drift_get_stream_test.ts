@@ -14,7 +14,7 @@ import {
   type ScriptedRequest,
   startScriptedServer,
   tool,
-} from "../support/connect_servers.ts";
+} from "../../fixtures/connect_servers.ts";
 import { startLegacyHttpServer } from "../../fixtures/legacy_server_http.ts";
 import { startHttpServer } from "../../fixtures/read_server_http.ts";
 

@@ -20,7 +20,7 @@ import {
   type ScriptedRequest,
   startScriptedServer,
   tool,
-} from "../support/connect_servers.ts";
+} from "../../fixtures/connect_servers.ts";
 import { READ_TOOL, SYNTHETIC_VALUE, WRITE_TOOL } from "../../fixtures/write_server.ts";
 import { createWriteWorkspace, startWriteServerHttp } from "../../fixtures/write_server_launch.ts";
 import { readLedger, receivedCounts } from "../../fixtures/write_ledger.ts";

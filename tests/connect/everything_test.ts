@@ -4,7 +4,7 @@
 // 127.0.0.1 by fixtures/server_everything_http.ts, and is stopped by PID in `finally`.
 import assert from "node:assert/strict";
 import { connect, type ConnectEvent } from "../../mod.ts";
-import { startEverythingHttp } from "../support/connect_servers.ts";
+import { startEverythingHttp } from "../../fixtures/connect_servers.ts";
 import { processAlive } from "../support/sessions.ts";
 
 Deno.test("server-everything over Streamable HTTP: connect, report, call echo", async () => {

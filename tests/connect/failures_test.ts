@@ -17,7 +17,7 @@ import {
   MemoryApprovalStore,
 } from "../../mod.ts";
 import { startHttpServer } from "../../fixtures/read_server_http.ts";
-import { freePort } from "../support/connect_servers.ts";
+import { freePort } from "../../fixtures/connect_servers.ts";
 
 const LOOPBACK = { dangerouslyAllowLoopback: true, timeoutMs: 5_000 } as const;
 

@@ -17,7 +17,7 @@ import {
 } from "../../mod.ts";
 import { startHttpServer } from "../../fixtures/read_server_http.ts";
 import { REMOTE_SECRET } from "../../fixtures/read_tools.ts";
-import { result, startScriptedServer, tool } from "../support/connect_servers.ts";
+import { result, startScriptedServer, tool } from "../../fixtures/connect_servers.ts";
 
 const LOOPBACK = { dangerouslyAllowLoopback: true, timeoutMs: 5_000 } as const;
 const SERVER = { id: "docs", url: "https://mcp.example.com/mcp" };

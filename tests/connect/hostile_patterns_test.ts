@@ -14,7 +14,7 @@ import {
   FITTING_SIZE,
   redos,
   shapes,
-} from "../../scripts/bench/patterns.ts";
+} from "../../fixtures/pattern_cases.ts";
 
 const REFUSED = redos.slice(0, 3).map(([pattern]) => pattern);
 

@@ -13,7 +13,7 @@ import {
   type ScriptedHandlers,
   startScriptedServer,
   tool,
-} from "../support/connect_servers.ts";
+} from "../../fixtures/connect_servers.ts";
 
 const DEADLINE_MS = 1_500;
 /** For the cases that must fail on the reply: waiting for this would end in mcp_timeout. */

@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import { connect } from "../../mod.ts";
 import { processGone } from "../../fixtures/process.ts";
-import { startLoopbackServer } from "../support/connect_servers.ts";
+import { startLoopbackServer } from "../../fixtures/connect_servers.ts";
 
 const EVERYTHING = new URL("../../fixtures/server_everything.ts", import.meta.url).pathname;
 

@@ -7,7 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { connect, type ConnectOptions, parseLock, serializeLock } from "../../mod.ts";
-import { result, startScriptedServer, tool } from "../support/connect_servers.ts";
+import { result, startScriptedServer, tool } from "../../fixtures/connect_servers.ts";
 
 const LOOPBACK = { dangerouslyAllowLoopback: true, timeoutMs: 5_000 } as const;
 

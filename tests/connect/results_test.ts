@@ -11,7 +11,7 @@ import {
   result,
   startScriptedServer,
   tool,
-} from "../support/connect_servers.ts";
+} from "../../fixtures/connect_servers.ts";
 
 const LOOPBACK = { dangerouslyAllowLoopback: true } as const;
 

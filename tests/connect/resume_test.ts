@@ -13,7 +13,7 @@ import {
   result,
   startScriptedServer,
   startSdkExample,
-} from "../support/connect_servers.ts";
+} from "../../fixtures/connect_servers.ts";
 
 const LOOPBACK = { dangerouslyAllowLoopback: true } as const;
 

@@ -7,7 +7,7 @@ import { connect, ConnectError, type ConnectEvent, EraCache } from "../../mod.ts
 import { startHttpServer } from "../../fixtures/read_server_http.ts";
 import { startLegacyHttpServer } from "../../fixtures/legacy_server_http.ts";
 import { LibsqlApprovalStore } from "../../libsql.ts";
-import { initializeResult, result, startScriptedServer } from "../support/connect_servers.ts";
+import { initializeResult, result, startScriptedServer } from "../../fixtures/connect_servers.ts";
 
 const LOOPBACK = { dangerouslyAllowLoopback: true, timeoutMs: 5_000 } as const;
 

@@ -10,7 +10,7 @@ import {
   type ScriptedRequest,
   startScriptedServer,
   tool,
-} from "../support/connect_servers.ts";
+} from "../../fixtures/connect_servers.ts";
 import { MAX_TTL_RELIST_MS, MIN_TTL_RELIST_MS, ttlRelistDelay } from "../../src/connect/ttl.ts";
 
 Deno.test("ttlRelistDelay() clamps the hint to 1 s..1 h", () => {

@@ -16,8 +16,8 @@
 import assert from "node:assert/strict";
 import postgres from "postgres";
 import { PostgresApprovalStore } from "../../postgres.ts";
-import { run } from "../../scripts/support/npm_cache.ts";
-import { postgresAvailable, startPostgres } from "../support/postgres_server.ts";
+import { run } from "../../fixtures/package/npm_cache.ts";
+import { postgresAvailable, startPostgres } from "../../fixtures/postgres_server.ts";
 import { writeCycles } from "../support/write_cycles.ts";
 
 const STRACE = "/usr/bin/strace";

@@ -16,7 +16,7 @@ import { LibsqlApprovalStore } from "../../libsql.ts";
 import { SYNTHETIC_VALUE } from "../../fixtures/write_server.ts";
 import { createWriteWorkspace, processGone } from "../../fixtures/write_server_launch.ts";
 import { readLedger, receivedCounts } from "../../fixtures/write_ledger.ts";
-import { writeBinding } from "../support/write_bindings.ts";
+import { writeBinding } from "../../fixtures/write_bindings.ts";
 import { connectWriteStdio } from "../support/write_stdio.ts";
 
 const save = (id: string, key: string, value: unknown = SYNTHETIC_VALUE) => ({

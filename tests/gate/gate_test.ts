@@ -21,7 +21,7 @@ import {
   type MemoryWriteServer,
   startMemoryWriteServer,
 } from "../../fixtures/write_server_memory.ts";
-import { readBinding, writeBinding } from "../support/write_bindings.ts";
+import { readBinding, writeBinding } from "../../fixtures/write_bindings.ts";
 
 interface Setup {
   server: MemoryWriteServer;

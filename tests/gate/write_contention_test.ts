@@ -14,7 +14,7 @@ import assert from "node:assert/strict";
 import { createGrant, grantScopeOf } from "../../mod.ts";
 import type { ApprovalStore } from "../../src/approvals/mod.ts";
 import { openStore } from "../support/open_store.ts";
-import { postgresAvailable, startPostgres } from "../support/postgres_server.ts";
+import { postgresAvailable, startPostgres } from "../../fixtures/postgres_server.ts";
 import {
   createWriteWorkspace,
   processGone,

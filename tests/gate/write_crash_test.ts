@@ -17,7 +17,7 @@ import {
   postgresAvailable,
   type PostgresServer,
   startPostgres,
-} from "../support/postgres_server.ts";
+} from "../../fixtures/postgres_server.ts";
 import { createWriteWorkspace, processGone } from "../../fixtures/write_server_launch.ts";
 import { readLedger, receivedCounts } from "../../fixtures/write_ledger.ts";
 import { envelopeOf, hostArgs, startHost } from "../support/write_e2e.ts";

@@ -9,7 +9,7 @@
  */
 import assert from "node:assert/strict";
 import { openStore } from "../support/open_store.ts";
-import { postgresAvailable, startPostgres } from "../support/postgres_server.ts";
+import { postgresAvailable, startPostgres } from "../../fixtures/postgres_server.ts";
 import {
   createWriteWorkspace,
   processGone,

@@ -26,7 +26,7 @@ import { SYNTHETIC_VALUE } from "../../fixtures/write_server.ts";
 import { createWriteWorkspace } from "../../fixtures/write_server_launch.ts";
 import { readLedger, receivedFor } from "../../fixtures/write_ledger.ts";
 import { envelopeOf, hostArgs, startHost } from "../support/write_e2e.ts";
-import { ASTRAL_ARGUMENTS, makeRequest } from "../support/approval_requests.ts";
+import { ASTRAL_ARGUMENTS, makeRequest } from "../../fixtures/approval_requests.ts";
 import { browserTestsRun, launchChromium, startInboxCli } from "../support/inbox_browser.ts";
 
 const RUN = browserTestsRun();

@@ -9,7 +9,7 @@ import type { AddressInfo } from "node:net";
 import { approvalInbox, oneTimeLogin, toNodeListener } from "../../inbox.ts";
 import { runInboxCli } from "../../src/cli/inbox.ts";
 import { MemoryApprovalStore } from "../../src/approvals/memory.ts";
-import { makeRequest } from "../support/approval_requests.ts";
+import { makeRequest } from "../../fixtures/approval_requests.ts";
 import { runSluice } from "../support/run_script.ts";
 import { createClient } from "@libsql/client";
 import { LibsqlApprovalStore } from "../../libsql.ts";

@@ -9,7 +9,7 @@ import { MemoryApprovalStore } from "../../src/approvals/memory.ts";
 import type { ApprovalStore } from "../../src/approvals/types.ts";
 import { LibsqlApprovalStore } from "../../libsql.ts";
 import { approvalInbox, type InboxHandler } from "../../inbox.ts";
-import { ASTRAL_ARGUMENTS, makeRequest } from "../support/approval_requests.ts";
+import { ASTRAL_ARGUMENTS, makeRequest } from "../../fixtures/approval_requests.ts";
 
 const ORIGIN = "http://127.0.0.1:8787";
 const PERSON_HEADER = "x-test-person";

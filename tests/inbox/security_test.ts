@@ -10,7 +10,7 @@ import type { ApprovalStore } from "../../src/approvals/types.ts";
 import { approvalInbox, InboxError, type InboxHandler, oneTimeLogin } from "../../inbox.ts";
 import { codeOf } from "../../src/codes.ts";
 import { attr, text } from "../../src/inbox/html.ts";
-import { expectationFor, makeRequest } from "../support/approval_requests.ts";
+import { expectationFor, makeRequest } from "../../fixtures/approval_requests.ts";
 
 const ORIGIN = "http://127.0.0.1:8787";
 const PERSON_HEADER = "x-test-person";

@@ -23,7 +23,7 @@ import { codeOf } from "../../src/codes.ts";
 import { SYNTHETIC_VALUE } from "../../fixtures/write_server.ts";
 import { startMemoryWriteServer } from "../../fixtures/write_server_memory.ts";
 import { startHttpServer } from "../../fixtures/read_server_http.ts";
-import { writeBinding } from "../support/write_bindings.ts";
+import { writeBinding } from "../../fixtures/write_bindings.ts";
 
 const SECRET = "a shared secret for the test hook";
 const LOOPBACK = { dangerouslyAllowLoopback: true, timeoutMs: 5_000 } as const;

@@ -2,7 +2,7 @@
 // `deno test` whose import map sends `ai` (the adapter's own import included) to the second
 // version deno.json pins (`ai6`), as a user with `ai@6` installed has it.
 import assert from "node:assert/strict";
-import { root, run } from "../../scripts/support/npm_cache.ts";
+import { root, run } from "../../fixtures/package/npm_cache.ts";
 
 const FILES = ["tests/providers/ai_sdk_approval_test.ts", "tests/providers/ai_sdk_types_test.ts"];
 

@@ -8,7 +8,7 @@ import { generateText, stepCountIs, type ToolSet } from "ai";
 import { MockLanguageModelV4 } from "ai/test";
 import { APPROVAL_TEXT, connect, MemoryApprovalStore } from "../../mod.ts";
 import { type AISDKToolResult, toAISDKTools, toolResultOf } from "../../ai-sdk.ts";
-import { result, startScriptedServer, tool } from "../support/connect_servers.ts";
+import { result, startScriptedServer, tool } from "../../fixtures/connect_servers.ts";
 import { answer, toolCall } from "../support/ai_sdk_steps.ts";
 
 const LOOKUP_SCHEMA = {

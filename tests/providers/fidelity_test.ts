@@ -24,7 +24,7 @@ import {
   readCaptures,
   reportsByLabel,
   summarize,
-} from "../../scripts/fidelity.ts";
+} from "../../fixtures/fidelity.ts";
 import { corpusDir } from "../support/corpus.ts";
 
 const isObject = (value: unknown): value is JsonObject =>

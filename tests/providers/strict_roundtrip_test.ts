@@ -5,9 +5,9 @@
 // properties absent. Sent as the model wrote them, the nulls would be refused locally.
 import assert from "node:assert/strict";
 import { connect, type JsonObject, stripExportNulls, toOpenAITools } from "../../mod.ts";
-import { readCaptures } from "../../scripts/fidelity.ts";
+import { readCaptures } from "../../fixtures/fidelity.ts";
 import { corpusDir } from "../support/corpus.ts";
-import { result, startScriptedServer } from "../support/connect_servers.ts";
+import { result, startScriptedServer } from "../../fixtures/connect_servers.ts";
 
 const corpus = corpusDir("providers_strict_roundtrip_test");
 

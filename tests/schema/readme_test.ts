@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { checkSchema } from "../../mod.ts";
-import { admittedTools, corpusDirectory } from "../../scripts/schema_corpus.ts";
+import { admittedTools, corpusDirectory } from "../../fixtures/schema_corpus.ts";
 import { KEYWORDS } from "../../src/schema/keywords.ts";
 
 Deno.test("the profile page's keyword table states exactly the profile's verdicts", () => {

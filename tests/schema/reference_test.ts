@@ -14,7 +14,7 @@ import {
   createEventSchema,
   manyPatternsArgument,
   manyPatternsSchema,
-} from "../../scripts/bench/validation.ts";
+} from "../../fixtures/validation_inputs.ts";
 
 /** Member names, some needing pointer escapes, one that is a prototype's name. */
 const NAMES = ["a", "b", "c", "d/e", "f~g", "__proto__", "sp ace%#"] as const;

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { runSuite, type SuiteCounts, suiteTable } from "../../scripts/schema_suite.ts";
+import { runSuite, type SuiteCounts, suiteTable } from "../../fixtures/schema_suite.ts";
 import { KEYWORDS } from "../../src/schema/keywords.ts";
 
 const page = Deno.readTextFileSync(new URL("../../docs/schema-profile.md", import.meta.url));

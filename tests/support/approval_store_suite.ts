@@ -16,7 +16,12 @@ import {
   type ClaimResult,
   type GrantInput,
 } from "../../src/approvals/mod.ts";
-import { expectationFor, makeRequest, type TestClock, testClock } from "./approval_requests.ts";
+import {
+  expectationFor,
+  makeRequest,
+  type TestClock,
+  testClock,
+} from "../../fixtures/approval_requests.ts";
 
 /** Opens a fresh, empty store on the given clock; `cleanup` removes whatever it created. */
 export type StoreFactory = (clock: TestClock) => Promise<{

@@ -20,7 +20,7 @@ import {
 } from "../../src/approvals/mod.ts";
 import { approvalHistory } from "../../src/approvals/history.ts";
 import type { JsonObject } from "../../src/identity/mod.ts";
-import { expectationFor, makeRequest } from "./approval_requests.ts";
+import { expectationFor, makeRequest } from "../../fixtures/approval_requests.ts";
 
 /** What one story does with its approval. */
 export type StoryKind =

@@ -1,6 +1,6 @@
 /**
  * Headless Chromium for the inbox's browser tests: Debian's `chromium` driven by
- * `playwright-core`, and `scripts/sluice.ts inbox` (`sluice inbox`) started as a real process that
+ * `playwright-core`, and `cli.ts inbox` (`sluice inbox`) started as a real process that
  * prints its one-time login link.
  *
  * @module
@@ -56,7 +56,7 @@ export interface InboxProcess {
 }
 
 /**
- * Starts `scripts/sluice.ts inbox --db <db> --port 0 --as <person>` (no `--as` when `person` is
+ * Starts `cli.ts inbox --db <db> --port 0 --as <person>` (no `--as` when `person` is
  * undefined; `env` then replaces the whole environment); waits (bounded) for its link.
  */
 export async function startInboxCli(
@@ -70,7 +70,7 @@ export async function startInboxCli(
       "run",
       "-A",
       "--quiet",
-      "scripts/sluice.ts",
+      "cli.ts",
       "inbox",
       "--db",
       db,

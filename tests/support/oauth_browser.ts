@@ -6,7 +6,7 @@
  * @module
  */
 import type { Browser } from "playwright-core";
-import { root } from "../../scripts/support/npm_cache.ts";
+import { root } from "../../fixtures/package/npm_cache.ts";
 import {
   type AuthorizationServerProcess,
   type ProtectedMcpServer,

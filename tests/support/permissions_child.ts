@@ -15,7 +15,7 @@
  */
 import { connect, ConnectError, MemoryApprovalStore } from "../../mod.ts";
 import type { ApprovalStore } from "../../src/approvals/mod.ts";
-import { expectationFor, makeRequest } from "./approval_requests.ts";
+import { expectationFor, makeRequest } from "../../fixtures/approval_requests.ts";
 
 const [mode, target, alias] = Deno.args;
 

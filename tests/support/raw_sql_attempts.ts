@@ -5,7 +5,7 @@
  * @module
  */
 import type { ApprovalStore } from "../../src/approvals/mod.ts";
-import { expectationFor, makeRequest } from "./approval_requests.ts";
+import { expectationFor, makeRequest } from "../../fixtures/approval_requests.ts";
 
 /** The ids of one approval in each state (and a second pending one), seeded through a store. */
 export type SeededIds = Record<

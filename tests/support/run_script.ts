@@ -1,5 +1,5 @@
 /** Runs a Deno script of this repository as a separate process, as CI and a user would. */
-import { root, run, type RunResult } from "../../scripts/support/npm_cache.ts";
+import { root, run, type RunResult } from "../../fixtures/package/npm_cache.ts";
 
 /** `deno run -A <script> <args>` from the repository root, with piped output (10 min at most). */
 export function runScript(script: string, ...args: string[]): Promise<RunResult> {
@@ -10,7 +10,7 @@ export function runScript(script: string, ...args: string[]): Promise<RunResult>
 }
 
 /**
- * `scripts/sluice.ts <args>` as a process with no stdin, for a command expected to end by itself.
+ * `cli.ts <args>` as a process with no stdin, for a command expected to end by itself.
  * One still running after `limitMs` (a hang) is killed by its PID and the returned promise
  * rejects, so the test fails instead of hanging.
  */
@@ -20,7 +20,7 @@ export async function runSluice(
 ): Promise<RunResult> {
   const limitMs = options.limitMs ?? 60_000;
   const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "--quiet", "scripts/sluice.ts", ...args],
+    args: ["run", "-A", "--quiet", "cli.ts", ...args],
     cwd: root,
     stdin: "null",
     stdout: "piped",

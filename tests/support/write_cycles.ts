@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { type ApprovalStore, discoverWriteTools, Gate } from "../../mod.ts";
 import { SYNTHETIC_VALUE } from "../../fixtures/write_server.ts";
 import { startMemoryWriteServer } from "../../fixtures/write_server_memory.ts";
-import { writeBinding } from "./write_bindings.ts";
+import { writeBinding } from "../../fixtures/write_bindings.ts";
 
 /** Write cycles on one store. */
 export interface WriteCycles {

@@ -9,7 +9,7 @@ import { PROJECT_ROOT } from "../../fixtures/write_server_launch.ts";
 /** The host script. */
 export const HOST_SCRIPT = new URL("./write_host.ts", import.meta.url).pathname;
 /** The people's CLI script. */
-export const CLI_SCRIPT = new URL("../../scripts/sluice.ts", import.meta.url).pathname;
+export const CLI_SCRIPT = new URL("../../cli.ts", import.meta.url).pathname;
 
 /** One JSON line a host printed. */
 export type HostLine = Record<string, unknown> & { event: string };

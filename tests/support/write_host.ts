@@ -41,7 +41,7 @@ import { openStore } from "./open_store.ts";
 import { type Scenario, SYNTHETIC_VALUE } from "../../fixtures/write_server.ts";
 import { PROJECT_ROOT, writeServerStdioParams } from "../../fixtures/write_server_launch.ts";
 import { readLedger, receivedFor } from "../../fixtures/write_ledger.ts";
-import { writeBinding } from "./write_bindings.ts";
+import { writeBinding } from "../../fixtures/write_bindings.ts";
 import { stdinLines } from "./stdin_lines.ts";
 
 const encoder = new TextEncoder();

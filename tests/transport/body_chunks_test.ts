@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { limitBody } from "../../src/transport/limited_body.ts";
 import { secureFetch, TransportError } from "../../src/transport/mod.ts";
-import { CHUNK, startChunkServer } from "../support/chunk_server.ts";
+import { CHUNK, startChunkServer } from "../../fixtures/chunk_server.ts";
 
 /** A deadline signal that counts the abort listeners added to it and those still attached. */
 function countingSignal(timeoutMs = 60_000) {

@@ -12,10 +12,10 @@ import {
 } from "../../src/transport/mod.ts";
 import { parseConnectHead, pinnedTarget, PinTable } from "../../src/transport/pinning.ts";
 import { OAuthClient } from "../../src/auth/mod.ts";
-import { makeCa, type Pki } from "../support/pki.ts";
+import { makeCa, type Pki } from "../../fixtures/pki.ts";
 import { checkedResolver, type RebindingPair, startRebindingPair } from "../support/rebinding.ts";
-import { writeJavaScript } from "../../scripts/build_npm.ts";
-import { packageGraph } from "../../scripts/support/package_graph.ts";
+import { writeJavaScript } from "../../fixtures/package/javascript.ts";
+import { packageGraph } from "../../fixtures/package/package_graph.ts";
 import {
   bunBinary,
   ensureInstalled,
@@ -25,7 +25,7 @@ import {
   run,
   RUNTIME_CACHE,
   RUNTIME_VERSIONS,
-} from "../../scripts/support/npm_cache.ts";
+} from "../../fixtures/package/npm_cache.ts";
 
 interface Tls {
   dir: string;

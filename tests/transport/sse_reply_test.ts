@@ -7,7 +7,7 @@
 // timed assertion. How fast it fails is measured by `deno task bench sse_faults`.
 import assert from "node:assert/strict";
 import { connect, type Connection, secureFetch, TransportError } from "../../mod.ts";
-import { setupCode, startScriptedServer, tool } from "../support/connect_servers.ts";
+import { setupCode, startScriptedServer, tool } from "../../fixtures/connect_servers.ts";
 import {
   hostileParts as partsOver,
   hostileServer,
@@ -16,7 +16,7 @@ import {
   sseEvent,
   type SseReply,
   sseReply,
-} from "../support/hostile_sse.ts";
+} from "../../fixtures/hostile_sse.ts";
 
 /** Far longer than any failure takes, so waiting for it would end with a timeout code. */
 const DEADLINE_MS = 60_000;

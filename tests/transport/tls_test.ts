@@ -3,8 +3,8 @@
 import assert from "node:assert/strict";
 import { type FetchFunction, secureFetch, TransportError } from "../../src/transport/mod.ts";
 import { connect } from "../../mod.ts";
-import { setupCode } from "../support/connect_servers.ts";
-import { makeCa } from "../support/pki.ts";
+import { setupCode } from "../../fixtures/connect_servers.ts";
+import { makeCa } from "../../fixtures/pki.ts";
 import { startHttpServer, startRawServer, tableResolver } from "../support/transport_servers.ts";
 
 async function expectCode(promise: Promise<unknown>, code: string): Promise<void> {

@@ -18,10 +18,10 @@ import { D1Connection, type D1DatabaseLike } from "./connection.ts";
  * (`approval_store_schema_invalid`).
  *
  * @example
- * ```ts ignore
- * import { D1ApprovalStore } from "@sluice/mcp/d1";
+ * ```ts
+ * import { D1ApprovalStore, type D1DatabaseLike } from "@sluice/mcp/d1";
  * export default {
- *   async fetch(request: Request, env: { DB: D1Database }) {
+ *   async fetch(request: Request, env: { DB: D1DatabaseLike }) {
  *     const store = await D1ApprovalStore.open(env.DB);
  *     return Response.json(await store.list({ state: "pending" }));
  *   },

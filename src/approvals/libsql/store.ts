@@ -44,7 +44,7 @@ export interface LibsqlApprovalStoreOptions extends ApprovalStoreOptions {
  * lock asynchronously.
  *
  * @example
- * ```ts ignore
+ * ```ts
  * import { LibsqlApprovalStore } from "@sluice/mcp/libsql";
  * const store = await LibsqlApprovalStore.open("./approvals.db");
  * console.log(await store.list({ state: "pending" }));

@@ -46,7 +46,7 @@ export interface PostgresApprovalStoreOptions extends ApprovalStoreOptions {
  * exactly one claim wins, with no serialization failures to retry.
  *
  * @example
- * ```ts ignore
+ * ```ts
  * import { PostgresApprovalStore } from "@sluice/mcp/postgres";
  * const store = await PostgresApprovalStore.open("postgres://sluice@db.internal/approvals", {
  *   password: Deno.env.get("SLUICE_DB_PASSWORD"),

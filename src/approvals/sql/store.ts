@@ -50,7 +50,6 @@ import type {
   GrantEvent,
   GrantFilter,
   GrantInput,
-  GrantRefusalCode,
   ListFilter,
   PreparedClaim,
   ReconcileInput,
@@ -536,7 +535,7 @@ export class SqlApprovalStore implements ApprovalStore {
     approvalId: string,
     grantId: string,
     at: number,
-  ): Promise<GrantRefusalCode | "approval_not_found" | undefined> {
+  ): Promise<Extract<GrantApprovalResult, { ok: false }>["code"] | undefined> {
     const grant = await this.#readGrant(grantId);
     if (grant === undefined) return "approval_grant_not_found";
     if (grant.argumentsSchema === undefined) return undefined;

@@ -9,7 +9,7 @@
  * The npm package does not ship this choice: `scripts/build_npm.ts` writes this module as a
  * re-export of the package's `#transport-runtime` import, whose export conditions select
  * `on_workerd.ts` (`workerd`, `worker`, `browser`, and the `default`), `on_deno.ts`,
- * `on_bun.ts` or `on_node.ts` (see `RUNTIME_CONDITIONS` in `scripts/support/package_graph.ts`).
+ * `on_bun.ts` or `on_node.ts` (see `RUNTIME_CONDITIONS` in `fixtures/package/package_graph.ts`).
  * Every one of them exports the same two functions ({@link RuntimeSelection}).
  *
  * @module

@@ -7,7 +7,7 @@
  * @module
  */
 import process from "node:process";
-import { runCli } from "../src/cli/main.ts";
+import { runCli } from "./src/cli/main.ts";
 
 process.exitCode = await runCli(process.argv.slice(2), {
   stdout: (text) => process.stdout.write(text),
