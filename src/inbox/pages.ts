@@ -7,7 +7,14 @@
  */
 import type { ApprovalEvent, ApprovalGrant, ApprovalRecord } from "../approvals/types.ts";
 import { grantStatus } from "../approvals/grants.ts";
-import { attr, constantMarkup, editableJson, type Html, html } from "./html.ts";
+import { attr, constantMarkup, type Html, html } from "./html.ts";
+import {
+  approvalFormTarget,
+  decideForm,
+  editForm,
+  grantForm,
+  reconcileForm,
+} from "./approval_forms.ts";
 
 /**
  * What every page needs: the nonce of its response and where the inbox is mounted.
@@ -307,26 +314,10 @@ function decisionText(record: ApprovalRecord): string | undefined {
   return `${decision.decision} by ${decision.by} at ${iso(decision.at)}${note}`;
 }
 
-/**
- * One approval in full: everything being approved, its history and the forms it allows.
- *
- * @category Approval inbox
- */
-export function detailPage(
-  context: PageContext,
-  record: ApprovalRecord,
-  events: readonly ApprovalEvent[],
-  forms: DetailForms,
-  notice?: Html,
-): string {
-  const action = (name: string) =>
-    attr(`${context.base}/approvals/${encodeURIComponent(record.id)}/${name}`);
-  const hidden = (token: string) =>
-    html`<input type="hidden" name="token" value="${attr(token)}">
-<input type="hidden" name="version" value="${attr(forms.version)}">`;
+/** Everything being approved, field by field. */
+function approvalFields(context: PageContext, record: ApprovalRecord): Html {
   const reconciliation = record.reconciliation;
-  const body = html`
-    ${notice}<h1>Approval ${record.id}</h1>
+  return html`
     <dl id="approval">
     ${field("State", state(record))}
     ${field("Server", record.serverId)}
@@ -368,65 +359,12 @@ export function detailPage(
         }: ${reconciliation.evidence}`,
     )}
     </dl>
-    <h2>Arguments</h2>
-    <pre id="arguments">${JSON.stringify(record.arguments, null, 2)}</pre>
-    ${forms.decide === undefined
-      ? ""
-      : html`<form method="post" action="${action("decide")}" id="decide">
-${hidden(forms.decide)}
-<label for="note">Note (optional)</label>
-<textarea id="note" name="note" maxlength="2000"></textarea>
-<button type="submit" name="decision" value="approve" id="approve">Approve</button>
-<button type="submit" name="decision" value="deny" id="deny">Deny</button>
-</form>`}
-    ${forms.edit === undefined ? "" : html`<form method="post" action="${action("edit")}" id="edit">
-${hidden(forms.edit)}
-<h2>Approve with edits</h2>
-<p>Change the arguments, then approve: this approval becomes superseded and a new one, bound to
-your arguments, is approved by you. The call is checked against the tool's schema and scope again
-before it runs, and the model is told that a person changed its arguments.</p>
-<label for="edit-arguments">Arguments (a JSON object)</label>
-<textarea id="edit-arguments" name="arguments" required spellcheck="false" rows="8">${
-      editableJson(record.arguments)
-    }</textarea>
-<label for="edit-note">Note (optional)</label>
-<textarea id="edit-note" name="note" maxlength="2000"></textarea>
-<button type="submit" id="approve-edited">Approve with these arguments</button>
-</form>`}
-    ${forms.grant === undefined
-      ? ""
-      : html`<form method="post" action="${action("grant")}" id="grant">
-${hidden(forms.grant)}
-<h2>Grant: let this tool run without asking</h2>
-<p>${record.serverId} / ${record.toolName} under this catalog (${record.catalogDigest}) may run up
-to the number of calls below without a person; each still gets its own approval record. Revoke it
-any time under Standing grants. This approval itself still waits for your decision above.</p>
-<label for="grant-uses">At most this many calls</label>
-<input id="grant-uses" name="uses" type="number" min="1" max="1000" value="1" required>
-${
-        record.runId === undefined
-          ? ""
-          : html`<label><input type="checkbox" name="this_run" value="yes" checked>
-Only in this run (${record.runId})</label>`
-      }
-<label for="grant-hours">For this many hours (empty: until the run ends)</label>
-<input id="grant-hours" name="hours" type="number" min="1" max="720">
-<label for="grant-note">Note (optional)</label>
-<textarea id="grant-note" name="note" maxlength="2000"></textarea>
-<button type="submit" id="grant-submit">Grant</button>
-</form>`}
-    ${forms.reconcile === undefined
-      ? ""
-      : html`<form method="post" action="${action("reconcile")}" id="reconcile">
-${hidden(forms.reconcile)}
-<p>The write may or may not have happened. Check the server independently, then record what you
-found.</p>
-<label><input type="radio" name="outcome" value="committed" required> It happened (committed)</label>
-<label><input type="radio" name="outcome" value="not_started"> It did not happen (not started)</label>
-<label for="evidence">Evidence</label>
-<textarea id="evidence" name="evidence" required maxlength="2000"></textarea>
-<button type="submit" id="reconcile-submit">Record the outcome</button>
-</form>`}
+  `;
+}
+
+/** The approval's recorded transitions, oldest first. */
+function historyTable(events: readonly ApprovalEvent[]): Html {
+  return html`
     <h2>History</h2>
     <table id="history">
       ${tableHead("When", "From", "To", "By", "Detail")}
@@ -442,6 +380,32 @@ found.</p>
         `
       )}</tbody>
     </table>
+  `;
+}
+
+/**
+ * One approval in full: everything being approved, its history and the forms it allows.
+ *
+ * @category Approval inbox
+ */
+export function detailPage(
+  context: PageContext,
+  record: ApprovalRecord,
+  events: readonly ApprovalEvent[],
+  forms: DetailForms,
+  notice?: Html,
+): string {
+  const target = approvalFormTarget(context.base, record, forms.version);
+  const body = html`
+    ${notice}<h1>Approval ${record.id}</h1>
+    ${approvalFields(context, record)}
+    <h2>Arguments</h2>
+    <pre id="arguments">${JSON.stringify(record.arguments, null, 2)}</pre>
+    ${forms.decide === undefined ? "" : decideForm(target, forms.decide)}
+    ${forms.edit === undefined ? "" : editForm(target, forms.edit, record)}
+    ${forms.grant === undefined ? "" : grantForm(target, forms.grant, record)}
+    ${forms.reconcile === undefined ? "" : reconcileForm(target, forms.reconcile)}
+    ${historyTable(events)}
   `;
   return page(context, `Approval ${record.id}`, body);
 }
