@@ -16,7 +16,7 @@ import {
   type CliOutput,
   readJsonObject,
   withCliStore,
-} from "./approvals.ts";
+} from "./store_command.ts";
 import { EXIT_CODES_TEXT, EXIT_OK, EXIT_USAGE } from "./exit_codes.ts";
 import { type ParsedFlags, parseFlags, UsageError } from "./flags.ts";
 import { terminalSafe, terminalSafeJson } from "./terminal.ts";

@@ -10,7 +10,7 @@
  */
 import { approvalInbox, type InboxHandler } from "../inbox/approval_inbox.ts";
 import { oneTimeLogin } from "../inbox/one_time_login.ts";
-import { type ApprovalsCliOptions, type CliOutput, withCliStore } from "./approvals.ts";
+import { type ApprovalsCliOptions, type CliOutput, withCliStore } from "./store_command.ts";
 import { EXIT_OK, EXIT_USAGE } from "./exit_codes.ts";
 import { parseFlags, UsageError } from "./flags.ts";
 import { terminalSafe } from "./terminal.ts";

@@ -15,7 +15,7 @@ import { MemoryTokenStore, type TokenStore } from "../auth/token_store.ts";
 import { codeOf } from "../codes.ts";
 import { SluiceError } from "../errors.ts";
 import { DEFAULT_TIMEOUT_MS, type SecureFetchOptions } from "../transport/secure_fetch.ts";
-import type { CliOutput } from "./approvals.ts";
+import type { CliOutput } from "./store_command.ts";
 import { printRefusal, printServerRefusal } from "./errors.ts";
 import { EXIT_CODES_TEXT, EXIT_OK, EXIT_REFUSED, EXIT_USAGE } from "./exit_codes.ts";
 import { parseFlags, UsageError } from "./flags.ts";

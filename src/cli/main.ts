@@ -7,7 +7,8 @@
  * @module
  */
 import { userInfo } from "node:os";
-import { type ApprovalsCliOptions, runApprovalsCli } from "./approvals.ts";
+import { runApprovalsCli } from "./approvals.ts";
+import type { ApprovalsCliOptions } from "./store_command.ts";
 import { EXIT_CODES_TEXT, EXIT_OK, EXIT_USAGE } from "./exit_codes.ts";
 import { runGrantsCli } from "./grants.ts";
 import { runInspectCli } from "./inspect.ts";
