@@ -7,14 +7,10 @@ import { isDeeplyFrozen } from "../identity/freeze.ts";
 import { SchemaUnsupportedError } from "./errors.ts";
 import { checkSchema } from "./check.ts";
 import { budgetRefusal, DEFAULT_MAX_EVALUATIONS, DEFAULT_VALUE_LIMITS } from "./limits.ts";
-import {
-  type CompiledTree,
-  compileTree,
-  type Failure,
-  OUT_OF_BUDGET,
-  subtreeCompiler,
-  Walk,
-} from "./validator.ts";
+import { OUT_OF_BUDGET } from "./costs.ts";
+import { type CompiledTree, compileTree, subtreeCompiler } from "./tree.ts";
+import { Walk } from "./walk.ts";
+import type { Failure } from "./walker.ts";
 import type {
   CompileSchemaOptions,
   SchemaValidator,

@@ -66,7 +66,7 @@ const IN_PLACE = { inPlace: true };
 
 /**
  * Every keyword the profile knows. An applicator or assertion is admitted when the validator
- * (`validator.ts`) passes every case of the official JSON-Schema-Test-Suite (draft 2020-12) for
+ * (`tree.ts` and `walk.ts`) passes every case of the official JSON-Schema-Test-Suite (draft 2020-12) for
  * it that the profile admits, run through `compileSchema`
  * (`tests/schema/suite_test.ts`, counts in `docs/schema-profile.md`), and its cost is bounded
  * by the value and evaluation budgets. Annotations of the 2020-12 meta-data and content

@@ -31,7 +31,7 @@ export const DEFAULT_VALUE_LIMITS: JsonLimits = Object.freeze({
 
 /**
  * Default for `maxEvaluations`: most units of work in one validation, a unit being about one
- * subschema evaluation (the charges are `COSTS` in `validator.ts`). Ordinary values need far
+ * subschema evaluation (the charges are `COSTS` in `costs.ts`). Ordinary values need far
  * fewer: 1,000 paragraph blocks for notion's `API-patch-block-children` (137 KB of JSON, twice
  * the default value budget) take 78,008. A schema whose in-place references fan out (`a` →
  * `anyOf` [`b`, `b`] → ...) would otherwise take time exponential in its length.
