@@ -91,9 +91,14 @@ export function oauthRequestOptions(context: DiscoveryContext): {
   };
 }
 
+/** Lets go of a response whose body is not read. */
+export function discard(response: Response): void {
+  response.body?.cancel().catch(() => {});
+}
+
 async function readJson(response: Response, what: string): Promise<Record<string, unknown>> {
   if (response.status !== 200) {
-    response.body?.cancel().catch(() => {});
+    discard(response);
     throw new AuthError("auth_metadata_invalid", `The ${what} request did not answer 200.`);
   }
   let body: unknown;
@@ -127,7 +132,7 @@ async function protectedResourceMetadata(
   for (const [index, url] of candidates.entries()) {
     const response = await context.fetch(url, context.signal ? { signal: context.signal } : {});
     if (response.status === 404 && index < candidates.length - 1) {
-      response.body?.cancel().catch(() => {});
+      discard(response);
       continue;
     }
     return await readJson(response, "protected resource metadata");
@@ -152,7 +157,7 @@ async function authorizationServerMetadata(
   for (const algorithm of ["oauth2", "oidc"] as const) {
     const response = await oauth.discoveryRequest(issuer, { ...options, algorithm });
     if (response.status === 404 && algorithm === "oauth2") {
-      response.body?.cancel().catch(() => {});
+      discard(response);
       continue;
     }
     // Read the body here, so the byte cap and the deadline fail with the transport's code.

@@ -11,12 +11,18 @@ import { runtimeResolver } from "../transport/runtime/mod.ts";
 import {
   DEFAULT_MAX_RESPONSE_BYTES,
   type FetchFunction,
-  type SecureFetch,
   secureFetch,
   type SecureFetchOptions,
 } from "../transport/secure_fetch.ts";
 import { type BearerChallenge, parseBearerChallenge } from "./challenge.ts";
 import {
+  clientAtIssuer,
+  type ClientIdentity,
+  credentialsClient,
+  tokenClient,
+} from "./client_identity.ts";
+import {
+  discard,
   discoverAuthorizationServer,
   type Discovered,
   type DiscoveryContext,
@@ -24,6 +30,8 @@ import {
   transportFailure,
 } from "./discovery.ts";
 import { AuthError } from "./errors.ts";
+import { TokenFetches } from "./token_fetches.ts";
+import { readRecord, saveTokens, str, tokensKey } from "./token_records.ts";
 import { MemoryTokenStore, type TokenRecord, type TokenStore } from "./token_store.ts";
 
 /**
@@ -58,73 +66,12 @@ export interface OAuthClientOptions {
   readonly scope?: string;
 }
 
-/** A client as sluice authenticates it at the token endpoint. */
-interface ClientIdentity {
-  readonly client: oauth.Client;
-  readonly auth: oauth.ClientAuth;
-  /** The secret of a `client_secret_post` registration, kept with the tokens it obtains. */
-  readonly secret?: string;
-}
-
 /** A person's authorization in progress, kept in this process only. */
 interface Pending extends ClientIdentity {
   readonly resource: URL;
   readonly discovered: Discovered;
   readonly verifier: string;
   readonly context: DiscoveryContext;
-}
-
-const tokensKey = (resource: URL): string => `tokens ${resource.href}`;
-const clientKey = (issuer: string): string => `client ${issuer}`;
-
-const discard = (response: Response): void => {
-  response.body?.cancel().catch(() => {});
-};
-
-function str(record: TokenRecord | undefined, field: string): string | undefined {
-  const value = record?.[field];
-  return typeof value === "string" ? value : undefined;
-}
-
-/** What sluice keeps of a dynamic registration. */
-interface Registered {
-  readonly client_id: string;
-  /** Only when the server registered the client as `client_secret_post`. */
-  readonly client_secret?: string;
-}
-
-/**
- * Reads a dynamic registration answer (RFC 7591: 201 and a JSON object). sluice asks for a
- * public client (`none`); a server may register it otherwise (RFC 7591 §3.2.1), and the client
- * then authenticates as registered: `client_secret_post` with the issued secret. Any other
- * method (`client_secret_basic` needs an `Authorization` header the hardened fetch never lets
- * a caller set) stays a public client, which such a server refuses at the token endpoint.
- * Fields sluice never reads are not checked (the conformance suite's server issues secrets
- * without the `client_secret_expires_at` RFC 7591 asks for).
- */
-async function registrationResponse(response: Response): Promise<Registered> {
-  if (response.status !== 201) {
-    discard(response);
-    throw new Error("registration not created");
-  }
-  const body = (await response.json()) as Record<string, unknown> | null;
-  const clientId = body?.client_id;
-  if (typeof clientId !== "string" || clientId === "") throw new Error("no client_id");
-  const secret = body?.client_secret;
-  return body?.token_endpoint_auth_method === "client_secret_post" && typeof secret === "string"
-    ? { client_id: clientId, client_secret: secret }
-    : { client_id: clientId };
-}
-
-/** The client as registered: public, or `client_secret_post` when it has a secret. */
-function registeredClient(clientId: string, secret: string | undefined): ClientIdentity {
-  return secret === undefined
-    ? { client: { client_id: clientId, token_endpoint_auth_method: "none" }, auth: oauth.None() }
-    : {
-      client: { client_id: clientId, token_endpoint_auth_method: "client_secret_post" },
-      auth: oauth.ClientSecretPost(secret),
-      secret,
-    };
 }
 
 /** The scope that asks for a refresh token: OIDC's `offline_access` (SEP-2207). */
@@ -246,7 +193,7 @@ export class OAuthClient {
           additionalParameters: { resource: pending.discovered.resource },
         },
       ), (response) => oauth.processAuthorizationCodeResponse(server, pending.client, response));
-    await this.#save(pending.resource, pending.discovered, tokens, pending, {
+    await saveTokens(this.#store, pending.resource, pending.discovered, tokens, pending, {
       redirectUri: this.#options.redirectUri!,
     });
   }
@@ -277,73 +224,58 @@ export class OAuthClient {
       allowLoopback: base.dangerouslyAllowLoopback === true,
       resolve: base.resolve ?? runtimeResolver()?.resolve,
     };
-    let cached: { token: string; fetch: SecureFetch } | undefined;
-    let anonymous: SecureFetch | undefined;
-    // While held, every instance in use keeps its pinned connections; a replaced one lets go.
-    let holding = false;
-    const releases = new Map<SecureFetch, () => void>();
-    const keep = (instance: SecureFetch): SecureFetch => {
-      if (holding && !releases.has(instance)) releases.set(instance, instance.hold());
-      return instance;
-    };
-    const withToken = (token: string | undefined): FetchFunction => {
-      if (token === undefined) return keep(anonymous ??= secureFetch(base));
-      if (cached?.token !== token) {
-        if (cached !== undefined) releases.get(cached.fetch)?.();
-        if (cached !== undefined) releases.delete(cached.fetch);
-        cached = { token, fetch: secureFetch({ ...base, token, tokenOrigin: resource.origin }) };
-      }
-      return keep(cached.fetch);
-    };
-    const hold = (): () => void => {
-      holding = true;
-      for (const instance of [oauthFetch, anonymous, cached?.fetch]) {
-        if (instance !== undefined) keep(instance);
-      }
-      return () => {
-        holding = false;
-        for (const release of releases.values()) release();
-        releases.clear();
-      };
-    };
-    return Object.assign(async (input: RequestInfo | URL, init?: RequestInit) => {
-      const again = input instanceof Request ? input.clone() : input;
-      const signal = init?.signal ?? undefined;
-      const context: DiscoveryContext = {
-        fetch: oauthFetch,
-        policy,
-        ...(signal ? { signal } : {}),
-      };
-      const stored = await this.#read(tokensKey(resource));
-      const used = str(stored, "access_token");
-      let response = await withToken(used)(input, init);
+    const fetches = new TokenFetches(base, resource.origin, oauthFetch);
+    const oauthContext: DiscoveryContext = { fetch: oauthFetch, policy };
+    return Object.assign(
+      (input: RequestInfo | URL, init?: RequestInit) =>
+        this.#send(resource, fetches, oauthContext, input, init),
+      { hold: () => fetches.hold() },
+    );
+  }
+
+  /**
+   * One request to the MCP server with the stored access token; on a 401 a new token (once),
+   * on a 403 `insufficient_scope` the scopes asked for are kept and the request ends.
+   */
+  async #send(
+    resource: URL,
+    fetches: TokenFetches,
+    oauthContext: DiscoveryContext,
+    input: RequestInfo | URL,
+    init: RequestInit | undefined,
+  ): Promise<Response> {
+    const again = input instanceof Request ? input.clone() : input;
+    const signal = init?.signal ?? undefined;
+    const context: DiscoveryContext = { ...oauthContext, ...(signal ? { signal } : {}) };
+    const stored = await readRecord(this.#store, tokensKey(resource));
+    const used = str(stored, "access_token");
+    let response = await fetches.withToken(used)(input, init);
+    if (response.status === 401) {
+      const challenge = parseBearerChallenge(response.headers.get("www-authenticate"));
+      discard(response);
+      const fresh = await this.#renew(resource, stored, used, challenge, context);
+      response = await fetches.withToken(fresh)(again, init);
       if (response.status === 401) {
-        const challenge = parseBearerChallenge(response.headers.get("www-authenticate"));
         discard(response);
-        const fresh = await this.#renew(resource, stored, used, challenge, context);
-        response = await withToken(fresh)(again, init);
-        if (response.status === 401) {
-          discard(response);
-          throw new AuthError(
-            "auth_unauthorized",
-            "The server refused the new access token too; sluice does not retry again.",
-          );
-        }
+        throw new AuthError(
+          "auth_unauthorized",
+          "The server refused the new access token too; sluice does not retry again.",
+        );
       }
-      if (response.status === 403) {
-        const challenge = parseBearerChallenge(response.headers.get("www-authenticate"));
-        if (challenge.error === "insufficient_scope") {
-          discard(response);
-          this.#scopeNeeded.set(resource.href, Object.freeze([...challenge.scopes]));
-          const named = challenge.scopes.length > 0 ? challenge.scopes.join(" ") : "(none named)";
-          throw new AuthError(
-            "auth_insufficient_scope",
-            `The server needs more scope for this request: ${named}.`,
-          );
-        }
+    }
+    if (response.status === 403) {
+      const challenge = parseBearerChallenge(response.headers.get("www-authenticate"));
+      if (challenge.error === "insufficient_scope") {
+        discard(response);
+        this.#scopeNeeded.set(resource.href, Object.freeze([...challenge.scopes]));
+        const named = challenge.scopes.length > 0 ? challenge.scopes.join(" ") : "(none named)";
+        throw new AuthError(
+          "auth_insufficient_scope",
+          `The server needs more scope for this request: ${named}.`,
+        );
       }
-      return response;
-    }, { hold });
+    }
+    return response;
   }
 
   /** One new access token for `resource`, shared by concurrent requests that saw the same one. */
@@ -376,7 +308,8 @@ export class OAuthClient {
     if (refreshToken !== undefined && str(stored, "issuer") === discovered.issuer) {
       // A refresh token is bound to the client it was issued to: that registration, kept with
       // the tokens, refreshes it, whatever redirect URI this process was configured with.
-      const client = this.#tokenClient(stored) ?? await this.#client(discovered, context);
+      const client = tokenClient(this.#options, stored) ??
+        await clientAtIssuer(this.#options, this.#store, discovered, context);
       try {
         const tokens = await this.#grant(
           discovered,
@@ -394,7 +327,7 @@ export class OAuthClient {
           (response) =>
             oauth.processRefreshTokenResponse(discovered.server, client.client, response),
         );
-        return await this.#save(resource, discovered, tokens, client, {
+        return await saveTokens(this.#store, resource, discovered, tokens, client, {
           previousRefresh: refreshToken,
           redirectUri: str(stored, "redirect_uri"),
         });
@@ -405,7 +338,7 @@ export class OAuthClient {
     }
     const credentials = this.#options.clientCredentials;
     if (credentials !== undefined) {
-      const { client } = this.#credentialsClient(credentials);
+      const { client } = credentialsClient(credentials);
       const tokens = await this.#grant(
         discovered,
         () =>
@@ -426,7 +359,7 @@ export class OAuthClient {
         (response) => oauth.processClientCredentialsResponse(discovered.server, client, response),
       );
       // The host's own secret is not copied into the store: only the client id is kept.
-      return await this.#save(resource, discovered, tokens, { client, auth: oauth.None() });
+      return await saveTokens(this.#store, resource, discovered, tokens, { client });
     }
     await this.#startAuthorization(resource, discovered, challenge, context);
     throw new AuthError(
@@ -474,7 +407,7 @@ export class OAuthClient {
         "The authorization server does not list PKCE S256.",
       );
     }
-    const identity = await this.#client(discovered, context);
+    const identity = await clientAtIssuer(this.#options, this.#store, discovered, context);
     const { client } = identity;
     const verifier = oauth.generateRandomCodeVerifier();
     const state = oauth.generateRandomState();
@@ -500,83 +433,6 @@ export class OAuthClient {
     await this.#options.redirect!(url);
   }
 
-  /** The host's machine client, authenticated with its secret in the token request body. */
-  #credentialsClient(
-    credentials: NonNullable<OAuthClientOptions["clientCredentials"]>,
-  ): ClientIdentity {
-    return {
-      client: { client_id: credentials.clientId, token_endpoint_auth_method: "client_secret_post" },
-      auth: oauth.ClientSecretPost(credentials.clientSecret),
-    };
-  }
-
-  /**
-   * The client a stored token set was obtained by (kept with it since tokens carry
-   * `client_id`), or `undefined` for a record without one.
-   */
-  #tokenClient(stored: TokenRecord | undefined): ClientIdentity | undefined {
-    const clientId = str(stored, "client_id");
-    if (clientId === undefined) return undefined;
-    const credentials = this.#options.clientCredentials;
-    if (credentials?.clientId === clientId) return this.#credentialsClient(credentials);
-    return registeredClient(clientId, str(stored, "client_secret"));
-  }
-
-  /** The client at this issuer: a client ID metadata document, a stored one, or a new registration. */
-  async #client(discovered: Discovered, context: DiscoveryContext): Promise<ClientIdentity> {
-    const credentials = this.#options.clientCredentials;
-    if (credentials !== undefined) return this.#credentialsClient(credentials);
-    const { server } = discovered;
-    const metadataUrl = this.#options.clientMetadataUrl;
-    if (
-      metadataUrl !== undefined &&
-      (server as { client_id_metadata_document_supported?: unknown })
-          .client_id_metadata_document_supported === true
-    ) {
-      return {
-        client: { client_id: metadataUrl, token_endpoint_auth_method: "none" },
-        auth: oauth.None(),
-      };
-    }
-    const stored = await this.#read(clientKey(discovered.issuer));
-    const storedId = str(stored, "client_id");
-    if (storedId !== undefined && str(stored, "redirect_uri") === this.#options.redirectUri) {
-      return registeredClient(storedId, str(stored, "client_secret"));
-    }
-    if (server.registration_endpoint === undefined) {
-      throw new AuthError(
-        "auth_registration_failed",
-        "The authorization server offers neither client ID metadata documents nor registration.",
-      );
-    }
-    const loopback = /^http:\/\/(127\.0\.0\.1|\[::1\]|localhost)(:|\/)/.test(
-      this.#options.redirectUri!,
-    );
-    let registered: Registered;
-    try {
-      const response = await oauth.dynamicClientRegistrationRequest(server, {
-        client_name: this.#options.clientName ?? "sluice",
-        redirect_uris: [this.#options.redirectUri!],
-        grant_types: ["authorization_code", "refresh_token"],
-        response_types: ["code"],
-        token_endpoint_auth_method: "none",
-        ...(loopback ? { application_type: "native" } : {}),
-      }, oauthRequestOptions(context));
-      registered = await registrationResponse(response);
-    } catch (error) {
-      if (transportFailure(error)) throw transportFailure(error);
-      throw new AuthError("auth_registration_failed", "The dynamic client registration failed.");
-    }
-    await this.#write(clientKey(discovered.issuer), {
-      client_id: registered.client_id,
-      redirect_uri: this.#options.redirectUri!,
-      ...(registered.client_secret !== undefined
-        ? { client_secret: registered.client_secret }
-        : {}),
-    });
-    return registeredClient(registered.client_id, registered.client_secret);
-  }
-
   /** Sends one token request and processes it; OAuth errors become `auth_token_failed`. */
   async #grant(
     _discovered: Discovered,
@@ -590,56 +446,6 @@ export class OAuthClient {
       // grant) is never copied.
       if (transportFailure(error)) throw transportFailure(error);
       throw new AuthError("auth_token_failed", "The token endpoint refused the grant.");
-    }
-  }
-
-  /**
-   * Stores a token set with the client registration that obtained it (client id, its secret
-   * when it has one, the redirect URI it was registered with, the issuer): a refresh in any
-   * later process presents the refresh token as that client.
-   */
-  async #save(
-    resource: URL,
-    discovered: Discovered,
-    tokens: oauth.TokenEndpointResponse,
-    client: ClientIdentity,
-    registration: { previousRefresh?: string; redirectUri?: string | undefined } = {},
-  ): Promise<string> {
-    if (tokens.token_type.toLowerCase() !== "bearer") {
-      throw new AuthError(
-        "auth_token_failed",
-        "The token endpoint issued a token that is not Bearer.",
-      );
-    }
-    const refresh = tokens.refresh_token ?? registration.previousRefresh;
-    await this.#write(tokensKey(resource), {
-      issuer: discovered.issuer,
-      resource: discovered.resource,
-      access_token: tokens.access_token,
-      refresh_token: refresh ?? null,
-      expires_at: tokens.expires_in !== undefined ? Date.now() + tokens.expires_in * 1000 : null,
-      scope: tokens.scope ?? null,
-      client_id: client.client.client_id,
-      ...(client.secret !== undefined ? { client_secret: client.secret } : {}),
-      redirect_uri: registration.redirectUri ?? null,
-    });
-    return tokens.access_token;
-  }
-
-  async #read(key: string): Promise<TokenRecord | undefined> {
-    try {
-      return await this.#store.get(key);
-    } catch (error) {
-      if (error instanceof AuthError) throw error;
-      throw new AuthError("auth_store_failed", "The token store could not be read.");
-    }
-  }
-
-  async #write(key: string, record: TokenRecord): Promise<void> {
-    try {
-      await this.#store.set(key, record);
-    } catch {
-      throw new AuthError("auth_store_failed", "The token store could not be written.");
     }
   }
 }
