@@ -14,6 +14,7 @@ import { nullAcceptance } from "../schema/compile.ts";
 import { keywordRule } from "../schema/keywords.ts";
 import { X_MCP_HEADER } from "../schema/mcp_header.ts";
 import { declaredTypes, provablyDisjoint, resolveRef, typesOfValue } from "./disjoint.ts";
+import { refCycle, sizeOf, withoutUnusedDefinitions } from "./grammar_limits.ts";
 import {
   FIDELITY,
   type FidelityMode,
@@ -390,110 +391,6 @@ class Translator {
   }
 }
 
-/** Every `$ref` string inside `value` (a property named `$ref` holds a schema, not a ref). */
-function collectRefs(value: JsonValue, into: string[], inProperties = false): void {
-  if (Array.isArray(value)) value.forEach((item) => collectRefs(item, into));
-  else if (isObject(value)) {
-    for (const [key, member] of Object.entries(value)) {
-      if (!inProperties && key === "$ref" && typeof member === "string") into.push(member);
-      else collectRefs(member, into, !inProperties && key === "properties");
-    }
-  }
-}
-
-/**
- * The schema without definitions no `$ref` reaches from the root (they take no part in what
- * the schema accepts, like an annotation), and the pointers of those dropped. A strict grammar
- * compiler checks every definition, used or not.
- */
-function withoutUnusedDefinitions(root: JsonObject): [JsonObject, string[]] {
-  const reached = new Set<string>();
-  const pending: string[] = [];
-  const { $defs: _defs, definitions: _definitions, ...body } = root;
-  collectRefs(body, pending);
-  while (pending.length > 0) {
-    const ref = pending.pop()!;
-    if (reached.has(ref)) continue;
-    reached.add(ref);
-    const target = resolveRef(root, ref);
-    if (target !== undefined) collectRefs(target, pending);
-  }
-  const out: JsonObject = { ...root };
-  const dropped: string[] = [];
-  for (const container of ["$defs", "definitions"]) {
-    const defs = root[container];
-    if (!isObject(defs)) continue;
-    const kept = Object.entries(defs).filter(([name]) => {
-      const used = reached.has(`#/${container}/${name}`);
-      if (!used) dropped.push(toPointer([container, name]));
-      return used;
-    });
-    if (kept.length > 0) out[container] = Object.fromEntries(kept);
-    else delete out[container];
-  }
-  return [out, dropped];
-}
-
-/**
- * What a grammar compiler counts in a schema: `enum` values, and the characters of property
- * names, definition names and `enum` / `const` strings.
- */
-function sizeOf(schema: JsonValue): { enumValues: number; text: number } {
-  const size = { enumValues: 0, text: 0 };
-  const strings = (value: JsonValue) => {
-    if (typeof value === "string") size.text += value.length;
-  };
-  const visit = (node: JsonValue): void => {
-    if (Array.isArray(node)) return node.forEach(visit);
-    if (!isObject(node)) return;
-    for (const [keyword, value] of Object.entries(node)) {
-      if (keyword === "enum" && Array.isArray(value)) {
-        size.enumValues += value.length;
-        value.forEach(strings);
-      } else if (keyword === "const") strings(value);
-      else if (["properties", "$defs", "definitions"].includes(keyword) && isObject(value)) {
-        for (const [name, member] of Object.entries(value)) {
-          size.text += name.length;
-          visit(member);
-        }
-      } else if (isObject(value) || Array.isArray(value)) visit(value);
-    }
-  };
-  visit(schema);
-  return size;
-}
-
-/** The first `$ref` that closes a cycle among definitions, as a refusal. */
-function refCycle(root: JsonObject): SchemaRefusal | undefined {
-  const edges = new Map<string, string[]>();
-  for (const container of ["$defs", "definitions"]) {
-    const defs = root[container];
-    if (!isObject(defs)) continue;
-    for (const [name, body] of Object.entries(defs)) {
-      const refs: string[] = [];
-      collectRefs(body, refs);
-      edges.set(`#/${container}/${name}`, refs);
-    }
-  }
-  const state = new Map<string, "open" | "done">();
-  const visit = (node: string): string | undefined => {
-    if (state.get(node) === "open") return node;
-    if (state.get(node) === "done") return undefined;
-    state.set(node, "open");
-    for (const next of edges.get(node) ?? []) {
-      const found = visit(next);
-      if (found) return found;
-    }
-    state.set(node, "done");
-    return undefined;
-  };
-  for (const node of edges.keys()) {
-    const found = visit(node);
-    if (found) return { keyword: "$ref", path: found.slice(1) };
-  }
-  return undefined;
-}
-
 /**
  * Translates `input` for `mode`. A schema outside the schema profile is refused with the
  * profile's keyword and path.
@@ -537,7 +434,7 @@ export function translateSchema(
   }
   if (profile.rules.noRecursion) {
     const cycle = refCycle(root);
-    if (cycle) refusals.push(cycle);
+    if (cycle) refusals.push({ keyword: "$ref", path: cycle });
   }
   const { maxProperties, maxEnumValues, maxSchemaText } = profile.rules;
   if (maxProperties !== undefined && translator.properties > maxProperties) {
