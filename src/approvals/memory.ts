@@ -5,13 +5,8 @@
  */
 import { ApprovalError } from "./errors.ts";
 import { approvalHistory } from "./history.ts";
-import {
-  grantDecider,
-  GrantSchemas,
-  requireSameGrant,
-  validateGrant,
-  validateRevoke,
-} from "./grants.ts";
+import { grantDecider } from "./grants.ts";
+import { MemoryGrants } from "./memory_grants.ts";
 import {
   assertTransition,
   editedRequest,
@@ -83,9 +78,7 @@ export class MemoryApprovalStore implements ApprovalStore {
   readonly #now: () => number;
   readonly #records = new Map<string, ApprovalRecord>();
   readonly #byCall = new Map<string, string>();
-  readonly #grants = new Map<string, ApprovalGrant>();
-  readonly #grantEvents = new Map<string, GrantEvent[]>();
-  readonly #grantSchemas = new GrantSchemas();
+  readonly #grants: MemoryGrants;
   #closed = false;
 
   /**
@@ -95,6 +88,7 @@ export class MemoryApprovalStore implements ApprovalStore {
    */
   constructor(options: ApprovalStoreOptions = {}) {
     this.#now = options.now ?? Date.now;
+    this.#grants = new MemoryGrants(this.#now);
   }
 
   /**
@@ -250,66 +244,22 @@ export class MemoryApprovalStore implements ApprovalStore {
 
   /** Records a standing grant, or returns the one its caller-chosen id names (same terms). */
   createGrant(input: GrantInput): Promise<ApprovalGrant> {
-    return this.#run(() => {
-      const schema = validateGrant(input);
-      const stored = input.id === undefined ? undefined : this.#grants.get(input.id);
-      if (stored !== undefined) return structuredClone(requireSameGrant(stored, input, schema));
-      const at = this.#now();
-      const grant: ApprovalGrant = {
-        id: input.id ?? crypto.randomUUID(),
-        serverId: input.serverId,
-        toolName: input.toolName,
-        bindingId: input.bindingId,
-        catalogDigest: input.catalogDigest,
-        ...(input.runId === undefined ? {} : { runId: input.runId }),
-        ...(input.expiresAt === undefined ? {} : { expiresAt: input.expiresAt }),
-        maxUses: input.maxUses,
-        uses: 0,
-        ...(schema === null ? {} : { argumentsSchema: JSON.parse(schema) }),
-        grantedBy: input.by,
-        ...(input.note === undefined ? {} : { note: input.note }),
-        createdAt: at,
-      };
-      this.#grants.set(grant.id, grant);
-      this.#grantLog(grant.id, "created", at, input.by);
-      return structuredClone(grant);
-    });
+    return this.#run(() => this.#grants.create(input));
   }
 
   /** One grant, or `undefined`. */
   getGrant(id: string): Promise<ApprovalGrant | undefined> {
-    return this.#run(() => structuredClone(this.#grants.get(id)));
+    return this.#run(() => this.#grants.get(id));
   }
 
   /** Grants, oldest first. */
   listGrants(filter: GrantFilter = {}): Promise<ApprovalGrant[]> {
-    return this.#run(() =>
-      structuredClone(
-        [...this.#grants.values()].filter((grant) =>
-          (filter.serverId === undefined || grant.serverId === filter.serverId) &&
-          (filter.toolName === undefined || grant.toolName === filter.toolName)
-        ),
-      )
-    );
+    return this.#run(() => this.#grants.list(filter));
   }
 
   /** A person revokes a grant. */
   revokeGrant(id: string, input: RevokeGrantInput): Promise<ApprovalGrant> {
-    return this.#run(() => {
-      validateRevoke(id, input?.by);
-      const grant = this.#grants.get(id);
-      if (grant === undefined) {
-        throw new ApprovalError("approval_grant_not_found", `no grant ${id}`);
-      }
-      if (grant.revokedAt !== undefined) {
-        throw new ApprovalError("approval_grant_revoked", `grant ${id} is already revoked`);
-      }
-      const at = this.#now();
-      const revoked = { ...grant, revokedBy: input.by, revokedAt: at };
-      this.#grants.set(id, revoked);
-      this.#grantLog(id, "revoked", at, input.by);
-      return structuredClone(revoked);
-    });
+    return this.#run(() => this.#grants.revoke(id, input));
   }
 
   /** Approves a pending approval by a grant, consuming one use. */
@@ -318,26 +268,20 @@ export class MemoryApprovalStore implements ApprovalStore {
       validateInstant(now);
       const record = this.#records.get(approvalId);
       if (record === undefined) return { ok: false, code: "approval_not_found" };
-      const grant = this.#grants.get(grantId);
-      if (grant === undefined) return { ok: false, code: "approval_grant_not_found" };
-      const at = now ?? this.#now();
-      const code = this.#grantSchemas.refusal(grant, record, at);
-      if (code !== undefined) return { ok: false, code };
-      const used = { ...grant, uses: grant.uses + 1 };
-      this.#grants.set(grantId, used);
-      this.#grantLog(grantId, "used", at, undefined, approvalId);
+      const use = this.#grants.use(grantId, record, now);
+      if (!use.ok) return use;
       const by = grantDecider(grantId);
       const approval = this.#move(record, "approved", {
-        decision: { decision: "approved", by, at },
+        decision: { decision: "approved", by, at: use.at },
         grantId,
       });
-      return { ok: true, approval: structuredClone(approval), grant: structuredClone(used) };
+      return { ok: true, approval: structuredClone(approval), grant: use.grant };
     });
   }
 
   /** The grant's history, oldest first. */
   grantEvents(id: string): Promise<GrantEvent[]> {
-    return this.#run(() => structuredClone(this.#grantEvents.get(id) ?? []));
+    return this.#run(() => this.#grants.events(id));
   }
 
   /** Consumes an approved approval at most once; refusals are recorded. */
@@ -442,7 +386,6 @@ export class MemoryApprovalStore implements ApprovalStore {
     this.#records.clear();
     this.#byCall.clear();
     this.#grants.clear();
-    this.#grantEvents.clear();
     return Promise.resolve();
   }
 
@@ -477,25 +420,6 @@ export class MemoryApprovalStore implements ApprovalStore {
       at,
       ...(input.note === undefined ? {} : { note: input.note }),
     };
-  }
-
-  #grantLog(
-    grantId: string,
-    kind: GrantEvent["kind"],
-    at: number,
-    by?: string,
-    approvalId?: string,
-  ): void {
-    let history = this.#grantEvents.get(grantId);
-    if (history === undefined) this.#grantEvents.set(grantId, history = []);
-    history.push({
-      seq: history.length + 1,
-      grantId,
-      kind,
-      at,
-      ...(by === undefined ? {} : { by }),
-      ...(approvalId === undefined ? {} : { approvalId }),
-    });
   }
 
   #move(
