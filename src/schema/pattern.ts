@@ -8,6 +8,20 @@
  * @module
  */
 import { RE2JS } from "re2js";
+import {
+  type ClassItem,
+  classItemsText,
+  complement,
+  DIGIT,
+  hex,
+  isSurrogate,
+  MAX_CODE_POINT,
+  NOT_LINE_TERMINATOR,
+  propertyItems,
+  type Ranges,
+  SPACE,
+  WORD,
+} from "./pattern_sets.ts";
 
 /**
  * Why a pattern was refused; see {@link compilePattern}.
@@ -60,28 +74,6 @@ class Unsupported extends Error {}
 /** Raised when a pattern's expansion is far over {@link MAX_PROGRAM_SIZE}. */
 class TooComplex extends Error {}
 
-const MAX_CODE_POINT = 0x10ffff;
-
-/** A set of code points as sorted, non-overlapping inclusive ranges. */
-type Ranges = readonly (readonly [number, number])[];
-
-const DIGIT: Ranges = [[0x30, 0x39]];
-const WORD: Ranges = [[0x30, 0x39], [0x41, 0x5a], [0x5f, 0x5f], [0x61, 0x7a]];
-/** ECMA-262 WhiteSpace and LineTerminator: what `\s` matches (RE2's `\s` is ASCII only). */
-const SPACE: Ranges = [
-  [0x09, 0x0d],
-  [0x20, 0x20],
-  [0xa0, 0xa0],
-  [0x1680, 0x1680],
-  [0x2000, 0x200a],
-  [0x2028, 0x2029],
-  [0x202f, 0x202f],
-  [0x205f, 0x205f],
-  [0x3000, 0x3000],
-  [0xfeff, 0xfeff],
-];
-/** What `.` matches without the `s` flag: anything but a line terminator. */
-const NOT_LINE_TERMINATOR: Ranges = complement([[0x0a, 0x0a], [0x0d, 0x0d], [0x2028, 0x2029]]);
 const CONTROL_ESCAPES: Readonly<Record<string, number>> = {
   t: 0x09,
   n: 0x0a,
@@ -90,73 +82,6 @@ const CONTROL_ESCAPES: Readonly<Record<string, number>> = {
   r: 0x0d,
 };
 const SYNTAX_CHARACTERS = new Set("^$\\.*+?()[]{}|/");
-
-/** ECMA-262 long General_Category names RE2 knows by their short name. */
-const CATEGORY_ALIASES: Readonly<Record<string, string>> = {
-  Letter: "L",
-  Uppercase_Letter: "Lu",
-  Lowercase_Letter: "Ll",
-  Titlecase_Letter: "Lt",
-  Modifier_Letter: "Lm",
-  Other_Letter: "Lo",
-  Mark: "M",
-  Combining_Mark: "M",
-  Nonspacing_Mark: "Mn",
-  Spacing_Mark: "Mc",
-  Enclosing_Mark: "Me",
-  Number: "N",
-  Decimal_Number: "Nd",
-  digit: "Nd",
-  Letter_Number: "Nl",
-  Other_Number: "No",
-  Punctuation: "P",
-  punct: "P",
-  Connector_Punctuation: "Pc",
-  Dash_Punctuation: "Pd",
-  Open_Punctuation: "Ps",
-  Close_Punctuation: "Pe",
-  Initial_Punctuation: "Pi",
-  Final_Punctuation: "Pf",
-  Other_Punctuation: "Po",
-  Symbol: "S",
-  Math_Symbol: "Sm",
-  Currency_Symbol: "Sc",
-  Modifier_Symbol: "Sk",
-  Other_Symbol: "So",
-  Separator: "Z",
-  Space_Separator: "Zs",
-  Line_Separator: "Zl",
-  Paragraph_Separator: "Zp",
-  Other: "C",
-  Control: "Cc",
-  cntrl: "Cc",
-  Format: "Cf",
-  Surrogate: "Cs",
-  Private_Use: "Co",
-  Unassigned: "Cn",
-};
-/** General_Category values RE2 has under the same short name. */
-const CATEGORIES = new Set(
-  "L Lu Ll Lt Lm Lo M Mn Mc Me N Nd Nl No P Pc Pd Ps Pe Pi Pf Po S Sm Sc Sk So Z Zs Zl Zp C Cc Cf Co Cs"
-    .split(" "),
-);
-
-function complement(set: Ranges): Ranges {
-  const out: [number, number][] = [];
-  let next = 0;
-  for (const [low, high] of set) {
-    if (low > next) out.push([next, low - 1]);
-    next = high + 1;
-  }
-  if (next <= MAX_CODE_POINT) out.push([next, MAX_CODE_POINT]);
-  return out;
-}
-
-const hex = (codePoint: number): string => `\\x{${codePoint.toString(16)}}`;
-const isSurrogate = (codePoint: number): boolean => codePoint >= 0xd800 && codePoint <= 0xdfff;
-
-/** One item of a character class: a code point range, or a Unicode property as RE2 spells it. */
-type ClassItem = readonly [number, number] | string;
 
 /**
  * Reads one pattern already known to be valid ECMA-262 with the `u` flag and writes the RE2
@@ -315,7 +240,9 @@ class Translator {
       const end = this.#source.indexOf("}", this.#index);
       const name = this.#source.slice(this.#index + 3, end);
       this.#index = end + 1;
-      return propertyItems(name, next === "P");
+      const items = propertyItems(name, next === "P");
+      if (items === undefined) throw new Unsupported();
+      return items;
     }
     return undefined;
   }
@@ -405,41 +332,6 @@ class Translator {
     if (this.#peek() !== "\\") return this.#literal();
     return this.#setEscape() ?? this.#characterEscape(true);
   }
-}
-
-function classItemsText(items: readonly ClassItem[]): string {
-  return items.map((item) =>
-    typeof item === "string"
-      ? item
-      : item[0] === item[1]
-      ? hex(item[0])
-      : `${hex(item[0])}-${hex(item[1])}`
-  ).join("");
-}
-
-/**
- * `\p{name}` (or `\P{name}`) as RE2 spells it: General_Category values by their short name,
- * scripts by their long name (`Script=Greek`), `Any` and `ASCII` as ranges. `Script_Extensions`,
- * short script codes and the other binary properties have no RE2 equivalent.
- */
-function propertyItems(name: string, negated: boolean): ClassItem[] {
-  const [key, value] = name.includes("=") ? name.split("=") : [undefined, name];
-  const letter = negated ? "P" : "p";
-  if (key === undefined && (value === "Any" || value === "ASCII")) {
-    const ranges: Ranges = value === "Any" ? [[0, MAX_CODE_POINT]] : [[0, 0x7f]];
-    const items = negated ? complement(ranges) : ranges;
-    if (items.length === 0) throw new Unsupported(); // `\P{Any}`: RE2 has no empty class
-    return [...items];
-  }
-  if (key === undefined || key === "General_Category" || key === "gc") {
-    const category = Object.hasOwn(CATEGORY_ALIASES, value) ? CATEGORY_ALIASES[value] : value;
-    if (CATEGORIES.has(category)) return [`\\${letter}{${category}}`];
-    throw new Unsupported();
-  }
-  if ((key === "Script" || key === "sc") && /^[A-Z][a-z]+(?:_[A-Z][a-z]+)*$/.test(value)) {
-    return [`\\${letter}{${value}}`];
-  }
-  throw new Unsupported();
 }
 
 /**
