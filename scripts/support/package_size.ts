@@ -13,8 +13,11 @@ import { WORKER_BUILD_OPTIONS } from "./worker_bundle.ts";
 
 /** The budgets: a figure above its budget fails the check. */
 export const SIZE_BUDGETS = {
-  /** The packed tarball (JavaScript, declarations, README). */
-  tarballBytes: 400 * 1024,
+  /**
+   * The packed tarball (JavaScript, declarations, README). Modules instead of closures (issue
+   * 25) add files and declarations of what used to be private; the Worker bundle is unchanged.
+   */
+  tarballBytes: 420 * 1024,
   /** `node_modules` after `npm install @sluice/mcp` alone (zod and the MCP SDK are most of it). */
   installedBytes: 24 * 1024 * 1024,
   /** Packages `npm install @sluice/mcp` adds besides sluice itself. */
