@@ -26,6 +26,16 @@ type ActionHandler = (
   form: URLSearchParams,
 ) => Promise<Response>;
 
+/** The approval's page under the notice that `message` was recorded. */
+function recorded(
+  settings: InboxSettings,
+  context: PageContext,
+  id: string,
+  message: string,
+): Promise<Response> {
+  return approvalResponse(settings, context, id, 200, notice("accepted", message));
+}
+
 /** Approve or deny, with an optional note. */
 const decide: ActionHandler = async (settings, context, record, form) => {
   const person = context.person!;
@@ -38,13 +48,7 @@ const decide: ActionHandler = async (settings, context, record, form) => {
   if (decision === "approve") await settings.store.approve(record.id, input);
   else await settings.store.deny(record.id, input);
   const done = decision === "approve" ? "Approved" : "Denied";
-  return await approvalResponse(
-    settings,
-    context,
-    record.id,
-    200,
-    notice("accepted", `${done} by ${person}.`),
-  );
+  return await recorded(settings, context, record.id, `${done} by ${person}.`);
 };
 
 /** Approve with edited arguments: the store supersedes the approval with the edited call. */
@@ -57,12 +61,11 @@ const edit: ActionHandler = async (settings, context, record, form) => {
     arguments: edited,
     ...(note === undefined ? {} : { note }),
   });
-  return await approvalResponse(
+  return await recorded(
     settings,
     context,
     record.id,
-    200,
-    notice("accepted", `Approved with edits by ${person}; the edited call is ${approval.id}.`),
+    `Approved with edits by ${person}; the edited call is ${approval.id}.`,
   );
 };
 
@@ -78,13 +81,7 @@ const reconcile: ActionHandler = async (settings, context, record, form) => {
     throw new Refusal(400, "inbox_form_invalid", "Evidence is required.");
   }
   await settings.store.reconcile(record.id, { outcome, evidence, by: person });
-  return await approvalResponse(
-    settings,
-    context,
-    record.id,
-    200,
-    notice("accepted", `Reconciled as ${outcome} by ${person}.`),
-  );
+  return await recorded(settings, context, record.id, `Reconciled as ${outcome} by ${person}.`);
 };
 
 const HANDLERS: Readonly<Record<ApprovalAction, ActionHandler>> = {

@@ -114,10 +114,7 @@ export class Walk implements Walker {
     return valid;
   }
 
-  /**
-   * Evaluates member `key` of `instance` for `keyword`: a success annotates it as evaluated, a
-   * failure records `keyword` here.
-   */
+  /** See {@link Walker.member}. */
   member(
     schema: Schema,
     instance: Record<string, unknown>,
