@@ -332,10 +332,13 @@ export {
   AuthError,
   type AuthErrorCode,
   authErrorCode,
+  CLIENT_AUTH_PREFERENCE,
+  type ClientAuthMethod,
   MemoryTokenStore,
   OAUTH_MAX_RESPONSE_BYTES,
   OAuthClient,
   type OAuthClientOptions,
+  type PreRegisteredClient,
   type TokenRecord,
   type TokenStore,
 } from "./src/auth/mod.ts";

@@ -250,6 +250,16 @@ export const CODES = {
     stage: "auth",
     meaning: "The token endpoint refused the grant (code, refresh token or client credentials).",
   },
+  auth_client_auth_unsupported: {
+    stage: "auth",
+    meaning:
+      "The authorization server advertises no token endpoint authentication method the client has credentials for.",
+  },
+  auth_credential_refused: {
+    stage: "auth",
+    meaning:
+      "Client credentials were about to go to a URL other than the checked endpoint they are for; nothing was sent.",
+  },
   auth_unauthorized: {
     stage: "auth",
     meaning: "The server still answered 401 after one new token; sluice does not loop.",

@@ -1,7 +1,7 @@
 /**
- * Who `OAuthClient` is at an authorization server: the host's machine client, a client ID
- * metadata document, or a dynamic registration (RFC 7591) kept per issuer, and how each
- * authenticates at the token endpoint.
+ * Who `OAuthClient` is at an authorization server: the host's pre-registered client (per
+ * issuer, or the machine client), a client ID metadata document, or a dynamic registration
+ * (RFC 7591) kept per issuer, and what each authenticates with at the token endpoint.
  *
  * @module
  */
@@ -13,14 +13,23 @@ import {
   oauthRequestOptions,
   transportFailure,
 } from "./discovery.ts";
+import {
+  authentication,
+  type ClientAuthMethod,
+  type ClientCredentialSet,
+  credentialsOf,
+  type PreRegisteredClient,
+} from "./client_auth.ts";
 import { AuthError } from "./errors.ts";
 import type { TokenRecord, TokenStore } from "./token_store.ts";
-import { clientKey, readRecord, str, writeRecord } from "./token_records.ts";
+import { clientKey, readRecord, str, type TokenClient, writeRecord } from "./token_records.ts";
 
 /** What of `OAuthClientOptions` decides the client. */
 export interface ClientSettings {
-  /** A client registered at the authorization server beforehand. */
-  readonly clientCredentials?: { readonly clientId: string; readonly clientSecret: string };
+  /** The machine client of the client credentials flow. */
+  readonly clientCredentials?: PreRegisteredClient;
+  /** Clients registered out of band, each at its issuer (or at any). */
+  readonly clients?: readonly PreRegisteredClient[];
   /** The redirect URI of the authorization code flow. */
   readonly redirectUri?: string;
   /** An https URL of this client's client ID metadata document. */
@@ -32,26 +41,34 @@ export interface ClientSettings {
 /** A client as sluice authenticates it at the token endpoint. */
 export interface ClientIdentity {
   readonly client: oauth.Client;
-  readonly auth: oauth.ClientAuth;
-  /** The secret of a `client_secret_post` registration, kept with the tokens it obtains. */
-  readonly secret?: string;
+  /** What it authenticates with; the method is chosen per request when not registered. */
+  readonly credentials: ClientCredentialSet;
+  /**
+   * True for the host's own (pre-registered) client: its secret and key stay in the host's
+   * options and are never written to the store.
+   */
+  readonly preRegistered: boolean;
 }
 
 /** What sluice keeps of a dynamic registration. */
 interface Registered {
   readonly client_id: string;
-  /** Only when the server registered the client as `client_secret_post`. */
+  /** Only when the server registered the client with a secret method. */
   readonly client_secret?: string;
+  readonly token_endpoint_auth_method?: ClientAuthMethod;
 }
+
+/** The secret methods a registration can come back with. */
+const SECRET_METHODS: ReadonlySet<string> = new Set(["client_secret_basic", "client_secret_post"]);
 
 /**
  * Reads a dynamic registration answer (RFC 7591: 201 and a JSON object). sluice asks for a
  * public client (`none`); a server may register it otherwise (RFC 7591 §3.2.1), and the client
- * then authenticates as registered: `client_secret_post` with the issued secret. Any other
- * method (`client_secret_basic` needs an `Authorization` header the hardened fetch never lets
- * a caller set) stays a public client, which such a server refuses at the token endpoint.
- * Fields sluice never reads are not checked (the conformance suite's server issues secrets
- * without the `client_secret_expires_at` RFC 7591 asks for).
+ * then authenticates as registered: `client_secret_basic` or `client_secret_post` with the
+ * issued secret. Any other method (sluice has no key the server knows) stays a public client,
+ * which such a server refuses at the token endpoint. Fields sluice never reads are not checked
+ * (the conformance suite's server issues secrets without the `client_secret_expires_at` RFC
+ * 7591 asks for).
  */
 async function registrationResponse(response: Response): Promise<Registered> {
   if (response.status !== 201) {
@@ -62,30 +79,63 @@ async function registrationResponse(response: Response): Promise<Registered> {
   const clientId = body?.client_id;
   if (typeof clientId !== "string" || clientId === "") throw new Error("no client_id");
   const secret = body?.client_secret;
-  return body?.token_endpoint_auth_method === "client_secret_post" && typeof secret === "string"
-    ? { client_id: clientId, client_secret: secret }
+  const method = body?.token_endpoint_auth_method;
+  return typeof method === "string" && SECRET_METHODS.has(method) && typeof secret === "string"
+    ? {
+      client_id: clientId,
+      client_secret: secret,
+      token_endpoint_auth_method: method as ClientAuthMethod,
+    }
     : { client_id: clientId };
 }
 
-/** The client as registered: public, or `client_secret_post` when it has a secret. */
-export function registeredClient(clientId: string, secret: string | undefined): ClientIdentity {
-  return secret === undefined
-    ? { client: { client_id: clientId, token_endpoint_auth_method: "none" }, auth: oauth.None() }
-    : {
-      client: { client_id: clientId, token_endpoint_auth_method: "client_secret_post" },
-      auth: oauth.ClientSecretPost(secret),
-      secret,
-    };
+/**
+ * The client as registered: public, or with the secret and its method (a record stored before
+ * the method was kept had only `client_secret_post`).
+ */
+export function registeredClient(
+  clientId: string,
+  secret: string | undefined,
+  method: string | undefined,
+): ClientIdentity {
+  const registered: ClientAuthMethod = secret === undefined
+    ? "none"
+    : method === "client_secret_basic"
+    ? method
+    : "client_secret_post";
+  return {
+    client: { client_id: clientId, token_endpoint_auth_method: registered },
+    credentials: { method: registered, ...(secret !== undefined ? { secret } : {}) },
+    preRegistered: false,
+  };
 }
 
-/** The host's machine client, authenticated with its secret in the token request body. */
-export function credentialsClient(
-  credentials: NonNullable<ClientSettings["clientCredentials"]>,
-): ClientIdentity {
+/** The host's pre-registered client; its method is chosen at the server unless given. */
+export function preRegisteredClient(client: PreRegisteredClient): ClientIdentity {
   return {
-    client: { client_id: credentials.clientId, token_endpoint_auth_method: "client_secret_post" },
-    auth: oauth.ClientSecretPost(credentials.clientSecret),
+    client: { client_id: client.clientId },
+    credentials: credentialsOf(client),
+    preRegistered: true,
   };
+}
+
+const trimSlash = (value: string): string => value.replace(/\/$/, "");
+
+/**
+ * The pre-registered client for `issuer`: one registered at that issuer, else one registered
+ * at any; for the client credentials flow, `clientCredentials` is one more candidate.
+ */
+export function preRegisteredAt(
+  settings: ClientSettings,
+  issuer: string,
+): PreRegisteredClient | undefined {
+  const candidates = [
+    ...(settings.clients ?? []),
+    ...(settings.clientCredentials !== undefined ? [settings.clientCredentials] : []),
+  ];
+  return candidates.find((client) =>
+    client.issuer !== undefined && trimSlash(client.issuer) === trimSlash(issuer)
+  ) ?? candidates.find((client) => client.issuer === undefined);
 }
 
 /**
@@ -98,9 +148,64 @@ export function tokenClient(
 ): ClientIdentity | undefined {
   const clientId = str(stored, "client_id");
   if (clientId === undefined) return undefined;
-  const credentials = settings.clientCredentials;
-  if (credentials?.clientId === clientId) return credentialsClient(credentials);
-  return registeredClient(clientId, str(stored, "client_secret"));
+  const own = preRegisteredAt(settings, str(stored, "issuer") ?? "");
+  if (own?.clientId === clientId) return preRegisteredClient(own);
+  return registeredClient(
+    clientId,
+    str(stored, "client_secret"),
+    str(stored, "token_endpoint_auth_method"),
+  );
+}
+
+/** A token request's client, its authentication, and the options that send it. */
+export interface Authenticated {
+  readonly client: oauth.Client;
+  readonly auth: oauth.ClientAuth;
+  readonly options: ReturnType<typeof oauthRequestOptions>;
+}
+
+/**
+ * How `identity` authenticates one token request at `discovered`'s token endpoint: the method
+ * (registered, or chosen), and for `client_secret_basic` the endpoint fetch that alone carries
+ * the credential.
+ */
+export async function authenticated(
+  identity: ClientIdentity,
+  discovered: Discovered,
+  context: DiscoveryContext,
+): Promise<Authenticated> {
+  const chosen = await authentication(
+    identity.client.client_id,
+    identity.credentials,
+    discovered.server,
+  );
+  let sending = context;
+  if (chosen.basic !== undefined) {
+    if (context.credentialed === undefined) {
+      throw new AuthError("auth_config_invalid", "This fetch cannot send client credentials.");
+    }
+    const endpoint = new URL(discovered.server.token_endpoint!);
+    sending = { ...context, fetch: context.credentialed(endpoint, chosen.basic) };
+  }
+  return {
+    client: { ...identity.client, token_endpoint_auth_method: chosen.method },
+    auth: chosen.auth,
+    options: oauthRequestOptions(sending),
+  };
+}
+
+/**
+ * What is stored with a token set of `identity`: its id, and for a dynamic registration its
+ * secret and method (a pre-registered client's stay in the host's options).
+ */
+export function storedClient(identity: ClientIdentity): TokenClient {
+  if (identity.preRegistered) return { client: identity.client };
+  const { secret, method } = identity.credentials;
+  return {
+    client: identity.client,
+    ...(secret !== undefined ? { secret } : {}),
+    ...(method !== undefined ? { method } : {}),
+  };
 }
 
 /** The client at this issuer: a client ID metadata document, a stored one, or a new registration. */
@@ -110,8 +215,8 @@ export async function clientAtIssuer(
   discovered: Discovered,
   context: DiscoveryContext,
 ): Promise<ClientIdentity> {
-  const credentials = settings.clientCredentials;
-  if (credentials !== undefined) return credentialsClient(credentials);
+  const own = preRegisteredAt(settings, discovered.issuer);
+  if (own !== undefined) return preRegisteredClient(own);
   const { server } = discovered;
   const metadataUrl = settings.clientMetadataUrl;
   if (
@@ -121,13 +226,18 @@ export async function clientAtIssuer(
   ) {
     return {
       client: { client_id: metadataUrl, token_endpoint_auth_method: "none" },
-      auth: oauth.None(),
+      credentials: { method: "none" },
+      preRegistered: false,
     };
   }
   const stored = await readRecord(store, clientKey(discovered.issuer));
   const storedId = str(stored, "client_id");
   if (storedId !== undefined && str(stored, "redirect_uri") === settings.redirectUri) {
-    return registeredClient(storedId, str(stored, "client_secret"));
+    return registeredClient(
+      storedId,
+      str(stored, "client_secret"),
+      str(stored, "token_endpoint_auth_method"),
+    );
   }
   if (server.registration_endpoint === undefined) {
     throw new AuthError(
@@ -157,6 +267,13 @@ export async function clientAtIssuer(
     client_id: registered.client_id,
     redirect_uri: settings.redirectUri!,
     ...(registered.client_secret !== undefined ? { client_secret: registered.client_secret } : {}),
+    ...(registered.token_endpoint_auth_method !== undefined
+      ? { token_endpoint_auth_method: registered.token_endpoint_auth_method }
+      : {}),
   });
-  return registeredClient(registered.client_id, registered.client_secret);
+  return registeredClient(
+    registered.client_id,
+    registered.client_secret,
+    registered.token_endpoint_auth_method,
+  );
 }

@@ -25,6 +25,11 @@ export interface DiscoveryContext {
   readonly policy: EndpointPolicy;
   /** Aborts discovery (the call's deadline). */
   readonly signal?: AbortSignal;
+  /**
+   * The fetch of a request to a checked endpoint that carries a Basic client credential
+   * (`client_secret_basic`), to that URL only; absent, such a request is refused.
+   */
+  readonly credentialed?: (endpoint: URL, basic: string) => FetchFunction;
 }
 
 /**

@@ -3,6 +3,11 @@
  *
  * @module
  */
+export {
+  CLIENT_AUTH_PREFERENCE,
+  type ClientAuthMethod,
+  type PreRegisteredClient,
+} from "./client_auth.ts";
 export { AuthError, type AuthErrorCode, authErrorCode } from "./errors.ts";
 export { OAUTH_MAX_RESPONSE_BYTES, OAuthClient, type OAuthClientOptions } from "./oauth_client.ts";
 export { MemoryTokenStore, type TokenRecord, type TokenStore } from "./token_store.ts";

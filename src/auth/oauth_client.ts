@@ -15,10 +15,14 @@ import {
   type SecureFetchOptions,
 } from "../transport/secure_fetch.ts";
 import { type BearerChallenge, parseBearerChallenge } from "./challenge.ts";
+import { checkPreRegistered, endpointFetch, type PreRegisteredClient } from "./client_auth.ts";
 import {
+  authenticated,
   clientAtIssuer,
   type ClientIdentity,
-  credentialsClient,
+  preRegisteredAt,
+  preRegisteredClient,
+  storedClient,
   tokenClient,
 } from "./client_identity.ts";
 import {
@@ -26,7 +30,6 @@ import {
   discoverAuthorizationServer,
   type Discovered,
   type DiscoveryContext,
-  oauthRequestOptions,
   transportFailure,
 } from "./discovery.ts";
 import { AuthError } from "./errors.ts";
@@ -49,8 +52,18 @@ export const OAUTH_MAX_RESPONSE_BYTES = 64 * 1024;
 export interface OAuthClientOptions {
   /** Where client registrations and tokens are kept. Default: a {@link MemoryTokenStore}. */
   readonly store?: TokenStore;
-  /** Machine-to-machine: a client registered at the authorization server beforehand. */
-  readonly clientCredentials?: { readonly clientId: string; readonly clientSecret: string };
+  /**
+   * Machine-to-machine: the client credentials grant, as this client registered at the
+   * authorization server beforehand (a secret or a private key). An entry of `clients` for the
+   * issuer takes its place there.
+   */
+  readonly clientCredentials?: PreRegisteredClient;
+  /**
+   * Clients registered out of band (no dynamic registration, no client ID metadata document
+   * where one applies), for either flow: the one whose `issuer` is the authorization server's,
+   * else one without `issuer`.
+   */
+  readonly clients?: readonly PreRegisteredClient[];
   /** Authorization code flow: the redirect URI the authorization server sends the person to. */
   readonly redirectUri?: string;
   /** Authorization code flow: shows the authorization URL to the person (opens a browser). */
@@ -124,6 +137,15 @@ export class OAuthClient {
         "Give clientCredentials, or redirectUri and redirect for the authorization code flow.",
       );
     }
+    if (options.clientCredentials !== undefined) {
+      checkPreRegistered(options.clientCredentials, "clientCredentials");
+    }
+    if (options.clients !== undefined && !Array.isArray(options.clients)) {
+      throw new AuthError("auth_config_invalid", "clients must be an array.");
+    }
+    for (const [index, client] of (options.clients ?? []).entries()) {
+      checkPreRegistered(client, `clients[${index}]`);
+    }
     this.#options = options;
     this.#store = options.store ?? new MemoryTokenStore();
   }
@@ -180,22 +202,27 @@ export class OAuthClient {
         "The authorization response was refused (an error, or a wrong state or issuer).",
       );
     }
+    const sent = await authenticated(pending, pending.discovered, pending.context);
     const tokens = await this.#grant(pending.discovered, () =>
       oauth.authorizationCodeGrantRequest(
         server,
-        pending.client,
-        pending.auth,
+        sent.client,
+        sent.auth,
         parameters,
         this.#options.redirectUri!,
         pending.verifier,
-        {
-          ...oauthRequestOptions(pending.context),
-          additionalParameters: { resource: pending.discovered.resource },
-        },
-      ), (response) => oauth.processAuthorizationCodeResponse(server, pending.client, response));
-    await saveTokens(this.#store, pending.resource, pending.discovered, tokens, pending, {
-      redirectUri: this.#options.redirectUri!,
-    });
+        { ...sent.options, additionalParameters: { resource: pending.discovered.resource } },
+      ), (response) => oauth.processAuthorizationCodeResponse(server, sent.client, response));
+    await saveTokens(
+      this.#store,
+      pending.resource,
+      pending.discovered,
+      tokens,
+      storedClient(pending),
+      {
+        redirectUri: this.#options.redirectUri!,
+      },
+    );
   }
 
   /**
@@ -225,7 +252,16 @@ export class OAuthClient {
       resolve: base.resolve ?? runtimeResolver()?.resolve,
     };
     const fetches = new TokenFetches(base, resource.origin, oauthFetch);
-    const oauthContext: DiscoveryContext = { fetch: oauthFetch, policy };
+    const oauthContext: DiscoveryContext = {
+      fetch: oauthFetch,
+      policy,
+      credentialed: (endpoint, basic) =>
+        endpointFetch(
+          { ...base, maxResponseBytes: oauthFetch.describe().maxResponseBytes },
+          endpoint,
+          basic,
+        ),
+    };
     return Object.assign(
       (input: RequestInfo | URL, init?: RequestInit) =>
         this.#send(resource, fetches, oauthContext, input, init),
@@ -311,23 +347,20 @@ export class OAuthClient {
       const client = tokenClient(this.#options, stored) ??
         await clientAtIssuer(this.#options, this.#store, discovered, context);
       try {
+        const sent = await authenticated(client, discovered, context);
         const tokens = await this.#grant(
           discovered,
           () =>
             oauth.refreshTokenGrantRequest(
               discovered.server,
-              client.client,
-              client.auth,
+              sent.client,
+              sent.auth,
               refreshToken,
-              {
-                ...oauthRequestOptions(context),
-                additionalParameters: { resource: discovered.resource },
-              },
+              { ...sent.options, additionalParameters: { resource: discovered.resource } },
             ),
-          (response) =>
-            oauth.processRefreshTokenResponse(discovered.server, client.client, response),
+          (response) => oauth.processRefreshTokenResponse(discovered.server, sent.client, response),
         );
-        return await saveTokens(this.#store, resource, discovered, tokens, client, {
+        return await saveTokens(this.#store, resource, discovered, tokens, storedClient(client), {
           previousRefresh: refreshToken,
           redirectUri: str(stored, "redirect_uri"),
         });
@@ -336,30 +369,37 @@ export class OAuthClient {
         await this.#store.delete(tokensKey(resource));
       }
     }
-    const credentials = this.#options.clientCredentials;
-    if (credentials !== undefined) {
-      const { client } = credentialsClient(credentials);
+    if (this.#options.clientCredentials !== undefined) {
+      const own = preRegisteredAt(this.#options, discovered.issuer);
+      if (own === undefined) {
+        throw new AuthError(
+          "auth_config_invalid",
+          "No client is registered for this authorization server's issuer.",
+        );
+      }
+      const sent = await authenticated(preRegisteredClient(own), discovered, context);
       const tokens = await this.#grant(
         discovered,
         () =>
           oauth.clientCredentialsGrantRequest(
             discovered.server,
-            client,
-            // Basic authentication would need an Authorization header, which the hardened fetch
-            // never sends; the secret goes in the body to the token endpoint only.
-            oauth.ClientSecretPost(credentials.clientSecret),
+            sent.client,
+            sent.auth,
             {
               resource: discovered.resource,
               ...(this.#scope(discovered, challenge)
                 ? { scope: this.#scope(discovered, challenge)! }
                 : {}),
             },
-            oauthRequestOptions(context),
+            sent.options,
           ),
-        (response) => oauth.processClientCredentialsResponse(discovered.server, client, response),
+        (response) =>
+          oauth.processClientCredentialsResponse(discovered.server, sent.client, response),
       );
-      // The host's own secret is not copied into the store: only the client id is kept.
-      return await saveTokens(this.#store, resource, discovered, tokens, { client });
+      // The host's own secret or key is not copied into the store: only the client id is kept.
+      return await saveTokens(this.#store, resource, discovered, tokens, {
+        client: { client_id: own.clientId },
+      });
     }
     await this.#startAuthorization(resource, discovered, challenge, context);
     throw new AuthError(

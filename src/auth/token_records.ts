@@ -51,8 +51,10 @@ export async function writeRecord(
 export interface TokenClient {
   /** The client, by its `client_id`. */
   readonly client: { readonly client_id: string };
-  /** The secret of a `client_secret_post` registration. */
+  /** The secret of a dynamic registration that issued one. */
   readonly secret?: string;
+  /** The token endpoint authentication method of a dynamic registration. */
+  readonly method?: string;
 }
 
 /** The registration a token set was obtained under. */
@@ -92,6 +94,7 @@ export async function saveTokens(
     scope: tokens.scope ?? null,
     client_id: client.client.client_id,
     ...(client.secret !== undefined ? { client_secret: client.secret } : {}),
+    ...(client.method !== undefined ? { token_endpoint_auth_method: client.method } : {}),
     redirect_uri: registration.redirectUri ?? null,
   });
   return tokens.access_token;

@@ -84,6 +84,11 @@ export interface SecureFetchOptions {
   /** The only origin (`https://host[:port]`) the token is sent to. Required with `token`. */
   readonly tokenOrigin?: string;
   /**
+   * The `Authorization` scheme of `token`. Default `"Bearer"`; `"Basic"` is how the OAuth client
+   * sends `client_secret_basic` credentials, to the token endpoint only.
+   */
+  readonly tokenScheme?: "Bearer" | "Basic";
+  /**
    * Resolver used to check that every address of a host name is public. Default: the runtime's
    * own (Deno `resolveDns`, Node/Bun `dns.lookup`); on runtimes without one (Workers) names are
    * not checked and {@link SecureFetch.describe} reports `dnsCheck: "unavailable"`.
@@ -223,7 +228,9 @@ function resolveToken(options: SecureFetchOptions): ResolvedOptions["authorizati
     throw configError("tokenOrigin is not a valid URL.");
   }
   if (origin === "null") throw configError("tokenOrigin has no origin (use https://host).");
-  return { header: `Bearer ${options.token}`, origin };
+  const scheme = options.tokenScheme ?? "Bearer";
+  if (scheme !== "Bearer" && scheme !== "Basic") throw configError("tokenScheme is not known.");
+  return { header: `${scheme} ${options.token}`, origin };
 }
 
 function requestUrl(input: RequestInfo | URL): string {

@@ -4,9 +4,21 @@
  * the token endpoint; an oversized metadata document. Each is refused before any request leaves
  * for the bad address: the underlying fetch (the network, here an in-process router on
  * https names a table resolver answers public) records every URL actually requested.
+ * Client authentication: Basic credentials reach the token endpoint's exact URL and nothing
+ * else, a private key is never sent (only an assertion for the issuer), a secret bound to its
+ * issuer never goes to another, and no advertised method the client can use means no request.
  */
 import assert from "node:assert/strict";
-import { connect, type FetchFunction, OAuthClient, type Resolver } from "../../mod.ts";
+import { decodeProtectedHeader, jwtVerify } from "jose";
+import {
+  connect,
+  type FetchFunction,
+  OAuthClient,
+  type OAuthClientOptions,
+  type Resolver,
+  secureFetch,
+} from "../../mod.ts";
+import { endpointFetch } from "../../src/auth/client_auth.ts";
 import { setupCode } from "../../fixtures/connect_servers.ts";
 
 const PUBLIC = "93.184.216.34";
@@ -47,6 +59,8 @@ const FIELDS = ["authorization_servers", "token_endpoint", "registration_endpoin
 
 interface World {
   readonly requested: URL[];
+  /** Every request as it left the hardened fetch: URL, headers, body. */
+  readonly sent: { url: string; headers: Headers; body: string }[];
   readonly fetch: FetchFunction;
 }
 
@@ -56,10 +70,12 @@ function world(
   token?: () => Response,
 ): World {
   const requested: URL[] = [];
-  const fetch: FetchFunction = (input) => {
+  const sent: World["sent"] = [];
+  const fetch: FetchFunction = async (input) => {
     const request = input as Request;
     const url = new URL(request.url);
     requested.push(url);
+    sent.push({ url: request.url, headers: request.headers, body: await request.clone().text() });
     if (url.hostname === "mcp.test" && url.pathname === "/mcp") {
       return Promise.resolve(
         new Response(null, {
@@ -95,13 +111,16 @@ function world(
     }
     return Promise.resolve(new Response("unexpected", { status: 500 }));
   };
-  return { requested, fetch };
+  return { requested, sent, fetch };
 }
 
-function serverCode(w: World): Promise<string | undefined> {
+function serverCode(
+  w: World,
+  options: OAuthClientOptions = { clientCredentials: { clientId: "c", clientSecret: "s" } },
+): Promise<string | undefined> {
   return setupCode(connect("https://mcp.test/mcp", {
     id: "docs",
-    auth: new OAuthClient({ clientCredentials: { clientId: "c", clientSecret: "s" } }),
+    auth: new OAuthClient(options),
     allow: ["echo"],
     transport: { resolve, fetch: w.fetch, timeoutMs: 5_000 },
   }));
@@ -140,4 +159,161 @@ Deno.test("OAuth hostile metadata: issuer mismatch, token redirect, oversized do
   const oversized = world((base) => JSON.stringify({ ...base, padding: "x".repeat(200_000) }));
   assert.equal(await serverCode(oversized), "transport_response_too_large");
   assert.ok(!oversized.requested.some((url) => url.pathname === "/token"));
+});
+
+const TOKEN = () => Response.json({ access_token: "issued-access", token_type: "Bearer" });
+
+Deno.test("OAuth client_secret_basic: Basic credentials go to the token endpoint's URL only", async () => {
+  const w = world(
+    (base) => ({ ...base, token_endpoint_auth_methods_supported: ["client_secret_basic"] }),
+    undefined,
+    TOKEN,
+  );
+  // The server refuses the issued token (this world's MCP server answers 401 to everything).
+  assert.equal(
+    await serverCode(w, {
+      clientCredentials: { clientId: "ops-client", clientSecret: "s3-cr:et" },
+    }),
+    "auth_unauthorized",
+  );
+  const basic = w.sent.filter((request) =>
+    request.headers.get("authorization")?.startsWith("Basic")
+  );
+  assert.deepEqual(basic.map((request) => request.url), ["https://as.test/token"]);
+  assert.equal(
+    basic[0]!.headers.get("authorization"),
+    `Basic ${btoa("ops-client:s3-cr%3Aet")}`,
+    "RFC 6749 §2.3.1: each part form-encoded",
+  );
+  assert.ok(!basic[0]!.body.includes("s3-cr"), "the secret is not in the body too");
+  for (const request of w.sent) {
+    if (request.url === "https://as.test/token") continue;
+    const header = request.headers.get("authorization");
+    assert.ok(header === null || header === "Bearer issued-access", `${request.url}: ${header}`);
+    assert.ok(!request.body.includes("s3-cr"), request.url);
+  }
+  assert.ok(
+    w.sent.some((request) =>
+      request.url === "https://mcp.test/mcp" &&
+      request.headers.get("authorization") === "Bearer issued-access"
+    ),
+    "the access token went to the MCP server",
+  );
+});
+
+Deno.test("OAuth client_secret_basic: the endpoint fetch refuses every other URL before sending", async () => {
+  const w = world((base) => base);
+  const send = endpointFetch({ resolve, fetch: w.fetch }, new URL("https://as.test/token"), "eA==");
+  for (
+    const other of ["https://as.test/token?x=1", "https://as.test/other", "https://evil.test/token"]
+  ) {
+    await assert.rejects(
+      () => send(other, { method: "POST" }),
+      (error: Error & { code?: string }) => error.code === "auth_credential_refused",
+    );
+  }
+  assert.deepEqual(w.requested, [], "nothing left");
+  // The hardened fetch itself: a caller-set Authorization never travels, and the Basic token
+  // option reaches its origin only.
+  const hardened = secureFetch({
+    resolve,
+    fetch: w.fetch,
+    token: "eA==",
+    tokenScheme: "Basic",
+    tokenOrigin: "https://as.test",
+  });
+  await hardened("https://mcp.test/x", { headers: { authorization: "Basic stolen" } });
+  await hardened("https://as.test/token", { method: "POST", body: "a=b" });
+  assert.equal(w.sent[0]!.headers.get("authorization"), null);
+  assert.equal(w.sent[1]!.headers.get("authorization"), "Basic eA==");
+});
+
+Deno.test("OAuth private_key_jwt: the key never leaves, the assertion is for the issuer", async () => {
+  const pair = await crypto.subtle.generateKey({ name: "ECDSA", namedCurve: "P-256" }, true, [
+    "sign",
+    "verify",
+  ]);
+  const jwk = { ...(await crypto.subtle.exportKey("jwk", pair.privateKey)), kid: "key-1" };
+  for (const privateKey of [pair.privateKey, jwk]) {
+    const w = world(
+      (base) => ({
+        ...base,
+        token_endpoint_auth_methods_supported: ["client_secret_post", "private_key_jwt"],
+      }),
+      undefined,
+      TOKEN,
+    );
+    assert.equal(
+      await serverCode(w, {
+        clientCredentials: { clientId: "jwt-client", privateKey, clientSecret: "unused-secret" },
+      }),
+      "auth_unauthorized",
+    );
+    const token = w.sent.filter((request) => request.url === "https://as.test/token");
+    assert.equal(token.length, 1);
+    const body = new URLSearchParams(token[0]!.body);
+    assert.equal(
+      body.get("client_assertion_type"),
+      "urn:ietf:params:oauth:client-assertion-type:jwt-bearer",
+    );
+    assert.equal(body.get("client_secret"), null, "the key is preferred over the secret");
+    const assertion = body.get("client_assertion")!;
+    const { payload } = await jwtVerify(assertion, pair.publicKey, { audience: "https://as.test" });
+    assert.equal(payload.iss, "jwt-client");
+    assert.equal(payload.sub, "jwt-client");
+    assert.equal(typeof payload.jti, "string");
+    const header = decodeProtectedHeader(assertion);
+    assert.equal(header.alg, "ES256");
+    assert.equal(header.jwk, undefined, "no key in the header");
+    if (privateKey === jwk) assert.equal(header.kid, "key-1");
+    for (const request of w.sent) {
+      const seen = request.body + JSON.stringify([...request.headers]);
+      assert.ok(!seen.includes(jwk.d!), `the private key went to ${request.url}`);
+      assert.ok(!seen.includes("unused-secret"), `the secret went to ${request.url}`);
+      assert.ok(!request.headers.get("authorization")?.startsWith("Basic"), request.url);
+    }
+  }
+});
+
+Deno.test("OAuth pre-registered clients: a secret bound to its issuer never goes to another", async () => {
+  const bound = world((base) => base, undefined, TOKEN);
+  assert.equal(
+    await serverCode(bound, {
+      clientCredentials: {
+        clientId: "c",
+        clientSecret: "bound-secret",
+        issuer: "https://other.test",
+      },
+    }),
+    "auth_config_invalid",
+  );
+  assert.ok(!bound.requested.some((url) => url.pathname === "/token"));
+
+  // No method the server advertises is one the client has credentials for: nothing is sent.
+  const unsupported = world(
+    (base) => ({ ...base, token_endpoint_auth_methods_supported: ["tls_client_auth"] }),
+    undefined,
+    TOKEN,
+  );
+  assert.equal(await serverCode(unsupported), "auth_client_auth_unsupported");
+  assert.ok(!unsupported.requested.some((url) => url.pathname === "/token"));
+
+  // A code-flow client pre-registered at this issuer: no registration request, Basic to /token.
+  let authorization: URL | undefined;
+  const code = world((base) => base, undefined, TOKEN);
+  assert.equal(
+    await serverCode(code, {
+      redirectUri: "http://127.0.0.1:9/callback",
+      redirect: (url) => {
+        authorization = url;
+      },
+      clients: [
+        { clientId: "elsewhere", clientSecret: "x", issuer: "https://other.test" },
+        { clientId: "web", clientSecret: "web-secret", issuer: "https://as.test" },
+      ],
+    }),
+    "auth_authorization_required",
+  );
+  assert.equal(authorization?.searchParams.get("client_id"), "web");
+  assert.ok(!code.requested.some((url) => url.pathname === "/register"), "no registration");
 });
