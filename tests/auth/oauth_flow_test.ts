@@ -163,6 +163,16 @@ Deno.test({
     reports.push(third.report());
     await third.close();
 
+    // A dynamic registration as a public client (`none`): no credential on any token request.
+    assert.ok(as.tokenRequests.length >= 2, JSON.stringify(as.tokenRequests));
+    for (const request of as.tokenRequests) {
+      assert.deepEqual(
+        [request.scheme, request.secretInBody, request.assertion, request.status],
+        [null, false, false, 200],
+        JSON.stringify(request),
+      );
+    }
+
     // Sentinel: no token value in any event, report, envelope or error message.
     const secrets = [
       before.access_token,
