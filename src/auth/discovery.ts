@@ -30,6 +30,11 @@ export interface DiscoveryContext {
    * (`client_secret_basic`), to that URL only; absent, such a request is refused.
    */
   readonly credentialed?: (endpoint: URL, basic: string) => FetchFunction;
+  /**
+   * The host enabled the 2025-03-26 revision: a server without protected resource metadata is
+   * discovered its way (see {@link discoverAuthorizationServer}).
+   */
+  readonly legacyDiscovery?: boolean;
 }
 
 /**
@@ -96,6 +101,21 @@ export function oauthRequestOptions(context: DiscoveryContext): {
   };
 }
 
+/** Checks every endpoint URL of `metadata`; a token endpoint is required. */
+async function checkEndpoints(
+  metadata: oauth.AuthorizationServer,
+  context: DiscoveryContext,
+): Promise<void> {
+  for (const field of ENDPOINT_FIELDS) {
+    if (metadata[field] !== undefined) {
+      await checkEndpoint(metadata[field], field, context.policy, context.signal);
+    }
+  }
+  if (metadata.token_endpoint === undefined) {
+    throw new AuthError("auth_metadata_invalid", "The authorization server has no token endpoint.");
+  }
+}
+
 /** Lets go of a response whose body is not read. */
 export function discard(response: Response): void {
   response.body?.cancel().catch(() => {});
@@ -126,18 +146,25 @@ function wellKnownResourceMetadata(resource: URL): URL[] {
   return path === "" ? [new URL(base)] : [new URL(base + path), new URL(base)];
 }
 
+/**
+ * The protected resource metadata, or `undefined` when the host enabled 2025-03-26 discovery,
+ * the challenge named no document and every well-known location answered 404.
+ */
 async function protectedResourceMetadata(
   resource: URL,
   challenge: BearerChallenge,
   context: DiscoveryContext,
-): Promise<Record<string, unknown>> {
-  const candidates = challenge.resourceMetadata !== undefined
+): Promise<Record<string, unknown> | undefined> {
+  const named = challenge.resourceMetadata !== undefined;
+  const candidates = named
     ? [await checkEndpoint(challenge.resourceMetadata, "resource_metadata", context.policy)]
     : wellKnownResourceMetadata(resource);
   for (const [index, url] of candidates.entries()) {
     const response = await context.fetch(url, context.signal ? { signal: context.signal } : {});
-    if (response.status === 404 && index < candidates.length - 1) {
+    const last = index === candidates.length - 1;
+    if (response.status === 404 && (!last || (!named && context.legacyDiscovery === true))) {
       discard(response);
+      if (last) return undefined;
       continue;
     }
     return await readJson(response, "protected resource metadata");
@@ -153,25 +180,35 @@ function identifies(named: URL, resource: URL): boolean {
     prefix === "";
 }
 
+/**
+ * The authorization server's metadata at `issuer` (RFC 8414, then OpenID discovery), its
+ * `issuer` checked to be `issuer`. With `legacyOrigin` (2025-03-26 discovery: `issuer` is the
+ * MCP server's origin), RFC 8414 only, and `undefined` for a 404; the document then vouches for
+ * an `issuer` on that origin only, as it is that origin's own.
+ */
 async function authorizationServerMetadata(
   issuer: URL,
   context: DiscoveryContext,
-): Promise<oauth.AuthorizationServer> {
-  const options = oauthRequestOptions(context);
+  legacyOrigin?: string,
+): Promise<oauth.AuthorizationServer | undefined> {
+  const options = {
+    ...oauthRequestOptions(context),
+    ...(legacyOrigin !== undefined ? { headers: { "mcp-protocol-version": "2025-03-26" } } : {}),
+  };
   // RFC 8414 first; OpenID discovery when the server does not serve it.
   for (const algorithm of ["oauth2", "oidc"] as const) {
     const response = await oauth.discoveryRequest(issuer, { ...options, algorithm });
-    if (response.status === 404 && algorithm === "oauth2") {
+    if (response.status === 404 && (algorithm === "oauth2" || legacyOrigin !== undefined)) {
       discard(response);
+      if (legacyOrigin !== undefined) return undefined;
       continue;
     }
     // Read the body here, so the byte cap and the deadline fail with the transport's code.
-    const buffered = new Response(await response.arrayBuffer(), {
-      status: response.status,
-      headers: response.headers,
-    });
+    const body = await response.arrayBuffer();
+    const buffered = new Response(body, { status: response.status, headers: response.headers });
     try {
-      return await oauth.processDiscoveryResponse(issuer, buffered);
+      const expected = legacyOrigin === undefined ? issuer : legacyIssuer(body, legacyOrigin);
+      return await oauth.processDiscoveryResponse(expected, buffered);
     } catch (error) {
       if (transportFailure(error)) throw transportFailure(error);
       if (
@@ -189,9 +226,44 @@ async function authorizationServerMetadata(
   throw new AuthError("auth_metadata_invalid", "No authorization server metadata was found.");
 }
 
+/** The `issuer` a 2025-03-26 metadata document names, when it is on `origin`; else `origin`. */
+function legacyIssuer(body: ArrayBuffer, origin: string): URL {
+  try {
+    const issuer = (JSON.parse(new TextDecoder().decode(body)) as { issuer?: unknown }).issuer;
+    if (typeof issuer === "string" && URL.canParse(issuer) && new URL(issuer).origin === origin) {
+      return new URL(issuer);
+    }
+  } catch { /* processDiscoveryResponse reports it */ }
+  return new URL(origin);
+}
+
+/**
+ * 2025-03-26 discovery, for a server without protected resource metadata: the authorization
+ * server's metadata at the MCP server's origin, or without one (404) that revision's default
+ * endpoints there (`/authorize`, `/token`, `/register`).
+ */
+async function legacyAuthorizationServer(
+  resource: URL,
+  context: DiscoveryContext,
+): Promise<oauth.AuthorizationServer> {
+  const origin = resource.origin;
+  const metadata = await authorizationServerMetadata(new URL(origin), context, origin);
+  if (metadata !== undefined) return metadata;
+  return {
+    issuer: origin,
+    authorization_endpoint: `${origin}/authorize`,
+    token_endpoint: `${origin}/token`,
+    registration_endpoint: `${origin}/register`,
+    // The revision requires PKCE S256 of every client and server.
+    code_challenge_methods_supported: ["S256"],
+  };
+}
+
 /**
  * Finds and checks the authorization server of `resource`. Every URL a document names is
- * checked (scheme, literal, name, resolved addresses) before it is requested or kept.
+ * checked (scheme, literal, name, resolved addresses) before it is requested or kept. Where
+ * the host enabled 2025-03-26 (`legacyDiscovery`) and the server has no protected resource
+ * metadata, that revision's discovery runs instead, under the same checks.
  *
  * @param resource the MCP server's URL
  * @param challenge the server's 401 challenge (may name the metadata URL)
@@ -207,6 +279,16 @@ export async function discoverAuthorizationServer(
   context: DiscoveryContext,
 ): Promise<Discovered> {
   const document = await protectedResourceMetadata(resource, challenge, context);
+  if (document === undefined) {
+    const metadata = await legacyAuthorizationServer(resource, context);
+    await checkEndpoints(metadata, context);
+    return {
+      resource: resource.href,
+      issuer: metadata.issuer,
+      server: metadata,
+      scopesSupported: [],
+    };
+  }
   if (typeof document.resource !== "string" || !URL.canParse(document.resource)) {
     throw new AuthError(
       "auth_metadata_invalid",
@@ -233,15 +315,8 @@ export async function discoverAuthorizationServer(
     issuers.push(await checkEndpoint(server, "authorization_servers", context.policy));
   }
   const issuer = issuers[0]!;
-  const metadata = await authorizationServerMetadata(issuer, context);
-  for (const field of ENDPOINT_FIELDS) {
-    if (metadata[field] !== undefined) {
-      await checkEndpoint(metadata[field], field, context.policy, context.signal);
-    }
-  }
-  if (metadata.token_endpoint === undefined) {
-    throw new AuthError("auth_metadata_invalid", "The authorization server has no token endpoint.");
-  }
+  const metadata = (await authorizationServerMetadata(issuer, context))!;
+  await checkEndpoints(metadata, context);
   const scopes = Array.isArray(document.scopes_supported)
     ? document.scopes_supported.filter((scope): scope is string =>
       typeof scope === "string" && /^[\x21\x23-\x5B\x5D-\x7E]{1,128}$/.test(scope)

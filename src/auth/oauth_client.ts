@@ -232,12 +232,16 @@ export class OAuthClient {
    *
    * @param resource the MCP server's URL
    * @param transport the hardened fetch's options (the token fields are ignored)
+   * @param discovery `legacyDiscovery: true` where the host enabled the 2025-03-26 revision
+   *   (`connect()` sets it from `legacyProtocolVersions`): a server without protected resource
+   *   metadata is then discovered that revision's way, under the same URL checks
    * @returns a function with `fetch`'s signature, and `hold()`: while held (by one holder, as
    *   `connect()` holds it for a connection's lifetime), its pinned connections stay open
    */
   fetchFor(
     resource: URL,
     transport: SecureFetchOptions,
+    discovery: { readonly legacyDiscovery?: boolean } = {},
   ): FetchFunction & { hold(): () => void } {
     const { token: _token, tokenOrigin: _origin, ...base } = transport;
     const oauthFetch = secureFetch({
@@ -255,6 +259,7 @@ export class OAuthClient {
     const oauthContext: DiscoveryContext = {
       fetch: oauthFetch,
       policy,
+      legacyDiscovery: discovery.legacyDiscovery === true,
       credentialed: (endpoint, basic) =>
         endpointFetch(
           { ...base, maxResponseBytes: oauthFetch.describe().maxResponseBytes },

@@ -240,7 +240,9 @@ export async function connectAll(config: ConnectAllConfig): Promise<Connection> 
         : {}),
     });
     const sessionFetch = server.auth !== undefined
-      ? server.auth.fetchFor(server.url, transport)
+      ? server.auth.fetchFor(server.url, transport, {
+        legacyDiscovery: config.legacyProtocolVersions?.includes("2025-03-26") === true,
+      })
       : fetch;
     const session = new ServerSession({
       url: server.url,

@@ -317,3 +317,80 @@ Deno.test("OAuth pre-registered clients: a secret bound to its issuer never goes
   assert.equal(authorization?.searchParams.get("client_id"), "web");
   assert.ok(!code.requested.some((url) => url.pathname === "/register"), "no registration");
 });
+
+/**
+ * A 2025-03-26 server: no protected resource metadata, its authorization server's metadata at
+ * its own origin (`metadata`), or none (`undefined`: that revision's default endpoints).
+ */
+function legacyWorld(metadata: Record<string, unknown> | undefined): World {
+  const requested: URL[] = [];
+  const sent: World["sent"] = [];
+  const fetch: FetchFunction = async (input) => {
+    const request = input as Request;
+    const url = new URL(request.url);
+    requested.push(url);
+    sent.push({ url: request.url, headers: request.headers, body: await request.clone().text() });
+    if (url.pathname === "/mcp") {
+      return new Response(null, { status: 401, headers: { "www-authenticate": "Bearer" } });
+    }
+    if (url.pathname === "/.well-known/oauth-authorization-server" && metadata !== undefined) {
+      return Response.json(metadata);
+    }
+    if (url.pathname === "/token") return TOKEN();
+    return new Response("not found", { status: 404 });
+  };
+  return { requested, sent, fetch };
+}
+
+function legacyCode(w: World, legacy: boolean): Promise<string | undefined> {
+  return setupCode(connect("https://mcp.test/mcp", {
+    id: "docs",
+    auth: new OAuthClient({ clientCredentials: { clientId: "c", clientSecret: "s" } }),
+    allow: ["echo"],
+    transport: { resolve, fetch: w.fetch, timeoutMs: 5_000 },
+    ...(legacy ? { legacyProtocolVersions: ["2025-11-25", "2025-06-18", "2025-03-26"] } : {}),
+  }));
+}
+
+Deno.test("OAuth 2025-03-26 discovery: only when the host enables it, under the same checks", async () => {
+  const origin = "https://mcp.test";
+  const base = {
+    issuer: `${origin}/oauth`,
+    authorization_endpoint: `${origin}/oauth/authorize`,
+    token_endpoint: `${origin}/token`,
+    code_challenge_methods_supported: ["S256"],
+  };
+  // Not enabled: no protected resource metadata is the RFC 9728 failure, nothing guessed.
+  const off = legacyWorld(base);
+  assert.equal(await legacyCode(off, false), "auth_metadata_invalid");
+  assert.ok(!off.requested.some((url) => url.pathname.includes("oauth-authorization-server")));
+  assert.ok(!off.requested.some((url) => url.pathname === "/token"));
+
+  // Enabled: the origin's metadata (its issuer on that origin) names the token endpoint.
+  const on = legacyWorld(base);
+  assert.equal(await legacyCode(on, true), "auth_unauthorized");
+  const tokenRequest = on.sent.find((request) => request.url === `${origin}/token`);
+  assert.ok(tokenRequest !== undefined, JSON.stringify(on.requested));
+  assert.equal(
+    on.sent.find((request) => request.url.endsWith("/.well-known/oauth-authorization-server"))
+      ?.headers.get("mcp-protocol-version"),
+    "2025-03-26",
+  );
+
+  // No metadata either: the revision's default endpoints at the origin.
+  const fallback = legacyWorld(undefined);
+  assert.equal(await legacyCode(fallback, true), "auth_unauthorized");
+  assert.ok(fallback.requested.some((url) => url.href === `${origin}/token`));
+
+  // The same checks: a refused endpoint is never requested, another origin's issuer refused.
+  for (
+    const bad of ["https://10.0.0.7/token", "https://rebind.test/token", "http://plain.test/t"]
+  ) {
+    const refused = legacyWorld({ ...base, token_endpoint: bad });
+    assert.equal(await legacyCode(refused, true), "auth_metadata_refused", bad);
+    assert.ok(!refused.requested.some((url) => url.href === bad), bad);
+  }
+  const elsewhere = legacyWorld({ ...base, issuer: "https://evil.test" });
+  assert.equal(await legacyCode(elsewhere, true), "auth_issuer_mismatch");
+  assert.ok(!elsewhere.requested.some((url) => url.pathname === "/token"));
+});
