@@ -1,7 +1,7 @@
 /**
  * Dynamic client registration answers: sluice asks for a public client; a server may register it
- * as `client_secret_post` instead (RFC 7591), and the token request then carries that secret in
- * its body. A secret issued without `client_secret_expires_at` (as the conformance suite's server
+ * as `client_secret_post` or `client_secret_basic` instead (RFC 7591), and the token request
+ * then carries that secret as registered: in its body, or as HTTP Basic to the token endpoint. A secret issued without `client_secret_expires_at` (as the conformance suite's server
  * does) is no reason to refuse the registration. The network is an in-process router behind the
  * `fetch` option that records every request.
  */
@@ -20,6 +20,7 @@ const SECRET = "registered-secret-sentinel";
 interface Recorded {
   readonly url: URL;
   readonly body: string;
+  readonly authorization: string | null;
 }
 
 function router(registration: Record<string, unknown>, status = 201) {
@@ -27,7 +28,11 @@ function router(registration: Record<string, unknown>, status = 201) {
   const fetch: FetchFunction = async (input) => {
     const request = input as Request;
     const url = new URL(request.url);
-    requests.push({ url, body: await request.text() });
+    requests.push({
+      url,
+      body: await request.text(),
+      authorization: request.headers.get("authorization"),
+    });
     if (url.hostname === "mcp.test" && url.pathname === "/mcp") {
       return new Response(null, {
         status: 401,
@@ -122,4 +127,19 @@ Deno.test("OAuth registration: an answer that is not 201 with a client_id is aut
     assert.equal(await authorize(net), "auth_registration_failed", JSON.stringify(answer));
     assert.ok(!net.requests.some((request) => request.url.pathname === "/token"));
   }
+});
+
+Deno.test("OAuth registration: a client registered as client_secret_basic sends Basic to the token endpoint only", async () => {
+  const net = router({
+    client_id: "registered",
+    client_secret: SECRET,
+    token_endpoint_auth_method: "client_secret_basic",
+  });
+  assert.equal(await authorize(net), "auth_authorization_required");
+  const body = tokenBody(net);
+  assert.equal(body.get("client_secret"), null);
+  assert.equal(body.get("client_id"), null, "the Basic credential names the client");
+  const withCredentials = net.requests.filter((request) => request.authorization !== null);
+  assert.deepEqual(withCredentials.map((request) => request.url.href), ["https://as.test/token"]);
+  assert.equal(withCredentials[0]!.authorization, `Basic ${btoa(`registered:${SECRET}`)}`);
 });
