@@ -64,11 +64,8 @@ interface World {
   readonly fetch: FetchFunction;
 }
 
-function world(
-  asMetadata: (base: Record<string, unknown>) => unknown,
-  servers?: unknown[],
-  token?: () => Response,
-): World {
+/** The network: `route` answers each request, every one recorded as it left the hardened fetch. */
+function recording(route: (url: URL) => Response | Promise<Response>): World {
   const requested: URL[] = [];
   const sent: World["sent"] = [];
   const fetch: FetchFunction = async (input) => {
@@ -76,6 +73,17 @@ function world(
     const url = new URL(request.url);
     requested.push(url);
     sent.push({ url: request.url, headers: request.headers, body: await request.clone().text() });
+    return await route(url);
+  };
+  return { requested, sent, fetch };
+}
+
+function world(
+  asMetadata: (base: Record<string, unknown>) => unknown,
+  servers?: unknown[],
+  token?: () => Response,
+): World {
+  return recording((url) => {
     if (url.hostname === "mcp.test" && url.pathname === "/mcp") {
       return Promise.resolve(
         new Response(null, {
@@ -110,8 +118,7 @@ function world(
       return Promise.resolve(token());
     }
     return Promise.resolve(new Response("unexpected", { status: 500 }));
-  };
-  return { requested, sent, fetch };
+  });
 }
 
 function serverCode(
@@ -323,13 +330,7 @@ Deno.test("OAuth pre-registered clients: a secret bound to its issuer never goes
  * its own origin (`metadata`), or none (`undefined`: that revision's default endpoints).
  */
 function legacyWorld(metadata: Record<string, unknown> | undefined): World {
-  const requested: URL[] = [];
-  const sent: World["sent"] = [];
-  const fetch: FetchFunction = async (input) => {
-    const request = input as Request;
-    const url = new URL(request.url);
-    requested.push(url);
-    sent.push({ url: request.url, headers: request.headers, body: await request.clone().text() });
+  return recording((url) => {
     if (url.pathname === "/mcp") {
       return new Response(null, { status: 401, headers: { "www-authenticate": "Bearer" } });
     }
@@ -338,8 +339,7 @@ function legacyWorld(metadata: Record<string, unknown> | undefined): World {
     }
     if (url.pathname === "/token") return TOKEN();
     return new Response("not found", { status: 404 });
-  };
-  return { requested, sent, fetch };
+  });
 }
 
 function legacyCode(w: World, legacy: boolean): Promise<string | undefined> {
