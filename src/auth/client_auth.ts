@@ -73,9 +73,13 @@ export interface PreRegisteredClient {
 
 /** What credentials a client has, and the method it was registered with if known. */
 export interface ClientCredentialSet {
+  /** The client secret. */
   readonly secret?: string;
+  /** The `private_key_jwt` key, as the host gave it. */
   readonly privateKey?: CryptoKey | JsonWebKey;
+  /** The assertion header's `kid`. */
   readonly keyId?: string;
+  /** The method registered, when known: then it is the one used. */
   readonly method?: ClientAuthMethod;
 }
 
