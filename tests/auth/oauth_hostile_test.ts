@@ -233,6 +233,11 @@ Deno.test("OAuth client_secret_basic: the endpoint fetch refuses every other URL
   await hardened("https://as.test/token", { method: "POST", body: "a=b" });
   assert.equal(w.sent[0]!.headers.get("authorization"), null);
   assert.equal(w.sent[1]!.headers.get("authorization"), "Basic eA==");
+  assert.throws(
+    () =>
+      secureFetch({ token: "x", tokenOrigin: "https://as.test", tokenScheme: "Digest" as "Basic" }),
+    (error: Error & { code?: string }) => error.code === "transport_config_invalid",
+  );
 });
 
 Deno.test("OAuth private_key_jwt: the key never leaves, the assertion is for the issuer", async () => {
