@@ -1,0 +1,292 @@
+/**
+ * Exfiltration shape: parameters whose name asks for the conversation, the model's context or
+ * credentials, text asking the model to put those (or file contents) into an argument, and
+ * sensitive paths. What the tool's own name says it is for is not flagged: a `set_secret` tool
+ * may take a `secret`. Sources: Invariant Labs' `sidenote` parameter, mcp-shield's sensitive
+ * paths and exfiltration parameters, CyberArk's full-schema poisoning (poisoned parameter names).
+ *
+ * @module
+ */
+import type { ExfiltrationFinding } from "./findings.ts";
+import { phrase, PhraseSet } from "./phrases.ts";
+import type { StringRole } from "./strings.ts";
+
+/** What a request asks for; a tool whose name is about it may ask. */
+type Topic = "conversation" | "credentials" | "files";
+
+/** Words of a tool's name that make a topic its purpose. */
+const PURPOSE: Readonly<Record<Topic, ReadonlySet<string>>> = {
+  conversation: new Set([
+    "chat",
+    "chats",
+    "conversation",
+    "conversations",
+    "transcript",
+    "transcripts",
+    "memory",
+    "history",
+    "prompt",
+    "prompts",
+  ]),
+  credentials: new Set([
+    "secret",
+    "secrets",
+    "password",
+    "passwords",
+    "key",
+    "keys",
+    "token",
+    "tokens",
+    "credential",
+    "credentials",
+    "auth",
+    "login",
+    "apikey",
+    "env",
+    "vault",
+    "ssh",
+    "cookie",
+    "cookies",
+  ]),
+  files: new Set([
+    "file",
+    "files",
+    "read",
+    "write",
+    "edit",
+    "fs",
+    "upload",
+    "document",
+    "documents",
+    "content",
+    "contents",
+    "directory",
+    "directories",
+  ]),
+};
+
+/** Parameter names (their words, joined by `_`) shaped to carry one topic out. */
+const PARAMETERS: Readonly<Record<string, Topic>> = Object.freeze({
+  conversation_history: "conversation",
+  conversation_context: "conversation",
+  conversation_log: "conversation",
+  chat_history: "conversation",
+  chat_log: "conversation",
+  chat_context: "conversation",
+  messages_so_far: "conversation",
+  previous_messages: "conversation",
+  prior_messages: "conversation",
+  all_messages: "conversation",
+  user_messages: "conversation",
+  full_context: "conversation",
+  context_window: "conversation",
+  system_prompt: "conversation",
+  system_instructions: "conversation",
+  model_instructions: "conversation",
+  prompt_history: "conversation",
+  sidenote: "conversation",
+  side_note: "conversation",
+  credentials: "credentials",
+  api_key: "credentials",
+  apikey: "credentials",
+  api_keys: "credentials",
+  secret_key: "credentials",
+  private_key: "credentials",
+  ssh_key: "credentials",
+  ssh_private_key: "credentials",
+  access_token: "credentials",
+  auth_token: "credentials",
+  bearer_token: "credentials",
+  session_token: "credentials",
+  session_cookie: "credentials",
+  cookies: "credentials",
+  passwords: "credentials",
+  env_vars: "credentials",
+  environment_variables: "credentials",
+  seed_phrase: "credentials",
+  mnemonic: "credentials",
+  id_rsa: "credentials",
+  file_contents: "files",
+  file_content: "files",
+  config_file_contents: "files",
+});
+
+const SETS = {
+  ask: [
+    "include",
+    "pass",
+    "provide",
+    "send",
+    "put",
+    "paste",
+    "add",
+    "copy",
+    "insert",
+    "append",
+    "attach",
+    "supply",
+    "dump",
+    "share",
+    "upload",
+    "give",
+    "transmit",
+    "collect",
+    "gather",
+    "summarize",
+    "summarise",
+    "quote",
+    "repeat",
+    "forward",
+    "leak",
+    "exfiltrate",
+    "extract",
+  ],
+  whole: ["entire", "full", "whole", "complete", "previous", "prior", "all", "every", "recent"],
+  secret: [
+    "credentials",
+    "credential",
+    "password",
+    "passwords",
+    "secret",
+    "secrets",
+    "mnemonic",
+  ],
+  keyed: ["api", "access", "private", "ssh", "secret", "auth", "bearer", "session", "refresh"],
+  keys: ["key", "keys", "token", "tokens", "cookie"],
+};
+
+const RULES: readonly (readonly [string, Topic])[] = [
+  [
+    "$ask _3 conversation|chat|message|messages history|log|logs|transcript|context|so",
+    "conversation",
+  ],
+  [
+    "$ask _3 $whole conversation|conversations|chat|chats|messages|exchange|dialogue|dialog|context|transcript|history",
+    "conversation",
+  ],
+  ["$ask _3 system|developer prompt|prompts|message|instructions", "conversation"],
+  [
+    "$ask _3 your|the|all [own] [system] instructions|prompt|context|memory|rules|guidelines",
+    "conversation",
+  ],
+  [
+    "$ask _3 previous|prior|earlier|preceding messages|turns|prompts|responses|requests|queries",
+    "conversation",
+  ],
+  ["$ask _3 context window", "conversation"],
+  [
+    "$ask _3 descriptions|definitions|list|schemas of [the|all|any|other] [other] tools",
+    "conversation",
+  ],
+  ["$ask _3 everything the user|you", "conversation"],
+  ["$ask _3 $secret", "credentials"],
+  ["$ask _3 $keyed $keys", "credentials"],
+  ["$ask _3 environment variables|vars", "credentials"],
+  ["$ask _3 env vars|variables|file", "credentials"],
+  [
+    "$ask _3 contents|content|text of _3 file|files|directory|home|config|configuration|dotfiles",
+    "files",
+  ],
+  [
+    "read|open|cat|load _2 contents|content [of] _2 ssh|env|credentials|config|keys|key|home",
+    "files",
+  ],
+];
+
+const PHRASES = new PhraseSet(
+  RULES.map(([source, topic]) => [phrase(source, SETS), topic] as const),
+);
+
+/** Sensitive paths and secret files (compared lowercase). */
+const PATHS = [
+  "~/.ssh",
+  ".ssh/",
+  "id_rsa",
+  "id_ed25519",
+  "id_ecdsa",
+  "id_dsa",
+  "authorized_keys",
+  "/etc/passwd",
+  "/etc/shadow",
+  ".aws/credentials",
+  ".aws/config",
+  ".npmrc",
+  ".netrc",
+  ".pypirc",
+  ".git-credentials",
+  ".kube/config",
+  ".docker/config.json",
+  ".gnupg",
+  "mcp.json",
+  "claude_desktop_config",
+  ".bash_history",
+  ".zsh_history",
+  "wallet.dat",
+  "keychain",
+  ".pgpass",
+  ".env",
+];
+
+/** Whether `text` names a sensitive path: `.env` only as its own token (not `.environment`). */
+function namesSensitivePath(text: string): boolean {
+  if (!text.includes(".") && !text.includes("id_") && !text.includes("keychain")) return false;
+  const lower = text.toLowerCase();
+  for (const path of PATHS) {
+    for (let at = lower.indexOf(path); at >= 0; at = lower.indexOf(path, at + 1)) {
+      if (path !== ".env") return true;
+      const next = lower.charCodeAt(at + path.length);
+      const isWordChar = (next >= 97 && next <= 122) || (next >= 48 && next <= 57) || next === 95;
+      if (!isWordChar) return true;
+    }
+  }
+  return false;
+}
+
+/** What the screen knows of the tool's purpose: the words of its name and title. */
+export type Purpose = ReadonlySet<string>;
+
+/**
+ * The exfiltration findings of one string.
+ *
+ * @param text the string
+ * @param words its words
+ * @param role what the string is
+ * @param purpose the words of the tool's name and title
+ * @param propertyType the `type` of the property a key names (a boolean or number carries
+ *   nothing out)
+ * @param pointer where it is
+ * @param on whether it is a key or a value
+ */
+export function exfiltrationFindings(
+  text: string,
+  words: readonly string[],
+  role: StringRole,
+  purpose: Purpose,
+  propertyType: unknown,
+  pointer: string,
+  on: "key" | "value",
+): ExfiltrationFinding[] {
+  const findings: ExfiltrationFinding[] = [];
+  const unrelated = (topic: Topic) => ![...purpose].some((word) => PURPOSE[topic].has(word));
+  // A definition under `$defs` is the server's data model (a Graph `messageHistory`), not a
+  // parameter the model is asked to fill by name.
+  if (role === "key" && !pointer.includes("/$defs/") && !pointer.includes("/definitions/")) {
+    const topic = PARAMETERS[words.join("_")];
+    const carries = !["boolean", "number", "integer", "null"].includes(String(propertyType));
+    if (topic !== undefined && carries && unrelated(topic)) {
+      findings.push({ class: "exfiltration", code: "screen_exfiltration_parameter", pointer, on });
+    }
+  }
+  if (PHRASES.match(words).some(unrelated)) {
+    findings.push({ class: "exfiltration", code: "screen_exfiltration_request", pointer, on });
+  }
+  if (namesSensitivePath(text)) {
+    findings.push({
+      class: "exfiltration",
+      code: "screen_exfiltration_sensitive_path",
+      pointer,
+      on,
+    });
+  }
+  return findings;
+}

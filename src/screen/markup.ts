@@ -1,0 +1,257 @@
+/**
+ * Instruction markup and phrasing aimed at the model: instruction tags (`<important>`,
+ * `<system>`, `<instructions>`, `[INST]`, `<|im_start|>`), "ignore previous instructions",
+ * concealment from the user, and claims of authority or urgency. Sources: mcp-shield's rules,
+ * Invariant Labs' tool-poisoning disclosure (`<IMPORTANT>`), MCPTox's templates.
+ *
+ * @module
+ */
+import type { MarkupFinding, ScreenCodeOf } from "./findings.ts";
+import { phrase, PhraseSet } from "./phrases.ts";
+
+/** Tag names that address a model (compared lowercase, `-` and `_` alike). */
+const TAG_NAMES = new Set([
+  "important",
+  "system",
+  "sys",
+  "system_prompt",
+  "systemprompt",
+  "system_message",
+  "instructions",
+  "instruction",
+  "ai_instructions",
+  "assistant_instructions",
+  "model_instructions",
+  "hidden_instructions",
+  "secret_instructions",
+  "admin",
+  "override",
+  "directive",
+  "directives",
+  "critical",
+  "urgent",
+  "secret",
+  "hidden",
+  "im_start",
+  "im_end",
+  "inst",
+]);
+/** Bracketed forms (`[INST]`, `[SYSTEM]`) of chat templates. */
+const BRACKET_NAMES = new Set(["inst", "system", "sys", "system_prompt", "important"]);
+const MAX_TAG = 64;
+
+/**
+ * Whether the text holds an instruction tag: `<name ...>`, `</name>`, `<<name>>`, `<|name|>`
+ * or `[name]`, `[/name]`. Each `<` or `[` reads at most {@link MAX_TAG} characters on.
+ */
+function hasInstructionTag(text: string): boolean {
+  for (const [open, close, names] of [["<", ">", TAG_NAMES], ["[", "]", BRACKET_NAMES]] as const) {
+    for (let at = text.indexOf(open); at >= 0; at = text.indexOf(open, at + 1)) {
+      let index = at + 1;
+      while (
+        index < text.length && (text[index] === open || text[index] === "/" ||
+          text[index] === "|" || text[index] === " ")
+      ) index++;
+      let name = "";
+      while (index < text.length && name.length <= MAX_TAG) {
+        const c = text[index];
+        if (/[A-Za-z_-]/.test(c)) name += c === "-" ? "_" : c.toLowerCase();
+        else break;
+        index++;
+      }
+      if (!names.has(name)) continue;
+      // The tag ends at `close` within a few characters (attributes, `|`, `/`).
+      const end = text.indexOf(close, index);
+      if (end >= 0 && end - index <= MAX_TAG && !text.slice(index, end).includes(open)) return true;
+    }
+  }
+  return false;
+}
+
+const SETS = {
+  user: ["user", "users", "human", "humans", "person", "operator", "owner", "client", "customer"],
+  tell: [
+    "tell",
+    "mention",
+    "show",
+    "reveal",
+    "inform",
+    "notify",
+    "alert",
+    "disclose",
+    "display",
+    "explain",
+    "surface",
+    "expose",
+    "report",
+    "say",
+    "admit",
+    "warn",
+  ],
+  telling: [
+    "telling",
+    "informing",
+    "notifying",
+    "alerting",
+    "asking",
+    "showing",
+    "letting",
+    "bothering",
+    "mentioning",
+    "warning",
+    "revealing",
+    "disclosing",
+  ],
+  not: ["not", "never", "dont", "doesnt", "shouldnt", "mustnt", "cannot", "cant", "wont"],
+  instructions: [
+    "instructions",
+    "instruction",
+    "directions",
+    "rules",
+    "rule",
+    "prompts",
+    "prompt",
+    "guidelines",
+    "guidance",
+    "messages",
+    "constraints",
+    "policies",
+    "directives",
+    "commands",
+    "orders",
+    "context",
+  ],
+  earlier: [
+    "previous",
+    "prior",
+    "above",
+    "earlier",
+    "preceding",
+    "former",
+    "original",
+    "existing",
+    "system",
+    "other",
+    "all",
+    "safety",
+    "developer",
+  ],
+  ai: [
+    "ai",
+    "llm",
+    "model",
+    "assistant",
+    "agent",
+    "claude",
+    "gpt",
+    "chatgpt",
+    "gemini",
+    "copilot",
+    "bot",
+  ],
+  covertly: [
+    "silently",
+    "secretly",
+    "covertly",
+    "quietly",
+    "invisibly",
+    "discreetly",
+    "surreptitiously",
+    "stealthily",
+  ],
+};
+
+const RULES: readonly (readonly [string, ScreenCodeOf<"markup">])[] = [
+  // Override: "ignore all previous instructions", "disregard the system prompt".
+  [
+    "ignore|disregard|forget|override|bypass|discard|overrule _3 $earlier $instructions",
+    "screen_markup_override_phrase",
+  ],
+  [
+    "ignore|disregard|forget everything|anything|all [that|you] [was|were|have|been] [said|told|written|read|given] above|before|previously|earlier|so",
+    "screen_markup_override_phrase",
+  ],
+  ["do not|never follow|obey _2 $earlier $instructions", "screen_markup_override_phrase"],
+  // Concealment.
+  ["$not [ever|to|be] $tell _3 $user", "screen_markup_concealment"],
+  ["$not [ever|to|be] $tell _4 to|with [the|your|any] $user", "screen_markup_concealment"],
+  ["without|avoid $telling _3 $user", "screen_markup_concealment"],
+  ["hide|conceal|withhold|keep _4 from [the|your|any] $user", "screen_markup_concealment"],
+  [
+    "keep|kept|remain this|it|these|that|them [a|completely|strictly|totally] secret|hidden|confidential|invisible",
+    "screen_markup_concealment",
+  ],
+  [
+    "$user _2 $not _2 know|see|notice|learn|suspect|realize|realise|find|aware",
+    "screen_markup_concealment",
+  ],
+  [
+    "$covertly _2 send|include|add|append|copy|forward|read|call|upload|attach|pass|transmit|exfiltrate|post|share|collect|gather|insert|embed|bcc|cc|log|record|save|store|write|use|run|execute|change|replace|modify|redirect",
+    "screen_markup_concealment",
+  ],
+  // Authority or urgency aimed at the model.
+  ["you are now|no", "screen_markup_urgency"],
+  ["from now on", "screen_markup_urgency"],
+  [
+    "your|the new|updated|revised|real|actual|true|secret|hidden|overriding [system|core|primary] instructions|directives|orders|objective|mission|task",
+    "screen_markup_urgency",
+  ],
+  [
+    "this|these|following instruction|instructions|message|note|rule|rules|directive|directives override|overrides|supersede|supersedes|replace|replaces|outrank|outranks",
+    "screen_markup_urgency",
+  ],
+  [
+    "this|these|following instruction|instructions|message|note|rule|rules|directive|directives take|takes|have|has precedence|priority",
+    "screen_markup_urgency",
+  ],
+  [
+    "system|admin|administrator|emergency|security|priority|critical|root|developer override|overrides|command|directive",
+    "screen_markup_urgency",
+  ],
+  [
+    "system|admin|administrator|developer|god|debug|jailbreak|unrestricted mode enabled|activated|on|engaged",
+    "screen_markup_urgency",
+  ],
+  [
+    "note|notice|message|attention|reminder|memo to|for [the|all|any] $ai",
+    "screen_markup_urgency",
+  ],
+  ["$ai must|should|shall|needs|has _3 always|first|immediately|also", "screen_markup_urgency"],
+  ["otherwise|or|else _5 will|would crash|explode|corrupt|self", "screen_markup_urgency"],
+  [
+    "all|your|the|user|users _2 data|files|work|information|account will|would be lost|deleted|destroyed|wiped|corrupted|leaked|compromised",
+    "screen_markup_urgency",
+  ],
+  [
+    "$not _2 ask|asking|request|requesting|seek|seeking|wait|waiting _3 confirmation|permission|approval|consent",
+    "screen_markup_urgency",
+  ],
+  [
+    "without asking|requesting|seeking|waiting _3 confirmation|permission|approval|consent",
+    "screen_markup_urgency",
+  ],
+];
+
+const PHRASES = new PhraseSet(RULES.map(([source, code]) => [phrase(source, SETS), code] as const));
+
+/**
+ * The markup findings of one string: at most one per code.
+ *
+ * @param text the string
+ * @param words its words ({@link import("./phrases.ts").wordsOf})
+ * @param pointer where it is
+ * @param on whether it is a key or a value
+ */
+export function markupFindings(
+  text: string,
+  words: readonly string[],
+  pointer: string,
+  on: "key" | "value",
+): MarkupFinding[] {
+  const codes: ScreenCodeOf<"markup">[] = [];
+  if ((text.includes("<") || text.includes("[")) && hasInstructionTag(text)) {
+    codes.push("screen_markup_instruction_tag");
+  }
+  codes.push(...PHRASES.match(words));
+  return codes.map((code) => ({ class: "markup", code, pointer, on }));
+}

@@ -1,0 +1,154 @@
+/**
+ * The phrase matcher the heuristic rules share: a text becomes lowercase ASCII words, and a
+ * phrase is a short sequence of word sets with bounded gaps. Matching is linear in the number of
+ * words (each start tries each phrase that begins with that word, every phrase of bounded
+ * length): no regular expression ever runs over remote text.
+ *
+ * @module
+ */
+
+/**
+ * The words of a text: lowercase runs of ASCII letters and digits, split at camelCase humps
+ * and at every other character (so `do_not_tell` and `doNotTell` read as `do not tell`).
+ * Apostrophes inside a word are dropped (`don't` is `dont`). Text with non-ASCII characters is
+ * NFKC-normalised first, so fullwidth and mathematical letters read as ASCII.
+ *
+ * @param text any string
+ */
+export function wordsOf(text: string): string[] {
+  // deno-lint-ignore no-control-regex
+  const source = /[^\x00-\x7f]/.test(text) ? text.normalize("NFKC") : text;
+  const words: string[] = [];
+  let word = "";
+  let previous = 0;
+  for (let index = 0; index < source.length; index++) {
+    const code = source.charCodeAt(index);
+    const lower = code >= 97 && code <= 122;
+    const upper = code >= 65 && code <= 90;
+    const digit = code >= 48 && code <= 57;
+    if (lower || upper || digit) {
+      // A hump: `doNot` splits before `N` (not inside `API` or `HTTPServer`'s capitals).
+      const prevLower = previous >= 97 && previous <= 122;
+      if (upper && prevLower && word !== "") {
+        words.push(word);
+        word = "";
+      }
+      word += upper ? String.fromCharCode(code + 32) : source[index];
+      previous = code;
+      continue;
+    }
+    const apostrophe = code === 39 || code === 0x2019;
+    const nextCode = source.charCodeAt(index + 1);
+    const letterNext = (nextCode >= 97 && nextCode <= 122) || (nextCode >= 65 && nextCode <= 90);
+    if (apostrophe && word !== "" && letterNext) continue;
+    if (word !== "") words.push(word);
+    word = "";
+    previous = code;
+  }
+  if (word !== "") words.push(word);
+  return words;
+}
+
+/** One step of a phrase: a set of words (or a gap of up to `gap` arbitrary words). */
+type Step =
+  | { readonly kind: "word"; readonly words: ReadonlySet<string>; readonly optional: boolean }
+  | { readonly kind: "gap"; readonly max: number };
+
+/** A compiled phrase. */
+export interface Phrase {
+  /** The source, for tests and messages. */
+  readonly source: string;
+  readonly steps: readonly Step[];
+}
+
+/**
+ * Compiles a phrase: space-separated steps, each `a|b|c` (one of these words), `[a|b]` (one of
+ * them or nothing), `_N` (0 to N arbitrary words) or `$name` (a named word set, optional as
+ * `[$name]`). The first step must be a required word set.
+ *
+ * @param source the phrase
+ * @param sets the named word sets
+ */
+export function phrase(
+  source: string,
+  sets: Readonly<Record<string, readonly string[]>> = {},
+): Phrase {
+  const steps: Step[] = [];
+  for (const token of source.split(/\s+/).filter((part) => part !== "")) {
+    if (/^_\d$/.test(token)) {
+      steps.push({ kind: "gap", max: Number(token.slice(1)) });
+      continue;
+    }
+    const optional = token.startsWith("[") && token.endsWith("]");
+    const body = optional ? token.slice(1, -1) : token;
+    const words = body.split("|").flatMap((word) => {
+      if (!word.startsWith("$")) return [word];
+      const set = sets[word.slice(1)];
+      if (set === undefined) throw new Error(`unknown word set ${word} in: ${source}`);
+      return set;
+    });
+    steps.push({ kind: "word", words: new Set(words), optional });
+  }
+  const first = steps[0];
+  if (first === undefined || first.kind !== "word" || first.optional) {
+    throw new Error(`a phrase starts with a required word: ${source}`);
+  }
+  return { source, steps };
+}
+
+/** Whether `steps[step..]` match `words` from `at` on. Bounded: steps and gaps are short. */
+function matchesFrom(
+  steps: readonly Step[],
+  step: number,
+  words: readonly string[],
+  at: number,
+): boolean {
+  if (step === steps.length) return true;
+  const current = steps[step];
+  if (current.kind === "gap") {
+    for (let skip = 0; skip <= current.max && at + skip <= words.length; skip++) {
+      if (matchesFrom(steps, step + 1, words, at + skip)) return true;
+    }
+    return false;
+  }
+  if (at < words.length && current.words.has(words[at])) {
+    if (matchesFrom(steps, step + 1, words, at + 1)) return true;
+  }
+  return current.optional && matchesFrom(steps, step + 1, words, at);
+}
+
+/**
+ * A set of phrases indexed by their first words, so a text is read once.
+ */
+export class PhraseSet<Tag> {
+  readonly #byFirst = new Map<string, { phrase: Phrase; tag: Tag }[]>();
+
+  /**
+   * @param entries each phrase with the tag a match reports (a rule's code)
+   */
+  constructor(entries: readonly (readonly [Phrase, Tag])[]) {
+    for (const [compiled, tag] of entries) {
+      const first = compiled.steps[0];
+      if (first.kind !== "word") continue;
+      for (const word of first.words) {
+        const list = this.#byFirst.get(word) ?? [];
+        list.push({ phrase: compiled, tag });
+        this.#byFirst.set(word, list);
+      }
+    }
+  }
+
+  /** The tags of the phrases found in `words`, each once, in the order first found. */
+  match(words: readonly string[]): Tag[] {
+    const found: Tag[] = [];
+    for (let at = 0; at < words.length; at++) {
+      const candidates = this.#byFirst.get(words[at]);
+      if (candidates === undefined) continue;
+      for (const { phrase: compiled, tag } of candidates) {
+        if (found.includes(tag)) continue;
+        if (matchesFrom(compiled.steps, 1, words, at + 1)) found.push(tag);
+      }
+    }
+    return found;
+  }
+}
