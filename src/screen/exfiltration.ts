@@ -197,96 +197,76 @@ const PHRASES = new PhraseSet(
   RULES.map(([source, topic]) => [phrase(source, SETS), topic] as const),
 );
 
-/** Sensitive paths and secret files (compared lowercase). */
-const PATHS = [
-  "~/.ssh",
-  ".ssh/",
-  "id_rsa",
-  "id_ed25519",
-  "id_ecdsa",
-  "id_dsa",
-  "authorized_keys",
-  "/etc/passwd",
-  "/etc/shadow",
-  ".aws/credentials",
-  ".aws/config",
-  ".npmrc",
-  ".netrc",
-  ".pypirc",
-  ".git-credentials",
-  ".kube/config",
-  ".docker/config.json",
-  ".gnupg",
-  "mcp.json",
-  "claude_desktop_config",
-  ".bash_history",
-  ".zsh_history",
-  "wallet.dat",
-  "keychain",
-  ".pgpass",
-  ".env",
-];
-
-/** Whether `text` names a sensitive path: `.env` only as its own token (not `.environment`). */
-function namesSensitivePath(text: string): boolean {
-  if (!text.includes(".") && !text.includes("id_") && !text.includes("keychain")) return false;
-  const lower = text.toLowerCase();
-  for (const path of PATHS) {
-    for (let at = lower.indexOf(path); at >= 0; at = lower.indexOf(path, at + 1)) {
-      if (path !== ".env") return true;
-      const next = lower.charCodeAt(at + path.length);
-      const isWordChar = (next >= 97 && next <= 122) || (next >= 48 && next <= 57) || next === 95;
-      if (!isWordChar) return true;
-    }
-  }
-  return false;
-}
+/**
+ * Sensitive paths and secret files, one alternation of literals (no quantifier: linear), and
+ * `.env` only as its own token (not `.environment`).
+ */
+const SENSITIVE_PATH =
+  /~\/\.ssh|\.ssh\/|id_rsa|id_ed25519|id_ecdsa|id_dsa|authorized_keys|\/etc\/passwd|\/etc\/shadow|\.aws\/credentials|\.aws\/config|\.npmrc|\.netrc|\.pypirc|\.git-credentials|\.kube\/config|\.docker\/config\.json|\.gnupg|mcp\.json|claude_desktop_config|\.bash_history|\.zsh_history|wallet\.dat|keychain|\.pgpass|\.env(?![a-z0-9_])/i;
 
 /** What the screen knows of the tool's purpose: the words of its name and title. */
 export type Purpose = ReadonlySet<string>;
 
+/** What one string says, before the tool's purpose is known. */
+export interface ExfiltrationMarks {
+  /** For a key: the topic its name is shaped for. */
+  readonly parameter?: Topic;
+  /** The topics the string asks the model to pass. */
+  readonly requests: readonly Topic[];
+  /** Whether it names a sensitive path. */
+  readonly path: boolean;
+}
+
 /**
- * The exfiltration findings of one string.
+ * What one string says of exfiltration, independent of where it is and of the tool.
  *
  * @param text the string
  * @param words its words
  * @param role what the string is
- * @param purpose the words of the tool's name and title
- * @param propertyType the `type` of the property a key names (a boolean or number carries
- *   nothing out)
- * @param pointer where it is
- * @param on whether it is a key or a value
  */
-export function exfiltrationFindings(
+export function exfiltrationMarks(
   text: string,
   words: readonly string[],
   role: StringRole,
+): ExfiltrationMarks {
+  const parameter = role === "key" ? PARAMETERS[words.join("_")] : undefined;
+  return {
+    ...(parameter === undefined ? {} : { parameter }),
+    requests: PHRASES.match(words),
+    path: SENSITIVE_PATH.test(text),
+  };
+}
+
+/** An exfiltration finding before it is placed (no pointer yet). */
+export type ExfiltrationMark = Omit<ExfiltrationFinding, "pointer" | "on">;
+
+/**
+ * The exfiltration findings of one string, given the tool's purpose and where the string is.
+ *
+ * @param marks what the string says
+ * @param purpose the words of the tool's name and title
+ * @param propertyType for a key, the `type` of its property (a boolean or number carries
+ *   nothing out)
+ * @param pointer where it is
+ */
+export function exfiltrationFindings(
+  marks: ExfiltrationMarks,
   purpose: Purpose,
   propertyType: unknown,
   pointer: string,
-  on: "key" | "value",
-): ExfiltrationFinding[] {
-  const findings: ExfiltrationFinding[] = [];
+): ExfiltrationMark[] {
+  const found: ExfiltrationMark[] = [];
   const unrelated = (topic: Topic) => ![...purpose].some((word) => PURPOSE[topic].has(word));
   // A definition under `$defs` is the server's data model (a Graph `messageHistory`), not a
   // parameter the model is asked to fill by name.
-  if (role === "key" && !pointer.includes("/$defs/") && !pointer.includes("/definitions/")) {
-    const topic = PARAMETERS[words.join("_")];
-    const carries = !["boolean", "number", "integer", "null"].includes(String(propertyType));
-    if (topic !== undefined && carries && unrelated(topic)) {
-      findings.push({ class: "exfiltration", code: "screen_exfiltration_parameter", pointer, on });
-    }
+  const carries = !["boolean", "number", "integer", "null"].includes(String(propertyType));
+  if (
+    marks.parameter !== undefined && carries && unrelated(marks.parameter) &&
+    !pointer.includes("/$defs/") && !pointer.includes("/definitions/")
+  ) found.push({ class: "exfiltration", code: "screen_exfiltration_parameter" });
+  if (marks.requests.some(unrelated)) {
+    found.push({ class: "exfiltration", code: "screen_exfiltration_request" });
   }
-  if (PHRASES.match(words).some(unrelated)) {
-    findings.push({ class: "exfiltration", code: "screen_exfiltration_request", pointer, on });
-  }
-  if (namesSensitivePath(text)) {
-    findings.push({
-      class: "exfiltration",
-      code: "screen_exfiltration_sensitive_path",
-      pointer,
-      on,
-    });
-  }
-  return findings;
+  if (marks.path) found.push({ class: "exfiltration", code: "screen_exfiltration_sensitive_path" });
+  return found;
 }

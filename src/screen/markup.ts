@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { MarkupFinding, ScreenCodeOf } from "./findings.ts";
+import type { ScreenCodeOf } from "./findings.ts";
 import { phrase, PhraseSet } from "./phrases.ts";
 
 /** Tag names that address a model (compared lowercase, `-` and `_` alike). */
@@ -193,7 +193,7 @@ const RULES: readonly (readonly [string, ScreenCodeOf<"markup">])[] = [
   ["you are now|no", "screen_markup_urgency"],
   ["from now on", "screen_markup_urgency"],
   [
-    "your|the new|updated|revised|real|actual|true|secret|hidden|overriding [system|core|primary] instructions|directives|orders|objective|mission|task",
+    "new|updated|revised|real|actual|true|secret|hidden|overriding [system|core|primary] instructions|directives|orders|mission",
     "screen_markup_urgency",
   ],
   [
@@ -217,9 +217,9 @@ const RULES: readonly (readonly [string, ScreenCodeOf<"markup">])[] = [
     "screen_markup_urgency",
   ],
   ["$ai must|should|shall|needs|has _3 always|first|immediately|also", "screen_markup_urgency"],
-  ["otherwise|or|else _5 will|would crash|explode|corrupt|self", "screen_markup_urgency"],
+  ["will|would crash|explode|self|implode", "screen_markup_urgency"],
   [
-    "all|your|the|user|users _2 data|files|work|information|account will|would be lost|deleted|destroyed|wiped|corrupted|leaked|compromised",
+    "data|files|work|information|account will|would be lost|destroyed|wiped|corrupted|leaked|compromised",
     "screen_markup_urgency",
   ],
   [
@@ -235,23 +235,16 @@ const RULES: readonly (readonly [string, ScreenCodeOf<"markup">])[] = [
 const PHRASES = new PhraseSet(RULES.map(([source, code]) => [phrase(source, SETS), code] as const));
 
 /**
- * The markup findings of one string: at most one per code.
+ * The markup codes of one string, each once.
  *
  * @param text the string
- * @param words its words ({@link import("./phrases.ts").wordsOf})
- * @param pointer where it is
- * @param on whether it is a key or a value
+ * @param words its words (`wordsOf`)
  */
-export function markupFindings(
-  text: string,
-  words: readonly string[],
-  pointer: string,
-  on: "key" | "value",
-): MarkupFinding[] {
+export function markupCodes(text: string, words: readonly string[]): ScreenCodeOf<"markup">[] {
   const codes: ScreenCodeOf<"markup">[] = [];
   if ((text.includes("<") || text.includes("[")) && hasInstructionTag(text)) {
     codes.push("screen_markup_instruction_tag");
   }
   codes.push(...PHRASES.match(words));
-  return codes.map((code) => ({ class: "markup", code, pointer, on }));
+  return codes;
 }

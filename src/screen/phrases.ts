@@ -16,38 +16,42 @@
  * @param text any string
  */
 export function wordsOf(text: string): string[] {
-  // deno-lint-ignore no-control-regex
-  const source = /[^\x00-\x7f]/.test(text) ? text.normalize("NFKC") : text;
+  const source = NON_ASCII.test(text) ? text.normalize("NFKC") : text;
   const words: string[] = [];
-  let word = "";
-  let previous = 0;
+  let start = -1;
+  // A word that continues after an apostrophe (`don't`): the part before it.
+  let carried = "";
+  const end = (at: number) => {
+    if (start >= 0) words.push(carried + source.slice(start, at).toLowerCase());
+    start = -1;
+    carried = "";
+  };
   for (let index = 0; index < source.length; index++) {
     const code = source.charCodeAt(index);
     const lower = code >= 97 && code <= 122;
     const upper = code >= 65 && code <= 90;
-    const digit = code >= 48 && code <= 57;
-    if (lower || upper || digit) {
+    if (lower || upper || (code >= 48 && code <= 57)) {
       // A hump: `doNot` splits before `N` (not inside `API` or `HTTPServer`'s capitals).
-      const prevLower = previous >= 97 && previous <= 122;
-      if (upper && prevLower && word !== "") {
-        words.push(word);
-        word = "";
+      if (upper && start >= 0) {
+        const previous = source.charCodeAt(index - 1);
+        if (previous >= 97 && previous <= 122) end(index);
       }
-      word += upper ? String.fromCharCode(code + 32) : source[index];
-      previous = code;
+      if (start < 0) start = index;
       continue;
     }
-    const apostrophe = code === 39 || code === 0x2019;
-    const nextCode = source.charCodeAt(index + 1);
-    const letterNext = (nextCode >= 97 && nextCode <= 122) || (nextCode >= 65 && nextCode <= 90);
-    if (apostrophe && word !== "" && letterNext) continue;
-    if (word !== "") words.push(word);
-    word = "";
-    previous = code;
+    if ((code === 39 || code === 0x2019) && start >= 0 && isLetter(source.charCodeAt(index + 1))) {
+      carried += source.slice(start, index).toLowerCase();
+      start = index + 1;
+      continue;
+    }
+    end(index);
   }
-  if (word !== "") words.push(word);
+  end(source.length);
   return words;
 }
+
+const NON_ASCII = /[\u0080-\uffff]/;
+const isLetter = (code: number) => (code >= 97 && code <= 122) || (code >= 65 && code <= 90);
 
 /** One step of a phrase: a set of words (or a gap of up to `gap` arbitrary words). */
 type Step =

@@ -7,7 +7,7 @@
  * @module
  */
 import { hasConfusable, skeleton } from "./confusables.ts";
-import { exfiltrationFindings } from "./exfiltration.ts";
+import { exfiltrationFindings, type ExfiltrationMarks, exfiltrationMarks } from "./exfiltration.ts";
 import type {
   HiddenFinding,
   ScreenableTool,
@@ -15,12 +15,11 @@ import type {
   ScreenContext,
   ScreenFinding,
 } from "./findings.ts";
-import { hiddenCharacters } from "./hidden.ts";
-import { markupFindings } from "./markup.ts";
+import { hiddenMarks } from "./hidden.ts";
+import { markupCodes } from "./markup.ts";
 import { wordsOf } from "./phrases.ts";
-import { type MentionIndex, mentionIndex } from "./shadowing.ts";
-import { shadowingFindings } from "./shadowing.ts";
-import { visitStrings } from "./strings.ts";
+import { type MentionIndex, mentionIndex, shadowingMarks } from "./shadowing.ts";
+import { pointerOf, type StringRole, visitStrings } from "./strings.ts";
 
 /**
  * The most findings of one code one tool reports: a tool that repeats a trick in every string
@@ -28,10 +27,23 @@ import { visitStrings } from "./strings.ts";
  */
 export const MAX_FINDINGS_PER_CODE = 16;
 
+/** A finding before it is placed: everything but `pointer` and `on`. */
+type Mark = ScreenFinding extends infer F
+  ? F extends ScreenFinding ? Omit<F, "pointer" | "on"> : never
+  : never;
+
+/** What one string says wherever it is: its marks, and what exfiltration rules need. */
+interface Reading {
+  readonly marks: readonly Mark[];
+  readonly exfiltration?: ExfiltrationMarks;
+}
+
 /** What a list's screen prepares once: the names to compare with and to look for. */
 interface Prepared {
   readonly skeletons: ReadonlyMap<string, readonly string[]>;
   readonly mentions: MentionIndex;
+  /** Readings by role, then text: real lists repeat most strings (`$defs`, shared descriptions). */
+  readonly readings: ReadonlyMap<StringRole, Map<string, Reading>>;
 }
 
 function prepare(
@@ -47,7 +59,10 @@ function prepare(
     list.push(name);
     skeletons.set(key, list);
   }
-  return { skeletons, mentions: mentionIndex(otherToolNames, names, serverNames, ownName) };
+  const mentions = mentionIndex(otherToolNames, names, serverNames, ownName);
+  const roles: StringRole[] = ["name", "text", "key", "value", "keyword"];
+  const readings = new Map(roles.map((role) => [role, new Map<string, Reading>()]));
+  return { skeletons, mentions, readings };
 }
 
 function nameFindings(name: string, prepared: Prepared): HiddenFinding[] {
@@ -59,15 +74,28 @@ function nameFindings(name: string, prepared: Prepared): HiddenFinding[] {
   return hasConfusable(name) ? [{ ...base, code: "screen_hidden_confusable_name" }] : [];
 }
 
+/** Reads one string by the rules its role is read by. */
+function read(text: string, role: StringRole, prepared: Prepared): Reading {
+  const marks: Mark[] = hiddenMarks(text);
+  if (role === "keyword") return { marks };
+  const words = wordsOf(text);
+  for (const code of markupCodes(text, words)) marks.push({ class: "markup", code });
+  if (role === "text" || role === "value") {
+    marks.push(...shadowingMarks(text, words, prepared.mentions));
+  }
+  if (role === "name") return { marks };
+  return { marks, exfiltration: exfiltrationMarks(text, words, role) };
+}
+
 function screenPrepared(tool: ScreenableTool, prepared: Prepared): readonly ScreenFinding[] {
   const findings: ScreenFinding[] = [];
   const counts = new Map<ScreenCode, number>();
-  const add = (found: readonly ScreenFinding[]) => {
-    for (const finding of found) {
-      const count = counts.get(finding.code) ?? 0;
+  const add = (marks: readonly Mark[], pointer: string, on: "key" | "value") => {
+    for (const mark of marks) {
+      const count = counts.get(mark.code) ?? 0;
       if (count >= MAX_FINDINGS_PER_CODE) continue;
-      counts.set(finding.code, count + 1);
-      findings.push(finding);
+      counts.set(mark.code, count + 1);
+      findings.push({ ...mark, pointer, on } as ScreenFinding);
     }
   };
   const annotations = tool.annotations as { title?: unknown } | null | undefined;
@@ -76,18 +104,26 @@ function screenPrepared(tool: ScreenableTool, prepared: Prepared): readonly Scre
       typeof text === "string" ? wordsOf(text) : []
     ),
   );
-  add(nameFindings(tool.name, prepared));
+  for (const finding of nameFindings(tool.name, prepared)) add([finding], finding.pointer, "value");
   visitStrings(tool as unknown as Readonly<Record<string, unknown>>, (string) => {
-    const { text, pointer, on, role } = string;
-    add(hiddenCharacters(text, pointer, on));
-    if (role === "keyword") return;
-    const words = wordsOf(text);
-    add(markupFindings(text, words, pointer, on));
-    if (role === "text" || role === "value") {
-      add(shadowingFindings(text, words, prepared.mentions, pointer, on));
+    const { text, role } = string;
+    const readings = prepared.readings.get(role)!;
+    let reading = readings.get(text);
+    if (reading === undefined) {
+      reading = read(text, role, prepared);
+      readings.set(text, reading);
     }
-    if (role !== "name") {
-      add(exfiltrationFindings(text, words, role, purpose, string.propertyType, pointer, on));
+    const exfiltration = reading.exfiltration;
+    const flagged = exfiltration !== undefined &&
+      (exfiltration.parameter !== undefined || exfiltration.requests.length > 0 ||
+        exfiltration.path);
+    if (reading.marks.length === 0 && !flagged) return;
+    // Most strings have no finding: their pointer is never written.
+    const pointer = pointerOf(string.path);
+    add(reading.marks, pointer, string.on);
+    if (flagged) {
+      const found = exfiltrationFindings(exfiltration, purpose, string.propertyType, pointer);
+      add(found, pointer, string.on);
     }
   });
   return findings;

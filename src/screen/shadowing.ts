@@ -112,92 +112,79 @@ export function mentionIndex(
   return { tools: index(otherToolNames), servers: index(serverNames) };
 }
 
-/** Characters of a name token (MCP tool names are `[A-Za-z0-9_.-]`). */
-const isNameChar = (code: number) =>
-  (code >= 97 && code <= 122) || (code >= 65 && code <= 90) || (code >= 48 && code <= 57) ||
-  code === 95 || code === 45 || code === 46;
+/** A shadowing finding before it is placed (no pointer yet). */
+export type ShadowingMark = Omit<ShadowingFinding, "pointer" | "on">;
 
-/** Words before or after a plain one-word name that make it a reference to a tool or server. */
+/** What separates name tokens: MCP tool names are `[A-Za-z0-9_.-]` (one linear class). */
+const NOT_NAME = /[^a-z0-9_.-]+/;
+/** Words after or before a plain one-word name that make it a reference to a tool or server. */
 const CUE_AFTER = new Set(["tool", "tools", "server", "servers", "function", "mcp"]);
 const CUE_BEFORE = new Set(["call", "calling", "use", "using", "invoke", "invoking", "run"]);
-const QUOTES = new Set(["`"]);
+const WORD_AFTER = /^\s+([a-z]{1,10})(?![a-z-])/;
+const WORD_BEFORE = /([a-z]{1,10})\s+$/;
 
 /**
- * The name tokens of a text with whether each reads as a reference: a name with a separator,
- * digit or hump (`send_email`, `list-issues`, `getFile`) always does; a plain word (`search`)
- * only in backticks or next to a cue word (`the search tool`, `call search`).
+ * Whether a name token at `start..end` of the lowercased text reads as a reference: a name with a
+ * separator or digit (`send_email`, `list-issues`) always does; a plain word (`search`) only in
+ * backticks or next to a cue word (`the search tool`, `call search`).
  */
-function* references(text: string): Generator<string> {
-  let start = -1;
-  let previousWord = "";
-  for (let index = 0; index <= text.length; index++) {
-    const code = index < text.length ? text.charCodeAt(index) : 32;
-    if (isNameChar(code)) {
-      if (start < 0) start = index;
-      continue;
-    }
-    if (start < 0) continue;
-    // Trailing punctuation is not part of a name (`read_file.`).
-    let end = index;
-    while (end > start && (text[end - 1] === "." || text[end - 1] === "-")) end--;
-    const token = text.slice(start, end);
-    const plain = /^[a-z]+$/i.test(token);
-    if (token !== "") {
-      if (!plain) yield token;
-      else {
-        const quoted = QUOTES.has(text[start - 1] ?? "") && QUOTES.has(text[end] ?? "");
-        let after = "";
-        let at = index + 1;
-        for (; at < text.length && /[A-Za-z]/.test(text[at]) && after.length <= 10; at++) {
-          after += text[at];
-        }
-        // `server-side` is a word of its own, not a cue.
-        if (text[at] === "-") after = "";
-        if (quoted || CUE_AFTER.has(after.toLowerCase()) || CUE_BEFORE.has(previousWord)) {
-          yield token;
-        }
-      }
-      previousWord = token.toLowerCase();
-    }
-    start = -1;
+function isReference(lower: string, token: string, start: number): boolean {
+  if (!/^[a-z]+$/.test(token)) return true;
+  const end = start + token.length;
+  if (lower[start - 1] === "`" && lower[end] === "`") return true;
+  const after = WORD_AFTER.exec(lower.slice(end, end + 16))?.[1];
+  if (after !== undefined && CUE_AFTER.has(after)) return true;
+  const before = WORD_BEFORE.exec(lower.slice(Math.max(0, start - 16), start))?.[1];
+  return before !== undefined && CUE_BEFORE.has(before);
+}
+
+/** Every place `token` starts as a whole token of `lower`. */
+function* placesOf(lower: string, token: string): Generator<number> {
+  const isName = (c: string | undefined) => c !== undefined && /[a-z0-9_.-]/.test(c);
+  for (let at = lower.indexOf(token); at >= 0; at = lower.indexOf(token, at + 1)) {
+    if (!isName(lower[at - 1]) && !/[a-z0-9_]/.test(lower[at + token.length] ?? " ")) yield at;
   }
 }
 
 /**
- * The shadowing findings of one string: each other tool or server it names (once per name), and
- * instructions about other tools (once per code).
+ * The shadowing marks of one string: each other tool or server it names (once per name), and
+ * instructions about other tools (once).
  *
  * @param text the string
  * @param words its words
  * @param index the names to look for
- * @param pointer where it is
- * @param on whether it is a key or a value
  */
-export function shadowingFindings(
+export function shadowingMarks(
   text: string,
   words: readonly string[],
   index: MentionIndex,
-  pointer: string,
-  on: "key" | "value",
-): ShadowingFinding[] {
-  const findings: ShadowingFinding[] = [];
-  const named = new Set<string>();
+): ShadowingMark[] {
+  const marks: ShadowingMark[] = [];
   if (index.tools.size > 0 || index.servers.size > 0) {
-    for (const token of references(text)) {
-      const lower = token.toLowerCase();
-      for (
-        const [map, code] of [
-          [index.tools, "screen_shadowing_tool_name"],
-          [index.servers, "screen_shadowing_server_name"],
-        ] as const
-      ) {
-        const name = map.get(lower);
+    const lower = text.toLowerCase();
+    const named = new Set<string>();
+    const maps = [
+      [index.tools, "screen_shadowing_tool_name"],
+      [index.servers, "screen_shadowing_server_name"],
+    ] as const;
+    for (const piece of lower.split(NOT_NAME)) {
+      // Trailing punctuation is not part of a name (`read_file.`).
+      let length = piece.length;
+      while (length > 0 && (piece[length - 1] === "." || piece[length - 1] === "-")) length--;
+      const token = length === piece.length ? piece : piece.slice(0, length);
+      for (const [map, code] of maps) {
+        const name = map.get(token);
         if (name === undefined || named.has(`${code}:${name}`)) continue;
-        named.add(`${code}:${name}`);
-        findings.push({ class: "shadowing", code, pointer, on, mentions: name });
+        // A hit is rare: only then is its place looked up, for the cue words around it.
+        for (const at of placesOf(lower, token)) {
+          if (!isReference(lower, token, at)) continue;
+          named.add(`${code}:${name}`);
+          marks.push({ class: "shadowing", code, mentions: name });
+          break;
+        }
       }
     }
   }
-  for (const code of PHRASES.match(words)) findings.push({ class: "shadowing", code, pointer, on });
-  return findings;
+  for (const code of PHRASES.match(words)) marks.push({ class: "shadowing", code });
+  return marks;
 }

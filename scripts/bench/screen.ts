@@ -1,0 +1,160 @@
+/**
+ * Tool-poisoning screen benchmark: what it finds and what it costs.
+ *
+ * - Detection per category of the labeled set (`fixtures/poisoning/labeled_set.ts`: 300
+ *   poisoned variants of real tools in 15 categories): a case counts when a finding of its class
+ *   points where the payload is.
+ * - False positives on the clean set (every real tool of `fixtures/schemas/` and of the shared
+ *   corpus when present, each screened with the other servers' names as a host allowing all of
+ *   them would give): tools with a hidden-text finding, tools with a heuristic one.
+ * - Time: `screenTools` over the 188-tool, 1 MiB real list
+ *   (`fixtures/schemas/ms-365-mcp-server@0.155.0.json`) against `JSON.parse` of the same list's
+ *   text, and against the raw v2 client's discovery of it from a loopback server process
+ *   (connect + `listTools()`), rounds interleaved, per-round ratios. The issue's target: the
+ *   screen adds at most 10% to discovery.
+ *
+ * `deno task bench screen`
+ *
+ * @module
+ */
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/client/validators/cf-worker";
+import { type ScreenableTool, screenTool, screenTools } from "../../mod.ts";
+import { CATEGORIES, labeledSet } from "../../fixtures/poisoning/labeled_set.ts";
+import { hostContext, realServers } from "../../fixtures/poisoning/clean_set.ts";
+import { startConnectServer } from "./connect_server.ts";
+import { type Benchmark, type BenchRow, median, sampleInterleaved } from "./types.ts";
+
+const LIST = new URL("../../fixtures/schemas/ms-365-mcp-server@0.155.0.json", import.meta.url);
+const ROUNDS = 15;
+const DISCOVERY_ROUNDS = 9;
+
+function detectionRows(): BenchRow[] {
+  const cases = labeledSet();
+  return CATEGORIES.map((category) => {
+    const own = cases.filter((entry) => entry.category === category.id);
+    const detected = own.filter((entry) =>
+      screenTool(entry.tool, entry.context).some((finding) =>
+        finding.class === entry.expectClass && finding.pointer === entry.expectPointer
+      )
+    ).length;
+    return {
+      kind: "figure" as const,
+      name: `detected: ${category.id} (${category.class})`,
+      value: (100 * detected) / own.length,
+      unit: `% (${detected}/${own.length})`,
+    };
+  });
+}
+
+function falsePositiveRows(): BenchRow[] {
+  const servers = realServers();
+  let tools = 0;
+  let hidden = 0;
+  let heuristic = 0;
+  for (const server of servers) {
+    for (const findings of screenTools(server.tools, hostContext(server, servers))) {
+      tools++;
+      if (findings.some((finding) => finding.class === "hidden")) hidden++;
+      if (findings.some((finding) => finding.class !== "hidden")) heuristic++;
+    }
+  }
+  return [
+    {
+      kind: "figure",
+      name: `real tools with a hidden-text finding (target 0), of ${tools}`,
+      value: hidden,
+      unit: "tools",
+    },
+    {
+      kind: "figure",
+      name: `real tools with a heuristic finding (target <= 2%), of ${tools}`,
+      value: (100 * heuristic) / tools,
+      unit: `% (${heuristic} tools)`,
+    },
+  ];
+}
+
+function ratios(subject: readonly number[], baseline: readonly number[]) {
+  const each = subject.map((value, index) => value / baseline[index]);
+  return { ratio: median(each), ratioRange: [Math.min(...each), Math.max(...each)] as const };
+}
+
+async function timeRows(): Promise<BenchRow[]> {
+  const text = await Deno.readTextFile(LIST);
+  const tools = (JSON.parse(text) as { tools: ScreenableTool[] }).tools;
+  // A host with two other servers: their names are looked for in every string.
+  const context = {
+    otherToolNames: ["send_email", "read_file", "write_file", "search_issues", "create_pr"],
+    serverNames: ["github", "filesystem"],
+  };
+  const [screened, parsed] = await sampleInterleaved([
+    () => screenTools(tools, context),
+    () => JSON.parse(text),
+  ], { rounds: ROUNDS, warmup: 3, rotate: true });
+
+  const file = await Deno.makeTempFile({ suffix: ".json" });
+  await Deno.writeTextFile(file, JSON.stringify({ ms365: tools }));
+  const server = await startConnectServer(file);
+  try {
+    const url = new URL(`${server.origin}/lists/ms365`);
+    const discover = async () => {
+      const client = new Client({ name: "screen-bench", version: "0.0.0" }, {
+        jsonSchemaValidator: new CfWorkerJsonSchemaValidator(),
+      });
+      await client.connect(new StreamableHTTPClientTransport(url));
+      const result = await client.listTools();
+      await client.close();
+      if (result.tools.length !== tools.length) throw new Error("listTools missed tools");
+      return result.tools;
+    };
+    // Each round: one discovery, then the screen of what it returned, timed apart.
+    const discoveryMs: number[] = [];
+    const screenMs: number[] = [];
+    for (let round = -2; round < DISCOVERY_ROUNDS; round++) {
+      const start = performance.now();
+      const listed = await discover();
+      const middle = performance.now();
+      screenTools(listed as ScreenableTool[], context);
+      const end = performance.now();
+      if (round < 0) continue; // warm-up
+      discoveryMs.push(middle - start);
+      screenMs.push(end - middle);
+    }
+    const label = `screenTools, ms-365 (${tools.length} tools, ${
+      (text.length / 1024 / 1024).toFixed(2)
+    } MiB)`;
+    return [
+      {
+        kind: "comparison",
+        subject: label,
+        subjectMs: median(screened),
+        baseline: "JSON.parse of the list",
+        baselineMs: median(parsed),
+        ...ratios(screened, parsed),
+      },
+      {
+        kind: "comparison",
+        subject: `${label}, after each discovery`,
+        subjectMs: median(screenMs),
+        baseline: "raw connect + listTools() of it",
+        baselineMs: median(discoveryMs),
+        ...ratios(screenMs, discoveryMs),
+        targetRatio: 0.1,
+      },
+    ];
+  } finally {
+    await server.close();
+    await Deno.remove(file);
+  }
+}
+
+/** The `screen` benchmark, registered in `scripts/bench.ts`. */
+export const screenBenchmark: Benchmark = {
+  name: "screen",
+  describe: () =>
+    `tool-poisoning screen: detection per category of the labeled set, false positives on the ` +
+    `real tools, and screenTools over the 188-tool ms-365 list vs JSON.parse (${ROUNDS} rounds) ` +
+    `and vs the raw client's discovery (${DISCOVERY_ROUNDS} rounds)`,
+  run: async () => [...detectionRows(), ...falsePositiveRows(), ...await timeRows()],
+};
