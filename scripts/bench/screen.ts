@@ -9,9 +9,10 @@
  *   them would give): tools with a hidden-text finding, tools with a heuristic one.
  * - Time: `screenTools` over the 188-tool, 1 MiB real list
  *   (`fixtures/schemas/ms-365-mcp-server@0.155.0.json`) against `JSON.parse` of the same list's
- *   text, and against the raw v2 client's discovery of it from a loopback server process
- *   (connect + `listTools()`), rounds interleaved, per-round ratios. The issue's target: the
- *   screen adds at most 10% to discovery.
+ *   text, and against two discoveries of it from a loopback server process in the same rounds:
+ *   the raw v2 client's (connect + `listTools()`) and sluice's (`connect()` + `report()`, every
+ *   tool allowed), per-round ratios. The issue's target: the screen adds at most 10% to
+ *   (sluice's) discovery.
  *
  * `deno task bench screen`
  *
@@ -19,7 +20,14 @@
  */
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/client/validators/cf-worker";
-import { type ScreenableTool, screenTool, screenTools } from "../../mod.ts";
+import {
+  connect,
+  MAX_RESPONSE_BYTES,
+  type ScreenableTool,
+  screenTool,
+  screenTools,
+  TOOL_LIMIT_CEILINGS,
+} from "../../mod.ts";
 import { CATEGORIES, labeledSet } from "../../fixtures/poisoning/labeled_set.ts";
 import { hostContext, realServers } from "../../fixtures/poisoning/clean_set.ts";
 import { startConnectServer } from "./connect_server.ts";
@@ -108,18 +116,39 @@ async function timeRows(): Promise<BenchRow[]> {
       if (result.tools.length !== tools.length) throw new Error("listTools missed tools");
       return result.tools;
     };
-    // Each round: one discovery, then the screen of what it returned, timed apart.
+    // sluice's own discovery of the list, every tool allowed (the list is over the default
+    // catalog budget, raised explicitly as a host must).
+    const names = tools.map((tool) => tool.name);
+    const sluiceDiscover = async () => {
+      const connection = await connect(url.href, {
+        id: "screen-bench",
+        allow: names,
+        limits: {
+          maxTools: TOOL_LIMIT_CEILINGS.maxTools,
+          maxCatalogBytes: TOOL_LIMIT_CEILINGS.maxCatalogBytes,
+        },
+        transport: { dangerouslyAllowLoopback: true, maxResponseBytes: MAX_RESPONSE_BYTES },
+      });
+      connection.report();
+      await connection.close();
+    };
+    // Each round: the raw client's discovery, the screen of what it returned, and sluice's
+    // discovery, each timed apart.
     const discoveryMs: number[] = [];
     const screenMs: number[] = [];
+    const sluiceMs: number[] = [];
     for (let round = -2; round < DISCOVERY_ROUNDS; round++) {
       const start = performance.now();
       const listed = await discover();
       const middle = performance.now();
       screenTools(listed as ScreenableTool[], context);
       const end = performance.now();
+      await sluiceDiscover();
+      const done = performance.now();
       if (round < 0) continue; // warm-up
       discoveryMs.push(middle - start);
       screenMs.push(end - middle);
+      sluiceMs.push(done - end);
     }
     const label = `screenTools, ms-365 (${tools.length} tools, ${
       (text.length / 1024 / 1024).toFixed(2)
@@ -140,6 +169,14 @@ async function timeRows(): Promise<BenchRow[]> {
         baseline: "raw connect + listTools() of it",
         baselineMs: median(discoveryMs),
         ...ratios(screenMs, discoveryMs),
+      },
+      {
+        kind: "comparison",
+        subject: `${label}, after each discovery`,
+        subjectMs: median(screenMs),
+        baseline: "sluice connect() + report(), all allowed",
+        baselineMs: median(sluiceMs),
+        ...ratios(screenMs, sluiceMs),
         targetRatio: 0.1,
       },
     ];
@@ -155,6 +192,6 @@ export const screenBenchmark: Benchmark = {
   describe: () =>
     `tool-poisoning screen: detection per category of the labeled set, false positives on the ` +
     `real tools, and screenTools over the 188-tool ms-365 list vs JSON.parse (${ROUNDS} rounds) ` +
-    `and vs the raw client's discovery (${DISCOVERY_ROUNDS} rounds)`,
+    `and vs the raw client's and connect()'s discovery (${DISCOVERY_ROUNDS} rounds)`,
   run: async () => [...detectionRows(), ...falsePositiveRows(), ...await timeRows()],
 };

@@ -8,7 +8,7 @@
  * @module
  */
 import type { ExfiltrationFinding } from "./findings.ts";
-import { phrase, PhraseSet } from "./phrases.ts";
+import { phrase, PhraseSet, wordsOf } from "./phrases.ts";
 import type { StringRole } from "./strings.ts";
 
 /** What a request asks for; a tool whose name is about it may ask. */
@@ -226,10 +226,10 @@ export interface ExfiltrationMarks {
  */
 export function exfiltrationMarks(
   text: string,
-  words: readonly string[],
+  words: readonly number[],
   role: StringRole,
 ): ExfiltrationMarks {
-  const parameter = role === "key" ? PARAMETERS[words.join("_")] : undefined;
+  const parameter = role === "key" ? PARAMETERS[wordsOf(text).join("_")] : undefined;
   return {
     ...(parameter === undefined ? {} : { parameter }),
     requests: PHRASES.match(words),

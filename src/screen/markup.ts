@@ -240,7 +240,7 @@ const PHRASES = new PhraseSet(RULES.map(([source, code]) => [phrase(source, SETS
  * @param text the string
  * @param words its words (`wordsOf`)
  */
-export function markupCodes(text: string, words: readonly string[]): ScreenCodeOf<"markup">[] {
+export function markupCodes(text: string, words: readonly number[]): ScreenCodeOf<"markup">[] {
   const codes: ScreenCodeOf<"markup">[] = [];
   if ((text.includes("<") || text.includes("[")) && hasInstructionTag(text)) {
     codes.push("screen_markup_instruction_tag");

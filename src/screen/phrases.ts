@@ -8,54 +8,94 @@
  */
 
 /**
- * The words of a text: lowercase runs of ASCII letters and digits, split at camelCase humps
- * and at every other character (so `do_not_tell` and `doNotTell` read as `do not tell`).
- * Apostrophes inside a word are dropped (`don't` is `dont`). Text with non-ASCII characters is
- * NFKC-normalised first, so fullwidth and mathematical letters read as ASCII.
- *
- * @param text any string
+ * Characters NFKC turns into ASCII letters or digits: enclosed alphanumerics, Latin ligatures,
+ * fullwidth forms, mathematical alphanumerics (U+1D400-1D7FF). Only a text holding one is
+ * normalised: most non-ASCII text (an emoji in a description) has none.
  */
-export function wordsOf(text: string): string[] {
-  const source = NON_ASCII.test(text) ? text.normalize("NFKC") : text;
-  const words: string[] = [];
+const COMPATIBLE = /[\u2460-\u24ff\ufb00-\ufb06\uff01-\uff5e]|\ud835[\udc00-\udfff]/;
+const isLetter = (code: number) => (code >= 97 && code <= 122) || (code >= 65 && code <= 90);
+/** FNV-1a's offset basis: the hash of nothing. */
+export const FNV_OFFSET = 0x811c9dc5;
+const FNV_PRIME = 16777619;
+
+/** One FNV-1a step: the hash of what `hash` hashed, followed by the character `code`. */
+export const fnvStep = (hash: number, code: number): number => Math.imul(hash ^ code, FNV_PRIME);
+
+/** The id of a hash: 30 bits, a small integer the engine keeps unboxed. */
+export const idOf = (hash: number): number => hash & 0x3fffffff;
+
+/**
+ * Reads the words of a text (see {@link wordsOf}) as ids: a 30-bit FNV-1a hash of each word's
+ * lowercase letters, so matching a phrase allocates no string per word. With `strings`, the
+ * words themselves are also pushed there.
+ */
+function scan(text: string, strings?: string[]): number[] {
+  const source = COMPATIBLE.test(text) ? text.normalize("NFKC") : text;
+  const ids: number[] = [];
+  let hash = 0;
   let start = -1;
   // A word that continues after an apostrophe (`don't`): the part before it.
   let carried = "";
   const end = (at: number) => {
-    if (start >= 0) words.push(carried + source.slice(start, at).toLowerCase());
+    if (start < 0) return;
+    ids.push(idOf(hash));
+    strings?.push(carried + source.slice(start, at).toLowerCase());
     start = -1;
     carried = "";
   };
   for (let index = 0; index < source.length; index++) {
     const code = source.charCodeAt(index);
-    const lower = code >= 97 && code <= 122;
     const upper = code >= 65 && code <= 90;
-    if (lower || upper || (code >= 48 && code <= 57)) {
+    if (upper || (code >= 97 && code <= 122) || (code >= 48 && code <= 57)) {
       // A hump: `doNot` splits before `N` (not inside `API` or `HTTPServer`'s capitals).
       if (upper && start >= 0) {
         const previous = source.charCodeAt(index - 1);
         if (previous >= 97 && previous <= 122) end(index);
       }
-      if (start < 0) start = index;
+      if (start < 0) {
+        start = index;
+        hash = FNV_OFFSET;
+      }
+      hash = fnvStep(hash, upper ? code + 32 : code);
       continue;
     }
     if ((code === 39 || code === 0x2019) && start >= 0 && isLetter(source.charCodeAt(index + 1))) {
-      carried += source.slice(start, index).toLowerCase();
+      if (strings !== undefined) carried += source.slice(start, index).toLowerCase();
       start = index + 1;
       continue;
     }
     end(index);
   }
   end(source.length);
+  return ids;
+}
+
+/**
+ * The words of a text: lowercase runs of ASCII letters and digits, split at camelCase humps
+ * and at every other character (so `do_not_tell` and `doNotTell` read as `do not tell`).
+ * Apostrophes inside a word are dropped (`don't` is `dont`). Text with fullwidth, mathematical,
+ * enclosed or ligature letters is NFKC-normalised first, so those read as ASCII.
+ *
+ * @param text any string
+ */
+export function wordsOf(text: string): string[] {
+  const words: string[] = [];
+  scan(text, words);
   return words;
 }
 
-const NON_ASCII = /[\u0080-\uffff]/;
-const isLetter = (code: number) => (code >= 97 && code <= 122) || (code >= 65 && code <= 90);
+/**
+ * The words of a text as the ids phrases compare ({@link wordsOf}'s words, hashed).
+ *
+ * @param text any string
+ */
+export function wordIdsOf(text: string): number[] {
+  return scan(text);
+}
 
 /** One step of a phrase: a set of words (or a gap of up to `gap` arbitrary words). */
 type Step =
-  | { readonly kind: "word"; readonly words: ReadonlySet<string>; readonly optional: boolean }
+  | { readonly kind: "word"; readonly words: ReadonlySet<number>; readonly optional: boolean }
   | { readonly kind: "gap"; readonly max: number };
 
 /** A compiled phrase. */
@@ -91,7 +131,14 @@ export function phrase(
       if (set === undefined) throw new Error(`unknown word set ${word} in: ${source}`);
       return set;
     });
-    steps.push({ kind: "word", words: new Set(words), optional });
+    const ids = words.map((word) => {
+      const [id, ...more] = scan(word);
+      if (id === undefined || more.length > 0) {
+        throw new Error(`not one word: ${word} in ${source}`);
+      }
+      return id;
+    });
+    steps.push({ kind: "word", words: new Set(ids), optional });
   }
   const first = steps[0];
   if (first === undefined || first.kind !== "word" || first.optional) {
@@ -104,7 +151,7 @@ export function phrase(
 function matchesFrom(
   steps: readonly Step[],
   step: number,
-  words: readonly string[],
+  words: readonly number[],
   at: number,
 ): boolean {
   if (step === steps.length) return true;
@@ -125,7 +172,7 @@ function matchesFrom(
  * A set of phrases indexed by their first words, so a text is read once.
  */
 export class PhraseSet<Tag> {
-  readonly #byFirst = new Map<string, { phrase: Phrase; tag: Tag }[]>();
+  readonly #byFirst = new Map<number, { phrase: Phrase; tag: Tag }[]>();
 
   /**
    * @param entries each phrase with the tag a match reports (a rule's code)
@@ -142,8 +189,8 @@ export class PhraseSet<Tag> {
     }
   }
 
-  /** The tags of the phrases found in `words`, each once, in the order first found. */
-  match(words: readonly string[]): Tag[] {
+  /** The tags of the phrases found in `words` (ids, {@link wordIdsOf}), each once, in order. */
+  match(words: readonly number[]): Tag[] {
     const found: Tag[] = [];
     for (let at = 0; at < words.length; at++) {
       const candidates = this.#byFirst.get(words[at]);

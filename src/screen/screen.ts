@@ -17,7 +17,7 @@ import type {
 } from "./findings.ts";
 import { hiddenMarks } from "./hidden.ts";
 import { markupCodes } from "./markup.ts";
-import { wordsOf } from "./phrases.ts";
+import { wordIdsOf, wordsOf } from "./phrases.ts";
 import { type MentionIndex, mentionIndex, shadowingMarks } from "./shadowing.ts";
 import { pointerOf, type StringRole, visitStrings } from "./strings.ts";
 
@@ -78,7 +78,7 @@ function nameFindings(name: string, prepared: Prepared): HiddenFinding[] {
 function read(text: string, role: StringRole, prepared: Prepared): Reading {
   const marks: Mark[] = hiddenMarks(text);
   if (role === "keyword") return { marks };
-  const words = wordsOf(text);
+  const words = wordIdsOf(text);
   for (const code of markupCodes(text, words)) marks.push({ class: "markup", code });
   if (role === "text" || role === "value") {
     marks.push(...shadowingMarks(text, words, prepared.mentions));

@@ -7,7 +7,7 @@
  * @module
  */
 import type { ScreenCodeOf, ShadowingFinding } from "./findings.ts";
-import { phrase, PhraseSet } from "./phrases.ts";
+import { FNV_OFFSET, fnvStep, idOf, phrase, PhraseSet } from "./phrases.ts";
 
 const SETS = {
   tool: ["tool", "tools", "function", "functions", "server", "servers", "integration", "plugin"],
@@ -84,6 +84,8 @@ export interface MentionIndex {
   readonly tools: ReadonlyMap<string, string>;
   /** Lowercase server names. */
   readonly servers: ReadonlyMap<string, string>;
+  /** The ids ({@link idOf}) of every key of both: a token whose id is not here is no name. */
+  readonly ids: ReadonlySet<number>;
 }
 
 /**
@@ -109,41 +111,46 @@ export function mentionIndex(
     }
     return map;
   };
-  return { tools: index(otherToolNames), servers: index(serverNames) };
+  const tools = index(otherToolNames);
+  const servers = index(serverNames);
+  const ids = new Set<number>();
+  for (const name of [...tools.keys(), ...servers.keys()]) {
+    let hash = FNV_OFFSET;
+    for (let at = 0; at < name.length; at++) hash = fnvStep(hash, name.charCodeAt(at));
+    ids.add(idOf(hash));
+  }
+  return { tools, servers, ids };
 }
 
 /** A shadowing finding before it is placed (no pointer yet). */
 export type ShadowingMark = Omit<ShadowingFinding, "pointer" | "on">;
 
-/** What separates name tokens: MCP tool names are `[A-Za-z0-9_.-]` (one linear class). */
-const NOT_NAME = /[^a-z0-9_.-]+/;
 /** Words after or before a plain one-word name that make it a reference to a tool or server. */
 const CUE_AFTER = new Set(["tool", "tools", "server", "servers", "function", "mcp"]);
 const CUE_BEFORE = new Set(["call", "calling", "use", "using", "invoke", "invoking", "run"]);
-const WORD_AFTER = /^\s+([a-z]{1,10})(?![a-z-])/;
-const WORD_BEFORE = /([a-z]{1,10})\s+$/;
+const WORD_AFTER = /^\s+([a-z]{1,10})(?![a-z-])/i;
+const WORD_BEFORE = /([a-z]{1,10})\s+$/i;
 
 /**
- * Whether a name token at `start..end` of the lowercased text reads as a reference: a name with a
- * separator or digit (`send_email`, `list-issues`) always does; a plain word (`search`) only in
- * backticks or next to a cue word (`the search tool`, `call search`).
+ * Whether a name token at `start..end` of the text reads as a reference: a name with a separator
+ * or digit (`send_email`, `list-issues`) always does; a plain word (`search`) only in backticks
+ * or next to a cue word (`the search tool`, `call search`).
  */
-function isReference(lower: string, token: string, start: number): boolean {
+function isReference(text: string, token: string, start: number, end: number): boolean {
   if (!/^[a-z]+$/.test(token)) return true;
-  const end = start + token.length;
-  if (lower[start - 1] === "`" && lower[end] === "`") return true;
-  const after = WORD_AFTER.exec(lower.slice(end, end + 16))?.[1];
+  if (text[start - 1] === "`" && text[end] === "`") return true;
+  const after = WORD_AFTER.exec(text.slice(end, end + 16))?.[1]?.toLowerCase();
   if (after !== undefined && CUE_AFTER.has(after)) return true;
-  const before = WORD_BEFORE.exec(lower.slice(Math.max(0, start - 16), start))?.[1];
+  const before = WORD_BEFORE.exec(text.slice(Math.max(0, start - 16), start))?.[1]?.toLowerCase();
   return before !== undefined && CUE_BEFORE.has(before);
 }
 
-/** Every place `token` starts as a whole token of `lower`. */
-function* placesOf(lower: string, token: string): Generator<number> {
-  const isName = (c: string | undefined) => c !== undefined && /[a-z0-9_.-]/.test(c);
-  for (let at = lower.indexOf(token); at >= 0; at = lower.indexOf(token, at + 1)) {
-    if (!isName(lower[at - 1]) && !/[a-z0-9_]/.test(lower[at + token.length] ?? " ")) yield at;
-  }
+/** A character of a name token, lowercased (MCP tool names are `[A-Za-z0-9_.-]`), or -1. */
+function nameCode(code: number): number {
+  if (code >= 65 && code <= 90) return code + 32;
+  const fits = (code >= 97 && code <= 122) || (code >= 48 && code <= 57) || code === 95 ||
+    code === 45 || code === 46;
+  return fits ? code : -1;
 }
 
 /**
@@ -156,33 +163,48 @@ function* placesOf(lower: string, token: string): Generator<number> {
  */
 export function shadowingMarks(
   text: string,
-  words: readonly string[],
+  words: readonly number[],
   index: MentionIndex,
 ): ShadowingMark[] {
   const marks: ShadowingMark[] = [];
-  if (index.tools.size > 0 || index.servers.size > 0) {
-    const lower = text.toLowerCase();
+  if (index.ids.size > 0) {
     const named = new Set<string>();
-    const maps = [
-      [index.tools, "screen_shadowing_tool_name"],
-      [index.servers, "screen_shadowing_server_name"],
-    ] as const;
-    for (const piece of lower.split(NOT_NAME)) {
-      // Trailing punctuation is not part of a name (`read_file.`).
-      let length = piece.length;
-      while (length > 0 && (piece[length - 1] === "." || piece[length - 1] === "-")) length--;
-      const token = length === piece.length ? piece : piece.slice(0, length);
-      for (const [map, code] of maps) {
+    const found = (start: number, end: number) => {
+      const token = text.slice(start, end).toLowerCase();
+      for (
+        const [map, code] of [
+          [index.tools, "screen_shadowing_tool_name"],
+          [index.servers, "screen_shadowing_server_name"],
+        ] as const
+      ) {
         const name = map.get(token);
         if (name === undefined || named.has(`${code}:${name}`)) continue;
-        // A hit is rare: only then is its place looked up, for the cue words around it.
-        for (const at of placesOf(lower, token)) {
-          if (!isReference(lower, token, at)) continue;
-          named.add(`${code}:${name}`);
-          marks.push({ class: "shadowing", code, mentions: name });
-          break;
-        }
+        if (!isReference(text, token, start, end)) continue;
+        named.add(`${code}:${name}`);
+        marks.push({ class: "shadowing", code, mentions: name });
       }
+    };
+    // One pass: each token is hashed as it is read; only a token whose id is a name's is cut out.
+    let start = -1;
+    let hash = FNV_OFFSET;
+    let kept = -1; // where the token ends without trailing `.` and `-` (`read_file.`)
+    let keptHash = 0;
+    for (let at = 0; at <= text.length; at++) {
+      const code = at < text.length ? nameCode(text.charCodeAt(at)) : -1;
+      if (code >= 0) {
+        if (start < 0) {
+          start = at;
+          hash = FNV_OFFSET;
+        }
+        hash = fnvStep(hash, code);
+        if (code !== 45 && code !== 46) {
+          kept = at + 1;
+          keptHash = hash;
+        }
+        continue;
+      }
+      if (start >= 0 && kept > start && index.ids.has(idOf(keptHash))) found(start, kept);
+      start = -1;
     }
   }
   for (const code of PHRASES.match(words)) marks.push({ class: "shadowing", code });
