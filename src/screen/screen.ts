@@ -19,7 +19,7 @@ import { hiddenMarks } from "./hidden.ts";
 import { markupCodes } from "./markup.ts";
 import { wordIdsOf, wordsOf } from "./phrases.ts";
 import { type MentionIndex, mentionIndex, shadowingMarks } from "./shadowing.ts";
-import { pointerOf, type StringRole, visitStrings } from "./strings.ts";
+import { type StringRole, visitStrings } from "./strings.ts";
 
 /**
  * The most findings of one code one tool reports: a tool that repeats a trick in every string
@@ -105,8 +105,7 @@ function screenPrepared(tool: ScreenableTool, prepared: Prepared): readonly Scre
     ),
   );
   for (const finding of nameFindings(tool.name, prepared)) add([finding], finding.pointer, "value");
-  visitStrings(tool as unknown as Readonly<Record<string, unknown>>, (string) => {
-    const { text, role } = string;
+  visitStrings(tool as unknown as Readonly<Record<string, unknown>>, (text, role, on, at, type) => {
     const readings = prepared.readings.get(role)!;
     let reading = readings.get(text);
     if (reading === undefined) {
@@ -119,12 +118,9 @@ function screenPrepared(tool: ScreenableTool, prepared: Prepared): readonly Scre
         exfiltration.path);
     if (reading.marks.length === 0 && !flagged) return;
     // Most strings have no finding: their pointer is never written.
-    const pointer = pointerOf(string.path);
-    add(reading.marks, pointer, string.on);
-    if (flagged) {
-      const found = exfiltrationFindings(exfiltration, purpose, string.propertyType, pointer);
-      add(found, pointer, string.on);
-    }
+    const pointer = at();
+    add(reading.marks, pointer, on);
+    if (flagged) add(exfiltrationFindings(exfiltration, purpose, type, pointer), pointer, on);
   });
   return findings;
 }

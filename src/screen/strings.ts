@@ -17,38 +17,16 @@ import { escapePointerToken, isRecord } from "../identity/mod.ts";
 export type StringRole = "name" | "text" | "key" | "value" | "keyword";
 
 /**
- * Where a string is: a chain of reference tokens, built as the walk goes and turned into a JSON
- * Pointer only for a string that has a finding (most have none).
+ * Called for every string: `pointer()` writes its JSON Pointer (for a key: the pointer of the
+ * member it names), only asked for a string that has a finding (most have none).
  */
-export interface Path {
-  /** The path of the container, `undefined` at the tool. */
-  readonly parent: Path | undefined;
-  /** The member's name or the element's index. */
-  readonly token: string | number;
-}
-
-/** The JSON Pointer (RFC 6901) of a path. */
-export function pointerOf(path: Path | undefined): string {
-  const tokens: string[] = [];
-  for (let at = path; at !== undefined; at = at.parent) {
-    tokens.push(typeof at.token === "number" ? String(at.token) : escapePointerToken(at.token));
-  }
-  return tokens.length === 0 ? "" : `/${tokens.reverse().join("/")}`;
-}
-
-/** One visited string. */
-export interface VisibleString {
-  /** Where it is (for a key: the member it names). */
-  readonly path: Path;
-  /** The string. */
-  readonly text: string;
-  /** What it is. */
-  readonly role: StringRole;
-  /** Whether it is a key (the last token of the path) or the value at the path. */
-  readonly on: "key" | "value";
-  /** For a property name: the `type` of its schema (what the parameter can carry). */
-  readonly propertyType?: unknown;
-}
+export type Visit = (
+  text: string,
+  role: StringRole,
+  on: "key" | "value",
+  pointer: () => string,
+  propertyType?: unknown,
+) => void;
 
 /** Keywords whose value is an object of name -> subschema (the names are keys). */
 const NAMED_SCHEMAS = new Set([
@@ -99,13 +77,10 @@ const KEYWORDS = new Set([
   "dependencies",
 ]);
 
-type Visit = (found: VisibleString) => void;
-
-/** Deeper than this, a walk goes on with an explicit stack (the listing's limits stop at 256). */
+/** Deeper than this, a walk defers what it finds to an explicit stack (the listing stops at 256). */
 const MAX_RECURSION = 128;
 
 type Role = "schema" | StringRole;
-type Descend = (value: unknown, path: Path, as: Role) => void;
 
 /** The role of the strings under a member of a schema, `undefined` for an unknown keyword. */
 function memberRole(key: string): Role | undefined {
@@ -117,81 +92,110 @@ function memberRole(key: string): Role | undefined {
 }
 
 /**
- * Visits one node's own strings and hands each child to `descend`: `as` is `schema` for a
- * (sub)schema, otherwise the role of every string inside (keys included).
+ * One walk over a tool: the reference tokens of where it is now (pushed and popped, so no path
+ * is allocated per node), and the values found beyond {@link MAX_RECURSION} levels, left for
+ * later with a copy of their tokens.
  */
-function node(value: unknown, path: Path, as: Role, visit: Visit, descend: Descend): void {
-  if (typeof value === "string") {
-    visit({ path, text: value, role: as === "schema" ? "keyword" : as, on: "value" });
-  } else if (Array.isArray(value)) {
-    for (let index = 0; index < value.length; index++) {
-      descend(value[index], { parent: path, token: index }, as);
+class Walk {
+  #tokens: (string | number)[] = [];
+  #depth = 0;
+  readonly #deferred: [unknown, Role, (string | number)[]][] = [];
+  readonly #visit: Visit;
+  readonly #pointer = () =>
+    this.#tokens.map((token) => `/${typeof token === "number" ? token : escapePointerToken(token)}`)
+      .join("");
+
+  constructor(visit: Visit) {
+    this.#visit = visit;
+  }
+
+  /** Walks `value` at `token` under the current place. */
+  run(value: unknown, token: string | number, as: Role): void {
+    this.#child(value, token, as);
+    while (this.#deferred.length > 0) {
+      const [deferred, role, tokens] = this.#deferred.pop()!;
+      this.#tokens = tokens;
+      this.#depth = 0;
+      this.#node(deferred, role);
     }
-  } else if (isRecord(value)) {
+    this.#tokens = [];
+  }
+
+  /** Visits a string at `token` under the current place. */
+  string(
+    token: string | number,
+    text: string,
+    role: StringRole,
+    on: "key" | "value",
+    type?: unknown,
+  ) {
+    this.#tokens.push(token);
+    this.#visit(text, role, on, this.#pointer, type);
+    this.#tokens.pop();
+  }
+
+  #child(value: unknown, token: string | number, as: Role): void {
+    if (typeof value === "string") {
+      this.string(token, value, as === "schema" ? "keyword" : as, "value");
+      return;
+    }
+    if (value === null || typeof value !== "object") return;
+    this.#tokens.push(token);
+    if (this.#depth >= MAX_RECURSION) this.#deferred.push([value, as, [...this.#tokens]]);
+    else {
+      this.#depth++;
+      this.#node(value, as);
+      this.#depth--;
+    }
+    this.#tokens.pop();
+  }
+
+  /** One array or object: its own strings visited, each child walked. */
+  #node(value: unknown, as: Role): void {
+    if (Array.isArray(value)) {
+      for (let index = 0; index < value.length; index++) this.#child(value[index], index, as);
+      return;
+    }
+    if (!isRecord(value)) return;
     for (const key in value) {
       if (!Object.hasOwn(value, key)) continue;
       const member = value[key];
-      const at: Path = { parent: path, token: key };
       if (as !== "schema") {
-        visit({ path: at, text: key, role: as === "text" ? "keyword" : as, on: "key" });
-        descend(member, at, as);
+        this.string(key, key, as === "text" ? "keyword" : as, "key");
+        this.#child(member, key, as);
       } else if (NAMED_SCHEMAS.has(key) && isRecord(member)) {
         const role = key === "properties" ? "key" : "keyword";
+        this.#tokens.push(key);
         for (const name in member) {
           if (!Object.hasOwn(member, name)) continue;
           const schema = member[name];
-          const named: Path = { parent: at, token: name };
-          const propertyType = isRecord(schema) ? schema.type : undefined;
-          visit({ path: named, text: name, role, on: "key", propertyType });
-          descend(schema, named, "schema");
+          this.string(name, name, role, "key", isRecord(schema) ? schema.type : undefined);
+          this.#child(schema, name, "schema");
         }
+        this.#tokens.pop();
       } else {
         const role = memberRole(key);
         // A keyword the profile does not know: its name and its strings may still reach a model.
-        if (role === undefined) visit({ path: at, text: key, role: "keyword", on: "key" });
-        descend(member, at, role ?? "text");
+        if (role === undefined) this.string(key, key, "keyword", "key");
+        this.#child(member, key, role ?? "text");
       }
     }
   }
 }
 
-/** Walks a value in document order, by recursion up to {@link MAX_RECURSION} levels. */
-function walk(value: unknown, path: Path, as: Role, visit: Visit, depth: number): void {
-  if (value === null || (typeof value !== "object" && typeof value !== "string")) return;
-  if (depth >= MAX_RECURSION) return walkDeep(value, path, as, visit);
-  node(value, path, as, visit, (child, at, role) => walk(child, at, role, visit, depth + 1));
-}
-
-/** The same walk on an explicit stack, for what nests deeper (children in document order). */
-function walkDeep(value: unknown, path: Path, as: Role, visit: Visit): void {
-  const stack: [unknown, Path, Role][] = [[value, path, as]];
-  while (stack.length > 0) {
-    const [current, at, role] = stack.pop()!;
-    const children: [unknown, Path, Role][] = [];
-    node(current, at, role, visit, (child, p, r) => children.push([child, p, r]));
-    for (let index = children.length - 1; index >= 0; index--) stack.push(children[index]);
-  }
-}
-
 /**
- * Calls `visit` for every string of the tool a model can see, in document order: `name`,
- * `title`, `description`, `inputSchema`, `outputSchema`, `annotations`, `execution`.
+ * Calls `visit` for every string of the tool a model can see, in document order (what nests
+ * deeper than 128 levels comes after the rest): `name`, `title`, `description`, `inputSchema`,
+ * `outputSchema`, `annotations`, `execution`.
  *
  * @param tool the tool as listed
  * @param visit called once per string
  */
 export function visitStrings(tool: Readonly<Record<string, unknown>>, visit: Visit): void {
-  if (typeof tool.name === "string") {
-    visit({
-      path: { parent: undefined, token: "name" },
-      text: tool.name,
-      role: "name",
-      on: "value",
-    });
-  }
+  const walk = new Walk(visit);
+  if (typeof tool.name === "string") walk.string("name", tool.name, "name", "value");
   for (const [field, as] of FIELDS) {
-    const value = tool[field];
-    if (value !== undefined) walk(value, { parent: undefined, token: field }, as, visit, 0);
+    if (tool[field] !== undefined) walk.run(tool[field], field, as);
   }
 }
 

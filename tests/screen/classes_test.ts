@@ -367,3 +367,12 @@ Deno.test("screen: every screen code is in the catalog under the screen stage, i
     assert.match(code, /^screen_(hidden|markup|shadowing|exfiltration)_[a-z_]+$/);
   }
 });
+
+Deno.test("screen: a schema nested thousands of levels deep is read to the bottom, with its pointer", () => {
+  let schema: Record<string, unknown> = { type: "string", description: "deep\u200bdown" };
+  for (let level = 0; level < 3000; level++) schema = { type: "array", items: schema };
+  const [finding, ...rest] = screenTool({ name: "deep", inputSchema: schema }, NO_CONTEXT);
+  assert.deepEqual(rest, []);
+  assert.equal(finding.code, "screen_hidden_invisible_character");
+  assert.equal(finding.pointer, `/inputSchema${"/items".repeat(3000)}/description`);
+});
