@@ -9,7 +9,7 @@
  *   them would give): tools with a hidden-text finding, tools with a heuristic one.
  * - Time: `screenTools` over the 188-tool, 1 MiB real list
  *   (`fixtures/schemas/ms-365-mcp-server@0.155.0.json`) against `JSON.parse` of the same list's
- *   text, and against two discoveries of it from a loopback server process in the same rounds:
+ *   text (each round parses afresh and screens what it parsed), and against two discoveries of it from a loopback server process in the same rounds:
  *   the raw v2 client's (connect + `listTools()`) and sluice's (`connect()` + `report()`, every
  *   tool allowed), per-round ratios. The issue's target: the screen adds at most 10% to
  *   (sluice's) discovery.
@@ -31,11 +31,11 @@ import {
 import { CATEGORIES, labeledSet } from "../../fixtures/poisoning/labeled_set.ts";
 import { hostContext, realServers } from "../../fixtures/poisoning/clean_set.ts";
 import { startConnectServer } from "./connect_server.ts";
-import { type Benchmark, type BenchRow, median, sampleInterleaved } from "./types.ts";
+import { type Benchmark, type BenchRow, median } from "./types.ts";
 
 const LIST = new URL("../../fixtures/schemas/ms-365-mcp-server@0.155.0.json", import.meta.url);
-const ROUNDS = 15;
-const DISCOVERY_ROUNDS = 9;
+const ROUNDS = 25;
+const DISCOVERY_ROUNDS = 15;
 
 function detectionRows(): BenchRow[] {
   const cases = labeledSet();
@@ -96,10 +96,20 @@ async function timeRows(): Promise<BenchRow[]> {
     otherToolNames: ["send_email", "read_file", "write_file", "search_issues", "create_pr"],
     serverNames: ["github", "filesystem"],
   };
-  const [screened, parsed] = await sampleInterleaved([
-    () => screenTools(tools, context),
-    () => JSON.parse(text),
-  ], { rounds: ROUNDS, warmup: 3, rotate: true });
+  // Each round parses the list afresh and screens what it parsed, timed apart: the screen
+  // meets new objects and strings, as after a discovery.
+  const screened: number[] = [];
+  const parsed: number[] = [];
+  for (let round = -3; round < ROUNDS; round++) {
+    const start = performance.now();
+    const fresh = (JSON.parse(text) as { tools: ScreenableTool[] }).tools;
+    const middle = performance.now();
+    screenTools(fresh, context);
+    const end = performance.now();
+    if (round < 0) continue; // warm-up
+    parsed.push(middle - start);
+    screened.push(end - middle);
+  }
 
   const file = await Deno.makeTempFile({ suffix: ".json" });
   await Deno.writeTextFile(file, JSON.stringify({ ms365: tools }));

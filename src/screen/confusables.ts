@@ -104,7 +104,9 @@ const LOOKALIKES: Readonly<Record<string, string>> = Object.freeze({
  */
 export function skeleton(name: string): string {
   let folded = "";
-  for (const c of name.normalize("NFKC")) folded += LOOKALIKES[c] ?? c.toLowerCase();
+  // NFKC leaves ASCII as it is.
+  const source = /^[\x20-\x7e]*$/.test(name) ? name : name.normalize("NFKC");
+  for (const c of source) folded += LOOKALIKES[c] ?? c.toLowerCase();
   return folded.replaceAll("rn", "m").replaceAll("vv", "w");
 }
 

@@ -41,6 +41,8 @@ interface Reading {
 /** What a list's screen prepares once: the names to compare with and to look for. */
 interface Prepared {
   readonly skeletons: ReadonlyMap<string, readonly string[]>;
+  /** The skeleton of each of the list's names, made once. */
+  readonly skeletonOf: ReadonlyMap<string, string>;
   readonly mentions: MentionIndex;
   /** Readings by role, then text: real lists repeat most strings (`$defs`, shared descriptions). */
   readonly readings: ReadonlyMap<StringRole, Map<string, Reading>>;
@@ -53,8 +55,10 @@ function prepare(
   ownName: string,
 ): Prepared {
   const skeletons = new Map<string, string[]>();
+  const skeletonOf = new Map<string, string>();
   for (const name of new Set([...names, ...otherToolNames])) {
     const key = skeleton(name);
+    skeletonOf.set(name, key);
     const list = skeletons.get(key) ?? [];
     list.push(name);
     skeletons.set(key, list);
@@ -62,11 +66,12 @@ function prepare(
   const mentions = mentionIndex(otherToolNames, names, serverNames, ownName);
   const roles: StringRole[] = ["name", "text", "key", "value", "keyword"];
   const readings = new Map(roles.map((role) => [role, new Map<string, Reading>()]));
-  return { skeletons, mentions, readings };
+  return { skeletons, skeletonOf, mentions, readings };
 }
 
 function nameFindings(name: string, prepared: Prepared): HiddenFinding[] {
-  const imitated = (prepared.skeletons.get(skeleton(name)) ?? []).find((other) => other !== name);
+  const key = prepared.skeletonOf.get(name) ?? skeleton(name);
+  const imitated = (prepared.skeletons.get(key) ?? []).find((other) => other !== name);
   const base = { class: "hidden", pointer: "/name", on: "value" } as const;
   if (imitated !== undefined) {
     return [{ ...base, code: "screen_hidden_homoglyph_name", imitates: imitated }];
