@@ -8,7 +8,7 @@
  * @module
  */
 import type { ExfiltrationFinding } from "./findings.ts";
-import { phrase, PhraseSet, wordsOf } from "./phrases.ts";
+import { phrase, PhraseSet } from "./phrases.ts";
 import type { StringRole } from "./strings.ts";
 
 /** What a request asks for; a tool whose name is about it may ask. */
@@ -65,7 +65,10 @@ const PURPOSE: Readonly<Record<Topic, ReadonlySet<string>>> = {
   ]),
 };
 
-/** Parameter names (their words, joined by `_`) shaped to carry one topic out. */
+/**
+ * Parameter names shaped to carry one topic out, compared by their letters and digits only
+ * (`api_key`, `apiKey`, `API-KEY` and `apikey` are one name).
+ */
 const PARAMETERS: Readonly<Record<string, Topic>> = Object.freeze({
   conversation_history: "conversation",
   conversation_context: "conversation",
@@ -207,6 +210,14 @@ const SENSITIVE_PATH =
 /** What the screen knows of the tool's purpose: the words of its name and title. */
 export type Purpose = ReadonlySet<string>;
 
+/** The letters and digits of a name, lowercase (`apiKey` is `apikey`). */
+const lettersOf = (name: string) => name.toLowerCase().replace(/[^a-z0-9]+/g, "");
+const BY_LETTERS = new Map(
+  Object.entries(PARAMETERS).map(([name, topic]) => [lettersOf(name), topic]),
+);
+/** No parameter name of the table is longer (with separators to spare). */
+const MAX_PARAMETER = 48;
+
 /** What one string says, before the tool's purpose is known. */
 export interface ExfiltrationMarks {
   /** For a key: the topic its name is shaped for. */
@@ -229,7 +240,9 @@ export function exfiltrationMarks(
   words: readonly number[],
   role: StringRole,
 ): ExfiltrationMarks {
-  const parameter = role === "key" ? PARAMETERS[wordsOf(text).join("_")] : undefined;
+  const parameter = role === "key" && text.length <= MAX_PARAMETER
+    ? BY_LETTERS.get(lettersOf(text))
+    : undefined;
   return {
     ...(parameter === undefined ? {} : { parameter }),
     requests: PHRASES.match(words),

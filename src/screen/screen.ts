@@ -38,6 +38,9 @@ interface Reading {
   readonly exfiltration?: ExfiltrationMarks;
 }
 
+/** The reading of a string with nothing to say (most structural strings). */
+const NOTHING: Reading = Object.freeze({ marks: Object.freeze([]) });
+
 /** What a list's screen prepares once: the names to compare with and to look for. */
 interface Prepared {
   readonly skeletons: ReadonlyMap<string, readonly string[]>;
@@ -82,7 +85,7 @@ function nameFindings(name: string, prepared: Prepared): HiddenFinding[] {
 /** Reads one string by the rules its role is read by. */
 function read(text: string, role: StringRole, prepared: Prepared): Reading {
   const marks: Mark[] = hiddenMarks(text);
-  if (role === "keyword") return { marks };
+  if (role === "keyword") return marks.length === 0 ? NOTHING : { marks };
   const words = wordIdsOf(text);
   for (const code of markupCodes(text, words)) marks.push({ class: "markup", code });
   if (role === "text" || role === "value") {
