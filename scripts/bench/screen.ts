@@ -83,9 +83,25 @@ function falsePositiveRows(): BenchRow[] {
   ];
 }
 
-function ratios(subject: readonly number[], baseline: readonly number[]) {
-  const each = subject.map((value, index) => value / baseline[index]);
-  return { ratio: median(each), ratioRange: [Math.min(...each), Math.max(...each)] as const };
+/** A comparison row from per-round samples: medians, and the median and range of each round's ratio. */
+function compare(
+  subject: string,
+  subjectMs: readonly number[],
+  baseline: string,
+  baselineMs: readonly number[],
+  targetRatio?: number,
+): BenchRow {
+  const each = subjectMs.map((value, index) => value / baselineMs[index]);
+  return {
+    kind: "comparison",
+    subject,
+    subjectMs: median(subjectMs),
+    baseline,
+    baselineMs: median(baselineMs),
+    ratio: median(each),
+    ratioRange: [Math.min(...each), Math.max(...each)],
+    ...(targetRatio === undefined ? {} : { targetRatio }),
+  };
 }
 
 async function timeRows(): Promise<BenchRow[]> {
@@ -164,31 +180,20 @@ async function timeRows(): Promise<BenchRow[]> {
       (text.length / 1024 / 1024).toFixed(2)
     } MiB)`;
     return [
-      {
-        kind: "comparison",
-        subject: label,
-        subjectMs: median(screened),
-        baseline: "JSON.parse of the list",
-        baselineMs: median(parsed),
-        ...ratios(screened, parsed),
-      },
-      {
-        kind: "comparison",
-        subject: `${label}, after each discovery`,
-        subjectMs: median(screenMs),
-        baseline: "raw connect + listTools() of it",
-        baselineMs: median(discoveryMs),
-        ...ratios(screenMs, discoveryMs),
-      },
-      {
-        kind: "comparison",
-        subject: `${label}, after each discovery`,
-        subjectMs: median(screenMs),
-        baseline: "sluice connect() + report(), all allowed",
-        baselineMs: median(sluiceMs),
-        ...ratios(screenMs, sluiceMs),
-        targetRatio: 0.1,
-      },
+      compare(label, screened, "JSON.parse of the list", parsed),
+      compare(
+        `${label}, after each discovery`,
+        screenMs,
+        "raw connect + listTools() of it",
+        discoveryMs,
+      ),
+      compare(
+        `${label}, after each discovery`,
+        screenMs,
+        "sluice connect() + report(), all allowed",
+        sluiceMs,
+        0.1,
+      ),
     ];
   } finally {
     await server.close();
