@@ -10,7 +10,11 @@ import type { HiddenFinding, ScreenCodeOf } from "./findings.ts";
 /** A hidden-character finding before it is placed (no pointer yet). */
 export type HiddenMark = Omit<HiddenFinding, "pointer" | "on">;
 
-/** The longest decoded Tag message a finding carries. */
+/**
+ * The longest decoded Tag message a finding carries (longer ones end in `…`).
+ *
+ * @category Tool poisoning screen
+ */
 export const MAX_DECODED = 256;
 
 /** Anything but printable ASCII, tab and line ends: one linear class, read match by match. */

@@ -24,6 +24,8 @@ import { type StringRole, visitStrings } from "./strings.ts";
 /**
  * The most findings of one code one tool reports: a tool that repeats a trick in every string
  * is refused by its first finding, and a report stays small.
+ *
+ * @category Tool poisoning screen
  */
 export const MAX_FINDINGS_PER_CODE = 16;
 
