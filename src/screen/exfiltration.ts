@@ -16,144 +16,40 @@ type Topic = "conversation" | "credentials" | "files";
 
 /** Words of a tool's name that make a topic its purpose. */
 const PURPOSE: Readonly<Record<Topic, ReadonlySet<string>>> = {
-  conversation: new Set([
-    "chat",
-    "chats",
-    "conversation",
-    "conversations",
-    "transcript",
-    "transcripts",
-    "memory",
-    "history",
-    "prompt",
-    "prompts",
-  ]),
-  credentials: new Set([
-    "secret",
-    "secrets",
-    "password",
-    "passwords",
-    "key",
-    "keys",
-    "token",
-    "tokens",
-    "credential",
-    "credentials",
-    "auth",
-    "login",
-    "apikey",
-    "env",
-    "vault",
-    "ssh",
-    "cookie",
-    "cookies",
-  ]),
-  files: new Set([
-    "file",
-    "files",
-    "read",
-    "write",
-    "edit",
-    "fs",
-    "upload",
-    "document",
-    "documents",
-    "content",
-    "contents",
-    "directory",
-    "directories",
-  ]),
+  conversation: new Set(
+    "chat chats conversation conversations transcript transcripts memory history prompt prompts"
+      .split(" "),
+  ),
+  credentials: new Set(
+    "secret secrets password passwords key keys token tokens credential credentials auth login apikey env vault ssh cookie cookies"
+      .split(" "),
+  ),
+  files: new Set(
+    "file files read write edit fs upload document documents content contents directory directories"
+      .split(" "),
+  ),
 };
 
 /**
  * Parameter names shaped to carry one topic out, compared by their letters and digits only
  * (`api_key`, `apiKey`, `API-KEY` and `apikey` are one name).
  */
-const PARAMETERS: Readonly<Record<string, Topic>> = Object.freeze({
-  conversation_history: "conversation",
-  conversation_context: "conversation",
-  conversation_log: "conversation",
-  chat_history: "conversation",
-  chat_log: "conversation",
-  chat_context: "conversation",
-  messages_so_far: "conversation",
-  previous_messages: "conversation",
-  prior_messages: "conversation",
-  all_messages: "conversation",
-  user_messages: "conversation",
-  full_context: "conversation",
-  context_window: "conversation",
-  system_prompt: "conversation",
-  system_instructions: "conversation",
-  model_instructions: "conversation",
-  prompt_history: "conversation",
-  sidenote: "conversation",
-  side_note: "conversation",
-  credentials: "credentials",
-  api_key: "credentials",
-  apikey: "credentials",
-  api_keys: "credentials",
-  secret_key: "credentials",
-  private_key: "credentials",
-  ssh_key: "credentials",
-  ssh_private_key: "credentials",
-  access_token: "credentials",
-  auth_token: "credentials",
-  bearer_token: "credentials",
-  session_token: "credentials",
-  session_cookie: "credentials",
-  cookies: "credentials",
-  passwords: "credentials",
-  env_vars: "credentials",
-  environment_variables: "credentials",
-  seed_phrase: "credentials",
-  mnemonic: "credentials",
-  id_rsa: "credentials",
-  file_contents: "files",
-  file_content: "files",
-  config_file_contents: "files",
-});
+const PARAMETERS: Readonly<Record<Topic, readonly string[]>> = {
+  conversation:
+    "conversation_history conversation_context conversation_log chat_history chat_log chat_context messages_so_far previous_messages prior_messages all_messages user_messages full_context context_window system_prompt system_instructions model_instructions prompt_history sidenote side_note"
+      .split(" "),
+  credentials:
+    "credentials api_key apikey api_keys secret_key private_key ssh_key ssh_private_key access_token auth_token bearer_token session_token session_cookie cookies passwords env_vars environment_variables seed_phrase mnemonic id_rsa"
+      .split(" "),
+  files: "file_contents file_content config_file_contents".split(" "),
+};
 
 const SETS = {
-  ask: [
-    "include",
-    "pass",
-    "provide",
-    "send",
-    "put",
-    "paste",
-    "add",
-    "copy",
-    "insert",
-    "append",
-    "attach",
-    "supply",
-    "dump",
-    "share",
-    "upload",
-    "give",
-    "transmit",
-    "collect",
-    "gather",
-    "summarize",
-    "summarise",
-    "quote",
-    "repeat",
-    "forward",
-    "leak",
-    "exfiltrate",
-    "extract",
-  ],
+  ask:
+    "include pass provide send put paste add copy insert append attach supply dump share upload give transmit collect gather summarize summarise quote repeat forward leak exfiltrate extract"
+      .split(" "),
   whole: ["entire", "full", "whole", "complete", "previous", "prior", "all", "every", "recent"],
-  secret: [
-    "credentials",
-    "credential",
-    "password",
-    "passwords",
-    "secret",
-    "secrets",
-    "mnemonic",
-  ],
+  secret: "credentials credential password passwords secret secrets mnemonic".split(" "),
   keyed: ["api", "access", "private", "ssh", "secret", "auth", "bearer", "session", "refresh"],
   keys: ["key", "keys", "token", "tokens", "cookie"],
 };
@@ -213,7 +109,9 @@ export type Purpose = ReadonlySet<string>;
 /** The letters and digits of a name, lowercase (`apiKey` is `apikey`). */
 const lettersOf = (name: string) => name.toLowerCase().replace(/[^a-z0-9]+/g, "");
 const BY_LETTERS = new Map(
-  Object.entries(PARAMETERS).map(([name, topic]) => [lettersOf(name), topic]),
+  (Object.entries(PARAMETERS) as [Topic, readonly string[]][]).flatMap(([topic, names]) =>
+    names.map((name) => [lettersOf(name), topic] as const)
+  ),
 );
 /** No parameter name of the table is longer (with separators to spare). */
 const MAX_PARAMETER = 48;

@@ -10,32 +10,10 @@ import type { ScreenCodeOf } from "./findings.ts";
 import { phrase, PhraseSet } from "./phrases.ts";
 
 /** Tag names that address a model (compared lowercase, `-` and `_` alike). */
-const TAG_NAMES = new Set([
-  "important",
-  "system",
-  "sys",
-  "system_prompt",
-  "systemprompt",
-  "system_message",
-  "instructions",
-  "instruction",
-  "ai_instructions",
-  "assistant_instructions",
-  "model_instructions",
-  "hidden_instructions",
-  "secret_instructions",
-  "admin",
-  "override",
-  "directive",
-  "directives",
-  "critical",
-  "urgent",
-  "secret",
-  "hidden",
-  "im_start",
-  "im_end",
-  "inst",
-]);
+const TAG_NAMES = new Set(
+  "important system sys system_prompt systemprompt system_message instructions instruction ai_instructions assistant_instructions model_instructions hidden_instructions secret_instructions admin override directive directives critical urgent secret hidden im_start im_end inst"
+    .split(" "),
+);
 /** Bracketed forms (`[INST]`, `[SYSTEM]`) of chat templates. */
 const BRACKET_NAMES = new Set(["inst", "system", "sys", "system_prompt", "important"]);
 const MAX_TAG = 64;
@@ -70,95 +48,22 @@ function hasInstructionTag(text: string): boolean {
 
 const SETS = {
   user: ["user", "users", "human", "humans", "person", "operator", "owner", "client", "customer"],
-  tell: [
-    "tell",
-    "mention",
-    "show",
-    "reveal",
-    "inform",
-    "notify",
-    "alert",
-    "disclose",
-    "display",
-    "explain",
-    "surface",
-    "expose",
-    "report",
-    "say",
-    "admit",
-    "warn",
-  ],
-  telling: [
-    "telling",
-    "informing",
-    "notifying",
-    "alerting",
-    "asking",
-    "showing",
-    "letting",
-    "bothering",
-    "mentioning",
-    "warning",
-    "revealing",
-    "disclosing",
-  ],
+  tell:
+    "tell mention show reveal inform notify alert disclose display explain surface expose report say admit warn"
+      .split(" "),
+  telling:
+    "telling informing notifying alerting asking showing letting bothering mentioning warning revealing disclosing"
+      .split(" "),
   not: ["not", "never", "dont", "doesnt", "shouldnt", "mustnt", "cannot", "cant", "wont"],
-  instructions: [
-    "instructions",
-    "instruction",
-    "directions",
-    "rules",
-    "rule",
-    "prompts",
-    "prompt",
-    "guidelines",
-    "guidance",
-    "messages",
-    "constraints",
-    "policies",
-    "directives",
-    "commands",
-    "orders",
-    "context",
-  ],
-  earlier: [
-    "previous",
-    "prior",
-    "above",
-    "earlier",
-    "preceding",
-    "former",
-    "original",
-    "existing",
-    "system",
-    "other",
-    "all",
-    "safety",
-    "developer",
-  ],
-  ai: [
-    "ai",
-    "llm",
-    "model",
-    "assistant",
-    "agent",
-    "claude",
-    "gpt",
-    "chatgpt",
-    "gemini",
-    "copilot",
-    "bot",
-  ],
-  covertly: [
-    "silently",
-    "secretly",
-    "covertly",
-    "quietly",
-    "invisibly",
-    "discreetly",
-    "surreptitiously",
-    "stealthily",
-  ],
+  instructions:
+    "instructions instruction directions rules rule prompts prompt guidelines guidance messages constraints policies directives commands orders context"
+      .split(" "),
+  earlier:
+    "previous prior above earlier preceding former original existing system other all safety developer"
+      .split(" "),
+  ai: "ai llm model assistant agent claude gpt chatgpt gemini copilot bot".split(" "),
+  covertly: "silently secretly covertly quietly invisibly discreetly surreptitiously stealthily"
+    .split(" "),
 };
 
 const RULES: readonly (readonly [string, ScreenCodeOf<"markup">])[] = [

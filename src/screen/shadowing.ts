@@ -11,22 +11,9 @@ import { FNV_OFFSET, fnvStep, idOf, phrase, PhraseSet } from "./phrases.ts";
 
 const SETS = {
   tool: ["tool", "tools", "function", "functions", "server", "servers", "integration", "plugin"],
-  use: [
-    "use",
-    "uses",
-    "using",
-    "call",
-    "calls",
-    "calling",
-    "invoke",
-    "invoking",
-    "run",
-    "running",
-    "execute",
-    "executing",
-    "send",
-    "sending",
-  ],
+  use:
+    "use uses using call calls calling invoke invoking run running execute executing send sending"
+      .split(" "),
   other: ["other", "another", "different", "every", "all", "any", "each"],
 };
 

@@ -29,53 +29,23 @@ export type Visit = (
 ) => void;
 
 /** Keywords whose value is an object of name -> subschema (the names are keys). */
-const NAMED_SCHEMAS = new Set([
-  "properties",
-  "patternProperties",
-  "$defs",
-  "definitions",
-  "dependentSchemas",
-]);
+const NAMED_SCHEMAS = new Set(
+  "properties patternProperties $defs definitions dependentSchemas".split(" "),
+);
 /** Keywords whose value is a subschema or an array of them. */
-const SUBSCHEMAS = new Set([
-  "items",
-  "additionalItems",
-  "prefixItems",
-  "additionalProperties",
-  "unevaluatedItems",
-  "unevaluatedProperties",
-  "propertyNames",
-  "contains",
-  "not",
-  "if",
-  "then",
-  "else",
-  "anyOf",
-  "oneOf",
-  "allOf",
-]);
+const SUBSCHEMAS = new Set(
+  "items additionalItems prefixItems additionalProperties unevaluatedItems unevaluatedProperties propertyNames contains not if then else anyOf oneOf allOf"
+    .split(" "),
+);
 /** Keywords whose strings are values a model may be shown or asked to send. */
 const VALUES = new Set(["enum", "const", "default", "examples"]);
 /** Free-text annotations. */
 const TEXTS = new Set(["title", "description", "$comment"]);
 /** Structural keywords: their strings are read for hidden characters only. */
-const KEYWORDS = new Set([
-  "type",
-  "format",
-  "pattern",
-  "$schema",
-  "$ref",
-  "$id",
-  "$anchor",
-  "$dynamicRef",
-  "$dynamicAnchor",
-  "$vocabulary",
-  "contentMediaType",
-  "contentEncoding",
-  "required",
-  "dependentRequired",
-  "dependencies",
-]);
+const KEYWORDS = new Set(
+  "type format pattern $schema $ref $id $anchor $dynamicRef $dynamicAnchor $vocabulary contentMediaType contentEncoding required dependentRequired dependencies"
+    .split(" "),
+);
 
 /** Deeper than this, a walk defers what it finds to an explicit stack (the listing stops at 256). */
 const MAX_RECURSION = 128;
