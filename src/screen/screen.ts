@@ -114,7 +114,9 @@ function screenPrepared(tool: ScreenableTool, prepared: Prepared): readonly Scre
       typeof text === "string" ? wordsOf(text) : []
     ),
   );
-  for (const finding of nameFindings(tool.name, prepared)) add([finding], finding.pointer, "value");
+  // A name that is not a string (a broken listing) has no skeleton; its other strings are read.
+  const name = typeof tool.name === "string" ? nameFindings(tool.name, prepared) : [];
+  for (const finding of name) add([finding], finding.pointer, "value");
   visitStrings(tool as unknown as Readonly<Record<string, unknown>>, (text, role, on, at, type) => {
     const readings = prepared.readings.get(role)!;
     let reading = readings.get(text);
@@ -195,7 +197,7 @@ export function screenTools(
   tools: readonly ScreenableTool[],
   context: Omit<ScreenContext, "sameServerToolNames">,
 ): readonly (readonly ScreenFinding[])[] {
-  const names = tools.map((tool) => tool.name);
+  const names = tools.map((tool) => tool.name).filter((name) => typeof name === "string");
   const prepared = prepare(names, context.otherToolNames, context.serverNames ?? [], "");
   return tools.map((tool) => screenPrepared(tool, prepared));
 }

@@ -376,3 +376,17 @@ Deno.test("screen: a schema nested thousands of levels deep is read to the botto
   assert.equal(finding.code, "screen_hidden_invisible_character");
   assert.equal(finding.pointer, `/inputSchema${"/items".repeat(3000)}/description`);
 });
+
+Deno.test("screen: a broken listing entry (no string name, odd schemas) is read without throwing", () => {
+  const odd = [
+    { name: 42, description: "<system>x</system>" },
+    { name: "t", inputSchema: null, outputSchema: [1, "a\u200bb"], annotations: "x" },
+    { name: "u", inputSchema: { properties: { "a\u202eb": true }, enum: "not an array" } },
+  ] as unknown as ScreenableTool[];
+  const results = screenTools(odd, { otherToolNames: [] });
+  assert.deepEqual(results.map(lines), [
+    ["screen_markup_instruction_tag /description"],
+    ["screen_hidden_invisible_character /outputSchema/1"],
+    ["screen_hidden_bidi_control /inputSchema/properties/a\u202eb (key)"],
+  ]);
+});
