@@ -3,7 +3,8 @@
  *
  * - Detection per category of the labeled set (`fixtures/poisoning/labeled_set.ts`: 300
  *   poisoned variants of real tools in 15 categories): a case counts when a finding of its class
- *   points where the payload is.
+ *   points where the payload is; and per class on the held-out paraphrases
+ *   (`fixtures/poisoning/held_out.ts`), wordings the rules were not written for.
  * - False positives on the clean set (every real tool of `fixtures/schemas/` and of the shared
  *   corpus when present, each screened with the other servers' names as a host allowing all of
  *   them would give): tools with a hidden-text finding, tools with a heuristic one.
@@ -28,7 +29,8 @@ import {
   screenTools,
   TOOL_LIMIT_CEILINGS,
 } from "../../mod.ts";
-import { CATEGORIES, labeledSet } from "../../fixtures/poisoning/labeled_set.ts";
+import { CATEGORIES, labeledSet, type PoisonedCase } from "../../fixtures/poisoning/labeled_set.ts";
+import { heldOutSet } from "../../fixtures/poisoning/held_out.ts";
 import { hostContext, realServers } from "../../fixtures/poisoning/clean_set.ts";
 import { startConnectServer } from "./connect_server.ts";
 import { type Benchmark, type BenchRow, median } from "./types.ts";
@@ -37,22 +39,39 @@ const LIST = new URL("../../fixtures/schemas/ms-365-mcp-server@0.155.0.json", im
 const ROUNDS = 25;
 const DISCOVERY_ROUNDS = 15;
 
+/** Whether the screen finds a case: a finding of its class where its payload is. */
+const detected = (entry: PoisonedCase) =>
+  screenTool(entry.tool, entry.context).some((finding) =>
+    finding.class === entry.expectClass && finding.pointer === entry.expectPointer
+  );
+
+function detectionRow(name: string, cases: readonly PoisonedCase[]): BenchRow {
+  const found = cases.filter(detected).length;
+  return {
+    kind: "figure",
+    name,
+    value: (100 * found) / cases.length,
+    unit: `% (${found}/${cases.length})`,
+  };
+}
+
 function detectionRows(): BenchRow[] {
   const cases = labeledSet();
-  return CATEGORIES.map((category) => {
-    const own = cases.filter((entry) => entry.category === category.id);
-    const detected = own.filter((entry) =>
-      screenTool(entry.tool, entry.context).some((finding) =>
-        finding.class === entry.expectClass && finding.pointer === entry.expectPointer
+  const held = heldOutSet();
+  return [
+    ...CATEGORIES.map((category) =>
+      detectionRow(
+        `detected: ${category.id} (${category.class})`,
+        cases.filter((entry) => entry.category === category.id),
       )
-    ).length;
-    return {
-      kind: "figure" as const,
-      name: `detected: ${category.id} (${category.class})`,
-      value: (100 * detected) / own.length,
-      unit: `% (${detected}/${own.length})`,
-    };
-  });
+    ),
+    ...(["markup", "shadowing", "exfiltration"] as const).map((cls) =>
+      detectionRow(
+        `detected, held-out paraphrases: ${cls}`,
+        held.filter((entry) => entry.expectClass === cls),
+      )
+    ),
+  ];
 }
 
 function falsePositiveRows(): BenchRow[] {
