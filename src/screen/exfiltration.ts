@@ -8,7 +8,7 @@
  * @module
  */
 import type { ExfiltrationFinding } from "./findings.ts";
-import { phrase, PhraseSet } from "./phrases.ts";
+import { cooccurrence, CooccurrenceSet, phrase, PhraseSet, wordsOf } from "./phrases.ts";
 import type { StringRole } from "./strings.ts";
 
 /** What a request asks for; a tool whose name is about it may ask. */
@@ -25,7 +25,7 @@ const PURPOSE: Readonly<Record<Topic, ReadonlySet<string>>> = {
       .split(" "),
   ),
   files: new Set(
-    "file files read write edit fs upload document documents content contents directory directories"
+    "file files read write edit fs upload document documents content contents directory directories download downloads attachment attachments drive blob media photo storage"
       .split(" "),
   ),
 };
@@ -96,6 +96,31 @@ const PHRASES = new PhraseSet(
   RULES.map(([source, topic]) => [phrase(source, SETS), topic] as const),
 );
 
+/** Rewordings: an ask, and what it asks for, close together in one sentence. */
+const TOGETHER = new CooccurrenceSet<Topic>(
+  ([
+    [
+      "paste|put|add|include|insert|attach|append|copy|summary|summarize|summarise|dump|provide|pass|repeat|quote + messages|chat|conversation|discussed|transcript|history|instructions|prompt|said + last|previous|prior|earlier|far|entire|full|whole|everything|verbatim",
+      "conversation",
+    ],
+    [
+      "$ask|fill + ssh|aws|api|private|secret|access|openai|github|env|environment|signing + key|keys|token|tokens|password|credentials|variable|variables",
+      "credentials",
+    ],
+    [
+      "$ask|fill + contents|content|text + file|files|secrets|config|configuration|dotfile|dotfiles|env|ssh",
+      "files",
+    ],
+  ] as const).map(([source, topic]) => [cooccurrence(source, SETS), topic] as const),
+);
+
+/** Words of a parameter name that, two together, make it a carrier (`debug_context`). */
+const CARRIED = new Set(
+  "context memory history conversation transcript prompt secrets credentials private secret"
+    .split(" "),
+);
+const CARRYING = new Set("debug dump full all user raw entire whole complete private".split(" "));
+
 /**
  * Sensitive paths and secret files, one alternation of literals (no quantifier: linear), and
  * `.env` only as its own token (not `.environment`).
@@ -115,6 +140,18 @@ const BY_LETTERS = new Map(
 );
 /** No parameter name of the table is longer (with separators to spare). */
 const MAX_PARAMETER = 48;
+
+/** A name of two words, one for what is carried and one for how much (`memory_dump`). */
+function carrierTopic(name: string): Topic | undefined {
+  const words = wordsOf(name);
+  if (words.length < 2 || words.length > 4) return undefined;
+  const carried = words.find((word) => CARRIED.has(word));
+  const how = words.find((word) => CARRYING.has(word) && word !== carried);
+  if (carried === undefined || how === undefined) return undefined;
+  return ["secrets", "credentials", "secret", "private"].includes(carried)
+    ? "credentials"
+    : "conversation";
+}
 
 /** What one string says, before the tool's purpose is known. */
 export interface ExfiltrationMarks {
@@ -139,11 +176,11 @@ export function exfiltrationMarks(
   role: StringRole,
 ): ExfiltrationMarks {
   const parameter = role === "key" && text.length <= MAX_PARAMETER
-    ? BY_LETTERS.get(lettersOf(text))
+    ? BY_LETTERS.get(lettersOf(text)) ?? carrierTopic(text)
     : undefined;
   return {
     ...(parameter === undefined ? {} : { parameter }),
-    requests: PHRASES.match(words),
+    requests: [...new Set([...PHRASES.match(words), ...TOGETHER.match(words)])],
     path: SENSITIVE_PATH.test(text),
   };
 }
@@ -170,7 +207,11 @@ export function exfiltrationFindings(
   const unrelated = (topic: Topic) => ![...purpose].some((word) => PURPOSE[topic].has(word));
   // A definition under `$defs` is the server's data model (a Graph `messageHistory`), not a
   // parameter the model is asked to fill by name.
-  const carries = !["boolean", "number", "integer", "null"].includes(String(propertyType));
+  // A boolean or number carries nothing out; a string, array or object (or no type) can.
+  const types = Array.isArray(propertyType) ? propertyType : [propertyType];
+  const carries = types.some((type) =>
+    type === undefined || type === "string" || type === "array" || type === "object"
+  );
   if (
     marks.parameter !== undefined && carries && unrelated(marks.parameter) &&
     !pointer.includes("/$defs/") && !pointer.includes("/definitions/")

@@ -7,7 +7,7 @@
  * @module
  */
 import type { ScreenCodeOf } from "./findings.ts";
-import { phrase, PhraseSet } from "./phrases.ts";
+import { cooccurrence, CooccurrenceSet, phrase, PhraseSet } from "./phrases.ts";
 
 /** Tag names that address a model (compared lowercase, `-` and `_` alike). */
 const TAG_NAMES = new Set(
@@ -37,7 +37,8 @@ function hasInstructionTag(text: string): boolean {
         else break;
         index++;
       }
-      if (!names.has(name)) continue;
+      // `<admin-note>`, `<system_reminder>`: the name's first part is enough.
+      if (!names.has(name) && !names.has(name.split("_")[0])) continue;
       // The tag ends at `close` within a few characters (attributes, `|`, `/`).
       const end = text.indexOf(close, index);
       if (end >= 0 && end - index <= MAX_TAG && !text.slice(index, end).includes(open)) return true;
@@ -61,7 +62,9 @@ const SETS = {
   earlier:
     "previous prior above earlier preceding former original existing system other all safety developer"
       .split(" "),
-  ai: "ai llm model assistant agent claude gpt chatgpt gemini copilot bot".split(" "),
+  ai:
+    "ai ais llm llms model models assistant assistants agent agents claude gpt chatgpt gemini copilot bot language"
+      .split(" "),
   covertly: "silently secretly covertly quietly invisibly discreetly surreptitiously stealthily"
     .split(" "),
 };
@@ -117,12 +120,8 @@ const RULES: readonly (readonly [string, ScreenCodeOf<"markup">])[] = [
     "system|admin|administrator|developer|god|debug|jailbreak|unrestricted mode enabled|activated|on|engaged",
     "screen_markup_urgency",
   ],
-  [
-    "note|notice|message|attention|reminder|memo to|for [the|all|any] $ai",
-    "screen_markup_urgency",
-  ],
   ["$ai must|should|shall|needs|has _3 always|first|immediately|also", "screen_markup_urgency"],
-  ["will|would crash|explode|self|implode", "screen_markup_urgency"],
+  ["will|would crash|explode|self|implode|corrupt|wipe|brick", "screen_markup_urgency"],
   [
     "data|files|work|information|account will|would be lost|destroyed|wiped|corrupted|leaked|compromised",
     "screen_markup_urgency",
@@ -140,6 +139,51 @@ const RULES: readonly (readonly [string, ScreenCodeOf<"markup">])[] = [
 const PHRASES = new PhraseSet(RULES.map(([source, code]) => [phrase(source, SETS), code] as const));
 
 /**
+ * Rewordings the phrases miss: word sets that together, in one sentence and in any order, say
+ * the same thing ("the guidance you were given earlier no longer applies").
+ */
+const TOGETHER: readonly (readonly [string, ScreenCodeOf<"markup">])[] = [
+  [
+    "$instructions|guidance|guidelines|restrictions|safeguards + earlier|previous|prior|above|original|old|existing|safety|system|any|all + ignore|disregard|forget|void|obsolete|override|overridden|supersede|superseded|aside|cancel|cancelled|revoke|revoked|invalid|longer|lifted|suspended",
+    "screen_markup_override_phrase",
+  ],
+  [
+    "$user|anyone|anybody|nobody + not|never|no|without|hide|conceal|quietly|secretly|silently|omit + tell|know|mention|show|repeat|reveal|inform|notify|aware|notice|bring|disclose|see",
+    "screen_markup_concealment",
+  ],
+  [
+    "not|never|leave|omit|exclude + reply|response|answer|summary + mention|bring|repeat|reveal|out",
+    "screen_markup_concealment",
+  ],
+  [
+    "authorised|authorized|granted|escalated|elevated + privileges|privilege|skip|bypass|unrestricted",
+    "screen_markup_urgency",
+  ],
+  [
+    "priority|urgent|mandatory|critical|immediately|emergency|attention + notice|note|message|instruction|instructions|directive|order + $ai",
+    "screen_markup_urgency",
+  ],
+];
+
+const TOGETHER_SET = new CooccurrenceSet(
+  TOGETHER.map(([source, code]) => [cooccurrence(source, SETS), code] as const),
+);
+
+/** A Markdown heading that addresses the model: `### SYSTEM`, `# Instructions`. */
+function hasInstructionHeading(text: string): boolean {
+  for (let at = text.indexOf("#"); at >= 0; at = text.indexOf("#", at + 1)) {
+    if (at > 0 && text[at - 1] !== "\n") continue;
+    let index = at;
+    while (text[index] === "#" && index - at < 6) index++;
+    if (text[index] !== " ") continue;
+    const name = /^ ([A-Za-z_]{1,30})/.exec(text.slice(index, index + 32))?.[1]?.toLowerCase();
+    if (name !== undefined && HEADING_NAMES.has(name)) return true;
+  }
+  return false;
+}
+const HEADING_NAMES = new Set("system important instructions admin override".split(" "));
+
+/**
  * The markup codes of one string, each once.
  *
  * @param text the string
@@ -147,9 +191,11 @@ const PHRASES = new PhraseSet(RULES.map(([source, code]) => [phrase(source, SETS
  */
 export function markupCodes(text: string, words: readonly number[]): ScreenCodeOf<"markup">[] {
   const codes: ScreenCodeOf<"markup">[] = [];
-  if ((text.includes("<") || text.includes("[")) && hasInstructionTag(text)) {
-    codes.push("screen_markup_instruction_tag");
-  }
+  if (
+    ((text.includes("<") || text.includes("[")) && hasInstructionTag(text)) ||
+    (text.includes("#") && hasInstructionHeading(text))
+  ) codes.push("screen_markup_instruction_tag");
   codes.push(...PHRASES.match(words));
+  for (const code of TOGETHER_SET.match(words)) if (!codes.includes(code)) codes.push(code);
   return codes;
 }

@@ -65,10 +65,24 @@ function scan(text: string, strings?: string[]): number[] {
       continue;
     }
     end(index);
+    // A sentence ends: phrases and co-occurrences stay inside one.
+    // `.`, `!` and `?` end one only before a space (not in `a.b`, `e.g.x`, an address).
+    const next = source.charCodeAt(index + 1);
+    const spaced = code === 59 || code === 10 || Number.isNaN(next) || next === 32 ||
+      next === 10 || next === 9 || next === 13;
+    if (
+      SENTENCE_ENDS.has(code) && spaced && ids.length > 0 && ids[ids.length - 1] !== SENTENCE
+    ) {
+      ids.push(SENTENCE);
+    }
   }
   end(source.length);
   return ids;
 }
+
+/** The id between two sentences (`.`, `!` or `?` before a space, `;`, a line end): no word has it. */
+export const SENTENCE = -1;
+const SENTENCE_ENDS = new Set([46, 33, 63, 59, 10]);
 
 /**
  * The words of a text: lowercase runs of ASCII letters and digits, split at camelCase humps
@@ -90,6 +104,7 @@ export function wordsOf(text: string): string[] {
  * @param text any string
  */
 export function wordIdsOf(text: string): number[] {
+  // (With {@link SENTENCE} between sentences.)
   return scan(text);
 }
 
@@ -159,6 +174,7 @@ function matchesFrom(
   if (current.kind === "gap") {
     for (let skip = 0; skip <= current.max && at + skip <= words.length; skip++) {
       if (matchesFrom(steps, step + 1, words, at + skip)) return true;
+      if (words[at + skip] === SENTENCE) break;
     }
     return false;
   }
@@ -200,6 +216,92 @@ export class PhraseSet<Tag> {
         if (matchesFrom(compiled.steps, 1, words, at + 1)) found.push(tag);
       }
     }
+    return found;
+  }
+}
+
+/** How close (in words) the groups of a co-occurrence must be. */
+export const COOCCURRENCE_WINDOW = 12;
+
+/** A co-occurrence: word sets that must each have a word close together in one sentence. */
+export interface Cooccurrence {
+  /** The source, for tests and messages. */
+  readonly source: string;
+  readonly groups: readonly ReadonlySet<number>[];
+}
+
+/**
+ * Compiles a co-occurrence: groups separated by ` + `, each `a|b|$set` as in {@link phrase}.
+ *
+ * @param source the groups
+ * @param sets the named word sets
+ */
+export function cooccurrence(
+  source: string,
+  sets: Readonly<Record<string, readonly string[]>> = {},
+): Cooccurrence {
+  const groups = source.split(" + ").map((group) => {
+    const { steps } = phrase(group.trim(), sets);
+    const [step] = steps;
+    if (steps.length !== 1 || step.kind !== "word") throw new Error(`one word set: ${group}`);
+    return step.words;
+  });
+  return { source, groups };
+}
+
+/**
+ * Co-occurrences indexed by their words: a text is read once, each word noting where it met
+ * the groups it belongs to, the notes cleared at each sentence end.
+ */
+export class CooccurrenceSet<Tag> {
+  readonly #byWord = new Map<number, [rule: number, group: number][]>();
+  readonly #sizes: number[] = [];
+  readonly #tags: Tag[] = [];
+
+  /**
+   * @param entries each co-occurrence with the tag a match reports
+   */
+  constructor(entries: readonly (readonly [Cooccurrence, Tag])[]) {
+    entries.forEach(([rule, tag], index) => {
+      this.#sizes.push(rule.groups.length);
+      this.#tags.push(tag);
+      rule.groups.forEach((group, bit) => {
+        for (const word of group) {
+          const list = this.#byWord.get(word) ?? [];
+          list.push([index, bit]);
+          this.#byWord.set(word, list);
+        }
+      });
+    });
+  }
+
+  /**
+   * The tags of the co-occurrences found in `words` (ids), each once, in order: every group of
+   * a rule met within {@link COOCCURRENCE_WINDOW} words of one sentence.
+   */
+  match(words: readonly number[]): Tag[] {
+    const found: Tag[] = [];
+    // Per rule, where each group was last met (-Infinity: not in this sentence).
+    const seen = new Map<number, number[]>();
+    words.forEach((word, at) => {
+      if (word === SENTENCE) {
+        seen.clear();
+        return;
+      }
+      const entries = this.#byWord.get(word);
+      if (entries === undefined) return;
+      for (const [rule, bit] of entries) {
+        const tag = this.#tags[rule];
+        if (found.includes(tag)) continue;
+        let places = seen.get(rule);
+        if (places === undefined) {
+          places = new Array(this.#sizes[rule]).fill(-Infinity);
+          seen.set(rule, places);
+        }
+        places[bit] = at;
+        if (places.every((place) => at - place < COOCCURRENCE_WINDOW)) found.push(tag);
+      }
+    });
     return found;
   }
 }

@@ -7,7 +7,15 @@
  * @module
  */
 import type { ScreenCodeOf, ShadowingFinding } from "./findings.ts";
-import { FNV_OFFSET, fnvStep, idOf, phrase, PhraseSet } from "./phrases.ts";
+import {
+  cooccurrence,
+  CooccurrenceSet,
+  FNV_OFFSET,
+  fnvStep,
+  idOf,
+  phrase,
+  PhraseSet,
+} from "./phrases.ts";
 
 const SETS = {
   tool: ["tool", "tools", "function", "functions", "server", "servers", "integration", "plugin"],
@@ -64,6 +72,13 @@ const RULES: readonly (readonly [string, ScreenCodeOf<"shadowing">])[] = [
 ];
 
 const PHRASES = new PhraseSet(RULES.map(([source, code]) => [phrase(source, SETS), code] as const));
+
+/** Rewordings: other tools, and what to do about them, close together in one sentence. */
+const TOGETHER = new CooccurrenceSet(
+  [
+    "any|every|all|other|another|similar + $tool|integrations|plugins + preferred|prefer|instead|rather|route|redirect|recipients|recipient|destination|beneficiary|outdated|deprecated|broken|unreliable|unsafe|rely",
+  ].map((source) => [cooccurrence(source, SETS), "screen_shadowing_instruction"] as const),
+);
 
 /** The names a text must not mention, prepared once per screen. */
 export interface MentionIndex {
@@ -194,6 +209,8 @@ export function shadowingMarks(
       start = -1;
     }
   }
-  for (const code of PHRASES.match(words)) marks.push({ class: "shadowing", code });
+  for (const code of new Set([...PHRASES.match(words), ...TOGETHER.match(words)])) {
+    marks.push({ class: "shadowing", code });
+  }
   return marks;
 }
