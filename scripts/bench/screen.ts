@@ -3,8 +3,9 @@
  *
  * - Detection per category of the labeled set (`fixtures/poisoning/labeled_set.ts`: 300
  *   poisoned variants of real tools in 15 categories): a case counts when a finding of its class
- *   points where the payload is; and per class on the held-out paraphrases
- *   (`fixtures/poisoning/held_out.ts`), wordings the rules were not written for.
+ *   points where the payload is; and per class on the paraphrases of
+ *   `fixtures/poisoning/held_out.ts`: a first round the co-occurrence rules were written with in
+ *   view, and a second round held out.
  * - False positives on the clean set (every real tool of `fixtures/schemas/` and of the shared
  *   corpus when present, each screened with the other servers' names as a host allowing all of
  *   them would give): tools with a hidden-text finding, tools with a heuristic one.
@@ -30,7 +31,7 @@ import {
   TOOL_LIMIT_CEILINGS,
 } from "../../mod.ts";
 import { CATEGORIES, labeledSet, type PoisonedCase } from "../../fixtures/poisoning/labeled_set.ts";
-import { heldOutSet } from "../../fixtures/poisoning/held_out.ts";
+import { firstParaphrases, heldOutSet } from "../../fixtures/poisoning/held_out.ts";
 import { hostContext, realServers } from "../../fixtures/poisoning/clean_set.ts";
 import { startConnectServer } from "./connect_server.ts";
 import { type Benchmark, type BenchRow, median } from "./types.ts";
@@ -57,7 +58,6 @@ function detectionRow(name: string, cases: readonly PoisonedCase[]): BenchRow {
 
 function detectionRows(): BenchRow[] {
   const cases = labeledSet();
-  const held = heldOutSet();
   return [
     ...CATEGORIES.map((category) =>
       detectionRow(
@@ -65,10 +65,12 @@ function detectionRows(): BenchRow[] {
         cases.filter((entry) => entry.category === category.id),
       )
     ),
-    ...(["markup", "shadowing", "exfiltration"] as const).map((cls) =>
-      detectionRow(
-        `detected, held-out paraphrases: ${cls}`,
-        held.filter((entry) => entry.expectClass === cls),
+    ...([["first paraphrases (tuned on)", firstParaphrases()], [
+      "held-out paraphrases",
+      heldOutSet(),
+    ]] as const).flatMap(([label, set]) =>
+      (["markup", "shadowing", "exfiltration"] as const).map((cls) =>
+        detectionRow(`detected, ${label}: ${cls}`, set.filter((entry) => entry.expectClass === cls))
       )
     ),
   ];
