@@ -239,7 +239,7 @@ export const CODES = {
   screen_markup_urgency: {
     stage: "screen",
     meaning:
-      "A string claims authority or urgency over the model (new instructions, a system or admin override, a note to the AI, a threat of a crash, no confirmation).",
+      "A string claims authority or urgency over the model (new instructions, a system or admin override, an urgent notice for the AI, a threat of a crash, no confirmation).",
   },
   screen_shadowing_tool_name: {
     stage: "screen",
