@@ -256,6 +256,12 @@ export function cooccurrence(
 export class CooccurrenceSet<Tag> {
   readonly #byWord = new Map<number, [rule: number, group: number][]>();
   readonly #sizes: number[] = [];
+  /** Where each rule's places start in one flat array (one more entry: the total). */
+  readonly #offsets: number[] = [0];
+  /** Where each group was last met, by rule offset + group, and the epoch each rule was cleared in. */
+  readonly #places: number[] = [];
+  readonly #cleared: number[] = [];
+  #epoch = 0;
   readonly #tags: Tag[] = [];
 
   /**
@@ -264,6 +270,9 @@ export class CooccurrenceSet<Tag> {
   constructor(entries: readonly (readonly [Cooccurrence, Tag])[]) {
     entries.forEach(([rule, tag], index) => {
       this.#sizes.push(rule.groups.length);
+      this.#offsets.push(this.#offsets[index] + rule.groups.length);
+      this.#cleared.push(0);
+      for (let group = 0; group < rule.groups.length; group++) this.#places.push(-Infinity);
       this.#tags.push(tag);
       rule.groups.forEach((group, bit) => {
         for (const word of group) {
@@ -281,27 +290,35 @@ export class CooccurrenceSet<Tag> {
    */
   match(words: readonly number[]): Tag[] {
     const found: Tag[] = [];
-    // Per rule, where each group was last met (-Infinity: not in this sentence).
-    const seen = new Map<number, number[]>();
-    words.forEach((word, at) => {
+    // Each sentence of each call is a new epoch: a rule's places are cleared when it is first
+    // met in one (the buffers are the set's own; matching is synchronous).
+    const places = this.#places;
+    const cleared = this.#cleared;
+    let sentence = ++this.#epoch;
+    for (let at = 0; at < words.length; at++) {
+      const word = words[at];
       if (word === SENTENCE) {
-        seen.clear();
-        return;
+        sentence = ++this.#epoch;
+        continue;
       }
       const entries = this.#byWord.get(word);
-      if (entries === undefined) return;
-      for (const [rule, bit] of entries) {
-        const tag = this.#tags[rule];
-        if (found.includes(tag)) continue;
-        let places = seen.get(rule);
-        if (places === undefined) {
-          places = new Array(this.#sizes[rule]).fill(-Infinity);
-          seen.set(rule, places);
+      if (entries === undefined) continue;
+      for (const [rule, group] of entries) {
+        const start = this.#offsets[rule];
+        const end = this.#offsets[rule + 1];
+        if (cleared[rule] !== sentence) {
+          for (let slot = start; slot < end; slot++) places[slot] = -Infinity;
+          cleared[rule] = sentence;
         }
-        places[bit] = at;
-        if (places.every((place) => at - place < COOCCURRENCE_WINDOW)) found.push(tag);
+        places[start + group] = at;
+        let all = true;
+        for (let slot = start; slot < end && all; slot++) {
+          all = at - places[slot] < COOCCURRENCE_WINDOW;
+        }
+        const tag = this.#tags[rule];
+        if (all && !found.includes(tag)) found.push(tag);
       }
-    });
+    }
     return found;
   }
 }
