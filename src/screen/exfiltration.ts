@@ -8,7 +8,7 @@
  * @module
  */
 import type { ExfiltrationFinding } from "./findings.ts";
-import { cooccurrence, CooccurrenceSet, phrase, PhraseSet, wordsOf } from "./phrases.ts";
+import { CooccurrenceSet, PhraseSet, wordsOf } from "./phrases.ts";
 import type { StringRole } from "./strings.ts";
 
 /** What a request asks for; a tool whose name is about it may ask. */
@@ -92,13 +92,11 @@ const RULES: readonly (readonly [string, Topic])[] = [
   ],
 ];
 
-const PHRASES = new PhraseSet(
-  RULES.map(([source, topic]) => [phrase(source, SETS), topic] as const),
-);
+const PHRASES = new PhraseSet(RULES, SETS);
 
 /** Rewordings: an ask, and what it asks for, close together in one sentence. */
 const TOGETHER = new CooccurrenceSet<Topic>(
-  ([
+  [
     [
       "paste|put|add|include|insert|attach|append|copy|summary|summarize|summarise|dump|provide|pass|repeat|quote + messages|chat|conversation|discussed|transcript|history|instructions|prompt|said + last|previous|prior|earlier|far|entire|full|whole|everything|verbatim",
       "conversation",
@@ -111,7 +109,8 @@ const TOGETHER = new CooccurrenceSet<Topic>(
       "$ask|fill + contents|content|text + file|files|secrets|config|configuration|dotfile|dotfiles|env|ssh",
       "files",
     ],
-  ] as const).map(([source, topic]) => [cooccurrence(source, SETS), topic] as const),
+  ] as const,
+  SETS,
 );
 
 /** Words of a parameter name that, two together, make it a carrier (`debug_context`). */

@@ -7,7 +7,7 @@
  * @module
  */
 import type { ScreenCodeOf } from "./findings.ts";
-import { cooccurrence, CooccurrenceSet, phrase, PhraseSet } from "./phrases.ts";
+import { CooccurrenceSet, PhraseSet } from "./phrases.ts";
 
 /** Tag names that address a model (compared lowercase, `-` and `_` alike). */
 const TAG_NAMES = new Set(
@@ -136,7 +136,7 @@ const RULES: readonly (readonly [string, ScreenCodeOf<"markup">])[] = [
   ],
 ];
 
-const PHRASES = new PhraseSet(RULES.map(([source, code]) => [phrase(source, SETS), code] as const));
+const PHRASES = new PhraseSet(RULES, SETS);
 
 /**
  * Rewordings the phrases miss: word sets that together, in one sentence and in any order, say
@@ -165,9 +165,7 @@ const TOGETHER: readonly (readonly [string, ScreenCodeOf<"markup">])[] = [
   ],
 ];
 
-const TOGETHER_SET = new CooccurrenceSet(
-  TOGETHER.map(([source, code]) => [cooccurrence(source, SETS), code] as const),
-);
+const TOGETHER_SET = new CooccurrenceSet(TOGETHER, SETS);
 
 /** A Markdown heading that addresses the model: `### SYSTEM`, `# Instructions`. */
 function hasInstructionHeading(text: string): boolean {

@@ -191,10 +191,15 @@ export class PhraseSet<Tag> {
   readonly #byFirst = new Map<number, { phrase: Phrase; tag: Tag }[]>();
 
   /**
-   * @param entries each phrase with the tag a match reports (a rule's code)
+   * @param rules each phrase's source ({@link phrase}) with the tag a match reports
+   * @param sets the named word sets the sources use
    */
-  constructor(entries: readonly (readonly [Phrase, Tag])[]) {
-    for (const [compiled, tag] of entries) {
+  constructor(
+    rules: readonly (readonly [string, Tag])[],
+    sets: Readonly<Record<string, readonly string[]>> = {},
+  ) {
+    for (const [source, tag] of rules) {
+      const compiled = phrase(source, sets);
       const first = compiled.steps[0];
       if (first.kind !== "word") continue;
       for (const word of first.words) {
@@ -265,10 +270,15 @@ export class CooccurrenceSet<Tag> {
   readonly #tags: Tag[] = [];
 
   /**
-   * @param entries each co-occurrence with the tag a match reports
+   * @param rules each co-occurrence's source ({@link cooccurrence}) with the tag a match reports
+   * @param sets the named word sets the sources use
    */
-  constructor(entries: readonly (readonly [Cooccurrence, Tag])[]) {
-    entries.forEach(([rule, tag], index) => {
+  constructor(
+    rules: readonly (readonly [string, Tag])[],
+    sets: Readonly<Record<string, readonly string[]>> = {},
+  ) {
+    rules.forEach(([source, tag], index) => {
+      const rule = cooccurrence(source, sets);
       this.#sizes.push(rule.groups.length);
       this.#offsets.push(this.#offsets[index] + rule.groups.length);
       this.#cleared.push(0);

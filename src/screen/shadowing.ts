@@ -7,15 +7,7 @@
  * @module
  */
 import type { ScreenCodeOf, ShadowingFinding } from "./findings.ts";
-import {
-  cooccurrence,
-  CooccurrenceSet,
-  FNV_OFFSET,
-  fnvStep,
-  idOf,
-  phrase,
-  PhraseSet,
-} from "./phrases.ts";
+import { CooccurrenceSet, FNV_OFFSET, fnvStep, idOf, PhraseSet } from "./phrases.ts";
 
 const SETS = {
   tool: ["tool", "tools", "function", "functions", "server", "servers", "integration", "plugin"],
@@ -71,13 +63,14 @@ const RULES: readonly (readonly [string, ScreenCodeOf<"shadowing">])[] = [
   ],
 ];
 
-const PHRASES = new PhraseSet(RULES.map(([source, code]) => [phrase(source, SETS), code] as const));
+const PHRASES = new PhraseSet(RULES, SETS);
 
 /** Rewordings: other tools, and what to do about them, close together in one sentence. */
 const TOGETHER = new CooccurrenceSet(
   [
     "any|every|all|other|another|similar + $tool|integrations|plugins + preferred|prefer|instead|rather|route|redirect|recipients|recipient|destination|beneficiary|outdated|deprecated|broken|unreliable|unsafe|rely",
-  ].map((source) => [cooccurrence(source, SETS), "screen_shadowing_instruction"] as const),
+  ].map((source) => [source, "screen_shadowing_instruction"] as const),
+  SETS,
 );
 
 /** The names a text must not mention, prepared once per screen. */
