@@ -46,6 +46,7 @@ export {
   type ValidationErrorCode,
   type ValidationResult,
 } from "./src/schema/mod.ts";
+export * from "./src/screen/mod.ts";
 export {
   type OwnerSpec,
   type ReadPolicy,

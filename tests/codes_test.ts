@@ -26,6 +26,7 @@ const STAGES: Record<CodeStage, true> = {
   install: true,
   identity: true,
   schema: true,
+  screen: true,
   transport: true,
   auth: true,
   session: true,

@@ -17,6 +17,8 @@ const ALLOWED: Readonly<Record<string, readonly string[]>> = {
   "transport/pinning": [],
   transport: ["base", "identity", "transport/runtime", "transport/pinning"],
   schema: ["base", "identity"],
+  // The poisoning screen judges a definition, beside schema: neither knows a session.
+  screen: ["base", "identity", "schema"],
   // A store checks a grant's arguments schema itself, with the profile's compiler.
   approvals: ["base", "identity", "schema"],
   // OAuth: the hardened fetch and its resolver below it; connect (and the CLI) above it.
@@ -24,14 +26,15 @@ const ALLOWED: Readonly<Record<string, readonly string[]>> = {
   // A host's SDK client: its failures are read for the transport's and OAuth's codes
   // (sessionFromClient); transport/errors.ts and auth/errors.ts import only base.
   session: ["base", "identity", "transport", "auth"],
-  catalog: ["base", "identity", "schema", "session"],
-  calls: ["base", "identity", "schema", "session", "catalog", "approvals"],
-  gate: ["base", "identity", "schema", "session", "catalog", "calls", "approvals"],
-  providers: ["base", "identity", "schema", "catalog"],
+  catalog: ["base", "identity", "schema", "screen", "session"],
+  calls: ["base", "identity", "schema", "screen", "session", "catalog", "approvals"],
+  gate: ["base", "identity", "schema", "screen", "session", "catalog", "calls", "approvals"],
+  providers: ["base", "identity", "schema", "screen", "catalog"],
   connect: [
     "base",
     "identity",
     "schema",
+    "screen",
     "session",
     "catalog",
     "calls",
@@ -46,6 +49,7 @@ const ALLOWED: Readonly<Record<string, readonly string[]>> = {
     "base",
     "identity",
     "schema",
+    "screen",
     "session",
     "approvals",
     "connect",

@@ -1,0 +1,334 @@
+/**
+ * The phrase matcher the heuristic rules share: a text becomes lowercase ASCII words, and a
+ * phrase is a short sequence of word sets with bounded gaps. Matching is linear in the number of
+ * words (each start tries each phrase that begins with that word, every phrase of bounded
+ * length): no regular expression ever runs over remote text.
+ *
+ * @module
+ */
+
+/**
+ * Characters NFKC turns into ASCII letters or digits: enclosed alphanumerics, Latin ligatures,
+ * fullwidth forms, mathematical alphanumerics (U+1D400-1D7FF). Only a text holding one is
+ * normalised: most non-ASCII text (an emoji in a description) has none.
+ */
+const COMPATIBLE = /[\u2460-\u24ff\ufb00-\ufb06\uff01-\uff5e]|\ud835[\udc00-\udfff]/;
+const isLetter = (code: number) => (code >= 97 && code <= 122) || (code >= 65 && code <= 90);
+/** FNV-1a's offset basis: the hash of nothing. */
+export const FNV_OFFSET = 0x811c9dc5;
+const FNV_PRIME = 16777619;
+
+/** One FNV-1a step: the hash of what `hash` hashed, followed by the character `code`. */
+export const fnvStep = (hash: number, code: number): number => Math.imul(hash ^ code, FNV_PRIME);
+
+/** The id of a hash: 30 bits, a small integer the engine keeps unboxed. */
+export const idOf = (hash: number): number => hash & 0x3fffffff;
+
+/**
+ * Reads the words of a text (see {@link wordsOf}) as ids: a 30-bit FNV-1a hash of each word's
+ * lowercase letters, so matching a phrase allocates no string per word. With `strings`, the
+ * words themselves are also pushed there.
+ */
+function scan(text: string, strings?: string[]): number[] {
+  const source = COMPATIBLE.test(text) ? text.normalize("NFKC") : text;
+  const ids: number[] = [];
+  let hash = 0;
+  let start = -1;
+  // A word that continues after an apostrophe (`don't`): the part before it.
+  let carried = "";
+  const end = (at: number) => {
+    if (start < 0) return;
+    ids.push(idOf(hash));
+    strings?.push(carried + source.slice(start, at).toLowerCase());
+    start = -1;
+    carried = "";
+  };
+  for (let index = 0; index < source.length; index++) {
+    const code = source.charCodeAt(index);
+    const upper = code >= 65 && code <= 90;
+    if (upper || (code >= 97 && code <= 122) || (code >= 48 && code <= 57)) {
+      // A hump: `doNot` splits before `N` (not inside `API` or `HTTPServer`'s capitals).
+      if (upper && start >= 0) {
+        const previous = source.charCodeAt(index - 1);
+        if (previous >= 97 && previous <= 122) end(index);
+      }
+      if (start < 0) {
+        start = index;
+        hash = FNV_OFFSET;
+      }
+      hash = fnvStep(hash, upper ? code + 32 : code);
+      continue;
+    }
+    if ((code === 39 || code === 0x2019) && start >= 0 && isLetter(source.charCodeAt(index + 1))) {
+      if (strings !== undefined) carried += source.slice(start, index).toLowerCase();
+      start = index + 1;
+      continue;
+    }
+    end(index);
+    // A sentence ends: phrases and co-occurrences stay inside one.
+    // `.`, `!` and `?` end one only before a space (not in `a.b`, `e.g.x`, an address).
+    const next = source.charCodeAt(index + 1);
+    const spaced = code === 59 || code === 10 || Number.isNaN(next) || next === 32 ||
+      next === 10 || next === 9 || next === 13;
+    if (
+      SENTENCE_ENDS.has(code) && spaced && ids.length > 0 && ids[ids.length - 1] !== SENTENCE
+    ) {
+      ids.push(SENTENCE);
+    }
+  }
+  end(source.length);
+  return ids;
+}
+
+/** The id between two sentences (`.`, `!` or `?` before a space, `;`, a line end): no word has it. */
+export const SENTENCE = -1;
+const SENTENCE_ENDS = new Set([46, 33, 63, 59, 10]);
+
+/**
+ * The words of a text: lowercase runs of ASCII letters and digits, split at camelCase humps
+ * and at every other character (so `do_not_tell` and `doNotTell` read as `do not tell`).
+ * Apostrophes inside a word are dropped (`don't` is `dont`). Text with fullwidth, mathematical,
+ * enclosed or ligature letters is NFKC-normalised first, so those read as ASCII.
+ *
+ * @param text any string
+ */
+export function wordsOf(text: string): string[] {
+  const words: string[] = [];
+  scan(text, words);
+  return words;
+}
+
+/**
+ * The words of a text as the ids phrases compare ({@link wordsOf}'s words, hashed).
+ *
+ * @param text any string
+ */
+export function wordIdsOf(text: string): number[] {
+  // (With {@link SENTENCE} between sentences.)
+  return scan(text);
+}
+
+/** One step of a phrase: a set of words (or a gap of up to `gap` arbitrary words). */
+type Step =
+  | { readonly kind: "word"; readonly words: ReadonlySet<number>; readonly optional: boolean }
+  | { readonly kind: "gap"; readonly max: number };
+
+/** A compiled phrase. */
+export interface Phrase {
+  /** The source, for tests and messages. */
+  readonly source: string;
+  readonly steps: readonly Step[];
+}
+
+/**
+ * Compiles a phrase: space-separated steps, each `a|b|c` (one of these words), `[a|b]` (one of
+ * them or nothing), `_N` (0 to N arbitrary words) or `$name` (a named word set, optional as
+ * `[$name]`). The first step must be a required word set.
+ *
+ * @param source the phrase
+ * @param sets the named word sets
+ */
+export function phrase(
+  source: string,
+  sets: Readonly<Record<string, readonly string[]>> = {},
+): Phrase {
+  const steps: Step[] = [];
+  for (const token of source.split(/\s+/).filter((part) => part !== "")) {
+    if (/^_\d$/.test(token)) {
+      steps.push({ kind: "gap", max: Number(token.slice(1)) });
+      continue;
+    }
+    const optional = token.startsWith("[") && token.endsWith("]");
+    const body = optional ? token.slice(1, -1) : token;
+    const words = body.split("|").flatMap((word) => {
+      if (!word.startsWith("$")) return [word];
+      const set = sets[word.slice(1)];
+      if (set === undefined) throw new Error(`unknown word set ${word} in: ${source}`);
+      return set;
+    });
+    const ids = words.map((word) => {
+      const [id, ...more] = scan(word);
+      if (id === undefined || more.length > 0) {
+        throw new Error(`not one word: ${word} in ${source}`);
+      }
+      return id;
+    });
+    steps.push({ kind: "word", words: new Set(ids), optional });
+  }
+  const first = steps[0];
+  if (first === undefined || first.kind !== "word" || first.optional) {
+    throw new Error(`a phrase starts with a required word: ${source}`);
+  }
+  return { source, steps };
+}
+
+/** Whether `steps[step..]` match `words` from `at` on. Bounded: steps and gaps are short. */
+function matchesFrom(
+  steps: readonly Step[],
+  step: number,
+  words: readonly number[],
+  at: number,
+): boolean {
+  if (step === steps.length) return true;
+  const current = steps[step];
+  if (current.kind === "gap") {
+    for (let skip = 0; skip <= current.max && at + skip <= words.length; skip++) {
+      if (matchesFrom(steps, step + 1, words, at + skip)) return true;
+      if (words[at + skip] === SENTENCE) break;
+    }
+    return false;
+  }
+  if (at < words.length && current.words.has(words[at])) {
+    if (matchesFrom(steps, step + 1, words, at + 1)) return true;
+  }
+  return current.optional && matchesFrom(steps, step + 1, words, at);
+}
+
+/**
+ * A set of phrases indexed by their first words, so a text is read once.
+ */
+export class PhraseSet<Tag> {
+  readonly #byFirst = new Map<number, { phrase: Phrase; tag: Tag }[]>();
+
+  /**
+   * @param rules each phrase's source ({@link phrase}) with the tag a match reports
+   * @param sets the named word sets the sources use
+   */
+  constructor(
+    rules: readonly (readonly [string, Tag])[],
+    sets: Readonly<Record<string, readonly string[]>> = {},
+  ) {
+    for (const [source, tag] of rules) {
+      const compiled = phrase(source, sets);
+      const first = compiled.steps[0];
+      if (first.kind !== "word") continue;
+      for (const word of first.words) {
+        const list = this.#byFirst.get(word) ?? [];
+        list.push({ phrase: compiled, tag });
+        this.#byFirst.set(word, list);
+      }
+    }
+  }
+
+  /** The tags of the phrases found in `words` (ids, {@link wordIdsOf}), each once, in order. */
+  match(words: readonly number[]): Tag[] {
+    const found: Tag[] = [];
+    for (let at = 0; at < words.length; at++) {
+      const candidates = this.#byFirst.get(words[at]);
+      if (candidates === undefined) continue;
+      for (const { phrase: compiled, tag } of candidates) {
+        if (found.includes(tag)) continue;
+        if (matchesFrom(compiled.steps, 1, words, at + 1)) found.push(tag);
+      }
+    }
+    return found;
+  }
+}
+
+/** How close (in words) the groups of a co-occurrence must be. */
+export const COOCCURRENCE_WINDOW = 12;
+
+/** A co-occurrence: word sets that must each have a word close together in one sentence. */
+export interface Cooccurrence {
+  /** The source, for tests and messages. */
+  readonly source: string;
+  readonly groups: readonly ReadonlySet<number>[];
+}
+
+/**
+ * Compiles a co-occurrence: groups separated by ` + `, each `a|b|$set` as in {@link phrase}.
+ *
+ * @param source the groups
+ * @param sets the named word sets
+ */
+export function cooccurrence(
+  source: string,
+  sets: Readonly<Record<string, readonly string[]>> = {},
+): Cooccurrence {
+  const groups = source.split(" + ").map((group) => {
+    const { steps } = phrase(group.trim(), sets);
+    const [step] = steps;
+    if (steps.length !== 1 || step.kind !== "word") throw new Error(`one word set: ${group}`);
+    return step.words;
+  });
+  return { source, groups };
+}
+
+/**
+ * Co-occurrences indexed by their words: a text is read once, each word noting where it met
+ * the groups it belongs to, the notes cleared at each sentence end.
+ */
+export class CooccurrenceSet<Tag> {
+  readonly #byWord = new Map<number, [rule: number, group: number][]>();
+  readonly #sizes: number[] = [];
+  /** Where each rule's places start in one flat array (one more entry: the total). */
+  readonly #offsets: number[] = [0];
+  /** Where each group was last met, by rule offset + group, and the epoch each rule was cleared in. */
+  readonly #places: number[] = [];
+  readonly #cleared: number[] = [];
+  #epoch = 0;
+  readonly #tags: Tag[] = [];
+
+  /**
+   * @param rules each co-occurrence's source ({@link cooccurrence}) with the tag a match reports
+   * @param sets the named word sets the sources use
+   */
+  constructor(
+    rules: readonly (readonly [string, Tag])[],
+    sets: Readonly<Record<string, readonly string[]>> = {},
+  ) {
+    rules.forEach(([source, tag], index) => {
+      const rule = cooccurrence(source, sets);
+      this.#sizes.push(rule.groups.length);
+      this.#offsets.push(this.#offsets[index] + rule.groups.length);
+      this.#cleared.push(0);
+      for (let group = 0; group < rule.groups.length; group++) this.#places.push(-Infinity);
+      this.#tags.push(tag);
+      rule.groups.forEach((group, bit) => {
+        for (const word of group) {
+          const list = this.#byWord.get(word) ?? [];
+          list.push([index, bit]);
+          this.#byWord.set(word, list);
+        }
+      });
+    });
+  }
+
+  /**
+   * The tags of the co-occurrences found in `words` (ids), each once, in order: every group of
+   * a rule met within {@link COOCCURRENCE_WINDOW} words of one sentence.
+   */
+  match(words: readonly number[]): Tag[] {
+    const found: Tag[] = [];
+    // Each sentence of each call is a new epoch: a rule's places are cleared when it is first
+    // met in one (the buffers are the set's own; matching is synchronous).
+    const places = this.#places;
+    const cleared = this.#cleared;
+    let sentence = ++this.#epoch;
+    for (let at = 0; at < words.length; at++) {
+      const word = words[at];
+      if (word === SENTENCE) {
+        sentence = ++this.#epoch;
+        continue;
+      }
+      const entries = this.#byWord.get(word);
+      if (entries === undefined) continue;
+      for (const [rule, group] of entries) {
+        const start = this.#offsets[rule];
+        const end = this.#offsets[rule + 1];
+        if (cleared[rule] !== sentence) {
+          for (let slot = start; slot < end; slot++) places[slot] = -Infinity;
+          cleared[rule] = sentence;
+        }
+        places[start + group] = at;
+        let all = true;
+        for (let slot = start; slot < end && all; slot++) {
+          all = at - places[slot] < COOCCURRENCE_WINDOW;
+        }
+        const tag = this.#tags[rule];
+        if (all && !found.includes(tag)) found.push(tag);
+      }
+    }
+    return found;
+  }
+}

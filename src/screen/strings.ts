@@ -1,0 +1,179 @@
+/**
+ * Every model-visible string of a tool definition, with its JSON Pointer: the name, title and
+ * description, and in both schemas every property name, `title`, `description` and every string
+ * inside `enum`, `const`, `default` and `examples` at any depth. Strings of structural keywords
+ * (`type`, `format`, `pattern`, `$ref`, `required`, ...) and of keywords the profile does not know
+ * are visited too (CyberArk showed poisoning anywhere in a schema), under their own role.
+ *
+ * @module
+ */
+import { escapePointerToken, isRecord } from "../identity/mod.ts";
+
+/**
+ * What a string is, which decides which rules read it: `name` the tool's name, `text` free text
+ * (titles, descriptions, unknown keywords' values), `key` a property name, `value` an example or
+ * allowed value, `keyword` a structural string (read only for hidden characters).
+ */
+export type StringRole = "name" | "text" | "key" | "value" | "keyword";
+
+/**
+ * Called for every string: `pointer()` writes its JSON Pointer (for a key: the pointer of the
+ * member it names), only asked for a string that has a finding (most have none).
+ */
+export type Visit = (
+  text: string,
+  role: StringRole,
+  on: "key" | "value",
+  pointer: () => string,
+  propertyType?: unknown,
+) => void;
+
+/** Keywords whose value is an object of name -> subschema (the names are keys). */
+const NAMED_SCHEMAS = new Set(
+  "properties patternProperties $defs definitions dependentSchemas".split(" "),
+);
+/** Keywords whose value is a subschema or an array of them. */
+const SUBSCHEMAS = new Set(
+  "items additionalItems prefixItems additionalProperties unevaluatedItems unevaluatedProperties propertyNames contains not if then else anyOf oneOf allOf"
+    .split(" "),
+);
+/** Keywords whose strings are values a model may be shown or asked to send. */
+const VALUES = new Set(["enum", "const", "default", "examples"]);
+/** Free-text annotations. */
+const TEXTS = new Set(["title", "description", "$comment"]);
+/** Structural keywords: their strings are read for hidden characters only. */
+const KEYWORDS = new Set(
+  "type format pattern $schema $ref $id $anchor $dynamicRef $dynamicAnchor $vocabulary contentMediaType contentEncoding required dependentRequired dependencies"
+    .split(" "),
+);
+
+/** Deeper than this, a walk defers what it finds to an explicit stack (the listing stops at 256). */
+const MAX_RECURSION = 128;
+
+type Role = "schema" | StringRole;
+
+/** The role of the strings under a member of a schema, `undefined` for an unknown keyword. */
+function memberRole(key: string): Role | undefined {
+  if (SUBSCHEMAS.has(key)) return "schema";
+  if (VALUES.has(key)) return "value";
+  if (TEXTS.has(key)) return "text";
+  if (KEYWORDS.has(key)) return "keyword";
+  return undefined;
+}
+
+/**
+ * One walk over a tool: the reference tokens of where it is now (pushed and popped, so no path
+ * is allocated per node), and the values found beyond {@link MAX_RECURSION} levels, left for
+ * later with a copy of their tokens.
+ */
+class Walk {
+  #tokens: (string | number)[] = [];
+  #depth = 0;
+  readonly #deferred: [unknown, Role, (string | number)[]][] = [];
+  readonly #visit: Visit;
+  readonly #pointer = () =>
+    this.#tokens.map((token) => `/${typeof token === "number" ? token : escapePointerToken(token)}`)
+      .join("");
+
+  constructor(visit: Visit) {
+    this.#visit = visit;
+  }
+
+  /** Walks `value` at `token` under the current place. */
+  run(value: unknown, token: string | number, as: Role): void {
+    this.#child(value, token, as);
+    while (this.#deferred.length > 0) {
+      const [deferred, role, tokens] = this.#deferred.pop()!;
+      this.#tokens = tokens;
+      this.#depth = 0;
+      this.#node(deferred, role);
+    }
+    this.#tokens = [];
+  }
+
+  /** Visits a string at `token` under the current place. */
+  string(
+    token: string | number,
+    text: string,
+    role: StringRole,
+    on: "key" | "value",
+    type?: unknown,
+  ) {
+    this.#tokens.push(token);
+    this.#visit(text, role, on, this.#pointer, type);
+    this.#tokens.pop();
+  }
+
+  #child(value: unknown, token: string | number, as: Role): void {
+    if (typeof value === "string") {
+      this.string(token, value, as === "schema" ? "keyword" : as, "value");
+      return;
+    }
+    if (value === null || typeof value !== "object") return;
+    this.#tokens.push(token);
+    if (this.#depth >= MAX_RECURSION) this.#deferred.push([value, as, [...this.#tokens]]);
+    else {
+      this.#depth++;
+      this.#node(value, as);
+      this.#depth--;
+    }
+    this.#tokens.pop();
+  }
+
+  /** One array or object: its own strings visited, each child walked. */
+  #node(value: unknown, as: Role): void {
+    if (Array.isArray(value)) {
+      for (let index = 0; index < value.length; index++) this.#child(value[index], index, as);
+      return;
+    }
+    if (!isRecord(value)) return;
+    for (const key in value) {
+      if (!Object.hasOwn(value, key)) continue;
+      const member = value[key];
+      if (as !== "schema") {
+        this.string(key, key, as === "text" ? "keyword" : as, "key");
+        this.#child(member, key, as);
+      } else if (NAMED_SCHEMAS.has(key) && isRecord(member)) {
+        const role = key === "properties" ? "key" : "keyword";
+        this.#tokens.push(key);
+        for (const name in member) {
+          if (!Object.hasOwn(member, name)) continue;
+          const schema = member[name];
+          this.string(name, name, role, "key", isRecord(schema) ? schema.type : undefined);
+          this.#child(schema, name, "schema");
+        }
+        this.#tokens.pop();
+      } else {
+        const role = memberRole(key);
+        // A keyword the profile does not know: its name and its strings may still reach a model.
+        if (role === undefined) this.string(key, key, "keyword", "key");
+        this.#child(member, key, role ?? "text");
+      }
+    }
+  }
+}
+
+/**
+ * Calls `visit` for every string of the tool a model can see, in document order (what nests
+ * deeper than 128 levels comes after the rest): `name`, `title`, `description`, `inputSchema`,
+ * `outputSchema`, `annotations`, `execution`.
+ *
+ * @param tool the tool as listed
+ * @param visit called once per string
+ */
+export function visitStrings(tool: Readonly<Record<string, unknown>>, visit: Visit): void {
+  const walk = new Walk(visit);
+  if (typeof tool.name === "string") walk.string("name", tool.name, "name", "value");
+  for (const [field, as] of FIELDS) {
+    if (tool[field] !== undefined) walk.run(tool[field], field, as);
+  }
+}
+
+const FIELDS: readonly [string, "schema" | StringRole][] = [
+  ["title", "text"],
+  ["description", "text"],
+  ["inputSchema", "schema"],
+  ["outputSchema", "schema"],
+  ["annotations", "text"],
+  ["execution", "keyword"],
+];
