@@ -20,20 +20,19 @@ export const X_MCP_HEADER = "x-mcp-header";
 /** RFC 9110 `token` (`1*tchar`): no spaces, control characters or delimiters. */
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 /**
- * The primitive types a header may carry. The specification's text names `string`, `integer` and
- * `boolean` and excludes `number`; `number` is admitted all the same, as both official SDKs
- * (TypeScript v2, Ruby) do, because the official conformance suite's `http-custom-headers` tool
- * declares `number` parameters and expects them mirrored. Objects, arrays, `null`, type arrays
- * and an absent `type` are refused.
+ * The primitive types a header may carry: the specification's `string`, `integer` and `boolean`.
+ * `number` is refused, as the 2026-07-28 text says ("Parameters with type `number` are not
+ * permitted") and the conformance suite checks (`http-invalid-tool-headers` expects a tool
+ * declaring one excluded). Objects, arrays, `null`, type arrays and an absent `type` are refused.
  */
-const HEADER_TYPES = new Set(["string", "integer", "number", "boolean"]);
+const HEADER_TYPES = new Set<string>(["string", "integer", "boolean"] satisfies McpHeaderType[]);
 
 /**
  * The type a declared header's property has.
  *
  * @category Schema profile
  */
-export type McpHeaderType = "string" | "integer" | "number" | "boolean";
+export type McpHeaderType = "string" | "integer" | "boolean";
 
 /**
  * One `x-mcp-header` declaration of an admitted input schema.

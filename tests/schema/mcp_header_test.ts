@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { checkSchema, compileSchema, type JsonObject } from "../../mod.ts";
+import { checkSchema, compileSchema, type JsonObject, type JsonValue } from "../../mod.ts";
 import { headerDeclarations } from "../../src/schema/mod.ts";
 
 const HEADERS = { mcpHeaders: true };
@@ -67,6 +67,42 @@ Deno.test("valid declarations are admitted and read back as header, path and poi
   assert.deepEqual(headerDeclarations({ type: "object" }), []);
 });
 
+Deno.test("each type: string, integer and boolean carry a header; every other is refused", () => {
+  const declaring = (type: JsonValue | undefined): JsonObject => ({
+    type: "object",
+    properties: {
+      a: type === undefined ? { "x-mcp-header": "A" } : { type, "x-mcp-header": "A" },
+    },
+  });
+  for (const type of ["string", "integer", "boolean"] as const) {
+    assert.deepEqual(headerProblems(declaring(type)), [], type);
+    assert.deepEqual(headerDeclarations(declaring(type)).map((d) => d.type), [type]);
+  }
+  // `number` included: the 2026-07-28 text permits only integer, string and boolean.
+  const refused: (JsonValue | undefined)[] = [
+    "number",
+    "null",
+    "array",
+    "object",
+    ["string", "null"],
+    ["integer"],
+    undefined,
+  ];
+  for (const type of refused) {
+    assert.deepEqual(
+      headerProblems(declaring(type)),
+      [{
+        code: "schema_mcp_header_invalid",
+        keyword: "x-mcp-header",
+        path: "/properties/a/x-mcp-header",
+      }],
+      JSON.stringify(type),
+    );
+    // Never read back as a header, even by a caller that skipped the check.
+    assert.deepEqual(headerDeclarations(declaring(type)), [], JSON.stringify(type));
+  }
+});
+
 Deno.test("each broken rule refuses the declaration with its own code, keyword and pointer", () => {
   const cases: [Record<string, unknown>, string][] = [
     // Not statically reachable.
@@ -113,7 +149,8 @@ Deno.test("each broken rule refuses the declaration with its own code, keyword a
       "/properties/a/x-mcp-header",
     ],
     [{ properties: { a: { type: "string", "x-mcp-header": 7 } } }, "/properties/a/x-mcp-header"],
-    // Not one primitive type.
+    // Not one of the three primitive types.
+    [{ properties: { a: { type: "number", "x-mcp-header": "A" } } }, "/properties/a/x-mcp-header"],
     [{ properties: { a: { type: "null", "x-mcp-header": "A" } } }, "/properties/a/x-mcp-header"],
     [{ properties: { a: { type: "array", "x-mcp-header": "A" } } }, "/properties/a/x-mcp-header"],
     [{ properties: { a: { type: "object", "x-mcp-header": "A" } } }, "/properties/a/x-mcp-header"],
@@ -157,30 +194,32 @@ Deno.test("a refusal never carries the declared name or any schema value", () =>
 });
 
 Deno.test("the conformance suite's header tools: the valid ones admitted, each invalid one refused", () => {
-  // The shapes of `http-custom-headers` and `http-invalid-tool-headers` (conformance 0.2.0).
+  // The shapes of `http-custom-headers` and `http-invalid-tool-headers` (conformance
+  // 0.2.0-alpha.12; 0.1.16 has neither scenario).
   const property = (type: string, header: string) => ({ type, "x-mcp-header": header });
   const tool = (properties: JsonObject): JsonObject => ({ type: "object", properties });
   const mirrored = tool({
     region: property("string", "Region"),
-    priority: property("number", "Priority"), // `number`: the suite expects it mirrored
+    priority: property("integer", "Priority"),
     verbose: property("boolean", "Verbose"),
     method_val: property("string", "Method"),
-    float_val: property("number", "FloatVal"),
+    // Served unannotated: the suite checks that no Mcp-Param-FloatVal is sent.
+    float_val: { type: "number" },
     query: { type: "string" },
   });
   assert.deepEqual(headerProblems(mirrored), []);
   assert.deepEqual(headerDeclarations(mirrored).map(({ header, type }) => [header, type]), [
     ["Mcp-Param-Region", "string"],
-    ["Mcp-Param-Priority", "number"],
+    ["Mcp-Param-Priority", "integer"],
     ["Mcp-Param-Verbose", "boolean"],
     ["Mcp-Param-Method", "string"],
-    ["Mcp-Param-FloatVal", "number"],
   ]);
   const invalid = [
     tool({ value: property("string", "") }),
     tool({ data: property("object", "Data") }),
     tool({ items: { ...property("array", "Items"), items: { type: "string" } } }),
     tool({ nil: property("null", "Nil") }),
+    tool({ score: property("number", "Score") }),
     tool({ a: property("string", "Region"), b: property("string", "Region") }),
     tool({ a: property("string", "MyField"), b: property("string", "myfield") }),
     tool({ value: property("string", "My Region") }),
