@@ -20,6 +20,7 @@ import { pinningBenchmark } from "./bench/pinning.ts";
 import { validationBenchmark } from "./bench/validation.ts";
 import { discoveryBenchmark } from "./bench/discovery.ts";
 import { writeAbBenchmark } from "./bench/write_ab.ts";
+import { writeFleetBenchmark } from "./bench/write_fleet.ts";
 
 /** The approval store's figures (libSQL file, WAL, synchronous=FULL), as a registered bench. */
 const approvalsBenchmark: Benchmark = {
@@ -43,6 +44,7 @@ export const benchmarks: readonly Benchmark[] = [
   pinningBenchmark,
   validationBenchmark,
   writeAbBenchmark,
+  writeFleetBenchmark,
 ];
 
 function printTable(header: readonly string[], lines: readonly string[][]): void {
