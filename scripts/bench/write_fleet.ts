@@ -11,16 +11,23 @@
  * (fresh approval, run and call ids) with the `postgres` driver directly, on a database of the
  * same schema (so the same triggers run), with the same concurrency and the same pool size:
  * prepared statements, a lone statement on its own, a batch of several in the driver's
- * transaction (`begin`), its statements pipelined. The two loops alternate round by round (the
- * order rotated); the ratio is sluice's writes per second over the replay's, the median of the
- * per-round ratios, with their range. Target: at least 0.8×.
+ * transaction (`begin`), its statements pipelined. The ratio is sluice's writes per second over
+ * the replay's, the median of the per-round ratios, with their range. Target: at least 0.8×.
+ *
+ * Beside it: the floor, the replay plus one raw v2 SDK `tools/call` per write to the same server
+ * (what a write cannot leave out), and sluice against that; this process's CPU time per write of
+ * each loop (the server's and PostgreSQL's are not in it); and with `--against <checkout>`, the
+ * same `connect()` writes on that checkout's `PostgresApprovalStore`, an A/B of the store alone.
+ * Every loop runs once per round, in an order rotated every round.
  *
  * @module
  */
 import postgres from "postgres";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/client/validators/cf-worker";
-import { connect, type Connection } from "../../mod.ts";
+import process from "node:process";
+import { pathToFileURL } from "node:url";
+import { type ApprovalStore, connect } from "../../mod.ts";
 import { PostgresApprovalStore } from "../../postgres.ts";
 import { PostgresConnection } from "../../src/approvals/postgres/connection.ts";
 import type { SqlStatement } from "../../src/approvals/sql/connection.ts";
@@ -29,6 +36,12 @@ import { postgresBinDir, startPostgres } from "../../fixtures/postgres_server.ts
 import { SYNTHETIC_VALUE, TOOLS, WRITE_TOOL } from "../../fixtures/write_server.ts";
 import { startConnectServer } from "./connect_server.ts";
 import { type Benchmark, type BenchRow, median, quantile, sampleInterleaved } from "./types.ts";
+
+/** This process's CPU time so far (user + system), in milliseconds. */
+const cpuMs = () => {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1000;
+};
 
 /** Concurrent runs. */
 const RUNS = 8;
@@ -115,153 +128,212 @@ function bareReplay(url: string, operations: readonly Operation[], ids: readonly
 }
 
 /** {@link RUNS} concurrent runs of {@link WRITES_PER_RUN} sequential `write` calls each. */
-const fleet = (write: (run: number) => Promise<void>) => () =>
+const fleet = (write: (run: number) => Promise<unknown>) => () =>
   Promise.all(
     Array.from({ length: RUNS }, async (_, run) => {
       for (let i = 0; i < WRITES_PER_RUN; i++) await write(run);
     }),
   );
 
-async function measure(): Promise<BenchRow[]> {
-  const pg = await startPostgres();
-  const listsDir = await Deno.makeTempDir({ prefix: "sluice-bench-fleet-" });
-  const listsFile = `${listsDir}/lists.json`;
-  await Deno.writeTextFile(listsFile, JSON.stringify({ writes: [FLEET_TOOL] }));
-  const server = await startConnectServer(listsFile);
-  const storeUrl = await pg.createDatabase();
-  const bareUrl = await pg.createDatabase();
-  // The replay's database gets the same schema (tables, triggers) from a store opened once.
-  await (await PostgresApprovalStore.open(bareUrl)).close();
-  const store = await PostgresApprovalStore.open(storeUrl, { maxConnections: POOL });
-  let connection: Connection | undefined;
-  let bare: ReturnType<typeof bareReplay> | undefined;
-  let raw: Client | undefined;
-  try {
-    connection = await connect(`${server.origin}/lists/writes`, {
-      id: "fleet",
-      allow: [WRITE_TOOL],
-      approve: () => true,
-      store,
-      transport: { dangerouslyAllowLoopback: true },
-    });
-    const name = `fleet__${WRITE_TOOL}`;
-    let sequence = 0;
-    const write = async (run: number) => {
-      const n = sequence++;
-      const envelope = await connection!.toolkit.call(name, {
-        key: `k${n}`,
+/** What the A/B needs of another checkout: its PostgreSQL store. */
+type StoreOpener = (url: string) => Promise<ApprovalStore>;
+
+/** The other checkout's `PostgresApprovalStore.open`, imported from its own `postgres.ts`. */
+async function storeOf(dir: string): Promise<StoreOpener> {
+  const root = await Deno.realPath(dir);
+  const { PostgresApprovalStore: Other } = await import(
+    pathToFileURL(`${root}/postgres.ts`).href
+  ) as typeof import("../../postgres.ts");
+  return (url) => Other.open(url, { maxConnections: POOL });
+}
+
+/** A `connect()` to the fleet tool on `store`, approving inline; `write(run)` makes one write. */
+async function gatedWriter(origin: string, store: ApprovalStore, tag: string) {
+  const connection = await connect(`${origin}/lists/writes`, {
+    id: "fleet",
+    allow: [WRITE_TOOL],
+    approve: () => true,
+    store,
+    transport: { dangerouslyAllowLoopback: true },
+  });
+  let sequence = 0;
+  return {
+    connection,
+    async write(run: number, ids?: { runId: string; callId: string }) {
+      const envelope = await connection.toolkit.call(`fleet__${WRITE_TOOL}`, {
+        key: `${tag}${sequence++}`,
         value: SYNTHETIC_VALUE,
-      }, { runId: `run-${run}` });
+      }, ids ?? { runId: `${tag}-run-${run}` });
       if (envelope.effect !== "committed") {
         throw new Error(`a write did not commit: ${JSON.stringify(envelope)}`);
       }
+      return envelope.approvalId!;
+    },
+  };
+}
+
+async function measure(against: string | undefined): Promise<BenchRow[]> {
+  const cleanups: (() => Promise<unknown>)[] = [];
+  try {
+    const pg = await startPostgres();
+    cleanups.push(() => pg.stop());
+    const listsDir = await Deno.makeTempDir({ prefix: "sluice-bench-fleet-" });
+    cleanups.push(() => Deno.remove(listsDir, { recursive: true }));
+    const listsFile = `${listsDir}/lists.json`;
+    await Deno.writeTextFile(listsFile, JSON.stringify({ writes: [FLEET_TOOL] }));
+    const server = await startConnectServer(listsFile);
+    cleanups.push(() => server.close());
+    const bareUrl = await pg.createDatabase();
+    // The replay's database gets the same schema (tables, triggers) from a store opened once.
+    await (await PostgresApprovalStore.open(bareUrl)).close();
+    const opened = async (open: StoreOpener) => {
+      const store = await open(await pg.createDatabase());
+      cleanups.push(() => store.close());
+      return store;
     };
-    let probeId: string | undefined;
-    const operations = await captureOperations(async () => {
-      const envelope = await connection!.toolkit.call(name, {
-        key: "probe",
-        value: SYNTHETIC_VALUE,
-      }, { runId: "probe-run", callId: "probe-call" });
-      if (envelope.effect !== "committed") throw new Error("the probe write did not commit");
-      probeId = envelope.approvalId;
-    });
-    bare = bareReplay(bareUrl, operations, [probeId!, "probe-run", "probe-call"]);
-    const replay = bare;
-    raw = new Client({ name: "fleet-floor", version: "0.0.0" }, {
+    const mine = await gatedWriter(
+      server.origin,
+      await opened((url) => PostgresApprovalStore.open(url, { maxConnections: POOL })),
+      "a",
+    );
+    cleanups.push(() => mine.connection.close());
+    let probeId = "";
+    const ids = { runId: "probe-run", callId: "probe-call" };
+    const operations = await captureOperations(async () => probeId = await mine.write(0, ids));
+    const bare = bareReplay(bareUrl, operations, [probeId, ids.runId, ids.callId]);
+    cleanups.push(() => bare.close());
+    const raw = new Client({ name: "fleet-floor", version: "0.0.0" }, {
       jsonSchemaValidator: new CfWorkerJsonSchemaValidator(),
     });
     await raw.connect(new StreamableHTTPClientTransport(new URL(`${server.origin}/lists/writes`)));
-    const client = raw;
+    cleanups.push(() => raw.close());
     let floorSequence = 0;
     // The floor: the replay plus the one tools/call a write cannot leave out, raw SDK client.
     const floorWrite = async () => {
-      await replay.write();
-      const result = await client.callTool({
+      await bare.write();
+      const result = await raw.callTool({
         name: WRITE_TOOL,
         arguments: { key: `f${floorSequence++}`, value: SYNTHETIC_VALUE },
       });
       if (result.isError) throw new Error("a floor call failed");
     };
-    const [sluiceMs, bareMs, floorMs] = await sampleInterleaved(
-      [fleet(write), fleet(() => replay.write()), fleet(floorWrite)],
-      { rounds: ROUNDS, warmup: WARMUP, rotate: true },
-    );
-    const writes = RUNS * WRITES_PER_RUN;
-    // Throughput ratio: sluice's writes/s over the replay's, per round.
-    const ratios = sluiceMs.map((ms, round) => bareMs[round] / ms);
-    const perSecond = (ms: number) => (writes * 1000) / ms;
-    const statements = operations.reduce(
-      (sum, operation) => sum + (operation.kind === "query" ? 1 : operation.statements.length),
-      0,
-    );
-    const shape = operations.map((operation) =>
-      operation.kind === "query" ? "read" : `${operation.statements.length}-statement batch`
-    ).join(", ");
-    return [{
-      kind: "comparison",
-      subject: `PostgreSQL: ${RUNS} runs x ${WRITES_PER_RUN} connect() gated writes`,
-      subjectMs: median(sluiceMs),
-      baseline: `the same ${statements} statements per write replayed bare`,
-      baselineMs: median(bareMs),
-      ratio: 1 / median(ratios),
-      ratioRange: [1 / Math.max(...ratios), 1 / Math.min(...ratios)],
-      // Time over time: at most 1.25x is a throughput of at least 0.8x the replay's.
-      targetRatio: 1 / TARGET,
-    }, {
+    const loops = [fleet(mine.write), fleet(() => bare.write()), fleet(floorWrite)];
+    if (against !== undefined) {
+      const theirs = await gatedWriter(server.origin, await opened(await storeOf(against)), "b");
+      cleanups.push(() => theirs.connection.close());
+      loops.push(fleet(theirs.write));
+    }
+    // Each loop's process CPU time too (this process only: not the server's, not PostgreSQL's).
+    const cpu = loops.map((): number[] => []);
+    const timed = loops.map((loop, index) => async () => {
+      const start = cpuMs();
+      await loop();
+      cpu[index].push(cpuMs() - start);
+    });
+    const [sluiceMs, bareMs, floorMs, theirsMs] = await sampleInterleaved(timed, {
+      rounds: ROUNDS,
+      warmup: WARMUP,
+      rotate: true,
+    });
+    const cpuRows = ["sluice", "bare replay", "floor", "--against"].slice(0, loops.length).map((
+      name,
+      index,
+    ): BenchRow => ({
       kind: "figure",
-      name: `throughput: sluice / bare replay, median of rounds (target >= ${TARGET})`,
-      value: median(ratios),
-      unit: `x (range ${Math.min(...ratios).toFixed(2)} .. ${Math.max(...ratios).toFixed(2)})`,
-    }, {
-      kind: "figure",
-      name: "throughput ratio, 25th-75th percentile",
-      value: quantile(ratios, 0.25),
-      unit: `x .. ${quantile(ratios, 0.75).toFixed(2)} x`,
-    }, {
-      kind: "figure",
-      name: "floor (the replay + one raw SDK tools/call per write) / bare replay, throughput",
-      value: median(floorMs.map((ms, round) => bareMs[round] / ms)),
-      unit: "x",
-    }, {
-      kind: "figure",
-      name: "sluice / floor, throughput",
-      value: median(sluiceMs.map((ms, round) => floorMs[round] / ms)),
-      unit: "x",
-    }, {
-      kind: "figure",
-      name: "sluice writes per second (median round)",
-      value: perSecond(median(sluiceMs)),
-      unit: "writes/s",
-    }, {
-      kind: "figure",
-      name: "bare replay writes per second (median round)",
-      value: perSecond(median(bareMs)),
-      unit: "writes/s",
-    }, {
-      kind: "figure",
-      name: `store operations per write: ${shape}`,
-      value: operations.length,
-      unit: "operations",
-    }, {
-      kind: "figure",
-      name: `sluice: time per write at ${RUNS} concurrent runs (median round)`,
-      value: (median(sluiceMs) * 1000) / writes,
+      name: `${name}: this process's CPU per write (median round)`,
+      value: (median(cpu[index].slice(WARMUP)) * 1000) / (RUNS * WRITES_PER_RUN),
       unit: "us",
-    }, {
-      kind: "figure",
-      name: `bare replay: time per write at ${RUNS} concurrent runs (median round)`,
-      value: (median(bareMs) * 1000) / writes,
-      unit: "us",
-    }];
+    }));
+    return [...rows(operations, { sluiceMs, bareMs, floorMs, theirsMs }, against), ...cpuRows];
   } finally {
-    await connection?.close();
-    await bare?.close();
-    await raw?.close();
-    await store.close();
-    await server.close();
-    await pg.stop();
-    await Deno.remove(listsDir, { recursive: true });
+    for (const cleanup of cleanups.reverse()) await cleanup();
   }
+}
+
+/** Throughput of `a` over `b`, per round: median and range. */
+function throughput(a: readonly number[], b: readonly number[]) {
+  const each = a.map((ms, round) => b[round] / ms);
+  return { median: median(each), range: [Math.min(...each), Math.max(...each)] as const, each };
+}
+
+function rows(
+  operations: readonly Operation[],
+  samples: Record<"sluiceMs" | "bareMs" | "floorMs", number[]> & { theirsMs?: number[] },
+  against: string | undefined,
+): BenchRow[] {
+  const { sluiceMs, bareMs, floorMs, theirsMs } = samples;
+  const writes = RUNS * WRITES_PER_RUN;
+  const perSecond = (ms: number) => (writes * 1000) / ms;
+  const statements = operations.reduce(
+    (sum, operation) => sum + (operation.kind === "query" ? 1 : operation.statements.length),
+    0,
+  );
+  const shape = operations.map((operation) =>
+    operation.kind === "query" ? "read" : `${operation.statements.length}-statement batch`
+  ).join(", ");
+  const vsBare = throughput(sluiceMs, bareMs);
+  const vsFloor = throughput(sluiceMs, floorMs);
+  const floorVsBare = throughput(floorMs, bareMs);
+  const range = (r: readonly [number, number]) =>
+    `x (range ${r[0].toFixed(2)} .. ${r[1].toFixed(2)})`;
+  const result: BenchRow[] = [{
+    kind: "comparison",
+    subject: `PostgreSQL: ${RUNS} runs x ${WRITES_PER_RUN} connect() gated writes`,
+    subjectMs: median(sluiceMs),
+    baseline: `the same ${statements} statements per write replayed bare`,
+    baselineMs: median(bareMs),
+    ratio: 1 / vsBare.median,
+    ratioRange: [1 / vsBare.range[1], 1 / vsBare.range[0]],
+    // Time over time: at most 1.25x is a throughput of at least 0.8x the replay's.
+    targetRatio: 1 / TARGET,
+  }, {
+    kind: "figure",
+    name: `throughput: sluice / bare replay, median of rounds (target >= ${TARGET})`,
+    value: vsBare.median,
+    unit: range(vsBare.range),
+  }, {
+    kind: "figure",
+    name: "throughput: sluice / bare replay, 25th-75th percentile",
+    value: quantile(vsBare.each, 0.25),
+    unit: `x .. ${quantile(vsBare.each, 0.75).toFixed(2)} x`,
+  }, {
+    kind: "figure",
+    name: "throughput: floor (the replay + one raw SDK tools/call per write) / bare replay",
+    value: floorVsBare.median,
+    unit: range(floorVsBare.range),
+  }, {
+    kind: "figure",
+    name: "throughput: sluice / floor",
+    value: vsFloor.median,
+    unit: range(vsFloor.range),
+  }, {
+    kind: "figure",
+    name: "writes per second: sluice, bare replay, floor (median rounds)",
+    value: perSecond(median(sluiceMs)),
+    unit: `/s, ${perSecond(median(bareMs)).toFixed(0)} /s, ${
+      perSecond(median(floorMs)).toFixed(0)
+    } /s`,
+  }, {
+    kind: "figure",
+    name: `store operations per write: ${shape}`,
+    value: operations.length,
+    unit: "operations",
+  }];
+  if (theirsMs !== undefined) {
+    const ab = throughput(sluiceMs, theirsMs);
+    result.push({
+      kind: "figure",
+      name: `throughput: this checkout's store / --against ${against}'s`,
+      value: ab.median,
+      unit: range(ab.range),
+    }, {
+      kind: "figure",
+      name: `throughput: --against ${against}'s store / bare replay`,
+      value: throughput(theirsMs, bareMs).median,
+      unit: "x",
+    });
+  }
+  return result;
 }
 
 /** The registered benchmark. */
@@ -271,11 +343,11 @@ export const writeFleetBenchmark: Benchmark = {
     `${RUNS} concurrent runs x ${WRITES_PER_RUN} durable gated writes through connect() on ` +
     `PostgreSQL vs the same store statements replayed bare, ${ROUNDS} rotated rounds; ` +
     `throughput ratio target >= ${TARGET}x`,
-  run: async () => {
+  run: async ({ against }) => {
     if (postgresBinDir() === undefined) {
       console.log("write_fleet: no PostgreSQL binaries; nothing measured");
       return [];
     }
-    return await measure();
+    return await measure(against);
   },
 };
