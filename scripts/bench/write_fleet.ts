@@ -15,7 +15,9 @@
  * the replay's, the median of the per-round ratios, with their range. Target: at least 0.8×.
  *
  * Beside it: the floor, the replay plus one raw v2 SDK `tools/call` per write to the same server
- * (what a write cannot leave out), and sluice against that; this process's CPU time per write of
+ * (what a write cannot leave out), and sluice against that; the replay sent through the store's
+ * own `PostgresConnection` instead of the bare driver (the same SQL inside sluice's connection
+ * layer, nothing else of sluice around it); this process's CPU time per write of
  * each loop (the server's and PostgreSQL's are not in it); and with `--against <checkout>`, the
  * same `connect()` writes on that checkout's `PostgresApprovalStore`, an A/B of the store alone.
  * Every loop runs once per round, in an order rotated every round.
@@ -86,8 +88,15 @@ const FLEET_TOOL = (() => {
   return tool;
 })();
 
-/** The replay of captured operations on another database, with the driver alone. */
-function bareReplay(url: string, operations: readonly Operation[], ids: readonly string[]) {
+/** Sends one write's operations somewhere: a read, or a batch (one transaction). */
+interface Executor {
+  query(statement: SqlStatement): Promise<unknown>;
+  batch(statements: readonly SqlStatement[]): Promise<unknown>;
+  close(): Promise<void>;
+}
+
+/** The driver alone: prepared statements, a batch of several in its `begin`, pipelined. */
+function driverExecutor(url: string): Executor {
   const sql = postgres(url, { max: POOL, prepare: true, onnotice: () => {} });
   const numbered = new Map<string, string>();
   const text = (statement: SqlStatement) => {
@@ -99,31 +108,47 @@ function bareReplay(url: string, operations: readonly Operation[], ids: readonly
     }
     return found;
   };
-  let sequence = 0;
-  type Tx = postgres.Sql | postgres.TransactionSql;
-  const run = (tx: Tx, statement: SqlStatement, swap: Map<SqlValue, SqlValue>) =>
-    tx.unsafe(
-      text(statement),
-      statement.args.map((arg) => swap.get(arg) ?? arg) as postgres.ParameterOrJSON<never>[],
-      { prepare: true },
-    );
+  const run = (tx: postgres.Sql | postgres.TransactionSql, statement: SqlStatement) =>
+    tx.unsafe(text(statement), statement.args as postgres.ParameterOrJSON<never>[], {
+      prepare: true,
+    });
   return {
-    /** One write: the captured operations, each id swapped for a fresh one. */
+    query: (statement) => run(sql, statement),
+    batch: (statements) =>
+      statements.length === 1
+        ? run(sql, statements[0])
+        : sql.begin((tx) => Promise.all(statements.map((statement) => run(tx, statement)))),
+    close: () => sql.end({ timeout: 5 }),
+  };
+}
+
+/** The store's own connection, with no store, gate or call around it. */
+function connectionExecutor(url: string): Executor {
+  const connection = PostgresConnection.open(url, { lockTimeoutMs: 10_000, max: POOL });
+  return {
+    query: (statement) => connection.query(statement),
+    batch: (statements) => connection.batch(statements),
+    close: () => connection.close(),
+  };
+}
+
+/** A replay of captured operations: each write sends them again, each id swapped for a new one. */
+function replay(executor: Executor, operations: readonly Operation[], ids: readonly string[]) {
+  let sequence = 0;
+  return {
     async write() {
       const n = sequence++;
-      const swap = new Map<SqlValue, SqlValue>(ids.map((id, index) => [id, `bare-${n}-${index}`]));
+      const swap = new Map<SqlValue, SqlValue>(ids.map((id, index) => [id, `r${n}-${index}`]));
+      const fresh = (statement: SqlStatement): SqlStatement => ({
+        sql: statement.sql,
+        args: statement.args.map((arg) => swap.get(arg) ?? arg),
+      });
       for (const operation of operations) {
-        if (operation.kind === "query") await run(sql, operation.statement, swap);
-        else if (operation.statements.length === 1) {
-          await run(sql, operation.statements[0], swap);
-        } else {
-          await sql.begin((tx) =>
-            Promise.all(operation.statements.map((statement) => run(tx, statement, swap)))
-          );
-        }
+        if (operation.kind === "query") await executor.query(fresh(operation.statement));
+        else await executor.batch(operation.statements.map(fresh));
       }
     },
-    close: () => sql.end({ timeout: 5 }),
+    close: () => executor.close(),
   };
 }
 
@@ -200,8 +225,14 @@ async function measure(against: string | undefined): Promise<BenchRow[]> {
     let probeId = "";
     const ids = { runId: "probe-run", callId: "probe-call" };
     const operations = await captureOperations(async () => probeId = await mine.write(0, ids));
-    const bare = bareReplay(bareUrl, operations, [probeId, ids.runId, ids.callId]);
+    const captured = [probeId, ids.runId, ids.callId];
+    const bare = replay(driverExecutor(bareUrl), operations, captured);
     cleanups.push(() => bare.close());
+    // The same replay through the store's connection, on a database of its own.
+    const connectionUrl = await pg.createDatabase();
+    await (await PostgresApprovalStore.open(connectionUrl)).close();
+    const throughConnection = replay(connectionExecutor(connectionUrl), operations, captured);
+    cleanups.push(() => throughConnection.close());
     const raw = new Client({ name: "fleet-floor", version: "0.0.0" }, {
       jsonSchemaValidator: new CfWorkerJsonSchemaValidator(),
     });
@@ -217,7 +248,12 @@ async function measure(against: string | undefined): Promise<BenchRow[]> {
       });
       if (result.isError) throw new Error("a floor call failed");
     };
-    const loops = [fleet(mine.write), fleet(() => bare.write()), fleet(floorWrite)];
+    const loops = [
+      fleet(mine.write),
+      fleet(() => bare.write()),
+      fleet(floorWrite),
+      fleet(() => throughConnection.write()),
+    ];
     if (against !== undefined) {
       const theirs = await gatedWriter(server.origin, await opened(await storeOf(against)), "b");
       cleanups.push(() => theirs.connection.close());
@@ -230,12 +266,13 @@ async function measure(against: string | undefined): Promise<BenchRow[]> {
       await loop();
       cpu[index].push(cpuMs() - start);
     });
-    const [sluiceMs, bareMs, floorMs, theirsMs] = await sampleInterleaved(timed, {
+    const [sluiceMs, bareMs, floorMs, connectionMs, theirsMs] = await sampleInterleaved(timed, {
       rounds: ROUNDS,
       warmup: WARMUP,
       rotate: true,
     });
-    const cpuRows = ["sluice", "bare replay", "floor", "--against"].slice(0, loops.length).map((
+    const names = ["sluice", "bare replay", "floor", "replay through the store's connection"];
+    const cpuRows = [...names, "--against"].slice(0, loops.length).map((
       name,
       index,
     ): BenchRow => ({
@@ -244,7 +281,10 @@ async function measure(against: string | undefined): Promise<BenchRow[]> {
       value: (median(cpu[index].slice(WARMUP)) * 1000) / (RUNS * WRITES_PER_RUN),
       unit: "us",
     }));
-    return [...rows(operations, { sluiceMs, bareMs, floorMs, theirsMs }, against), ...cpuRows];
+    return [
+      ...rows(operations, { sluiceMs, bareMs, floorMs, connectionMs, theirsMs }, against),
+      ...cpuRows,
+    ];
   } finally {
     for (const cleanup of cleanups.reverse()) await cleanup();
   }
@@ -258,10 +298,12 @@ function throughput(a: readonly number[], b: readonly number[]) {
 
 function rows(
   operations: readonly Operation[],
-  samples: Record<"sluiceMs" | "bareMs" | "floorMs", number[]> & { theirsMs?: number[] },
+  samples: Record<"sluiceMs" | "bareMs" | "floorMs" | "connectionMs", number[]> & {
+    theirsMs?: number[];
+  },
   against: string | undefined,
 ): BenchRow[] {
-  const { sluiceMs, bareMs, floorMs, theirsMs } = samples;
+  const { sluiceMs, bareMs, floorMs, connectionMs, theirsMs } = samples;
   const writes = RUNS * WRITES_PER_RUN;
   const perSecond = (ms: number) => (writes * 1000) / ms;
   const statements = operations.reduce(
@@ -301,6 +343,11 @@ function rows(
     name: "throughput: floor (the replay + one raw SDK tools/call per write) / bare replay",
     value: floorVsBare.median,
     unit: range(floorVsBare.range),
+  }, {
+    kind: "figure",
+    name: "throughput: the replay through the store's connection / bare replay",
+    value: throughput(connectionMs, bareMs).median,
+    unit: range(throughput(connectionMs, bareMs).range),
   }, {
     kind: "figure",
     name: "throughput: sluice / floor",

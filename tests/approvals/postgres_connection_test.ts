@@ -1,5 +1,6 @@
 /**
- * The PostgreSQL connection under the store, against a real server: a batch of several
+ * The PostgreSQL connection under the store, against a real server: statements prepared once per
+ * connection and reused; a batch of several
  * statements is one transaction sent in one piece on a reserved connection, which goes back to
  * the pool after a statement fails; when its session dies the batch fails at once and the next
  * one runs (on a new pool: the driver cannot hand out that connection again safely); a
@@ -153,6 +154,24 @@ if (available) {
         Object.fromEntries(rows.map((row) => [row.id, row.sync])),
         { later: "off", one: "on", two: "on", three: "on", four: "off", five: "off", six: "on" },
       );
+    } finally {
+      await close();
+    }
+  });
+
+  Deno.test("postgres connection: statements are prepared once per connection and reused, alone and in transactions", async () => {
+    const { connection, close } = await pool();
+    try {
+      for (let n = 0; n < 3; n++) {
+        await connection.batch([insert(`alone${n}`)]);
+        await connection.batch([insert(`first${n}`), insert(`second${n}`)]);
+      }
+      // The pool's one session: its prepared statements, as the server lists them.
+      const prepared = await connection.query({
+        sql: "SELECT statement FROM pg_prepared_statements WHERE statement LIKE ?",
+        args: ["INSERT INTO t%"],
+      });
+      assert.deepEqual(prepared, [{ statement: "INSERT INTO t (id, n) VALUES ($1, $2)" }]);
     } finally {
       await close();
     }

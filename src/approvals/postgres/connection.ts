@@ -182,11 +182,18 @@ export class PostgresConnection implements SqlConnection {
     return result(await this.#send(sql, statement));
   }
 
-  /** Sends one statement now (a query of the driver runs only once executed or awaited). */
+  /**
+   * Sends one statement now (a query of the driver runs only once executed or awaited), as a
+   * prepared statement: the driver's `unsafe` does not prepare unless told to, whatever the
+   * pool's `prepare` says, and then describes every statement with parameters in a round trip
+   * of its own before running it (two round trips per statement, and a transaction's pipeline
+   * stalls behind each description).
+   */
   #send(sql: Sql | postgres.ReservedSql, statement: SqlStatement) {
     return sql.unsafe(
       this.#text(statement.sql),
       statement.args as postgres.ParameterOrJSON<never>[],
+      { prepare: true },
     ).execute();
   }
 
