@@ -2,8 +2,8 @@
  * PostgreSQL through the `postgres` driver (Deno, Bun, Node, Workers) as a {@link SqlConnection}:
  * a pool of connections, `?` placeholders renumbered to `$n` once per statement text, statements
  * prepared by the server and reused, a batch of several statements in one transaction sent in one
- * piece. Waiting
- * for a row lock happens on the socket, never in the event loop; `lock_timeout` bounds it.
+ * piece. Waiting for a row lock happens on the socket, never in the event loop; `lock_timeout`
+ * bounds it.
  *
  * @module
  */
