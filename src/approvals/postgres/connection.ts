@@ -1,8 +1,9 @@
 /**
  * PostgreSQL through the `postgres` driver (Deno, Bun, Node, Workers) as a {@link SqlConnection}:
  * a pool of connections, `?` placeholders renumbered to `$n` once per statement text, statements
- * prepared by the server and reused, a batch of several statements in one transaction. Waiting
- * for a row lock happens on the socket, never in the event loop; `lock_timeout` bounds it.
+ * prepared by the server and reused, a batch of several statements in one transaction sent in one
+ * piece. Waiting for a row lock happens on the socket, never in the event loop; `lock_timeout`
+ * bounds it.
  *
  * @module
  */
@@ -31,6 +32,51 @@ export interface PostgresConnectionOptions {
 }
 
 type Sql = ReturnType<typeof postgres>;
+type Row = postgres.Row;
+
+/**
+ * Whether a failure may have cost the connection: anything but a server's plain `ERROR` (a
+ * `FATAL` one, such as a terminated backend, ends the session; the driver's own failures mean
+ * the socket broke).
+ */
+const connectionLost = (error: unknown): boolean =>
+  !(error instanceof postgres.PostgresError && error.severity === "ERROR");
+
+/**
+ * Waits for every query of a transaction sent on one reserved connection, or for the first that
+ * says the connection is gone: the driver then rejects what the server had been sent but never
+ * sends what it still held back for that connection (it waits for a statement's first
+ * description before pipelining the rest), so those never settle and are never run.
+ */
+function settle(queries: readonly Promise<postgres.RowList<Row[]>>[]): Promise<{
+  values: postgres.RowList<Row[]>[];
+  failure?: unknown;
+  lost: boolean;
+}> {
+  return new Promise((resolve) => {
+    const values: postgres.RowList<Row[]>[] = [];
+    let failure: unknown;
+    let left = queries.length;
+    const done = () => --left === 0 && resolve({ values, failure, lost: false });
+    queries.forEach((query, index) =>
+      query.then((value) => {
+        values[index] = value;
+        done();
+      }, (error: unknown) => {
+        // The first failure in order is the cause; the later ones say the transaction aborted.
+        failure ??= error;
+        if (connectionLost(error)) resolve({ values, failure, lost: true });
+        else done();
+      })
+    );
+  });
+}
+
+/** What one statement did, from the driver's rows. */
+const result = (rows: postgres.RowList<Row[]>): SqlResult => ({
+  rows: [...rows] as unknown as Fields[],
+  changes: rows.count,
+});
 
 /**
  * A pool of PostgreSQL connections.
@@ -40,23 +86,20 @@ type Sql = ReturnType<typeof postgres>;
 export class PostgresConnection implements SqlConnection {
   /** PostgreSQL's dialect. */
   readonly dialect = POSTGRES_DIALECT;
-  readonly #sql: Sql;
-  /** The pool whose sessions run `synchronous_commit = off`, for `sync: "with_next"` batches. */
-  readonly #later: Sql;
+  readonly #open: () => Sql;
+  #sql: Sql;
+  /** Pools given up after a connection broke mid-transaction, still ending. */
+  readonly #ending = new Set<Promise<void>>();
   readonly #numbered = new Map<string, string>();
 
-  private constructor(sql: Sql, later: Sql) {
-    this.#sql = sql;
-    this.#later = later;
+  private constructor(open: () => Sql) {
+    this.#open = open;
+    this.#sql = open();
   }
 
-  /**
-   * Two pools for `url`, of `max` connections each, opened on first use: one for synced
-   * commits, one whose sessions set `synchronous_commit = off` at connect, for
-   * `sync: "with_next"` batches (inline decisions only; it stays empty otherwise).
-   */
+  /** A pool of `max` connections to `url`, opened on first use. */
   static open(url: string, options: PostgresConnectionOptions): PostgresConnection {
-    const pool = (synchronousCommit: "on" | "off") =>
+    return new PostgresConnection(() =>
       postgres(url, {
         max: options.max,
         ...(options.password === undefined ? {} : { password: options.password }),
@@ -65,29 +108,40 @@ export class PostgresConnection implements SqlConnection {
         connection: {
           application_name: "sluice",
           lock_timeout: Math.max(1, Math.trunc(options.lockTimeoutMs)),
-          synchronous_commit: synchronousCommit,
         },
-      });
-    return new PostgresConnection(pool("on"), pool("off"));
+      })
+    );
   }
 
   /**
-   * Runs one statement on its own (atomic), several in one transaction, pipelined. A `sync: "with_next"`
-   * batch runs on the pool whose sessions have `synchronous_commit = off` (set at connect, so it
-   * costs no round trip): its commit returns before the server flushes its WAL, and the next
-   * commit that waits for the flush (every other one, on either pool) makes it durable too. A
-   * crash of this process keeps it (the server has it); a crash of the server before that
-   * flush may lose it.
+   * Runs one statement on its own (atomic), several in one transaction. A transaction is sent in
+   * one piece (`BEGIN`, the statements, `COMMIT`, pipelined on one connection): one round trip
+   * instead of three. A `sync: "with_next"` batch is a transaction that also sets
+   * `synchronous_commit = off` for itself (`SET LOCAL`, in the same piece): its commit returns
+   * before the server flushes its WAL, and the next commit that waits for the flush makes it
+   * durable too. A crash of this process keeps it (the server has it); a crash of the server
+   * before that flush may lose it.
    */
   async batch(statements: readonly SqlStatement[], options?: CommitOptions): Promise<SqlResult[]> {
-    const sql = options?.sync === "with_next" ? this.#later : this.#sql;
-    if (statements.length === 1) return [await this.#run(sql, statements[0])];
-    // Sent back to back on the transaction's connection (the driver pipelines them; the server
-    // runs them in order): one round trip for the statements instead of one each. The first
-    // failure fails the transaction, which rolls back.
-    return await sql.begin((tx) =>
-      Promise.all(statements.map((statement) => this.#run(tx, statement)))
-    ) as SqlResult[];
+    const later = options?.sync === "with_next";
+    if (statements.length === 1 && !later) return [await this.#run(this.#sql, statements[0])];
+    const sql = this.#sql;
+    const tx = await sql.reserve();
+    // Queued in order on the reserved connection and written together; the server runs them in
+    // order. The first failure aborts the transaction: the statements after it fail (`25P02`)
+    // and the `COMMIT` rolls it back, so nothing of the batch is kept.
+    const sent = [
+      tx.unsafe("BEGIN").execute(),
+      ...(later ? [tx.unsafe("SET LOCAL synchronous_commit = off").execute()] : []),
+      ...statements.map((statement) => this.#send(tx, statement)),
+      tx.unsafe("COMMIT").execute(),
+    ];
+    const { values, failure, lost } = await settle(sent);
+    if (lost) this.#renew(sql);
+    else tx.release();
+    if (failure !== undefined) throw failure;
+    if (values.at(-1)!.command !== "COMMIT") throw new Error("the transaction was rolled back");
+    return values.slice(sent.length - 1 - statements.length, -1).map(result);
   }
 
   /** Runs one statement. */
@@ -104,17 +158,43 @@ export class PostgresConnection implements SqlConnection {
     };
   }
 
-  /** Ends every connection of both pools. */
+  /** Ends every connection of the pool. */
   async close(): Promise<void> {
-    await Promise.all([this.#sql.end({ timeout: 5 }), this.#later.end({ timeout: 5 })]);
+    await Promise.all([this.#sql.end({ timeout: 5 }), ...this.#ending]);
   }
 
-  async #run(sql: Sql | postgres.TransactionSql, statement: SqlStatement): Promise<SqlResult> {
-    const rows = await sql.unsafe(
+  /**
+   * Replaces `broken`, whose reserved connection broke mid-transaction, with a new pool. The
+   * driver cannot hand that connection out again safely: returned to the pool it would be
+   * written to with no socket, and reconnected for a reservation it reports the old session's
+   * error to that reservation and then gives itself to it, so it is never used again. Calls
+   * already on the old pool finish there, then it ends.
+   */
+  #renew(broken: Sql): void {
+    if (this.#sql !== broken) return;
+    this.#sql = this.#open();
+    const ending = broken.end({ timeout: 5 }).catch(() => {});
+    this.#ending.add(ending);
+    ending.finally(() => this.#ending.delete(ending));
+  }
+
+  async #run(sql: Sql, statement: SqlStatement): Promise<SqlResult> {
+    return result(await this.#send(sql, statement));
+  }
+
+  /**
+   * Sends one statement now (a query of the driver runs only once executed or awaited), as a
+   * prepared statement: the driver's `unsafe` does not prepare unless told to, whatever the
+   * pool's `prepare` says, and then describes every statement with parameters in a round trip
+   * of its own before running it (two round trips per statement, and a transaction's pipeline
+   * stalls behind each description).
+   */
+  #send(sql: Sql | postgres.ReservedSql, statement: SqlStatement) {
+    return sql.unsafe(
       this.#text(statement.sql),
       statement.args as postgres.ParameterOrJSON<never>[],
-    );
-    return { rows: [...rows] as unknown as Fields[], changes: rows.count };
+      { prepare: true },
+    ).execute();
   }
 
   /** The statement with `$1`, `$2`, ... for its `?` (the store's SQL has no `?` in literals). */

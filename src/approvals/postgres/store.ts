@@ -25,8 +25,8 @@ export interface PostgresApprovalStoreOptions extends ApprovalStoreOptions {
    */
   readonly busyTimeoutMs?: number;
   /**
-   * Connections in each of the store's two pools (default 4): one for synced commits, one for
-   * the commits of inline decisions, which do not wait for the WAL flush (opened only when used).
+   * Connections in the store's pool (default 4). A transaction holds one for its one round trip;
+   * a lone statement or read shares one with others, queued behind them.
    */
   readonly maxConnections?: number;
 }
