@@ -141,6 +141,72 @@ function writeBinding(
   };
 }
 
+/** The listing of a server's listed tools, or why it failed. */
+async function listServer(
+  session: ServerSession,
+  toList: readonly AllowedTool[],
+  limits: ToolLimits,
+  signal: AbortSignal | undefined,
+): Promise<{ listing?: ToolListing; errorCode?: SluiceCode; error?: unknown }> {
+  try {
+    const names = toList.map((tool) => tool.tool);
+    // Set up first: a change the server announces during its handshake predates the listing.
+    await session.ready(signal);
+    const monitor = session.monitor;
+    return {
+      listing: await listTools(session, names, { monitor, limits, ...(signal ? { signal } : {}) }),
+    };
+  } catch (error) {
+    return { errorCode: codeOf(error) ?? "mcp_transport_error", error };
+  }
+}
+
+/** The entry digests a lock expects, by remote name (none without a lock). */
+function expectedDigestsOf(
+  expectations: ServerExpectations,
+): Readonly<Record<string, string>> | undefined {
+  if (!expectations.locked) return undefined;
+  return Object.fromEntries(
+    Object.entries(expectations.server?.tools ?? {}).map(([name, tool]) => [name, tool.digest]),
+  );
+}
+
+/** What one discovery (read or write) found, as the connection collects it. */
+interface FoundCatalog {
+  readonly snapshot: ReadSnapshot | WriteSnapshot;
+  readonly registrations: readonly (ToolRegistration | WriteToolRegistration)[];
+  readonly skipped: readonly UnfitTool[];
+  readonly staleReason?: StaleReason;
+}
+
+/** Adds a discovery's ready tools, and skips (with a reason) the ones that did not fit. */
+function collectFound(
+  found: FoundCatalog,
+  byRemote: ReadonlyMap<string, { tool: AllowedTool; policy: ApprovalPolicy }>,
+  tools: ConnectedTool[],
+  listing: ToolListing | undefined,
+  limits: ToolLimits,
+  skip: (tool: AllowedTool, code: string, reason: string) => void,
+): void {
+  for (const registration of found.registrations) {
+    const { tool, policy } = byRemote.get(registration.remoteName)!;
+    tools.push({
+      allowed: tool,
+      policy,
+      source: tool.spec === undefined ? "server" : "owner_spec",
+      registration,
+      catalogDigest: found.snapshot.revisionDigest,
+    });
+  }
+  for (const unfit of found.skipped) {
+    const { tool } = byRemote.get(unfit.remoteName)!;
+    const raw = listing?.tools.get(unfit.remoteName);
+    const size = measuredSize(unfit.error, raw);
+    const schema = raw?.[`${unfit.error.schema ?? "input"}Schema`];
+    skip(tool, unfit.error.code, toolSkipReason(unfit.error, limits, size, schema));
+  }
+}
+
 /**
  * Discovers the allowed tools of one server: one `tools/list` (unless every allowed tool has
  * an owner spec), each tool's approval policy from the owner's settings and its annotations,
@@ -169,20 +235,12 @@ export async function discoverServer(
   const skipped: SkippedTool[] = [];
   const skip = (tool: AllowedTool, code: string, reason: string) =>
     skipped.push({ name: tool.localName, server: tool.server, tool: tool.tool, code, reason });
-  let listing: ToolListing | undefined = expectations.listing;
-  let errorCode: SluiceCode | undefined;
-  let thrown: unknown;
-  if (toList.length > 0 && listing === undefined) {
-    try {
-      const names = toList.map((tool) => tool.tool);
-      // Set up first: a change the server announces during its handshake predates the listing.
-      await session.ready(signal);
-      listing = await listTools(session, names, { monitor, limits, ...(signal ? { signal } : {}) });
-    } catch (error) {
-      errorCode = codeOf(error) ?? "mcp_transport_error";
-      thrown = error;
-    }
-  }
+  const listed = expectations.listing !== undefined || toList.length === 0
+    ? { listing: expectations.listing }
+    : await listServer(session, toList, limits, signal);
+  const listing = listed.listing;
+  let errorCode: SluiceCode | undefined = listed.errorCode;
+  let thrown: unknown = listed.error;
   const reads: Record<string, ReadToolBinding> = {};
   const writes: Record<string, WriteToolBinding> = {};
   const byRemote = new Map<string, { tool: AllowedTool; policy: ApprovalPolicy }>();
@@ -207,11 +265,7 @@ export async function discoverServer(
       definitions.values(),
     )
     : undefined;
-  const expectedDigests = expectations.locked
-    ? Object.fromEntries(
-      Object.entries(expectations.server?.tools ?? {}).map(([name, tool]) => [name, tool.digest]),
-    )
-    : undefined;
+  const expectedDigests = expectedDigestsOf(expectations);
   const options = {
     monitor,
     limits,
@@ -224,32 +278,9 @@ export async function discoverServer(
   let snapshot: ReadSnapshot | null = null;
   let writeSnapshot: WriteSnapshot | null = null;
   let staleReason: StaleReason | undefined;
-  const collect = (
-    found: {
-      snapshot: ReadSnapshot | WriteSnapshot;
-      registrations: readonly (ToolRegistration | WriteToolRegistration)[];
-      skipped: readonly UnfitTool[];
-      staleReason?: StaleReason;
-    },
-  ) => {
+  const collect = (found: FoundCatalog) => {
     staleReason ??= found.staleReason;
-    for (const registration of found.registrations) {
-      const { tool, policy } = byRemote.get(registration.remoteName)!;
-      tools.push({
-        allowed: tool,
-        policy,
-        source: tool.spec === undefined ? "server" : "owner_spec",
-        registration,
-        catalogDigest: found.snapshot.revisionDigest,
-      });
-    }
-    for (const unfit of found.skipped) {
-      const { tool } = byRemote.get(unfit.remoteName)!;
-      const raw = listing?.tools.get(unfit.remoteName);
-      const size = measuredSize(unfit.error, raw);
-      const schema = raw?.[`${unfit.error.schema ?? "input"}Schema`];
-      skip(tool, unfit.error.code, toolSkipReason(unfit.error, limits, size, schema));
-    }
+    collectFound(found, byRemote, tools, listing, limits, skip);
   };
   try {
     if (Object.keys(reads).length > 0) {
