@@ -120,7 +120,14 @@ export type {
   ToolEnvelope,
   WriteOutcomeEffect,
 } from "./src/calls/envelope.ts";
-export type { CallOptions, ToolRegistration } from "./src/calls/registration.ts";
+export type { ToolRegistration } from "./src/calls/registration.ts";
+export type {
+  ApprovalBindingFields,
+  CallPlan,
+  ScopeCheck,
+  WriteApproval,
+} from "./src/calls/call_plan.ts";
+export type { ParamHeaderDeclaration } from "./src/calls/param_headers.ts";
 export { type SdkClientLike, sessionFromClient } from "./src/session/from_client.ts";
 export {
   isMcpSession,

@@ -1,14 +1,10 @@
 /**
  * Read discovery: the bound tools of one server into a frozen, digest-pinned snapshot and
- * callable registrations. Shares its listing and checks with write discovery.
+ * registrations with their call plans. Shares its listing and checks with write discovery.
  *
  * @module
  */
-import {
-  type ReadToolBindings,
-  resolveBindings,
-  type ScopeValidator,
-} from "../catalog/bindings.ts";
+import { type ReadToolBindings, resolveBindings } from "../catalog/bindings.ts";
 import type { ToolLimits } from "../catalog/limits.ts";
 import { listNamedTools, type ToolListing } from "../catalog/listing.ts";
 import type { CatalogMonitor, StaleReason } from "../catalog/monitor.ts";
@@ -34,11 +30,8 @@ import { deepFreeze } from "../identity/mod.ts";
 import { DiscoveryError } from "../catalog/errors.ts";
 import { asSession, type SdkClientLike } from "../session/from_client.ts";
 import type { McpSession } from "../session/session.ts";
-import {
-  createRegistration,
-  type RegistrationContext,
-  type ToolRegistration,
-} from "./registration.ts";
+import { createRegistration, type ToolRegistration } from "./registration.ts";
+import { type CallPlan, scopeCheckOf } from "./call_plan.ts";
 
 /**
  * Options of {@link discoverTools} and `discoverWriteTools`.
@@ -73,15 +66,18 @@ export interface DiscoverOptions {
 }
 
 /**
- * What discovery returns: the frozen snapshot and one registration per entry, same order.
+ * What discovery returns: the frozen snapshot, one registration per entry and one call plan
+ * per entry, same order. Hand it to a `Gate` to run calls.
  *
  * @category Discovery and calls
  */
 export interface DiscoveryResult {
   /** The detached, deeply frozen catalog. */
   readonly snapshot: ReadSnapshot;
-  /** Callable tools, one per snapshot entry, sorted by local name. */
+  /** The tools as a model sees them, one per snapshot entry, sorted by local name. */
   readonly registrations: readonly ToolRegistration[];
+  /** What a `Gate` runs each tool's calls with, one per registration, same order. */
+  readonly calls: readonly CallPlan[];
   /** Bound tools left out with `onUnfit: "skip"`, each with its error (empty otherwise). */
   readonly skipped: readonly UnfitTool[];
   /**
@@ -243,8 +239,8 @@ export async function findBound<B extends SelectableBinding>(
 }
 
 /**
- * Discovers the bound tools of one server into a frozen, digest-pinned snapshot and callable
- * registrations. Pages through `tools/list` under the limits (or uses `options.listing`),
+ * Discovers the bound tools of one server into a frozen, digest-pinned snapshot, registrations
+ * (plain data) and their call plans, which a `Gate` runs. Pages through `tools/list` under the limits (or uses `options.listing`),
  * selects only bound tools, checks each selected schema against the profile and compiles its
  * validator once. Unbound tools appear nowhere: not in the snapshot, the registrations or any
  * error. A binding with an owner `spec` is not listed.
@@ -259,7 +255,7 @@ export async function findBound<B extends SelectableBinding>(
  *
  * @example
  * ```ts
- * import { CatalogMonitor, discoverTools } from "@sluice/mcp";
+ * import { CatalogMonitor, discoverTools, Gate } from "@sluice/mcp";
  * import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
  *
  * const client = new Client({ name: "my-host", version: "1.0.0" });
@@ -269,7 +265,7 @@ export async function findBound<B extends SelectableBinding>(
  * await client.connect(transport);
  * monitor.acceptProtocolVersion(client.getNegotiatedProtocolVersion());
  * try {
- *   const { snapshot, registrations } = await discoverTools(client, "docs", {
+ *   const reads = await discoverTools(client, "docs", {
  *     search: {
  *       localName: "search_docs",
  *       policy: { mode: "read", title: "Search documents" },
@@ -277,7 +273,12 @@ export async function findBound<B extends SelectableBinding>(
  *       concurrencySafe: true,
  *     },
  *   }, { monitor });
- *   const envelope = await registrations[0].call({ query: "sluice" });
+ *   // Calls run through a gate: for reads only, a read-only one.
+ *   const gate = new Gate({ catalogs: [reads] });
+ *   const [envelope] = await gate.run(
+ *     [{ id: "call_1", name: "search_docs", arguments: { query: "sluice" } }],
+ *     { runId: "run-1" },
+ *   );
  * } finally {
  *   monitor.close();
  * }
@@ -298,46 +299,90 @@ export async function discoverTools(
     concurrencySafe: item.binding.concurrencySafe,
   }));
   const snapshot = await buildSnapshot({ ...found.header, entries });
-  const registrations = mapByLocalName(
+  const calls = mapByLocalName(
     snapshot.entries,
     found.selected,
     (item) => item.base.localName,
     (entry, item) =>
-      createRegistration({
-        ...registrationContext(found, entry, item),
+      callPlanOf(found, entry, item, {
         resendOnBrokenStream: item.binding.resendOnBrokenStream,
       }),
   );
-  return deepFreeze({ snapshot, registrations, skipped: found.unfit, ...staleness(found) });
+  return discovered(
+    { snapshot, registrations: snapshot.entries.map(createRegistration), ...unfitOf(found) },
+    calls,
+  );
 }
 
 /**
- * What a registration of `entry` needs: the session side of a selection plus the selected
- * tool's validators. The scope is the binding's unless the caller names one.
+ * Bound tools that did not fit, and whether the catalog is stale already.
+ *
+ * @param found the selection
  *
  * @category Discovery and calls
  */
-export function registrationContext<E extends SnapshotEntryBase>(
+export function unfitOf(
+  found: Found<SelectableBinding>,
+): {
+  readonly skipped: readonly UnfitTool[];
+  readonly stale: boolean;
+  readonly staleReason?: StaleReason;
+} {
+  return { skipped: found.unfit, ...staleness(found) };
+}
+
+/**
+ * A discovery result: its data deeply frozen, its call plans frozen each (they hold the
+ * session, which stays live).
+ *
+ * @param data the snapshot, registrations and skip and stale state
+ * @param calls one call plan per registration, same order
+ *
+ * @category Discovery and calls
+ */
+export function discovered<T extends object>(
+  data: T,
+  calls: readonly CallPlan[],
+): Readonly<T & { calls: readonly CallPlan[] }> {
+  return Object.freeze({ ...deepFreeze(data), calls: Object.freeze([...calls]) });
+}
+
+/**
+ * The call plan of `entry`: the session side of a selection plus the selected tool's
+ * validators and scope validator.
+ *
+ * @param source the selection's session, monitor, generation, limits and digests
+ * @param entry the frozen snapshot entry
+ * @param item the selected tool
+ * @param extra the write approval, the resend rule
+ *
+ * @category Discovery and calls
+ */
+export function callPlanOf(
   source: Pick<
     Found<SelectableBinding>,
     "session" | "monitor" | "generation" | "limits" | "digests"
   >,
-  entry: E,
+  entry: SnapshotEntryBase,
   item: Selected<SelectableBinding>,
-  scope: ScopeValidator | null = item.binding.scope,
-): RegistrationContext & { readonly entry: E } {
-  return {
+  extra: Partial<Pick<CallPlan, "approval" | "resendOnBrokenStream">> = {},
+): CallPlan {
+  return Object.freeze({
     entry,
     session: source.session,
     monitor: source.monitor,
     generation: source.generation,
     limits: source.limits,
-    scope,
+    scope: scopeCheckOf(item.binding.scope, source.limits.timeoutMs),
     validateInput: item.validateInput,
     validateOutput: item.validateOutput,
     ...(item.headers.length > 0 ? { paramHeaders: item.headers } : {}),
     ...(source.digests.has(entry.remoteName)
       ? { definitionDigest: source.digests.get(entry.remoteName)! }
       : {}),
-  };
+    ...(extra.resendOnBrokenStream !== undefined
+      ? { resendOnBrokenStream: extra.resendOnBrokenStream }
+      : {}),
+    ...(extra.approval !== undefined ? { approval: extra.approval } : {}),
+  });
 }

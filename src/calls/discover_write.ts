@@ -13,20 +13,15 @@ import {
   type WriteSnapshot,
   type WriteSnapshotEntry,
 } from "../catalog/snapshot.ts";
-import { deepFreeze } from "../identity/mod.ts";
 import {
   resolveWriteBindings,
   type WriteEffect,
   type WritePolicy,
   type WriteToolBindings,
 } from "../catalog/write_bindings.ts";
-import {
-  attachCallInternals,
-  type CallInternals,
-  createCallLayers,
-  type ToolRegistration,
-} from "./registration.ts";
-import { type DiscoverOptions, findBound, registrationContext, staleness } from "./discover.ts";
+import type { ToolRegistration } from "./registration.ts";
+import type { ApprovalBindingFields, CallPlan } from "./call_plan.ts";
+import { callPlanOf, discovered, type DiscoverOptions, findBound, unfitOf } from "./discover.ts";
 import type { StaleReason } from "../catalog/monitor.ts";
 
 /**
@@ -52,13 +47,14 @@ export interface WriteApprovalBinding {
 
 /**
  * A write tool of a write catalog: the fields of a read {@link ToolRegistration} (the
- * description is model-facing and grants nothing) without `call`, on purpose: writes run only
- * through a `Gate`, which gets a durable approval first.
+ * description is model-facing and grants nothing) plus the identity its approvals are bound
+ * to. Like every registration it is plain data: its calls run through a `Gate`, which gets a
+ * durable approval first.
  *
  * @category Discovery and calls
  */
 export interface WriteToolRegistration
-  extends Omit<ToolRegistration, "policy" | "concurrencySafe" | "call"> {
+  extends Omit<ToolRegistration, "policy" | "concurrencySafe"> {
   /** The host's id for the server. */
   readonly serverId: string;
   /** The host's confirm policy. */
@@ -70,7 +66,8 @@ export interface WriteToolRegistration
 }
 
 /**
- * What write discovery returns: the frozen write snapshot and its registrations.
+ * What write discovery returns: the frozen write snapshot, its registrations and their call
+ * plans (same order), for a `Gate`.
  *
  * @category Discovery and calls
  */
@@ -79,6 +76,8 @@ export interface WriteDiscoveryResult {
   readonly snapshot: WriteSnapshot;
   /** Write tools, one per snapshot entry, sorted by local name. */
   readonly registrations: readonly WriteToolRegistration[];
+  /** What a `Gate` runs each tool's calls with, one per registration, same order. */
+  readonly calls: readonly CallPlan[];
   /** Bound tools left out with `onUnfit: "skip"`, each with its error (empty otherwise). */
   readonly skipped: readonly UnfitTool[];
   /** `true` when a change was heard while discovery was listing (see `DiscoveryResult`). */
@@ -144,29 +143,53 @@ export async function discoverWriteTools(
     },
   }));
   const snapshot = await buildWriteSnapshot({ ...found.header, entries });
-  const registrations = mapByLocalName(
+  const registrations = snapshot.entries.map((entry) =>
+    createWriteRegistration(serverId, entry, snapshot.revisionDigest)
+  );
+  const calls = mapByLocalName(
     snapshot.entries,
     found.selected,
     (item) => item.base.localName,
-    (entry, item) =>
-      createWriteRegistration(
-        serverId,
-        entry,
-        snapshot.revisionDigest,
-        createCallLayers(registrationContext(found, entry, item)),
-      ),
+    (entry, item) => ({ entry, item }),
+  ).map(({ entry, item }, index) =>
+    callPlanOf(found, entry, item, {
+      approval: {
+        binding: approvalFieldsOf(registrations[index]),
+        decidedBy: entry.policy.decidedBy,
+      },
+    })
   );
-  return deepFreeze({ snapshot, registrations, skipped: found.unfit, ...staleness(found) });
+  return discovered({ snapshot, registrations, ...unfitOf(found) }, calls);
 }
 
 /**
- * Builds the frozen write registration of one write-snapshot entry and attaches its call
- * layers. Its `approvalBinding.bindingRevision` is the whole write catalog's digest.
+ * The binding identity of a write registration, as an approval records it.
+ *
+ * @param registration the write registration
+ *
+ * @category Discovery and calls
+ */
+export function approvalFieldsOf(registration: WriteToolRegistration): ApprovalBindingFields {
+  const binding = registration.approvalBinding;
+  return Object.freeze({
+    serverId: registration.serverId,
+    toolName: registration.localName,
+    remoteToolName: registration.remoteName,
+    catalogDigest: binding.bindingRevision,
+    bindingId: binding.bindingId,
+    scopeId: binding.scopeId,
+    scopeRevision: binding.scopeRevision,
+    effect: binding.effect,
+  });
+}
+
+/**
+ * Builds the frozen write registration of one write-snapshot entry. Its
+ * `approvalBinding.bindingRevision` is the whole write catalog's digest.
  *
  * @param serverId the host's id for the server
  * @param entry the frozen write-snapshot entry
  * @param revisionDigest the write snapshot's `revisionDigest`
- * @param layers the entry's call layers (run only by the gate)
  *
  * @category Discovery and calls
  */
@@ -174,10 +197,9 @@ export function createWriteRegistration(
   serverId: string,
   entry: WriteSnapshotEntry,
   revisionDigest: string,
-  layers: CallInternals,
 ): WriteToolRegistration {
   const { authorization } = entry;
-  const registration: WriteToolRegistration = Object.freeze({
+  return Object.freeze({
     localName: entry.localName,
     remoteName: entry.remoteName,
     serverId,
@@ -195,6 +217,4 @@ export function createWriteRegistration(
       effect: authorization.effect,
     }),
   });
-  attachCallInternals(registration, layers);
-  return registration;
 }

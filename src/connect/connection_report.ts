@@ -5,7 +5,7 @@
  * @module
  */
 import type { ApprovalDecider } from "../catalog/write_bindings.ts";
-import { callInternals } from "../calls/registration.ts";
+import { toolStatus } from "../calls/call_plan.ts";
 import { reportOf } from "../providers/reports.ts";
 import type { ConnectAllConfig } from "./config.ts";
 import type { ConnectionState } from "./connection_state.ts";
@@ -31,9 +31,8 @@ function mechanismOf(item: ServerState): ChangeMechanism {
 
 /** The stale ready tools of a server, and why (the first change not yet resolved). */
 function staleOf(item: ServerState): Pick<ServerReport, "stale" | "staleTools"> {
-  const stale = item.catalog!.tools.filter((tool) =>
-    callInternals(tool.registration)?.status() === "stale"
-  ).map((tool) => tool.allowed.tool);
+  const stale = item.catalog!.tools.filter((tool) => toolStatus(tool.plan) === "stale")
+    .map((tool) => tool.allowed.tool);
   if (stale.length === 0) return {};
   const monitor = item.session.monitor;
   const since = item.catalog!.listing?.generation ?? 0;

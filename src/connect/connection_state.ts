@@ -99,9 +99,7 @@ export async function discoverInto(
 export function gateFor(config: ConnectAllConfig, servers: readonly ToolkitServer[]): Gate {
   const approve = config.approve;
   return new Gate({
-    catalogs: servers.map((server) => ({
-      registrations: server.tools.map((tool) => tool.registration),
-    })),
+    catalogs: servers.map((server) => ({ calls: server.tools.map((tool) => tool.plan) })),
     ...(config.store !== undefined ? { store: config.store } : {}),
     ...(approve !== undefined
       ? {

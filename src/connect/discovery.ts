@@ -20,6 +20,7 @@ import type { ApprovalDecider, WriteEffect, WriteToolBinding } from "../catalog/
 import { discoverTools, listTools } from "../calls/discover.ts";
 import { discoverWriteTools, type WriteToolRegistration } from "../calls/discover_write.ts";
 import type { ToolRegistration } from "../calls/registration.ts";
+import type { CallPlan } from "../calls/call_plan.ts";
 import type { AllowedTool, ResolvedServer } from "./config.ts";
 import { type ApprovalPolicy, approvalPolicy } from "./governance.ts";
 import { type SkippedTool, toolSkipReason } from "./report.ts";
@@ -37,6 +38,8 @@ export interface ConnectedTool {
   readonly source: "server" | "owner_spec";
   /** A read registration (no approval) or a write registration (approval through the gate). */
   readonly registration: ToolRegistration | WriteToolRegistration;
+  /** What the gate runs this tool's calls with. */
+  readonly plan: CallPlan;
   /** `revisionDigest` of the catalog this tool belongs to. */
   readonly catalogDigest: string;
 }
@@ -175,6 +178,7 @@ function expectedDigestsOf(
 interface FoundCatalog {
   readonly snapshot: ReadSnapshot | WriteSnapshot;
   readonly registrations: readonly (ToolRegistration | WriteToolRegistration)[];
+  readonly calls: readonly CallPlan[];
   readonly skipped: readonly UnfitTool[];
   readonly staleReason?: StaleReason;
 }
@@ -188,13 +192,14 @@ function collectFound(
   limits: ToolLimits,
   skip: (tool: AllowedTool, code: string, reason: string) => void,
 ): void {
-  for (const registration of found.registrations) {
+  for (const [index, registration] of found.registrations.entries()) {
     const { tool, policy } = byRemote.get(registration.remoteName)!;
     tools.push({
       allowed: tool,
       policy,
       source: tool.spec === undefined ? "server" : "owner_spec",
       registration,
+      plan: found.calls[index],
       catalogDigest: found.snapshot.revisionDigest,
     });
   }

@@ -9,6 +9,8 @@ import { digest, digestText, type JsonObject } from "../identity/mod.ts";
 import { codeOf } from "../codes.ts";
 import type { ArgumentProblem, ToolEnvelope, WriteOutcomeEffect } from "../calls/envelope.ts";
 import { DeadlineStopped, withinDeadline } from "../calls/within_deadline.ts";
+import { admitCall } from "../calls/admit.ts";
+import { dispatchCall } from "../calls/dispatch.ts";
 import { assertDurableStore } from "../approvals/guard.ts";
 import { sameCall, settledRefusal } from "../approvals/machine.ts";
 import type {
@@ -270,15 +272,15 @@ export class WritePath {
     options: RunOptions,
     approvalId: string,
   ): Promise<unknown> {
-    const registration = tool.registration;
+    const { binding } = tool;
     try {
       return await withinDeadline(() =>
         approve({
-          server: registration.serverId,
-          tool: registration.localName,
-          remoteName: registration.remoteName,
+          server: binding.serverId,
+          tool: binding.toolName,
+          remoteName: binding.remoteToolName,
           arguments: structuredClone(item.args),
-          effect: registration.approvalBinding.effect,
+          effect: binding.effect,
           approvalId,
         }), options.signal);
     } catch (error) {
@@ -456,7 +458,7 @@ export class WritePath {
     // Re-check locally at claim time: the catalog may be stale, the scope may now deny.
     let admission;
     try {
-      admission = await tool.layers.admit(args, options.state, options.signal);
+      admission = await admitCall(tool.plan, args, options.state, options.signal);
     } catch {
       admission = { ok: false as const, errorCode: "mcp_protocol_error" as const };
     }
@@ -466,7 +468,7 @@ export class WritePath {
         code: admission.errorCode,
       });
     }
-    const dispatch = await tool.layers.dispatch(admission.args, options.signal, {
+    const dispatch = await dispatchCall(tool.plan, admission.args, options.signal, {
       onSent: () => this.#point("sent", approvalId),
       failIfCatalogChanged: true,
     });
