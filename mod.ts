@@ -75,11 +75,14 @@ export {
 } from "./src/catalog/monitor.ts";
 export type { ReadSnapshot, SnapshotEntry, SnapshotEntryBase } from "./src/catalog/snapshot.ts";
 export {
-  type DiscoverOptions,
+  type CatalogBindings,
+  discoverCatalogs,
+  type DiscoveredCatalogs,
   discoverTools,
   type DiscoveryResult,
   listTools,
 } from "./src/calls/discover.ts";
+export type { DiscoverOptions } from "./src/calls/bound.ts";
 export type { ToolListing } from "./src/catalog/listing.ts";
 export { NOT_NEGOTIATED, type UnfitTool } from "./src/catalog/selection.ts";
 export {
@@ -229,12 +232,8 @@ export type {
   WriteSnapshot,
   WriteSnapshotEntry,
 } from "./src/catalog/snapshot.ts";
-export {
-  discoverWriteTools,
-  type WriteApprovalBinding,
-  type WriteDiscoveryResult,
-  type WriteToolRegistration,
-} from "./src/calls/discover_write.ts";
+export { discoverWriteTools, type WriteDiscoveryResult } from "./src/calls/discover.ts";
+export type { WriteApprovalBinding, WriteToolRegistration } from "./src/calls/registration.ts";
 export {
   APPROVAL_TEXT,
   createGrant,

@@ -1,69 +1,46 @@
 /**
- * Read discovery: the bound tools of one server into a frozen, digest-pinned snapshot and
- * registrations with their call plans. Shares its listing and checks with write discovery.
+ * Discovery: the bound tools of one server, read and write, from one listing and one pass of
+ * checks into frozen, digest-pinned catalogs (a read snapshot, a write snapshot that records
+ * the host's authorization identity), registrations and their call plans.
  *
  * @module
  */
-import { type ReadToolBindings, resolveBindings } from "../catalog/bindings.ts";
-import type { ToolLimits } from "../catalog/limits.ts";
-import { listNamedTools, type ToolListing } from "../catalog/listing.ts";
-import type { CatalogMonitor, StaleReason } from "../catalog/monitor.ts";
 import {
-  catalogHeader,
-  discoveryLimits,
-  type SelectableBinding,
-  selectBound,
-  type Selected,
-  type Selection,
-  type UnfitTool,
-} from "../catalog/selection.ts";
-import { definitionDigest, definitionOfEntry } from "../catalog/revisions.ts";
+  type ReadToolBindings,
+  resolveBindings,
+  type ResolvedBinding,
+} from "../catalog/bindings.ts";
+import {
+  type ResolvedWriteBinding,
+  resolveWriteBindings,
+  type WriteToolBindings,
+} from "../catalog/write_bindings.ts";
+import { listNamedTools, type ToolListing } from "../catalog/listing.ts";
+import type { StaleReason } from "../catalog/monitor.ts";
+import { discoveryLimits, type Selected, type UnfitTool } from "../catalog/selection.ts";
 import {
   buildSnapshot,
-  byLocalName,
+  buildWriteSnapshot,
   mapByLocalName,
   type ReadSnapshot,
   type SnapshotEntry,
   type SnapshotEntryBase,
+  type WriteSnapshot,
+  type WriteSnapshotEntry,
 } from "../catalog/snapshot.ts";
 import { deepFreeze } from "../identity/mod.ts";
 import { DiscoveryError } from "../catalog/errors.ts";
 import { asSession, type SdkClientLike } from "../session/from_client.ts";
 import type { McpSession } from "../session/session.ts";
-import { createRegistration, type ToolRegistration } from "./registration.ts";
+import {
+  approvalFieldsOf,
+  createRegistration,
+  createWriteRegistration,
+  type ToolRegistration,
+  type WriteToolRegistration,
+} from "./registration.ts";
 import { type CallPlan, scopeCheckOf } from "./call_plan.ts";
-
-/**
- * Options of {@link discoverTools} and `discoverWriteTools`.
- *
- * @category Discovery and calls
- */
-export interface DiscoverOptions {
-  /** The session's monitor: protocol version, list changes, close. Required. */
-  readonly monitor: CatalogMonitor;
-  /** Lowered bounds (or a raised timeout); defaults in `DEFAULT_TOOL_LIMITS`. */
-  readonly limits?: Partial<ToolLimits>;
-  /** Aborts discovery (ends in `mcp_aborted`). */
-  readonly signal?: AbortSignal;
-  /**
-   * A listing from {@link listTools} under the same monitor, so a read and a write catalog of
-   * one server share one `tools/list`. Without it discovery lists by itself.
-   */
-  readonly listing?: ToolListing;
-  /**
-   * What a bound tool that does not fit does: `"fail"` (default) throws its
-   * `DiscoveryError`; `"skip"` leaves it out of the catalog and returns it in `skipped`, so
-   * the other tools stay usable. A failure of the whole list throws either way.
-   */
-  readonly onUnfit?: "fail" | "skip";
-  /**
-   * Expected entry digests by remote name (a lock's, see `definitionDigest`): a listed bound
-   * tool whose definition has another digest, or that has no expected digest, does not fit
-   * (`catalog_lock_mismatch`, skipped or thrown as `onUnfit` says). Tools with an owner spec
-   * are the host's own definition and are not checked.
-   */
-  readonly expectedDigests?: Readonly<Record<string, string>>;
-}
+import { type DiscoverOptions, findBound, type Found, staleness } from "./bound.ts";
 
 /**
  * What discovery returns: the frozen snapshot, one registration per entry and one call plan
@@ -90,17 +67,24 @@ export interface DiscoveryResult {
 }
 
 /**
- * Whether the catalog of a selection is stale already, and why, as discovery results say it.
- *
- * @param found the selection
+ * What write discovery returns: the frozen write snapshot, its registrations and their call
+ * plans (same order), for a `Gate`.
  *
  * @category Discovery and calls
  */
-export function staleness(
-  found: Pick<Found<SelectableBinding>, "monitor" | "generation">,
-): { readonly stale: boolean; readonly staleReason?: StaleReason } {
-  const reason = found.monitor.staleReason(found.generation);
-  return reason === undefined ? { stale: false } : { stale: true, staleReason: reason };
+export interface WriteDiscoveryResult {
+  /** The detached, deeply frozen write catalog (`schemaVersion: 2`). */
+  readonly snapshot: WriteSnapshot;
+  /** Write tools, one per snapshot entry, sorted by local name. */
+  readonly registrations: readonly WriteToolRegistration[];
+  /** What a `Gate` runs each tool's calls with, one per registration, same order. */
+  readonly calls: readonly CallPlan[];
+  /** Bound tools left out with `onUnfit: "skip"`, each with its error (empty otherwise). */
+  readonly skipped: readonly UnfitTool[];
+  /** `true` when a change was heard while discovery was listing (see `DiscoveryResult`). */
+  readonly stale: boolean;
+  /** Why, when `stale`. */
+  readonly staleReason?: StaleReason;
 }
 
 /**
@@ -141,101 +125,6 @@ export function listTools(
 ): Promise<ToolListing> {
   const limits = discoveryLimits(options.limits);
   return listNamedTools(asSession(source), options.monitor, new Set(names), limits, options.signal);
-}
-
-/**
- * A selection with the session and limits its registrations are built from.
- *
- * @category Discovery and calls
- */
-export interface Found<B extends SelectableBinding> extends Selection<B> {
-  readonly session: McpSession;
-  readonly monitor: CatalogMonitor;
-  readonly limits: ToolLimits;
-  /** Each selected listed tool's entry digest, by remote name (owner specs have none). */
-  readonly digests: ReadonlyMap<string, string>;
-}
-
-/**
- * Each selected listed tool's entry digest; with `expected`, the tools that do not match it
- * move to `unfit` (or throw, with `onUnfit: "fail"`).
- */
-async function checkDigests<B extends SelectableBinding>(
-  selection: Selection<B>,
-  expected: Readonly<Record<string, string>> | undefined,
-  onUnfit: "fail" | "skip",
-): Promise<{ selection: Selection<B>; digests: Map<string, string> }> {
-  const digests = new Map<string, string>();
-  const selected: Selected<B>[] = [];
-  const unfit: UnfitTool[] = [...selection.unfit];
-  for (const item of selection.selected) {
-    if (item.binding.spec !== undefined) {
-      selected.push(item);
-      continue;
-    }
-    const name = item.base.remoteName;
-    const found = await definitionDigest(definitionOfEntry(item.base));
-    if (expected !== undefined && !(Object.hasOwn(expected, name) && expected[name] === found)) {
-      const error = new DiscoveryError(
-        "catalog_lock_mismatch",
-        `bound tool "${name}" does not have the expected definition digest`,
-        { tool: name },
-      );
-      if (onUnfit === "fail") throw error;
-      unfit.push({ localName: item.base.localName, remoteName: name, error });
-      continue;
-    }
-    digests.set(name, found);
-    selected.push(item);
-  }
-  unfit.sort(byLocalName);
-  return { selection: { ...selection, selected, unfit }, digests };
-}
-
-/**
- * The discovery steps shared by read and write catalogs: limits, bindings, the listing (unless
- * given or every binding has an owner spec), and each bound tool's checks.
- *
- * @category Discovery and calls
- */
-export async function findBound<B extends SelectableBinding>(
-  source: SdkClientLike | McpSession,
-  serverId: string,
-  resolve: () => Map<string, B>,
-  options: DiscoverOptions,
-): Promise<Found<B>> {
-  const limits = discoveryLimits(options.limits);
-  const bindings = resolve();
-  const session = asSession(source);
-  const { monitor } = options;
-  if (options.listing !== undefined && options.listing.monitor !== monitor) {
-    throw new DiscoveryError(
-      "discovery_options_invalid",
-      "the listing was made under another monitor",
-    );
-  }
-  const toList = [...bindings.values()].filter((binding) => binding.spec === undefined);
-  let listing = options.listing;
-  if (listing === undefined && toList.length > 0) {
-    // Checks the server id, monitor and version before the first request.
-    catalogHeader(serverId, monitor, true);
-    const names = new Set(toList.map((binding) => binding.remoteName));
-    listing = await listNamedTools(session, monitor, names, limits, options.signal);
-  }
-  const onUnfit = options.onUnfit ?? "fail";
-  const { selection, digests } = await checkDigests(
-    await selectBound({
-      serverId,
-      bindings,
-      monitor,
-      limits,
-      listing: toList.length > 0 ? listing : undefined,
-      onUnfit,
-    }),
-    options.expectedDigests,
-    onUnfit,
-  );
-  return { ...selection, session, monitor, limits, digests };
 }
 
 /**
@@ -292,8 +181,164 @@ export async function discoverTools(
   bindings: ReadToolBindings,
   options: DiscoverOptions,
 ): Promise<DiscoveryResult> {
-  const found = await findBound(source, serverId, () => resolveBindings(bindings), options);
-  const entries = found.selected.map((item): SnapshotEntry => ({
+  return (await discoverCatalogs(source, serverId, { reads: bindings }, options)).reads!;
+}
+
+/**
+ * Discovers the bound write tools of one server into a `schemaVersion: 2` snapshot that records
+ * the host's authorization identity, and write registrations for a `Gate`. Every binding must
+ * state `policy: { mode: "confirm", title, effect }` with the same `effect` as the binding, a
+ * scope validator function, and non-empty `bindingId`, `bindingRevision`, `scopeId` and
+ * `scopeRevision`; server annotations never grant or waive any of it. The listing, schema and
+ * budget checks are the read discovery's.
+ *
+ * Throws a `DiscoveryError` (codes `binding_*`, `limits_invalid`, `mcp_*`).
+ *
+ * @param source the host's connected SDK client (v1 or v2), or a session
+ * @param serverId the host's id for this server
+ * @param bindings the host's write bindings keyed by remote tool name
+ * @param options the session's monitor, optional limits, listing, skip rule and abort signal
+ *
+ * @example
+ * ```ts
+ * import { type CatalogMonitor, discoverWriteTools } from "@sluice/mcp";
+ * import type { Client } from "@modelcontextprotocol/client";
+ * declare const client: Client, monitor: CatalogMonitor; // connected, as for discoverTools
+ *
+ * const writes = await discoverWriteTools(client, "records", {
+ *   write_record: {
+ *     localName: "save_record",
+ *     policy: { mode: "confirm", title: "Save a record", effect: "write" },
+ *     effect: "write",
+ *     scope: (state, args) => args.key === "allowed" ? undefined : "other key",
+ *     bindingId: "records.save",
+ *     bindingRevision: "3",
+ *     scopeId: "team-a",
+ *     scopeRevision: "12",
+ *   },
+ * }, { monitor });
+ * ```
+ *
+ * @category Discovery and calls
+ */
+export async function discoverWriteTools(
+  source: SdkClientLike | McpSession,
+  serverId: string,
+  bindings: WriteToolBindings,
+  options: DiscoverOptions,
+): Promise<WriteDiscoveryResult> {
+  return (await discoverCatalogs(source, serverId, { writes: bindings }, options)).writes!;
+}
+
+/**
+ * The host's bindings of one server, read and write, for {@link discoverCatalogs}: each side
+ * keyed by remote tool name; a remote or local name may appear on one side only.
+ *
+ * @category Discovery and calls
+ */
+export interface CatalogBindings {
+  /** Read bindings (`policy.mode: "read"`), as for {@link discoverTools}. */
+  readonly reads?: ReadToolBindings;
+  /** Write bindings (`policy.mode: "confirm"`), as for {@link discoverWriteTools}. */
+  readonly writes?: WriteToolBindings;
+}
+
+/**
+ * What {@link discoverCatalogs} returns: the read and the write catalog of one pass, each
+ * `null` when no bindings were given for it.
+ *
+ * @category Discovery and calls
+ */
+export interface DiscoveredCatalogs {
+  /** The read catalog, as {@link discoverTools} returns it. */
+  readonly reads: DiscoveryResult | null;
+  /** The write catalog, as {@link discoverWriteTools} returns it. */
+  readonly writes: WriteDiscoveryResult | null;
+}
+
+/** A resolved binding of either kind: the policy's mode says which. */
+type AnyBinding = ResolvedBinding | ResolvedWriteBinding;
+
+function isWrite(binding: AnyBinding): binding is ResolvedWriteBinding {
+  return binding.policy.mode === "confirm";
+}
+
+/** Both sides' bindings in one map; a name on both sides is refused. */
+function resolveAll(bindings: CatalogBindings): Map<string, AnyBinding> {
+  const reads = bindings.reads !== undefined ? resolveBindings(bindings.reads) : new Map();
+  const writes = bindings.writes !== undefined
+    ? resolveWriteBindings(bindings.writes)
+    : new Map<string, ResolvedWriteBinding>();
+  const all = new Map<string, AnyBinding>(reads);
+  const localNames = new Set([...reads.values()].map((binding) => binding.localName));
+  for (const [remoteName, binding] of writes) {
+    if (all.has(remoteName) || localNames.has(binding.localName)) {
+      throw new DiscoveryError(
+        all.has(remoteName) ? "binding_invalid" : "binding_duplicate_name",
+        `"${remoteName}" is bound as a read and as a write tool`,
+        { tool: remoteName },
+      );
+    }
+    all.set(remoteName, binding);
+  }
+  if (all.size === 0) throw new DiscoveryError("binding_invalid", "no tools are bound");
+  return all;
+}
+
+/**
+ * Discovers the read and the write tools of one server in one pass: one listing (or
+ * `options.listing`), each bound tool checked once, then a read catalog and a write catalog
+ * built from the same selection, each as {@link discoverTools} and {@link discoverWriteTools}
+ * build theirs. Throws a {@link DiscoveryError} as they do.
+ *
+ * @param source the host's connected SDK client (v1 or v2), or a session
+ * @param serverId the host's id for this server
+ * @param bindings the read and write bindings, each keyed by remote tool name
+ * @param options the session's monitor, optional limits, listing, skip rule and abort signal
+ *
+ * @example
+ * ```ts
+ * import { type CatalogMonitor, discoverCatalogs, Gate } from "@sluice/mcp";
+ * import type { Client } from "@modelcontextprotocol/client";
+ * import type { ReadToolBindings, WriteToolBindings } from "@sluice/mcp";
+ * declare const client: Client, monitor: CatalogMonitor;
+ * declare const reads: ReadToolBindings, writes: WriteToolBindings;
+ *
+ * const found = await discoverCatalogs(client, "docs", { reads, writes }, { monitor });
+ * const gate = new Gate({ catalogs: [found.reads!], approve: () => true });
+ * ```
+ *
+ * @category Discovery and calls
+ */
+export async function discoverCatalogs(
+  source: SdkClientLike | McpSession,
+  serverId: string,
+  bindings: CatalogBindings,
+  options: DiscoverOptions,
+): Promise<DiscoveredCatalogs> {
+  const found = await findBound(source, serverId, () => resolveAll(bindings), options);
+  const writeNames = new Set(
+    [...found.bindings].filter(([, binding]) => isWrite(binding)).map(([name]) => name),
+  );
+  const side = (write: boolean) => ({
+    selected: found.selected.filter((item) => isWrite(item.binding) === write),
+    skipped: found.unfit.filter((item) => writeNames.has(item.remoteName) === write),
+  });
+  return {
+    reads: bindings.reads !== undefined ? await readCatalog(found, side(false)) : null,
+    writes: bindings.writes !== undefined ? await writeCatalog(serverId, found, side(true)) : null,
+  };
+}
+
+/** One side of a selection: its selected tools and those that did not fit. */
+interface Side {
+  readonly selected: readonly Selected<AnyBinding>[];
+  readonly skipped: readonly UnfitTool[];
+}
+
+async function readCatalog(found: Found<AnyBinding>, side: Side): Promise<DiscoveryResult> {
+  const selected = side.selected as readonly Selected<ResolvedBinding>[];
+  const entries = selected.map((item): SnapshotEntry => ({
     ...item.base,
     policy: item.binding.policy,
     concurrencySafe: item.binding.concurrencySafe,
@@ -301,34 +346,59 @@ export async function discoverTools(
   const snapshot = await buildSnapshot({ ...found.header, entries });
   const calls = mapByLocalName(
     snapshot.entries,
-    found.selected,
+    selected,
     (item) => item.base.localName,
     (entry, item) =>
       callPlanOf(found, entry, item, {
         resendOnBrokenStream: item.binding.resendOnBrokenStream,
       }),
   );
+  const registrations = snapshot.entries.map(createRegistration);
   return discovered(
-    { snapshot, registrations: snapshot.entries.map(createRegistration), ...unfitOf(found) },
+    { snapshot, registrations, skipped: side.skipped, ...staleness(found) },
     calls,
   );
 }
 
-/**
- * Bound tools that did not fit, and whether the catalog is stale already.
- *
- * @param found the selection
- *
- * @category Discovery and calls
- */
-export function unfitOf(
-  found: Found<SelectableBinding>,
-): {
-  readonly skipped: readonly UnfitTool[];
-  readonly stale: boolean;
-  readonly staleReason?: StaleReason;
-} {
-  return { skipped: found.unfit, ...staleness(found) };
+async function writeCatalog(
+  serverId: string,
+  found: Found<AnyBinding>,
+  side: Side,
+): Promise<WriteDiscoveryResult> {
+  const selected = side.selected as readonly Selected<ResolvedWriteBinding>[];
+  const entries = selected.map((item): WriteSnapshotEntry => ({
+    ...item.base,
+    policy: item.binding.policy,
+    concurrencySafe: false,
+    authorization: {
+      bindingId: item.binding.bindingId,
+      bindingRevision: item.binding.bindingRevision,
+      scopeId: item.binding.scopeId,
+      scopeRevision: item.binding.scopeRevision,
+      effect: item.binding.policy.effect,
+    },
+  }));
+  const snapshot = await buildWriteSnapshot({ ...found.header, entries });
+  const registrations = snapshot.entries.map((entry) =>
+    createWriteRegistration(serverId, entry, snapshot.revisionDigest)
+  );
+  const calls = mapByLocalName(
+    snapshot.entries,
+    selected,
+    (item) => item.base.localName,
+    (entry, item) => ({ entry, item }),
+  ).map(({ entry, item }, index) =>
+    callPlanOf(found, entry, item, {
+      approval: {
+        binding: approvalFieldsOf(registrations[index]),
+        decidedBy: entry.policy.decidedBy,
+      },
+    })
+  );
+  return discovered(
+    { snapshot, registrations, skipped: side.skipped, ...staleness(found) },
+    calls,
+  );
 }
 
 /**
@@ -360,11 +430,11 @@ export function discovered<T extends object>(
  */
 export function callPlanOf(
   source: Pick<
-    Found<SelectableBinding>,
+    Found<AnyBinding>,
     "session" | "monitor" | "generation" | "limits" | "digests"
   >,
   entry: SnapshotEntryBase,
-  item: Selected<SelectableBinding>,
+  item: Selected<AnyBinding>,
   extra: Partial<Pick<CallPlan, "approval" | "resendOnBrokenStream">> = {},
 ): CallPlan {
   return Object.freeze({

@@ -17,9 +17,8 @@ import { definitionOfListed, type ToolDefinition } from "../catalog/revisions.ts
 import type { UnfitTool } from "../catalog/selection.ts";
 import { byLocalName, type ReadSnapshot, type WriteSnapshot } from "../catalog/snapshot.ts";
 import type { ApprovalDecider, WriteEffect, WriteToolBinding } from "../catalog/write_bindings.ts";
-import { discoverTools, listTools } from "../calls/discover.ts";
-import { discoverWriteTools, type WriteToolRegistration } from "../calls/discover_write.ts";
-import type { ToolRegistration } from "../calls/registration.ts";
+import { discoverCatalogs, listTools } from "../calls/discover.ts";
+import type { ToolRegistration, WriteToolRegistration } from "../calls/registration.ts";
 import type { CallPlan } from "../calls/call_plan.ts";
 import type { AllowedTool, ResolvedServer } from "./config.ts";
 import { type ApprovalPolicy, approvalPolicy } from "./governance.ts";
@@ -287,16 +286,17 @@ export async function discoverServer(
     staleReason ??= found.staleReason;
     collectFound(found, byRemote, tools, listing, limits, skip);
   };
+  const bindings = {
+    ...(Object.keys(reads).length > 0 ? { reads } : {}),
+    ...(Object.keys(writes).length > 0 ? { writes } : {}),
+  };
   try {
-    if (Object.keys(reads).length > 0) {
-      const found = await discoverTools(session, server.id, reads, options);
-      snapshot = found.snapshot;
-      collect(found);
-    }
-    if (Object.keys(writes).length > 0) {
-      const found = await discoverWriteTools(session, server.id, writes, options);
-      writeSnapshot = found.snapshot;
-      collect(found);
+    if (bindings.reads || bindings.writes) {
+      const found = await discoverCatalogs(session, server.id, bindings, options);
+      snapshot = found.reads?.snapshot ?? null;
+      writeSnapshot = found.writes?.snapshot ?? null;
+      if (found.reads) collect(found.reads);
+      if (found.writes) collect(found.writes);
     }
   } catch (error) {
     // A failure of the catalog as a whole (for example a version sluice does not accept).
