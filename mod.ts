@@ -46,12 +46,17 @@ export {
   type ValidationErrorCode,
   type ValidationResult,
 } from "./src/schema/mod.ts";
-export {
-  type OwnerSpec,
-  type ReadPolicy,
-  type ReadToolBinding,
-  type ReadToolBindings,
-  type ScopeValidator,
+export type {
+  ApprovalDecider,
+  OwnerSpec,
+  ReadPolicy,
+  ReadToolBinding,
+  ReadToolBindings,
+  ScopeValidator,
+  WriteEffect,
+  WritePolicy,
+  WriteToolBinding,
+  WriteToolBindings,
 } from "./src/catalog/bindings.ts";
 export {
   DiscoveryError,
@@ -220,13 +225,6 @@ export {
   type TransportReport,
 } from "./src/transport/mod.ts";
 
-export type {
-  ApprovalDecider,
-  WriteEffect,
-  WritePolicy,
-  WriteToolBinding,
-  WriteToolBindings,
-} from "./src/catalog/write_bindings.ts";
 export type {
   WriteAuthorization,
   WriteSnapshot,

@@ -4,11 +4,10 @@
  * @module
  */
 import type { SchemaValidator } from "../schema/types.ts";
-import type { ScopeValidator } from "../catalog/bindings.ts";
+import type { ApprovalDecider, ScopeValidator, WriteEffect } from "../catalog/bindings.ts";
 import type { ToolLimits } from "../catalog/limits.ts";
 import type { CatalogMonitor, CatalogStatus } from "../catalog/monitor.ts";
 import type { SnapshotEntryBase } from "../catalog/snapshot.ts";
-import type { ApprovalDecider, WriteEffect } from "../catalog/write_bindings.ts";
 import type { McpSession } from "../session/session.ts";
 import type { JsonObject } from "../identity/mod.ts";
 import { DeadlineQueue } from "../deadline.ts";

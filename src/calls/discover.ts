@@ -6,15 +6,14 @@
  * @module
  */
 import {
+  type AnyResolvedBinding,
+  isWriteBinding,
   type ReadToolBindings,
-  resolveBindings,
+  resolveAllBindings,
   type ResolvedBinding,
-} from "../catalog/bindings.ts";
-import {
   type ResolvedWriteBinding,
-  resolveWriteBindings,
   type WriteToolBindings,
-} from "../catalog/write_bindings.ts";
+} from "../catalog/bindings.ts";
 import { listNamedTools, type ToolListing } from "../catalog/listing.ts";
 import type { StaleReason } from "../catalog/monitor.ts";
 import { discoveryLimits, type Selected, type UnfitTool } from "../catalog/selection.ts";
@@ -29,7 +28,6 @@ import {
   type WriteSnapshotEntry,
 } from "../catalog/snapshot.ts";
 import { deepFreeze } from "../identity/mod.ts";
-import { DiscoveryError } from "../catalog/errors.ts";
 import { asSession, type SdkClientLike } from "../session/from_client.ts";
 import type { McpSession } from "../session/session.ts";
 import {
@@ -134,7 +132,7 @@ export function listTools(
  * validator once. Unbound tools appear nowhere: not in the snapshot, the registrations or any
  * error. A binding with an owner `spec` is not listed.
  *
- * Throws a {@link DiscoveryError} (codes `binding_*`, `limits_invalid`, `mcp_*`, transport
+ * Throws a `DiscoveryError` (codes `binding_*`, `limits_invalid`, `mcp_*`, transport
  * codes).
  *
  * @param source the host's connected SDK client (v1 or v2), or a session
@@ -256,40 +254,11 @@ export interface DiscoveredCatalogs {
   readonly writes: WriteDiscoveryResult | null;
 }
 
-/** A resolved binding of either kind: the policy's mode says which. */
-type AnyBinding = ResolvedBinding | ResolvedWriteBinding;
-
-function isWrite(binding: AnyBinding): binding is ResolvedWriteBinding {
-  return binding.policy.mode === "confirm";
-}
-
-/** Both sides' bindings in one map; a name on both sides is refused. */
-function resolveAll(bindings: CatalogBindings): Map<string, AnyBinding> {
-  const reads = bindings.reads !== undefined ? resolveBindings(bindings.reads) : new Map();
-  const writes = bindings.writes !== undefined
-    ? resolveWriteBindings(bindings.writes)
-    : new Map<string, ResolvedWriteBinding>();
-  const all = new Map<string, AnyBinding>(reads);
-  const localNames = new Set([...reads.values()].map((binding) => binding.localName));
-  for (const [remoteName, binding] of writes) {
-    if (all.has(remoteName) || localNames.has(binding.localName)) {
-      throw new DiscoveryError(
-        all.has(remoteName) ? "binding_invalid" : "binding_duplicate_name",
-        `"${remoteName}" is bound as a read and as a write tool`,
-        { tool: remoteName },
-      );
-    }
-    all.set(remoteName, binding);
-  }
-  if (all.size === 0) throw new DiscoveryError("binding_invalid", "no tools are bound");
-  return all;
-}
-
 /**
  * Discovers the read and the write tools of one server in one pass: one listing (or
  * `options.listing`), each bound tool checked once, then a read catalog and a write catalog
  * built from the same selection, each as {@link discoverTools} and {@link discoverWriteTools}
- * build theirs. Throws a {@link DiscoveryError} as they do.
+ * build theirs. Throws a `DiscoveryError` as they do.
  *
  * @param source the host's connected SDK client (v1 or v2), or a session
  * @param serverId the host's id for this server
@@ -316,12 +285,17 @@ export async function discoverCatalogs(
   bindings: CatalogBindings,
   options: DiscoverOptions,
 ): Promise<DiscoveredCatalogs> {
-  const found = await findBound(source, serverId, () => resolveAll(bindings), options);
+  const found = await findBound(
+    source,
+    serverId,
+    () => resolveAllBindings(bindings.reads, bindings.writes),
+    options,
+  );
   const writeNames = new Set(
-    [...found.bindings].filter(([, binding]) => isWrite(binding)).map(([name]) => name),
+    [...found.bindings].filter(([, binding]) => isWriteBinding(binding)).map(([name]) => name),
   );
   const side = (write: boolean) => ({
-    selected: found.selected.filter((item) => isWrite(item.binding) === write),
+    selected: found.selected.filter((item) => isWriteBinding(item.binding) === write),
     skipped: found.unfit.filter((item) => writeNames.has(item.remoteName) === write),
   });
   return {
@@ -332,11 +306,11 @@ export async function discoverCatalogs(
 
 /** One side of a selection: its selected tools and those that did not fit. */
 interface Side {
-  readonly selected: readonly Selected<AnyBinding>[];
+  readonly selected: readonly Selected<AnyResolvedBinding>[];
   readonly skipped: readonly UnfitTool[];
 }
 
-async function readCatalog(found: Found<AnyBinding>, side: Side): Promise<DiscoveryResult> {
+async function readCatalog(found: Found<AnyResolvedBinding>, side: Side): Promise<DiscoveryResult> {
   const selected = side.selected as readonly Selected<ResolvedBinding>[];
   const entries = selected.map((item): SnapshotEntry => ({
     ...item.base,
@@ -362,7 +336,7 @@ async function readCatalog(found: Found<AnyBinding>, side: Side): Promise<Discov
 
 async function writeCatalog(
   serverId: string,
-  found: Found<AnyBinding>,
+  found: Found<AnyResolvedBinding>,
   side: Side,
 ): Promise<WriteDiscoveryResult> {
   const selected = side.selected as readonly Selected<ResolvedWriteBinding>[];
@@ -430,11 +404,11 @@ export function discovered<T extends object>(
  */
 export function callPlanOf(
   source: Pick<
-    Found<AnyBinding>,
+    Found<AnyResolvedBinding>,
     "session" | "monitor" | "generation" | "limits" | "digests"
   >,
   entry: SnapshotEntryBase,
-  item: Selected<AnyBinding>,
+  item: Selected<AnyResolvedBinding>,
   extra: Partial<Pick<CallPlan, "approval" | "resendOnBrokenStream">> = {},
 ): CallPlan {
   return Object.freeze({

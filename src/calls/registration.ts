@@ -6,9 +6,8 @@
  * @module
  */
 import type { JsonObject } from "../identity/mod.ts";
-import type { ReadPolicy } from "../catalog/bindings.ts";
+import type { ReadPolicy, WriteEffect, WritePolicy } from "../catalog/bindings.ts";
 import type { SnapshotEntry, WriteSnapshotEntry } from "../catalog/snapshot.ts";
-import type { WriteEffect, WritePolicy } from "../catalog/write_bindings.ts";
 import type { ApprovalBindingFields } from "./call_plan.ts";
 
 /**

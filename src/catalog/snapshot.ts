@@ -1,7 +1,6 @@
 import { deepFreeze, digest, type JsonObject, type JsonValue } from "../identity/mod.ts";
-import type { ReadPolicy } from "./bindings.ts";
+import type { ReadPolicy, WriteEffect, WritePolicy } from "./bindings.ts";
 import type { ChangeDetection } from "./monitor.ts";
-import type { WriteEffect, WritePolicy } from "./write_bindings.ts";
 
 /**
  * The fields every entry has, read or write: what the server sent plus the local name.

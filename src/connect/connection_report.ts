@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { ApprovalDecider } from "../catalog/write_bindings.ts";
+import type { ApprovalDecider } from "../catalog/bindings.ts";
 import { toolStatus } from "../calls/call_plan.ts";
 import { reportOf } from "../providers/reports.ts";
 import type { ConnectAllConfig } from "./config.ts";

@@ -5,7 +5,7 @@
  * @module
  */
 import type { ToolLimits } from "../catalog/limits.ts";
-import type { ApprovalDecider } from "../catalog/write_bindings.ts";
+import type { ApprovalDecider } from "../catalog/bindings.ts";
 import { secureFetch } from "../transport/secure_fetch.ts";
 import { Gate } from "../gate/gate.ts";
 import type { InlineApprovalRequest } from "../gate/types.ts";

@@ -7,7 +7,13 @@
  */
 import { canonicalize, type JsonObject, utf8Length } from "../identity/mod.ts";
 import { codeOf, type SluiceCode } from "../codes.ts";
-import type { ReadToolBinding, ScopeValidator } from "../catalog/bindings.ts";
+import type {
+  ApprovalDecider,
+  ReadToolBinding,
+  ScopeValidator,
+  WriteEffect,
+  WriteToolBinding,
+} from "../catalog/bindings.ts";
 import type { DiscoveryError } from "../catalog/errors.ts";
 import type { ToolLimits } from "../catalog/limits.ts";
 import type { StaleReason } from "../catalog/monitor.ts";
@@ -16,7 +22,6 @@ import { compareLock, type LockComparison, type LockedServer } from "../catalog/
 import { definitionOfListed, type ToolDefinition } from "../catalog/revisions.ts";
 import type { UnfitTool } from "../catalog/selection.ts";
 import { byLocalName, type ReadSnapshot, type WriteSnapshot } from "../catalog/snapshot.ts";
-import type { ApprovalDecider, WriteEffect, WriteToolBinding } from "../catalog/write_bindings.ts";
 import { discoverCatalogs, listTools } from "../calls/discover.ts";
 import type { ToolRegistration, WriteToolRegistration } from "../calls/registration.ts";
 import type { CallPlan } from "../calls/call_plan.ts";

@@ -8,7 +8,7 @@ import type { JsonObject } from "../identity/mod.ts";
 import type { ApprovalBindingFields, CallPlan } from "../calls/call_plan.ts";
 import { admitCall } from "../calls/admit.ts";
 import type { ArgumentProblem } from "../calls/envelope.ts";
-import type { ApprovalDecider } from "../catalog/write_bindings.ts";
+import type { ApprovalDecider } from "../catalog/bindings.ts";
 import type { GateCall, GateCatalog, GateEnvelope, GateErrorCode, RunOptions } from "./types.ts";
 import type { CodeIn } from "../codes.ts";
 

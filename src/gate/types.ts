@@ -6,7 +6,7 @@
 import type { JsonObject } from "../identity/mod.ts";
 import type { CallErrorCode, ToolEnvelope } from "../calls/envelope.ts";
 import type { CallPlan } from "../calls/call_plan.ts";
-import type { WriteEffect } from "../catalog/write_bindings.ts";
+import type { WriteEffect } from "../catalog/bindings.ts";
 import type { ApprovalRecord, ApprovalStore, ClaimRefusalCode } from "../approvals/types.ts";
 import type { CodeOf } from "../codes.ts";
 import type { GateErrorCodeThrown } from "./gate.ts";
