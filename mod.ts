@@ -82,6 +82,7 @@ export type { ReadSnapshot, SnapshotEntry, SnapshotEntryBase } from "./src/catal
 export {
   type CatalogBindings,
   discoverCatalogs,
+  type DiscoveredCatalog,
   type DiscoveredCatalogs,
   discoverTools,
   type DiscoveryResult,
@@ -129,12 +130,7 @@ export type {
   WriteOutcomeEffect,
 } from "./src/calls/envelope.ts";
 export type { ToolRegistration } from "./src/calls/registration.ts";
-export type {
-  ApprovalBindingFields,
-  CallPlan,
-  ScopeCheck,
-  WriteApproval,
-} from "./src/calls/call_plan.ts";
+export type { CallPlan, ScopeCheck, WriteApproval } from "./src/calls/call_plan.ts";
 export type { ParamHeaderDeclaration } from "./src/calls/param_headers.ts";
 export { type SdkClientLike, sessionFromClient } from "./src/session/from_client.ts";
 export {

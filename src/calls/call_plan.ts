@@ -4,7 +4,8 @@
  * @module
  */
 import type { SchemaValidator } from "../schema/types.ts";
-import type { ApprovalDecider, ScopeValidator, WriteEffect } from "../catalog/bindings.ts";
+import type { ApprovalDecider, ScopeValidator } from "../catalog/bindings.ts";
+import type { ApprovalBinding } from "../approvals/types.ts";
 import type { ToolLimits } from "../catalog/limits.ts";
 import type { CatalogMonitor, CatalogStatus } from "../catalog/monitor.ts";
 import type { SnapshotEntryBase } from "../catalog/snapshot.ts";
@@ -16,37 +17,13 @@ import type { CallErrorCode } from "./envelope.ts";
 import type { ParamHeaderDeclaration } from "./param_headers.ts";
 
 /**
- * The fields of an approval that come from a write tool's binding.
- *
- * @category Discovery and calls
- */
-export interface ApprovalBindingFields {
-  /** The host's id for the server. */
-  readonly serverId: string;
-  /** The local tool name. */
-  readonly toolName: string;
-  /** The tool's name on the server. */
-  readonly remoteToolName: string;
-  /** The write-catalog digest (`sha256:<hex>`). */
-  readonly catalogDigest: string;
-  /** The host's binding id. */
-  readonly bindingId: string;
-  /** The host's scope id. */
-  readonly scopeId: string;
-  /** The host's scope revision. */
-  readonly scopeRevision: string;
-  /** The declared effect. */
-  readonly effect: WriteEffect;
-}
-
-/**
  * What a write tool's approvals are bound to, and who decides them.
  *
  * @category Discovery and calls
  */
 export interface WriteApproval {
   /** The binding identity every approval of this tool records. */
-  readonly binding: ApprovalBindingFields;
+  readonly binding: ApprovalBinding;
   /** Who decides, as the snapshot records it (absent: the gate's configuration). */
   readonly decidedBy: ApprovalDecider | undefined;
 }

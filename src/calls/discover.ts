@@ -41,23 +41,26 @@ import { type CallPlan, scopeCheckOf } from "./call_plan.ts";
 import { type DiscoverOptions, findBound, type Found, staleness } from "./bound.ts";
 
 /**
- * What discovery returns: the frozen snapshot, one registration per entry and one call plan
- * per entry, same order. Hand it to a `Gate` to run calls.
+ * One catalog of a discovery: the frozen snapshot, one registration per entry and one call
+ * plan per entry, same order. Hand it to a `Gate` to run calls.
+ *
+ * @typeParam Snapshot the snapshot's type (read or write)
+ * @typeParam Registration the registrations' type (read or write)
  *
  * @category Discovery and calls
  */
-export interface DiscoveryResult {
+export interface DiscoveredCatalog<Snapshot, Registration> {
   /** The detached, deeply frozen catalog. */
-  readonly snapshot: ReadSnapshot;
+  readonly snapshot: Snapshot;
   /** The tools as a model sees them, one per snapshot entry, sorted by local name. */
-  readonly registrations: readonly ToolRegistration[];
+  readonly registrations: readonly Registration[];
   /** What a `Gate` runs each tool's calls with, one per registration, same order. */
   readonly calls: readonly CallPlan[];
   /** Bound tools left out with `onUnfit: "skip"`, each with its error (empty otherwise). */
   readonly skipped: readonly UnfitTool[];
   /**
    * `true` when the server announced a change (or its change stream ended) while discovery
-   * was listing: every registration already answers `mcp_catalog_stale`, so rediscover.
+   * was listing: every call already answers `mcp_catalog_stale`, so rediscover.
    */
   readonly stale: boolean;
   /** Why, when `stale`. */
@@ -65,25 +68,18 @@ export interface DiscoveryResult {
 }
 
 /**
- * What write discovery returns: the frozen write snapshot, its registrations and their call
- * plans (same order), for a `Gate`.
+ * What read discovery returns: the read catalog.
  *
  * @category Discovery and calls
  */
-export interface WriteDiscoveryResult {
-  /** The detached, deeply frozen write catalog (`schemaVersion: 2`). */
-  readonly snapshot: WriteSnapshot;
-  /** Write tools, one per snapshot entry, sorted by local name. */
-  readonly registrations: readonly WriteToolRegistration[];
-  /** What a `Gate` runs each tool's calls with, one per registration, same order. */
-  readonly calls: readonly CallPlan[];
-  /** Bound tools left out with `onUnfit: "skip"`, each with its error (empty otherwise). */
-  readonly skipped: readonly UnfitTool[];
-  /** `true` when a change was heard while discovery was listing (see `DiscoveryResult`). */
-  readonly stale: boolean;
-  /** Why, when `stale`. */
-  readonly staleReason?: StaleReason;
-}
+export type DiscoveryResult = DiscoveredCatalog<ReadSnapshot, ToolRegistration>;
+
+/**
+ * What write discovery returns: the write catalog (`schemaVersion: 2`) and write registrations.
+ *
+ * @category Discovery and calls
+ */
+export type WriteDiscoveryResult = DiscoveredCatalog<WriteSnapshot, WriteToolRegistration>;
 
 /**
  * Lists a server's tools once, keeping detached copies of the named ones, for

@@ -8,7 +8,7 @@
 import type { JsonObject } from "../identity/mod.ts";
 import type { ReadPolicy, WriteEffect, WritePolicy } from "../catalog/bindings.ts";
 import type { SnapshotEntry, WriteSnapshotEntry } from "../catalog/snapshot.ts";
-import type { ApprovalBindingFields } from "./call_plan.ts";
+import type { ApprovalBinding } from "../approvals/types.ts";
 
 /**
  * A model-facing tool backed by one remote tool of a snapshot. Plain data: its calls run
@@ -103,7 +103,7 @@ export interface WriteToolRegistration
  *
  * @category Discovery and calls
  */
-export function approvalFieldsOf(registration: WriteToolRegistration): ApprovalBindingFields {
+export function approvalFieldsOf(registration: WriteToolRegistration): ApprovalBinding {
   const binding = registration.approvalBinding;
   return Object.freeze({
     serverId: registration.serverId,

@@ -333,16 +333,9 @@ export type WriteToolBindings = Readonly<Record<string, WriteToolBinding>>;
  *
  * @category Discovery and calls
  */
-export interface ResolvedWriteBinding {
+export interface ResolvedWriteBinding extends Omit<WriteToolBinding, "effect"> {
+  /** The binding's key: the tool's name on the server. */
   readonly remoteName: string;
-  readonly localName: string;
-  readonly policy: WritePolicy;
-  readonly scope: ScopeValidator;
-  readonly bindingId: string;
-  readonly bindingRevision: string;
-  readonly scopeId: string;
-  readonly scopeRevision: string;
-  readonly spec?: OwnerSpec;
 }
 
 const DECIDERS: readonly unknown[] = ["inline", "store", "none"];

@@ -5,7 +5,8 @@
  * @module
  */
 import type { JsonObject } from "../identity/mod.ts";
-import type { ApprovalBindingFields, CallPlan } from "../calls/call_plan.ts";
+import type { CallPlan } from "../calls/call_plan.ts";
+import type { ApprovalBinding } from "../approvals/types.ts";
 import { admitCall } from "../calls/admit.ts";
 import type { ArgumentProblem } from "../calls/envelope.ts";
 import type { ApprovalDecider } from "../catalog/bindings.ts";
@@ -28,7 +29,7 @@ export type WriteTool = {
   readonly kind: "write";
   readonly plan: CallPlan;
   /** The binding identity an approval records, built once at discovery. */
-  readonly binding: ApprovalBindingFields;
+  readonly binding: ApprovalBinding;
   /** Who decides, as the snapshot records it (absent: the gate's configuration). */
   readonly decidedBy: ApprovalDecider | undefined;
 };
@@ -52,8 +53,6 @@ export type Admitted = {
   /** The canonical text of `args`, from admission. */
   readonly canonical: string;
 };
-
-export type { ApprovalBindingFields };
 
 /** Whether a catalog's call plan has the shape discovery gives one (a copy keeps it). */
 function isPlan(plan: CallPlan | undefined): plan is CallPlan {
