@@ -9,15 +9,13 @@ import { listNamedTools, type ToolListing } from "../catalog/listing.ts";
 import type { CatalogMonitor, StaleReason } from "../catalog/monitor.ts";
 import {
   catalogHeader,
+  checkDigests,
   discoveryLimits,
   type SelectableBinding,
   selectBound,
-  type Selected,
   type Selection,
   type UnfitTool,
 } from "../catalog/selection.ts";
-import { definitionDigest, definitionOfEntry } from "../catalog/revisions.ts";
-import { byLocalName } from "../catalog/snapshot.ts";
 import { DiscoveryError } from "../catalog/errors.ts";
 import { asSession, type SdkClientLike } from "../session/from_client.ts";
 import type { McpSession } from "../session/session.ts";
@@ -84,42 +82,6 @@ export interface Found<B extends SelectableBinding> extends Selection<B> {
 }
 
 /**
- * Each selected listed tool's entry digest; with `expected`, the tools that do not match it
- * move to `unfit` (or throw, with `onUnfit: "fail"`).
- */
-async function checkDigests<B extends SelectableBinding>(
-  selection: Selection<B>,
-  expected: Readonly<Record<string, string>> | undefined,
-  onUnfit: "fail" | "skip",
-): Promise<{ selection: Selection<B>; digests: Map<string, string> }> {
-  const digests = new Map<string, string>();
-  const selected: Selected<B>[] = [];
-  const unfit: UnfitTool[] = [...selection.unfit];
-  for (const item of selection.selected) {
-    if (item.binding.spec !== undefined) {
-      selected.push(item);
-      continue;
-    }
-    const name = item.base.remoteName;
-    const found = await definitionDigest(definitionOfEntry(item.base));
-    if (expected !== undefined && !(Object.hasOwn(expected, name) && expected[name] === found)) {
-      const error = new DiscoveryError(
-        "catalog_lock_mismatch",
-        `bound tool "${name}" does not have the expected definition digest`,
-        { tool: name },
-      );
-      if (onUnfit === "fail") throw error;
-      unfit.push({ localName: item.base.localName, remoteName: name, error });
-      continue;
-    }
-    digests.set(name, found);
-    selected.push(item);
-  }
-  unfit.sort(byLocalName);
-  return { selection: { ...selection, selected, unfit }, digests };
-}
-
-/**
  * The discovery steps of every catalog: limits, bindings, the listing (unless given or every
  * binding has an owner spec), and each bound tool's checks.
  *
@@ -150,18 +112,15 @@ export async function findBound<B extends SelectableBinding>(
     listing = await listNamedTools(session, monitor, names, limits, options.signal);
   }
   const onUnfit = options.onUnfit ?? "fail";
-  const { selection, digests } = await checkDigests(
-    await selectBound({
-      serverId,
-      bindings,
-      monitor,
-      limits,
-      listing: toList.length > 0 ? listing : undefined,
-      onUnfit,
-    }),
-    options.expectedDigests,
+  const selected = await selectBound({
+    serverId,
+    bindings,
+    monitor,
+    limits,
+    listing: toList.length > 0 ? listing : undefined,
     onUnfit,
-  );
+  });
+  const { selection, digests } = await checkDigests(selected, options.expectedDigests, onUnfit);
   return { ...selection, bindings, session, monitor, limits, digests };
 }
 

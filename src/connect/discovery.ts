@@ -1,7 +1,7 @@
 /**
- * connect()'s discovery of one server: the allowlist and the owner's settings become read and
- * write bindings, and the public `listTools`, `discoverTools` and `discoverWriteTools` do the
- * rest, skipping what does not fit.
+ * connect()'s discovery of one server: one listing decides each allowed tool's policy, the
+ * allowlist and the owner's settings become read and write bindings, and one pass of
+ * `discoverCatalogs` does the rest, skipping what does not fit.
  *
  * @module
  */
@@ -17,12 +17,12 @@ import type {
 import type { DiscoveryError } from "../catalog/errors.ts";
 import type { ToolLimits } from "../catalog/limits.ts";
 import type { StaleReason } from "../catalog/monitor.ts";
-import type { ToolListing } from "../catalog/listing.ts";
 import { compareLock, type LockComparison, type LockedServer } from "../catalog/lock.ts";
 import { definitionOfListed, type ToolDefinition } from "../catalog/revisions.ts";
 import type { UnfitTool } from "../catalog/selection.ts";
 import { byLocalName, type ReadSnapshot, type WriteSnapshot } from "../catalog/snapshot.ts";
-import { discoverCatalogs, listTools } from "../calls/discover.ts";
+import { discoverCatalogs } from "../calls/discover.ts";
+import { listNamedTools, type ToolListing } from "../catalog/listing.ts";
 import type { ToolRegistration, WriteToolRegistration } from "../calls/registration.ts";
 import type { CallPlan } from "../calls/call_plan.ts";
 import type { AllowedTool, ResolvedServer } from "./config.ts";
@@ -161,7 +161,7 @@ async function listServer(
     await session.ready(signal);
     const monitor = session.monitor;
     return {
-      listing: await listTools(session, names, { monitor, limits, ...(signal ? { signal } : {}) }),
+      listing: await listNamedTools(session, monitor, new Set(names), limits, signal),
     };
   } catch (error) {
     return { errorCode: codeOf(error) ?? "mcp_transport_error", error };

@@ -4,8 +4,7 @@
  *
  * @module
  */
-import { listTools } from "../calls/discover.ts";
-import type { ToolListing } from "../catalog/listing.ts";
+import { listNamedTools, type ToolListing } from "../catalog/listing.ts";
 import { definitionOfListed, diffDefinitions } from "../catalog/revisions.ts";
 import { deepFreeze } from "../identity/mod.ts";
 import type { ConnectionState } from "./connection_state.ts";
@@ -35,7 +34,7 @@ export async function stage(
   const monitor = item.session.monitor;
   let listing: ToolListing;
   try {
-    listing = await listTools(item.session, names, { monitor, limits: state.limits });
+    listing = await listNamedTools(item.session, monitor, new Set(names), state.limits, undefined);
   } catch {
     return undefined; // the tools stay as they are: stale, when a change was heard
   }
