@@ -17,7 +17,8 @@ import type {
   ResumeOptions,
   RunOptions,
 } from "./types.ts";
-import { writeFailure, WritePath } from "./write_path.ts";
+import { WritePath } from "./write_path.ts";
+import { writeFailure } from "./write_envelope.ts";
 import { dispatchCall } from "../calls/dispatch.ts";
 import type { CodeIn } from "../codes.ts";
 

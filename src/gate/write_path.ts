@@ -7,7 +7,7 @@
  */
 import { digest, digestText, type JsonObject } from "../identity/mod.ts";
 import { codeOf } from "../codes.ts";
-import type { ArgumentProblem, ToolEnvelope, WriteOutcomeEffect } from "../calls/envelope.ts";
+import type { ToolEnvelope } from "../calls/envelope.ts";
 import { DeadlineStopped, withinDeadline } from "../calls/within_deadline.ts";
 import { admitCall } from "../calls/admit.ts";
 import { dispatchCall } from "../calls/dispatch.ts";
@@ -21,7 +21,8 @@ import type {
   CommitOptions,
 } from "../approvals/types.ts";
 import type { Admitted, WriteTool } from "./admission.ts";
-import { APPROVAL_TEXT, approvalText } from "./approval_text.ts";
+import { APPROVAL_TEXT } from "./approval_text.ts";
+import { recordedEffect, storeRefusal, writeFailure } from "./write_envelope.ts";
 import { GrantUser } from "./grants.ts";
 import type {
   GateEnvelope,
@@ -73,51 +74,6 @@ function tellPending(
     Promise.resolve(hook(structuredClone(record))).catch(() => undefined);
   } catch {
     // A notifier must not change the call.
-  }
-}
-
-/** The code of a store call's failure the model is told: expiry, or the store's own failure. */
-function storeRefusal(error: unknown): GateErrorCode {
-  return codeOf(error) === "approval_expired" ? "approval_expired" : "approval_store_error";
-}
-
-/**
- * A write envelope for `code`: the fixed sentence of an approval outcome, the effect and the
- * approval.
- *
- * @category Gate
- */
-export function writeFailure(
-  id: string,
-  code: GateErrorCode,
-  effect: WriteOutcomeEffect,
-  approvalId?: string,
-  problems?: readonly ArgumentProblem[],
-): GateEnvelope {
-  const text = approvalText(code);
-  return {
-    id,
-    text: text === undefined ? [] : [text],
-    structured: null,
-    errorCode: code,
-    ...(problems ? { problems } : {}),
-    effect,
-    ...(approvalId !== undefined ? { approvalId } : {}),
-  };
-}
-
-/** The effect a stored approval stands for, when a call meets it again. */
-function recordedEffect(record: ApprovalRecord): WriteOutcomeEffect {
-  switch (record.state) {
-    case "committed":
-      return "committed";
-    case "claimed":
-    case "unknown":
-      return "unknown";
-    case "reconciled":
-      return record.reconciliation?.outcome ?? "unknown";
-    default:
-      return "not_started";
   }
 }
 
