@@ -78,7 +78,12 @@ export {
   type ListenSubscription,
   type StaleReason,
 } from "./src/catalog/monitor.ts";
-export type { ReadSnapshot, SnapshotEntry, SnapshotEntryBase } from "./src/catalog/snapshot.ts";
+export type {
+  ReadSnapshot,
+  Snapshot,
+  SnapshotEntry,
+  SnapshotEntryBase,
+} from "./src/catalog/snapshot.ts";
 export {
   type CatalogBindings,
   discoverCatalogs,
