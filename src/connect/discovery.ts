@@ -21,7 +21,7 @@ import { compareLock, type LockComparison, type LockedServer } from "../catalog/
 import { definitionOfListed, type ToolDefinition } from "../catalog/revisions.ts";
 import type { UnfitTool } from "../catalog/selection.ts";
 import { byLocalName, type ReadSnapshot, type WriteSnapshot } from "../catalog/snapshot.ts";
-import { discoverCatalogs } from "../calls/discover.ts";
+import { discoverCatalogs, type DiscoveredCatalogs } from "../calls/discover.ts";
 import { listNamedTools, type ToolListing } from "../catalog/listing.ts";
 import type { ToolRegistration, WriteToolRegistration } from "../calls/registration.ts";
 import type { CallPlan } from "../calls/call_plan.ts";
@@ -217,6 +217,37 @@ function collectFound(
 }
 
 /**
+ * Each allowed tool's policy (from its listed annotations) and binding, read or write; `skip`
+ * says which tools are left out (and records why).
+ */
+function bindingsOf(
+  server: ResolvedServer,
+  listing: ToolListing | undefined,
+  decidedBy: ApprovalDecider,
+  skip: (tool: AllowedTool) => boolean,
+) {
+  const reads: Record<string, ReadToolBinding> = {};
+  const writes: Record<string, WriteToolBinding> = {};
+  const byRemote = new Map<string, { tool: AllowedTool; policy: ApprovalPolicy }>();
+  for (const tool of server.tools) {
+    if (skip(tool)) continue;
+    const annotations = tool.spec ? null : annotationsOf(listing?.tools.get(tool.tool));
+    const policy = approvalPolicy(tool.preApproved, server.trustReadOnlyHint, annotations);
+    byRemote.set(tool.tool, { tool, policy });
+    if (policy.requiresApproval) writes[tool.tool] = writeBinding(tool, policy, decidedBy);
+    else reads[tool.tool] = readBinding(tool);
+  }
+  return { reads, writes, byRemote };
+}
+
+/** Skipped tools once each (with the latest reason), in allowlist order. */
+function inAllowlistOrder(server: ResolvedServer, skipped: readonly SkippedTool[]): SkippedTool[] {
+  const order = new Map(server.tools.map((tool, index) => [tool.localName, index]));
+  const unique = [...new Map(skipped.map((item) => [item.name, item])).values()];
+  return unique.sort((a, b) => order.get(a.name)! - order.get(b.name)!);
+}
+
+/**
  * Discovers the allowed tools of one server: one `tools/list` (unless every allowed tool has
  * an owner spec), each tool's approval policy from the owner's settings and its annotations,
  * then a read catalog of the tools that need no approval and a write catalog of those that do,
@@ -250,20 +281,11 @@ export async function discoverServer(
   const listing = listed.listing;
   let errorCode: SluiceCode | undefined = listed.errorCode;
   let thrown: unknown = listed.error;
-  const reads: Record<string, ReadToolBinding> = {};
-  const writes: Record<string, WriteToolBinding> = {};
-  const byRemote = new Map<string, { tool: AllowedTool; policy: ApprovalPolicy }>();
-  for (const tool of server.tools) {
-    if (tool.spec === undefined && errorCode !== undefined) {
-      skip(tool, errorCode, serverSkipReason(errorCode, server.url));
-      continue;
-    }
-    const annotations = tool.spec ? null : annotationsOf(listing?.tools.get(tool.tool));
-    const policy = approvalPolicy(tool.preApproved, server.trustReadOnlyHint, annotations);
-    byRemote.set(tool.tool, { tool, policy });
-    if (policy.requiresApproval) writes[tool.tool] = writeBinding(tool, policy, decidedBy);
-    else reads[tool.tool] = readBinding(tool);
-  }
+  const { reads, writes, byRemote } = bindingsOf(server, listing, decidedBy, (tool) => {
+    if (tool.spec !== undefined || errorCode === undefined) return false;
+    skip(tool, errorCode, serverSkipReason(errorCode, server.url));
+    return true;
+  });
   const definitions = new Map<string, ToolDefinition>();
   for (const [name, raw] of listing?.tools ?? []) definitions.set(name, definitionOfListed(raw));
   const lock = expectations.locked && listing !== undefined
@@ -284,24 +306,17 @@ export async function discoverServer(
     ...(signal ? { signal } : {}),
   };
   const tools: ConnectedTool[] = [];
-  let snapshot: ReadSnapshot | null = null;
-  let writeSnapshot: WriteSnapshot | null = null;
-  let staleReason: StaleReason | undefined;
-  const collect = (found: FoundCatalog) => {
-    staleReason ??= found.staleReason;
-    collectFound(found, byRemote, tools, listing, limits, skip);
-  };
+  let found: DiscoveredCatalogs = { reads: null, writes: null };
   const bindings = {
     ...(Object.keys(reads).length > 0 ? { reads } : {}),
     ...(Object.keys(writes).length > 0 ? { writes } : {}),
   };
   try {
     if (bindings.reads || bindings.writes) {
-      const found = await discoverCatalogs(session, server.id, bindings, options);
-      snapshot = found.reads?.snapshot ?? null;
-      writeSnapshot = found.writes?.snapshot ?? null;
-      if (found.reads) collect(found.reads);
-      if (found.writes) collect(found.writes);
+      found = await discoverCatalogs(session, server.id, bindings, options);
+      for (const catalog of [found.reads, found.writes]) {
+        if (catalog) collectFound(catalog, byRemote, tools, listing, limits, skip);
+      }
     }
   } catch (error) {
     // A failure of the catalog as a whole (for example a version sluice does not accept).
@@ -315,14 +330,12 @@ export async function discoverServer(
   }
   // Ready tools in local-name order (the catalogs' order); skipped ones in allowlist order.
   tools.sort((a, b) => byLocalName(a.allowed, b.allowed));
-  const order = new Map(server.tools.map((tool, index) => [tool.localName, index]));
-  const unique = [...new Map(skipped.map((item) => [item.name, item])).values()];
-  unique.sort((a, b) => order.get(a.name)! - order.get(b.name)!);
+  const staleReason = found.reads?.staleReason ?? found.writes?.staleReason;
   return {
-    snapshot,
-    writeSnapshot,
+    snapshot: found.reads?.snapshot ?? null,
+    writeSnapshot: found.writes?.snapshot ?? null,
     tools,
-    skipped: unique,
+    skipped: inAllowlistOrder(server, skipped),
     ...(errorCode !== undefined ? { errorCode, error: thrown } : {}),
     ...(staleReason !== undefined ? { staleReason } : {}),
     ...(listing ? { listing } : {}),
