@@ -47,12 +47,17 @@ export {
   type ValidationResult,
 } from "./src/schema/mod.ts";
 export * from "./src/screen/mod.ts";
-export {
-  type OwnerSpec,
-  type ReadPolicy,
-  type ReadToolBinding,
-  type ReadToolBindings,
-  type ScopeValidator,
+export type {
+  ApprovalDecider,
+  OwnerSpec,
+  ReadPolicy,
+  ReadToolBinding,
+  ReadToolBindings,
+  ScopeValidator,
+  WriteEffect,
+  WritePolicy,
+  WriteToolBinding,
+  WriteToolBindings,
 } from "./src/catalog/bindings.ts";
 export {
   DiscoveryError,
@@ -74,13 +79,22 @@ export {
   type ListenSubscription,
   type StaleReason,
 } from "./src/catalog/monitor.ts";
-export type { ReadSnapshot, SnapshotEntry, SnapshotEntryBase } from "./src/catalog/snapshot.ts";
+export type {
+  ReadSnapshot,
+  Snapshot,
+  SnapshotEntry,
+  SnapshotEntryBase,
+} from "./src/catalog/snapshot.ts";
 export {
-  type DiscoverOptions,
+  type CatalogBindings,
+  discoverCatalogs,
+  type DiscoveredCatalog,
+  type DiscoveredCatalogs,
   discoverTools,
   type DiscoveryResult,
   listTools,
 } from "./src/calls/discover.ts";
+export type { DiscoverOptions } from "./src/calls/bound.ts";
 export type { ToolListing } from "./src/catalog/listing.ts";
 export { NOT_NEGOTIATED, type UnfitTool } from "./src/catalog/selection.ts";
 export {
@@ -121,7 +135,9 @@ export type {
   ToolEnvelope,
   WriteOutcomeEffect,
 } from "./src/calls/envelope.ts";
-export type { CallOptions, ToolRegistration } from "./src/calls/registration.ts";
+export type { ToolRegistration } from "./src/calls/registration.ts";
+export type { CallPlan, ScopeCheck, WriteApproval } from "./src/calls/call_plan.ts";
+export type { ParamHeaderDeclaration } from "./src/calls/param_headers.ts";
 export { type SdkClientLike, sessionFromClient } from "./src/session/from_client.ts";
 export {
   isMcpSession,
@@ -212,23 +228,12 @@ export {
 } from "./src/transport/mod.ts";
 
 export type {
-  ApprovalDecider,
-  WriteEffect,
-  WritePolicy,
-  WriteToolBinding,
-  WriteToolBindings,
-} from "./src/catalog/write_bindings.ts";
-export type {
   WriteAuthorization,
   WriteSnapshot,
   WriteSnapshotEntry,
 } from "./src/catalog/snapshot.ts";
-export {
-  discoverWriteTools,
-  type WriteApprovalBinding,
-  type WriteDiscoveryResult,
-  type WriteToolRegistration,
-} from "./src/calls/discover_write.ts";
+export { discoverWriteTools, type WriteDiscoveryResult } from "./src/calls/discover.ts";
+export type { WriteApprovalBinding, WriteToolRegistration } from "./src/calls/registration.ts";
 export {
   APPROVAL_TEXT,
   createGrant,

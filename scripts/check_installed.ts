@@ -11,7 +11,7 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
-import { CatalogMonitor, discoverTools, type ToolEnvelope } from "../mod.ts";
+import { CatalogMonitor, discoverTools, Gate, type ToolEnvelope } from "../mod.ts";
 import { processGone } from "../fixtures/process.ts";
 
 const root = new URL("../", import.meta.url).pathname;
@@ -23,7 +23,7 @@ function check(condition: boolean, what: string): void {
   console.log(`ok - ${what}`);
 }
 
-function same(envelope: ToolEnvelope, expected: ToolEnvelope): boolean {
+function same(envelope: ToolEnvelope<string>, expected: ToolEnvelope): boolean {
   return JSON.stringify(envelope) === JSON.stringify(expected);
 }
 
@@ -54,7 +54,7 @@ async function main(): Promise<void> {
     pid = transport.pid ?? undefined;
     check(pid !== undefined, "the stdio server runs as a separate process");
     check(monitor.acceptProtocolVersion(negotiated), `negotiated version ${negotiated} accepted`);
-    const { snapshot, registrations } = await discoverTools(client, "check-installed", {
+    const reads = await discoverTools(client, "check-installed", {
       echo: {
         localName: "echo_text",
         policy: { mode: "read", title: "Echo" },
@@ -69,11 +69,19 @@ async function main(): Promise<void> {
       },
     }, { monitor });
     check(
-      snapshot.entries.map((entry) => entry.localName).join(",") === "add_numbers,echo_text",
+      reads.snapshot.entries.map((entry) => entry.localName).join(",") === "add_numbers,echo_text",
       "discovery selected exactly the bound tools",
     );
-    check(Object.isFrozen(snapshot.entries[0].inputSchema), "the snapshot is frozen");
-    const [add, echo] = registrations;
+    check(Object.isFrozen(reads.snapshot.entries[0].inputSchema), "the snapshot is frozen");
+    // A read-only gate runs the reads: a registration has no call path of its own.
+    const gate = new Gate({ catalogs: [reads] });
+    const callOf = (name: string) => async (args: Record<string, unknown>) => {
+      const [{ id: _id, ...envelope }] = await gate.run([{ id: "c", name, arguments: args }], {
+        runId: "check-installed",
+      });
+      return envelope;
+    };
+    const [add, echo] = [{ call: callOf("add_numbers") }, { call: callOf("echo_text") }];
     check(
       same(await echo.call({ message: "installed" }), { text: ["installed"], structured: null }),
       "echo returns its text",

@@ -592,7 +592,7 @@ export const CODES = {
   gate_registration_invalid: {
     stage: "gate",
     in: ["GateErrorCodeThrown", "ToolMapProblem"],
-    meaning: "A registration was not made by discovery.",
+    meaning: "A catalog entry is not a call plan made by discovery.",
   },
   gate_store_missing: {
     stage: "gate",

@@ -31,6 +31,7 @@ import {
   connect,
   type Connection,
   discoverTools,
+  Gate,
   type ReadToolBinding,
   type SecureFetch,
   secureFetch,
@@ -180,7 +181,9 @@ async function callRows(origin: string): Promise<BenchRow[]> {
   const monitor = new CatalogMonitor();
   monitor.acceptProtocolVersion(client.getNegotiatedProtocolVersion());
   const bindings = Object.fromEntries(tools.map((tool) => [tool, readBinding(tool)]));
-  const { registrations } = await discoverTools(client, "bench", bindings, { monitor });
+  const readGate = new Gate({
+    catalogs: [await discoverTools(client, "bench", bindings, { monitor })],
+  });
   const connection = await sluiceConnection(url, tools, true);
   const args = { query: "sluice" };
   const rows: BenchRow[] = [];
@@ -194,7 +197,6 @@ async function callRows(origin: string): Promise<BenchRow[]> {
         const result = await sdk.callTool({ name: plan.tool, arguments: args });
         check((result.content as { text?: string }[])[0]?.text, "callTool");
       };
-      const registration = registrations.find((item) => item.remoteName === plan.tool)!;
       const paths = [
         sdkCall(client),
         async () => {
@@ -202,7 +204,11 @@ async function callRows(origin: string): Promise<BenchRow[]> {
           check(envelope.text[0], `toolkit.call (${envelope.errorCode})`);
         },
         sdkCall(overSecureFetch),
-        async () => check((await registration.call(args)).text[0], "registration.call"),
+        async () => {
+          const call = { id: "c", name: plan.tool, arguments: args };
+          const [envelope] = await readGate.run([call], { runId: "bench" });
+          check(envelope.text[0], "read-only Gate.run");
+        },
       ];
       for (let i = 0; i < CALL_WARMUP; i++) {
         for (const path of paths) await path();
@@ -212,7 +218,7 @@ async function callRows(origin: string): Promise<BenchRow[]> {
       rows.push(
         ...pairedRows({ subject: toolkit, baseline: raw }, `toolkit.call, ${per}`, RAW, 1.1),
         ...pairedRows({ subject: secure, baseline: raw }, `  callTool over secureFetch`, RAW),
-        ...pairedRows({ subject: layers, baseline: raw }, `  registration.call, raw client`, RAW),
+        ...pairedRows({ subject: layers, baseline: raw }, `  read-only Gate.run, raw client`, RAW),
       );
     }
   } finally {

@@ -16,7 +16,7 @@
  */
 import { Client, type Transport } from "@modelcontextprotocol/client";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/client/validators/cf-worker";
-import { CatalogMonitor, discoverTools, type ReadToolBinding } from "../../mod.ts";
+import { CatalogMonitor, discoverTools, Gate, type ReadToolBinding } from "../../mod.ts";
 import { startMemoryServerV2 } from "../../fixtures/read_server_v2.ts";
 import type { Benchmark, ComparisonRow } from "./types.ts";
 
@@ -75,13 +75,15 @@ export function binding(localName: string): ReadToolBinding {
 async function echoRows(): Promise<ReadPathRow[]> {
   const pair = await connect({});
   try {
-    const { registrations } = await discoverTools(pair.client, "bench", {
+    const reads = await discoverTools(pair.client, "bench", {
       echo: binding("echo"),
     }, { monitor: pair.monitor });
-    const echo = registrations[0];
+    const gate = new Gate({ catalogs: [reads] });
     const args = { message: PAYLOAD };
     const viaSluice = async () => {
-      const envelope = await echo.call(args);
+      const [envelope] = await gate.run([{ id: "c", name: "echo", arguments: args }], {
+        runId: "bench",
+      });
       if (envelope.text[0]?.length !== PAYLOAD.length) throw new Error("sluice echo failed");
     };
     const viaSdk = async () => {

@@ -24,7 +24,7 @@
  */
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/client/validators/cf-worker";
 import { InMemoryTransport, type ListToolsResult, Server } from "@modelcontextprotocol/server";
-import { callInternals } from "../../src/calls/registration.ts";
+import { admitCall } from "../../src/calls/admit.ts";
 import { discoverTools, type JsonObject } from "../../mod.ts";
 import {
   attendeesArgument,
@@ -142,12 +142,11 @@ export async function runValidationBench(): Promise<BenchRow[]> {
   const schemas = { create_event: createEventSchema(), many_patterns: manyPatternsSchema() };
   const pair = await serve(schemas);
   try {
-    const { registrations } = await discoverTools(pair.client, "bench", {
+    const { calls } = await discoverTools(pair.client, "bench", {
       create_event: binding("create_event"),
       many_patterns: binding("many_patterns"),
     }, { monitor: pair.monitor });
-    const layers = (name: string) =>
-      callInternals(registrations.find((registration) => registration.localName === name)!)!;
+    const planOf = (name: string) => calls.find((plan) => plan.entry.localName === name)!;
     const validators = new CfWorkerJsonSchemaValidator();
     const rows: BenchRow[] = [];
     for (
@@ -156,10 +155,10 @@ export async function runValidationBench(): Promise<BenchRow[]> {
         ["create_event", attendeesArgument(), "(b) create_event", 10, true, PER_ROUND.b],
       ] as const
     ) {
-      const tool = layers(name);
+      const plan = planOf(name);
       const theirs = validators.getValidator(structuredClone(schemas[name]));
       const admit = async () => {
-        const admission = await tool.admit(argument, undefined, undefined);
+        const admission = await admitCall(plan, argument, undefined, undefined);
         if (admission.ok !== expected) throw new Error(`${name}: unexpected admission`);
       };
       const members = Array.isArray(argument.attendees)

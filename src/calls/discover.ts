@@ -1,92 +1,66 @@
 /**
- * Read discovery: the bound tools of one server into a frozen, digest-pinned snapshot and
- * callable registrations. Shares its listing and checks with write discovery.
+ * Discovery: the bound tools of one server, read and write, from one listing and one pass of
+ * checks into frozen, digest-pinned catalogs (a read snapshot, a write snapshot that records
+ * the host's authorization identity), registrations and their call plans.
  *
  * @module
  */
 import {
+  type AnyResolvedBinding,
+  isWriteBinding,
   type ReadToolBindings,
-  resolveBindings,
-  type ScopeValidator,
+  resolveAllBindings,
+  type ResolvedBinding,
+  type ResolvedWriteBinding,
+  type WriteToolBindings,
 } from "../catalog/bindings.ts";
-import type { ToolLimits } from "../catalog/limits.ts";
 import { listNamedTools, type ToolListing } from "../catalog/listing.ts";
-import type { CatalogMonitor, StaleReason } from "../catalog/monitor.ts";
-import {
-  catalogHeader,
-  discoveryLimits,
-  type SelectableBinding,
-  selectBound,
-  type Selected,
-  type Selection,
-  type UnfitTool,
-} from "../catalog/selection.ts";
-import { definitionDigest, definitionOfEntry } from "../catalog/revisions.ts";
+import type { StaleReason } from "../catalog/monitor.ts";
+import { discoveryLimits, type Selected, type UnfitTool } from "../catalog/selection.ts";
 import {
   buildSnapshot,
-  byLocalName,
+  buildWriteSnapshot,
   mapByLocalName,
   type ReadSnapshot,
   type SnapshotEntry,
   type SnapshotEntryBase,
+  type WriteSnapshot,
+  type WriteSnapshotEntry,
 } from "../catalog/snapshot.ts";
 import { deepFreeze } from "../identity/mod.ts";
-import { DiscoveryError } from "../catalog/errors.ts";
 import { asSession, type SdkClientLike } from "../session/from_client.ts";
 import type { McpSession } from "../session/session.ts";
 import {
+  approvalFieldsOf,
   createRegistration,
-  type RegistrationContext,
+  createWriteRegistration,
   type ToolRegistration,
+  type WriteToolRegistration,
 } from "./registration.ts";
+import { type CallPlan, scopeCheckOf } from "./call_plan.ts";
+import { type DiscoverOptions, findBound, type Found, staleness } from "./bound.ts";
 
 /**
- * Options of {@link discoverTools} and `discoverWriteTools`.
+ * One catalog of a discovery: the frozen snapshot, one registration per entry and one call
+ * plan per entry, same order. Hand it to a `Gate` to run calls.
+ *
+ * @typeParam Snapshot the snapshot's type (read or write)
+ * @typeParam Registration the registrations' type (read or write)
  *
  * @category Discovery and calls
  */
-export interface DiscoverOptions {
-  /** The session's monitor: protocol version, list changes, close. Required. */
-  readonly monitor: CatalogMonitor;
-  /** Lowered bounds (or a raised timeout); defaults in `DEFAULT_TOOL_LIMITS`. */
-  readonly limits?: Partial<ToolLimits>;
-  /** Aborts discovery (ends in `mcp_aborted`). */
-  readonly signal?: AbortSignal;
-  /**
-   * A listing from {@link listTools} under the same monitor, so a read and a write catalog of
-   * one server share one `tools/list`. Without it discovery lists by itself.
-   */
-  readonly listing?: ToolListing;
-  /**
-   * What a bound tool that does not fit does: `"fail"` (default) throws its
-   * `DiscoveryError`; `"skip"` leaves it out of the catalog and returns it in `skipped`, so
-   * the other tools stay usable. A failure of the whole list throws either way.
-   */
-  readonly onUnfit?: "fail" | "skip";
-  /**
-   * Expected entry digests by remote name (a lock's, see `definitionDigest`): a listed bound
-   * tool whose definition has another digest, or that has no expected digest, does not fit
-   * (`catalog_lock_mismatch`, skipped or thrown as `onUnfit` says). Tools with an owner spec
-   * are the host's own definition and are not checked.
-   */
-  readonly expectedDigests?: Readonly<Record<string, string>>;
-}
-
-/**
- * What discovery returns: the frozen snapshot and one registration per entry, same order.
- *
- * @category Discovery and calls
- */
-export interface DiscoveryResult {
+export interface DiscoveredCatalog<Snapshot, Registration> {
   /** The detached, deeply frozen catalog. */
-  readonly snapshot: ReadSnapshot;
-  /** Callable tools, one per snapshot entry, sorted by local name. */
-  readonly registrations: readonly ToolRegistration[];
+  readonly snapshot: Snapshot;
+  /** The tools as a model sees them, one per snapshot entry, sorted by local name. */
+  readonly registrations: readonly Registration[];
+  /** What a `Gate` runs each tool's calls with, one per registration, same order. */
+  readonly calls: readonly CallPlan[];
   /** Bound tools left out with `onUnfit: "skip"`, each with its error (empty otherwise). */
   readonly skipped: readonly UnfitTool[];
   /**
    * `true` when the server announced a change (or its change stream ended) while discovery
-   * was listing: every registration already answers `mcp_catalog_stale`, so rediscover.
+   * was listing: every call already answers `mcp_catalog_stale`, so rediscover.
    */
   readonly stale: boolean;
   /** Why, when `stale`. */
@@ -94,18 +68,18 @@ export interface DiscoveryResult {
 }
 
 /**
- * Whether the catalog of a selection is stale already, and why, as discovery results say it.
- *
- * @param found the selection
+ * What read discovery returns: the read catalog.
  *
  * @category Discovery and calls
  */
-export function staleness(
-  found: Pick<Found<SelectableBinding>, "monitor" | "generation">,
-): { readonly stale: boolean; readonly staleReason?: StaleReason } {
-  const reason = found.monitor.staleReason(found.generation);
-  return reason === undefined ? { stale: false } : { stale: true, staleReason: reason };
-}
+export type DiscoveryResult = DiscoveredCatalog<ReadSnapshot, ToolRegistration>;
+
+/**
+ * What write discovery returns: the write catalog (`schemaVersion: 2`) and write registrations.
+ *
+ * @category Discovery and calls
+ */
+export type WriteDiscoveryResult = DiscoveredCatalog<WriteSnapshot, WriteToolRegistration>;
 
 /**
  * Lists a server's tools once, keeping detached copies of the named ones, for
@@ -148,108 +122,13 @@ export function listTools(
 }
 
 /**
- * A selection with the session and limits its registrations are built from.
- *
- * @category Discovery and calls
- */
-export interface Found<B extends SelectableBinding> extends Selection<B> {
-  readonly session: McpSession;
-  readonly monitor: CatalogMonitor;
-  readonly limits: ToolLimits;
-  /** Each selected listed tool's entry digest, by remote name (owner specs have none). */
-  readonly digests: ReadonlyMap<string, string>;
-}
-
-/**
- * Each selected listed tool's entry digest; with `expected`, the tools that do not match it
- * move to `unfit` (or throw, with `onUnfit: "fail"`).
- */
-async function checkDigests<B extends SelectableBinding>(
-  selection: Selection<B>,
-  expected: Readonly<Record<string, string>> | undefined,
-  onUnfit: "fail" | "skip",
-): Promise<{ selection: Selection<B>; digests: Map<string, string> }> {
-  const digests = new Map<string, string>();
-  const selected: Selected<B>[] = [];
-  const unfit: UnfitTool[] = [...selection.unfit];
-  for (const item of selection.selected) {
-    if (item.binding.spec !== undefined) {
-      selected.push(item);
-      continue;
-    }
-    const name = item.base.remoteName;
-    const found = await definitionDigest(definitionOfEntry(item.base));
-    if (expected !== undefined && !(Object.hasOwn(expected, name) && expected[name] === found)) {
-      const error = new DiscoveryError(
-        "catalog_lock_mismatch",
-        `bound tool "${name}" does not have the expected definition digest`,
-        { tool: name },
-      );
-      if (onUnfit === "fail") throw error;
-      unfit.push({ localName: item.base.localName, remoteName: name, error });
-      continue;
-    }
-    digests.set(name, found);
-    selected.push(item);
-  }
-  unfit.sort(byLocalName);
-  return { selection: { ...selection, selected, unfit }, digests };
-}
-
-/**
- * The discovery steps shared by read and write catalogs: limits, bindings, the listing (unless
- * given or every binding has an owner spec), and each bound tool's checks.
- *
- * @category Discovery and calls
- */
-export async function findBound<B extends SelectableBinding>(
-  source: SdkClientLike | McpSession,
-  serverId: string,
-  resolve: () => Map<string, B>,
-  options: DiscoverOptions,
-): Promise<Found<B>> {
-  const limits = discoveryLimits(options.limits);
-  const bindings = resolve();
-  const session = asSession(source);
-  const { monitor } = options;
-  if (options.listing !== undefined && options.listing.monitor !== monitor) {
-    throw new DiscoveryError(
-      "discovery_options_invalid",
-      "the listing was made under another monitor",
-    );
-  }
-  const toList = [...bindings.values()].filter((binding) => binding.spec === undefined);
-  let listing = options.listing;
-  if (listing === undefined && toList.length > 0) {
-    // Checks the server id, monitor and version before the first request.
-    catalogHeader(serverId, monitor, true);
-    const names = new Set(toList.map((binding) => binding.remoteName));
-    listing = await listNamedTools(session, monitor, names, limits, options.signal);
-  }
-  const onUnfit = options.onUnfit ?? "fail";
-  const { selection, digests } = await checkDigests(
-    await selectBound({
-      serverId,
-      bindings,
-      monitor,
-      limits,
-      listing: toList.length > 0 ? listing : undefined,
-      onUnfit,
-    }),
-    options.expectedDigests,
-    onUnfit,
-  );
-  return { ...selection, session, monitor, limits, digests };
-}
-
-/**
- * Discovers the bound tools of one server into a frozen, digest-pinned snapshot and callable
- * registrations. Pages through `tools/list` under the limits (or uses `options.listing`),
+ * Discovers the bound tools of one server into a frozen, digest-pinned snapshot, registrations
+ * (plain data) and their call plans, which a `Gate` runs. Pages through `tools/list` under the limits (or uses `options.listing`),
  * selects only bound tools, checks each selected schema against the profile and compiles its
  * validator once. Unbound tools appear nowhere: not in the snapshot, the registrations or any
  * error. A binding with an owner `spec` is not listed.
  *
- * Throws a {@link DiscoveryError} (codes `binding_*`, `limits_invalid`, `mcp_*`, transport
+ * Throws a `DiscoveryError` (codes `binding_*`, `limits_invalid`, `mcp_*`, transport
  * codes).
  *
  * @param source the host's connected SDK client (v1 or v2), or a session
@@ -259,7 +138,7 @@ export async function findBound<B extends SelectableBinding>(
  *
  * @example
  * ```ts
- * import { CatalogMonitor, discoverTools } from "@sluice/mcp";
+ * import { CatalogMonitor, discoverTools, Gate } from "@sluice/mcp";
  * import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
  *
  * const client = new Client({ name: "my-host", version: "1.0.0" });
@@ -269,7 +148,7 @@ export async function findBound<B extends SelectableBinding>(
  * await client.connect(transport);
  * monitor.acceptProtocolVersion(client.getNegotiatedProtocolVersion());
  * try {
- *   const { snapshot, registrations } = await discoverTools(client, "docs", {
+ *   const reads = await discoverTools(client, "docs", {
  *     search: {
  *       localName: "search_docs",
  *       policy: { mode: "read", title: "Search documents" },
@@ -277,7 +156,12 @@ export async function findBound<B extends SelectableBinding>(
  *       concurrencySafe: true,
  *     },
  *   }, { monitor });
- *   const envelope = await registrations[0].call({ query: "sluice" });
+ *   // Calls run through a gate: for reads only, a read-only one.
+ *   const gate = new Gate({ catalogs: [reads] });
+ *   const [envelope] = await gate.run(
+ *     [{ id: "call_1", name: "search_docs", arguments: { query: "sluice" } }],
+ *     { runId: "run-1" },
+ *   );
  * } finally {
  *   monitor.close();
  * }
@@ -291,53 +175,254 @@ export async function discoverTools(
   bindings: ReadToolBindings,
   options: DiscoverOptions,
 ): Promise<DiscoveryResult> {
-  const found = await findBound(source, serverId, () => resolveBindings(bindings), options);
-  const entries = found.selected.map((item): SnapshotEntry => ({
+  return (await discoverCatalogs(source, serverId, { reads: bindings }, options)).reads!;
+}
+
+/**
+ * Discovers the bound write tools of one server into a `schemaVersion: 2` snapshot that records
+ * the host's authorization identity, and write registrations for a `Gate`. Every binding must
+ * state `policy: { mode: "confirm", title, effect }` with the same `effect` as the binding, a
+ * scope validator function, and non-empty `bindingId`, `bindingRevision`, `scopeId` and
+ * `scopeRevision`; server annotations never grant or waive any of it. The listing, schema and
+ * budget checks are the read discovery's.
+ *
+ * Throws a `DiscoveryError` (codes `binding_*`, `limits_invalid`, `mcp_*`).
+ *
+ * @param source the host's connected SDK client (v1 or v2), or a session
+ * @param serverId the host's id for this server
+ * @param bindings the host's write bindings keyed by remote tool name
+ * @param options the session's monitor, optional limits, listing, skip rule and abort signal
+ *
+ * @example
+ * ```ts
+ * import { type CatalogMonitor, discoverWriteTools } from "@sluice/mcp";
+ * import type { Client } from "@modelcontextprotocol/client";
+ * declare const client: Client, monitor: CatalogMonitor; // connected, as for discoverTools
+ *
+ * const writes = await discoverWriteTools(client, "records", {
+ *   write_record: {
+ *     localName: "save_record",
+ *     policy: { mode: "confirm", title: "Save a record", effect: "write" },
+ *     effect: "write",
+ *     scope: (state, args) => args.key === "allowed" ? undefined : "other key",
+ *     bindingId: "records.save",
+ *     bindingRevision: "3",
+ *     scopeId: "team-a",
+ *     scopeRevision: "12",
+ *   },
+ * }, { monitor });
+ * ```
+ *
+ * @category Discovery and calls
+ */
+export async function discoverWriteTools(
+  source: SdkClientLike | McpSession,
+  serverId: string,
+  bindings: WriteToolBindings,
+  options: DiscoverOptions,
+): Promise<WriteDiscoveryResult> {
+  return (await discoverCatalogs(source, serverId, { writes: bindings }, options)).writes!;
+}
+
+/**
+ * The host's bindings of one server, read and write, for {@link discoverCatalogs}: each side
+ * keyed by remote tool name; a remote or local name may appear on one side only.
+ *
+ * @category Discovery and calls
+ */
+export interface CatalogBindings {
+  /** Read bindings (`policy.mode: "read"`), as for {@link discoverTools}. */
+  readonly reads?: ReadToolBindings;
+  /** Write bindings (`policy.mode: "confirm"`), as for {@link discoverWriteTools}. */
+  readonly writes?: WriteToolBindings;
+}
+
+/**
+ * What {@link discoverCatalogs} returns: the read and the write catalog of one pass, each
+ * `null` when no bindings were given for it.
+ *
+ * @category Discovery and calls
+ */
+export interface DiscoveredCatalogs {
+  /** The read catalog, as {@link discoverTools} returns it. */
+  readonly reads: DiscoveryResult | null;
+  /** The write catalog, as {@link discoverWriteTools} returns it. */
+  readonly writes: WriteDiscoveryResult | null;
+}
+
+/**
+ * Discovers the read and the write tools of one server in one pass: one listing (or
+ * `options.listing`), each bound tool checked once, then a read catalog and a write catalog
+ * built from the same selection, each as {@link discoverTools} and {@link discoverWriteTools}
+ * build theirs. Throws a `DiscoveryError` as they do.
+ *
+ * @param source the host's connected SDK client (v1 or v2), or a session
+ * @param serverId the host's id for this server
+ * @param bindings the read and write bindings, each keyed by remote tool name
+ * @param options the session's monitor, optional limits, listing, skip rule and abort signal
+ *
+ * @example
+ * ```ts
+ * import { type CatalogMonitor, discoverCatalogs, Gate } from "@sluice/mcp";
+ * import type { Client } from "@modelcontextprotocol/client";
+ * import type { ReadToolBindings, WriteToolBindings } from "@sluice/mcp";
+ * declare const client: Client, monitor: CatalogMonitor;
+ * declare const reads: ReadToolBindings, writes: WriteToolBindings;
+ *
+ * const found = await discoverCatalogs(client, "docs", { reads, writes }, { monitor });
+ * const gate = new Gate({ catalogs: [found.reads!], approve: () => true });
+ * ```
+ *
+ * @category Discovery and calls
+ */
+export async function discoverCatalogs(
+  source: SdkClientLike | McpSession,
+  serverId: string,
+  bindings: CatalogBindings,
+  options: DiscoverOptions,
+): Promise<DiscoveredCatalogs> {
+  const found = await findBound(
+    source,
+    serverId,
+    () => resolveAllBindings(bindings.reads, bindings.writes),
+    options,
+  );
+  const writeNames = new Set(
+    [...found.bindings].filter(([, binding]) => isWriteBinding(binding)).map(([name]) => name),
+  );
+  const side = (write: boolean) => ({
+    selected: found.selected.filter((item) => isWriteBinding(item.binding) === write),
+    skipped: found.unfit.filter((item) => writeNames.has(item.remoteName) === write),
+  });
+  return {
+    reads: bindings.reads !== undefined ? await readCatalog(found, side(false)) : null,
+    writes: bindings.writes !== undefined ? await writeCatalog(serverId, found, side(true)) : null,
+  };
+}
+
+/** One side of a selection: its selected tools and those that did not fit. */
+interface Side {
+  readonly selected: readonly Selected<AnyResolvedBinding>[];
+  readonly skipped: readonly UnfitTool[];
+}
+
+async function readCatalog(found: Found<AnyResolvedBinding>, side: Side): Promise<DiscoveryResult> {
+  const selected = side.selected as readonly Selected<ResolvedBinding>[];
+  const entries = selected.map((item): SnapshotEntry => ({
     ...item.base,
     policy: item.binding.policy,
     concurrencySafe: item.binding.concurrencySafe,
   }));
   const snapshot = await buildSnapshot({ ...found.header, entries });
-  const registrations = mapByLocalName(
+  const calls = mapByLocalName(
     snapshot.entries,
-    found.selected,
+    selected,
     (item) => item.base.localName,
     (entry, item) =>
-      createRegistration({
-        ...registrationContext(found, entry, item),
+      callPlanOf(found, entry, item, {
         resendOnBrokenStream: item.binding.resendOnBrokenStream,
       }),
   );
-  return deepFreeze({ snapshot, registrations, skipped: found.unfit, ...staleness(found) });
+  const registrations = snapshot.entries.map(createRegistration);
+  return discovered(
+    { snapshot, registrations, skipped: side.skipped, ...staleness(found) },
+    calls,
+  );
+}
+
+async function writeCatalog(
+  serverId: string,
+  found: Found<AnyResolvedBinding>,
+  side: Side,
+): Promise<WriteDiscoveryResult> {
+  const selected = side.selected as readonly Selected<ResolvedWriteBinding>[];
+  const entries = selected.map((item): WriteSnapshotEntry => ({
+    ...item.base,
+    policy: item.binding.policy,
+    concurrencySafe: false,
+    authorization: {
+      bindingId: item.binding.bindingId,
+      bindingRevision: item.binding.bindingRevision,
+      scopeId: item.binding.scopeId,
+      scopeRevision: item.binding.scopeRevision,
+      effect: item.binding.policy.effect,
+    },
+  }));
+  const snapshot = await buildWriteSnapshot({ ...found.header, entries });
+  const registrations = snapshot.entries.map((entry) =>
+    createWriteRegistration(serverId, entry, snapshot.revisionDigest)
+  );
+  const calls = mapByLocalName(
+    snapshot.entries,
+    selected,
+    (item) => item.base.localName,
+    (entry, item) => ({ entry, item }),
+  ).map(({ entry, item }, index) =>
+    callPlanOf(found, entry, item, {
+      approval: {
+        binding: approvalFieldsOf(registrations[index]),
+        decidedBy: entry.policy.decidedBy,
+      },
+    })
+  );
+  return discovered(
+    { snapshot, registrations, skipped: side.skipped, ...staleness(found) },
+    calls,
+  );
 }
 
 /**
- * What a registration of `entry` needs: the session side of a selection plus the selected
- * tool's validators. The scope is the binding's unless the caller names one.
+ * A discovery result: its data deeply frozen, its call plans frozen each (they hold the
+ * session, which stays live).
+ *
+ * @param data the snapshot, registrations and skip and stale state
+ * @param calls one call plan per registration, same order
  *
  * @category Discovery and calls
  */
-export function registrationContext<E extends SnapshotEntryBase>(
+export function discovered<T extends object>(
+  data: T,
+  calls: readonly CallPlan[],
+): Readonly<T & { calls: readonly CallPlan[] }> {
+  return Object.freeze({ ...deepFreeze(data), calls: Object.freeze([...calls]) });
+}
+
+/**
+ * The call plan of `entry`: the session side of a selection plus the selected tool's
+ * validators and scope validator.
+ *
+ * @param source the selection's session, monitor, generation, limits and digests
+ * @param entry the frozen snapshot entry
+ * @param item the selected tool
+ * @param extra the write approval, the resend rule
+ *
+ * @category Discovery and calls
+ */
+export function callPlanOf(
   source: Pick<
-    Found<SelectableBinding>,
+    Found<AnyResolvedBinding>,
     "session" | "monitor" | "generation" | "limits" | "digests"
   >,
-  entry: E,
-  item: Selected<SelectableBinding>,
-  scope: ScopeValidator | null = item.binding.scope,
-): RegistrationContext & { readonly entry: E } {
-  return {
+  entry: SnapshotEntryBase,
+  item: Selected<AnyResolvedBinding>,
+  extra: Partial<Pick<CallPlan, "approval" | "resendOnBrokenStream">> = {},
+): CallPlan {
+  return Object.freeze({
     entry,
     session: source.session,
     monitor: source.monitor,
     generation: source.generation,
     limits: source.limits,
-    scope,
+    scope: scopeCheckOf(item.binding.scope, source.limits.timeoutMs),
     validateInput: item.validateInput,
     validateOutput: item.validateOutput,
     ...(item.headers.length > 0 ? { paramHeaders: item.headers } : {}),
     ...(source.digests.has(entry.remoteName)
       ? { definitionDigest: source.digests.get(entry.remoteName)! }
       : {}),
-  };
+    ...(extra.resendOnBrokenStream !== undefined
+      ? { resendOnBrokenStream: extra.resendOnBrokenStream }
+      : {}),
+    ...(extra.approval !== undefined ? { approval: extra.approval } : {}),
+  });
 }

@@ -19,6 +19,7 @@ import { resolveToolLimits, type ToolLimits } from "./limits.ts";
 import type { CatalogMonitor } from "./monitor.ts";
 import type { ToolListing } from "./listing.ts";
 import { byLocalName, type CatalogHeader, type SnapshotEntryBase } from "./snapshot.ts";
+import { definitionDigest, definitionOfEntry } from "./revisions.ts";
 
 function protocolError(message: string): DiscoveryError {
   return new DiscoveryError("mcp_protocol_error", message);
@@ -313,4 +314,47 @@ export function discoveryLimits(limits: Partial<ToolLimits> | undefined): ToolLi
   } catch (error) {
     throw new DiscoveryError("limits_invalid", (error as Error).message);
   }
+}
+
+/**
+ * Each selected listed tool's entry digest; with `expected` (a lock's), the tools that do not
+ * match it move to `unfit` (or throw `catalog_lock_mismatch`, with `onUnfit: "fail"`). Tools
+ * with an owner spec are the host's own definition and are not checked.
+ *
+ * @param selection the selection
+ * @param expected expected entry digests by remote name
+ * @param onUnfit what a mismatch does
+ *
+ * @category Discovery and calls
+ */
+export async function checkDigests<B extends SelectableBinding>(
+  selection: Selection<B>,
+  expected: Readonly<Record<string, string>> | undefined,
+  onUnfit: "fail" | "skip",
+): Promise<{ selection: Selection<B>; digests: Map<string, string> }> {
+  const digests = new Map<string, string>();
+  const selected: Selected<B>[] = [];
+  const unfit: UnfitTool[] = [...selection.unfit];
+  for (const item of selection.selected) {
+    if (item.binding.spec !== undefined) {
+      selected.push(item);
+      continue;
+    }
+    const name = item.base.remoteName;
+    const found = await definitionDigest(definitionOfEntry(item.base));
+    if (expected !== undefined && !(Object.hasOwn(expected, name) && expected[name] === found)) {
+      const error = new DiscoveryError(
+        "catalog_lock_mismatch",
+        `bound tool "${name}" does not have the expected definition digest`,
+        { tool: name },
+      );
+      if (onUnfit === "fail") throw error;
+      unfit.push({ localName: item.base.localName, remoteName: name, error });
+      continue;
+    }
+    digests.set(name, found);
+    selected.push(item);
+  }
+  unfit.sort(byLocalName);
+  return { selection: { ...selection, selected, unfit }, digests };
 }

@@ -1,7 +1,6 @@
 import { deepFreeze, digest, type JsonObject, type JsonValue } from "../identity/mod.ts";
-import type { ReadPolicy } from "./bindings.ts";
+import type { ReadPolicy, WriteEffect, WritePolicy } from "./bindings.ts";
 import type { ChangeDetection } from "./monitor.ts";
-import type { WriteEffect, WritePolicy } from "./write_bindings.ts";
 
 /**
  * The fields every entry has, read or write: what the server sent plus the local name.
@@ -74,35 +73,19 @@ export interface WriteSnapshotEntry extends SnapshotEntryBase {
 }
 
 /**
- * A write catalog: like a read catalog, with `schemaVersion: 2` and each entry's host
- * authorization identity. Its `revisionDigest` is the write-catalog digest approvals bind to.
+ * A catalog: deeply frozen plain data, detached from the session and from the host's
+ * bindings; `revisionDigest` is `digest()` of every other field. The version says which kind:
+ * `1` for read catalogs, `2` for write catalogs, whose entries add the host's authorization
+ * identity and whose digest is the one approvals bind to.
+ *
+ * @typeParam Version the schema version
+ * @typeParam Entry the entries' type
  *
  * @category Discovery and calls
  */
-export interface WriteSnapshot {
-  /** `2` for write catalogs. */
-  readonly schemaVersion: 2;
-  /** The host's id for the server. */
-  readonly serverId: string;
-  /** Protocol version negotiated by the session's handshake. */
-  readonly protocolVersion: string;
-  /** How this catalog notices list changes. */
-  readonly changeDetection: ChangeDetection;
-  /** `sha256:<hex>` of the canonical JSON of every other field. */
-  readonly revisionDigest: string;
-  /** Selected write tools sorted by local name. */
-  readonly entries: readonly WriteSnapshotEntry[];
-}
-
-/**
- * A read catalog: deeply frozen plain data, detached from the session and from the host's
- * bindings. `revisionDigest` is `digest()` of every other field.
- *
- * @category Discovery and calls
- */
-export interface ReadSnapshot {
-  /** `1` for read catalogs. */
-  readonly schemaVersion: 1;
+export interface Snapshot<Version extends 1 | 2, Entry extends SnapshotEntryBase> {
+  /** `1` for read catalogs, `2` for write catalogs. */
+  readonly schemaVersion: Version;
   /** The host's id for the server. */
   readonly serverId: string;
   /** Protocol version negotiated by the session's handshake. */
@@ -112,8 +95,23 @@ export interface ReadSnapshot {
   /** `sha256:<hex>` of the canonical JSON of every other field. */
   readonly revisionDigest: string;
   /** Selected tools sorted by local name. */
-  readonly entries: readonly SnapshotEntry[];
+  readonly entries: readonly Entry[];
 }
+
+/**
+ * A read catalog (`schemaVersion: 1`).
+ *
+ * @category Discovery and calls
+ */
+export type ReadSnapshot = Snapshot<1, SnapshotEntry>;
+
+/**
+ * A write catalog (`schemaVersion: 2`): each entry records the host's authorization identity,
+ * and its `revisionDigest` is the write-catalog digest approvals bind to.
+ *
+ * @category Discovery and calls
+ */
+export type WriteSnapshot = Snapshot<2, WriteSnapshotEntry>;
 
 /**
  * The fields a catalog is built from: everything but the digest and the version.

@@ -286,19 +286,10 @@ function resolveSpecs(value: unknown, servers: ReadonlySet<string>): Map<string,
   return specs;
 }
 
-/**
- * Validates a `connectAll()` configuration and resolves it into servers with their allowed
- * tools. Throws {@link ConnectConfigError}.
- *
- * @category Agent developers: connect()
- */
-export function resolveConfig(config: ConnectAllConfig): ResolvedServer[] {
-  if (!isRecord(config)) throw invalid("the configuration must be an object");
-  if (!Array.isArray(config.servers) || config.servers.length === 0) {
-    throw invalid("servers must be a non-empty array");
-  }
+/** Every server's id, url and credentials, checked; the ids. */
+function checkServers(servers: readonly ServerConfig[]): Set<string> {
   const ids = new Set<string>();
-  for (const server of config.servers) {
+  for (const server of servers) {
     if (!isRecord(server) || typeof server.id !== "string" || !SERVER_ID.test(server.id)) {
       throw invalid(
         "every server needs an id of 1 to 48 characters [A-Za-z0-9_-], starting with a letter or _",
@@ -326,6 +317,11 @@ export function resolveConfig(config: ConnectAllConfig): ResolvedServer[] {
     }
     ids.add(server.id);
   }
+  return ids;
+}
+
+/** The allowlist, the pre-approved and resent entries and the owner specs, checked. */
+function resolveAllowlist(config: ConnectAllConfig, ids: ReadonlySet<string>) {
   const allow = stringList(config.allow, "allow");
   if (allow.length === 0) throw invalid("allow must name at least one tool");
   const allowed = new Map<string, { server: string; tool: string }>();
@@ -362,6 +358,11 @@ export function resolveConfig(config: ConnectAllConfig): ResolvedServer[] {
       throw new ConnectConfigError("connect_not_allowed", `a spec names "${key}", not in allow`);
     }
   }
+  return { allowed, preApproved, resend, specs };
+}
+
+/** The connection-wide options, checked. */
+function checkOptions(config: ConnectAllConfig): void {
   if (config.approve !== undefined && typeof config.approve !== "function") {
     throw invalid("approve must be a function");
   }
@@ -393,6 +394,22 @@ export function resolveConfig(config: ConnectAllConfig): ResolvedServer[] {
         `${MAX_RELIST_INTERVAL_MS}`,
     );
   }
+}
+
+/**
+ * Validates a `connectAll()` configuration and resolves it into servers with their allowed
+ * tools. Throws {@link ConnectConfigError}.
+ *
+ * @category Agent developers: connect()
+ */
+export function resolveConfig(config: ConnectAllConfig): ResolvedServer[] {
+  if (!isRecord(config)) throw invalid("the configuration must be an object");
+  if (!Array.isArray(config.servers) || config.servers.length === 0) {
+    throw invalid("servers must be a non-empty array");
+  }
+  const ids = checkServers(config.servers);
+  const { allowed, preApproved, resend, specs } = resolveAllowlist(config, ids);
+  checkOptions(config);
   const localNames = assignLocalNames([...allowed.values()]);
   return config.servers.map((server) => {
     const tools: AllowedTool[] = [];

@@ -1,25 +1,30 @@
 /**
- * connect()'s discovery of one server: the allowlist and the owner's settings become read and
- * write bindings, and the public `listTools`, `discoverTools` and `discoverWriteTools` do the
- * rest, skipping what does not fit.
+ * connect()'s discovery of one server: one listing decides each allowed tool's policy, the
+ * allowlist and the owner's settings become read and write bindings, and one pass of
+ * `discoverCatalogs` does the rest, skipping what does not fit.
  *
  * @module
  */
 import { canonicalize, type JsonObject, utf8Length } from "../identity/mod.ts";
 import { codeOf, type SluiceCode } from "../codes.ts";
-import type { ReadToolBinding, ScopeValidator } from "../catalog/bindings.ts";
+import type {
+  ApprovalDecider,
+  ReadToolBinding,
+  ScopeValidator,
+  WriteEffect,
+  WriteToolBinding,
+} from "../catalog/bindings.ts";
 import type { DiscoveryError } from "../catalog/errors.ts";
 import type { ToolLimits } from "../catalog/limits.ts";
 import type { StaleReason } from "../catalog/monitor.ts";
-import type { ToolListing } from "../catalog/listing.ts";
 import { compareLock, type LockComparison, type LockedServer } from "../catalog/lock.ts";
 import { definitionOfListed, type ToolDefinition } from "../catalog/revisions.ts";
 import type { UnfitTool } from "../catalog/selection.ts";
 import { byLocalName, type ReadSnapshot, type WriteSnapshot } from "../catalog/snapshot.ts";
-import type { ApprovalDecider, WriteEffect, WriteToolBinding } from "../catalog/write_bindings.ts";
-import { discoverTools, listTools } from "../calls/discover.ts";
-import { discoverWriteTools, type WriteToolRegistration } from "../calls/discover_write.ts";
-import type { ToolRegistration } from "../calls/registration.ts";
+import { discoverCatalogs, type DiscoveredCatalogs } from "../calls/discover.ts";
+import { listNamedTools, type ToolListing } from "../catalog/listing.ts";
+import type { ToolRegistration, WriteToolRegistration } from "../calls/registration.ts";
+import type { CallPlan } from "../calls/call_plan.ts";
 import type { AllowedTool, ResolvedServer } from "./config.ts";
 import { type ApprovalPolicy, approvalPolicy } from "./governance.ts";
 import { type SkippedTool, toolSkipReason } from "./report.ts";
@@ -37,6 +42,8 @@ export interface ConnectedTool {
   readonly source: "server" | "owner_spec";
   /** A read registration (no approval) or a write registration (approval through the gate). */
   readonly registration: ToolRegistration | WriteToolRegistration;
+  /** What the gate runs this tool's calls with. */
+  readonly plan: CallPlan;
   /** `revisionDigest` of the catalog this tool belongs to. */
   readonly catalogDigest: string;
 }
@@ -141,6 +148,105 @@ function writeBinding(
   };
 }
 
+/** The listing of a server's listed tools, or why it failed. */
+async function listServer(
+  session: ServerSession,
+  toList: readonly AllowedTool[],
+  limits: ToolLimits,
+  signal: AbortSignal | undefined,
+): Promise<{ listing?: ToolListing; errorCode?: SluiceCode; error?: unknown }> {
+  try {
+    const names = toList.map((tool) => tool.tool);
+    // Set up first: a change the server announces during its handshake predates the listing.
+    await session.ready(signal);
+    const monitor = session.monitor;
+    return {
+      listing: await listNamedTools(session, monitor, new Set(names), limits, signal),
+    };
+  } catch (error) {
+    return { errorCode: codeOf(error) ?? "mcp_transport_error", error };
+  }
+}
+
+/** The entry digests a lock expects, by remote name (none without a lock). */
+function expectedDigestsOf(
+  expectations: ServerExpectations,
+): Readonly<Record<string, string>> | undefined {
+  if (!expectations.locked) return undefined;
+  return Object.fromEntries(
+    Object.entries(expectations.server?.tools ?? {}).map(([name, tool]) => [name, tool.digest]),
+  );
+}
+
+/** What one discovery (read or write) found, as the connection collects it. */
+interface FoundCatalog {
+  readonly snapshot: ReadSnapshot | WriteSnapshot;
+  readonly registrations: readonly (ToolRegistration | WriteToolRegistration)[];
+  readonly calls: readonly CallPlan[];
+  readonly skipped: readonly UnfitTool[];
+  readonly staleReason?: StaleReason;
+}
+
+/** Adds a discovery's ready tools, and skips (with a reason) the ones that did not fit. */
+function collectFound(
+  found: FoundCatalog,
+  byRemote: ReadonlyMap<string, { tool: AllowedTool; policy: ApprovalPolicy }>,
+  tools: ConnectedTool[],
+  listing: ToolListing | undefined,
+  limits: ToolLimits,
+  skip: (tool: AllowedTool, code: string, reason: string) => void,
+): void {
+  for (const [index, registration] of found.registrations.entries()) {
+    const { tool, policy } = byRemote.get(registration.remoteName)!;
+    tools.push({
+      allowed: tool,
+      policy,
+      source: tool.spec === undefined ? "server" : "owner_spec",
+      registration,
+      plan: found.calls[index],
+      catalogDigest: found.snapshot.revisionDigest,
+    });
+  }
+  for (const unfit of found.skipped) {
+    const { tool } = byRemote.get(unfit.remoteName)!;
+    const raw = listing?.tools.get(unfit.remoteName);
+    const size = measuredSize(unfit.error, raw);
+    const schema = raw?.[`${unfit.error.schema ?? "input"}Schema`];
+    skip(tool, unfit.error.code, toolSkipReason(unfit.error, limits, size, schema));
+  }
+}
+
+/**
+ * Each allowed tool's policy (from its listed annotations) and binding, read or write; `skip`
+ * says which tools are left out (and records why).
+ */
+function bindingsOf(
+  server: ResolvedServer,
+  listing: ToolListing | undefined,
+  decidedBy: ApprovalDecider,
+  skip: (tool: AllowedTool) => boolean,
+) {
+  const reads: Record<string, ReadToolBinding> = {};
+  const writes: Record<string, WriteToolBinding> = {};
+  const byRemote = new Map<string, { tool: AllowedTool; policy: ApprovalPolicy }>();
+  for (const tool of server.tools) {
+    if (skip(tool)) continue;
+    const annotations = tool.spec ? null : annotationsOf(listing?.tools.get(tool.tool));
+    const policy = approvalPolicy(tool.preApproved, server.trustReadOnlyHint, annotations);
+    byRemote.set(tool.tool, { tool, policy });
+    if (policy.requiresApproval) writes[tool.tool] = writeBinding(tool, policy, decidedBy);
+    else reads[tool.tool] = readBinding(tool);
+  }
+  return { reads, writes, byRemote };
+}
+
+/** Skipped tools once each (with the latest reason), in allowlist order. */
+function inAllowlistOrder(server: ResolvedServer, skipped: readonly SkippedTool[]): SkippedTool[] {
+  const order = new Map(server.tools.map((tool, index) => [tool.localName, index]));
+  const unique = [...new Map(skipped.map((item) => [item.name, item])).values()];
+  return unique.sort((a, b) => order.get(a.name)! - order.get(b.name)!);
+}
+
 /**
  * Discovers the allowed tools of one server: one `tools/list` (unless every allowed tool has
  * an owner spec), each tool's approval policy from the owner's settings and its annotations,
@@ -169,34 +275,17 @@ export async function discoverServer(
   const skipped: SkippedTool[] = [];
   const skip = (tool: AllowedTool, code: string, reason: string) =>
     skipped.push({ name: tool.localName, server: tool.server, tool: tool.tool, code, reason });
-  let listing: ToolListing | undefined = expectations.listing;
-  let errorCode: SluiceCode | undefined;
-  let thrown: unknown;
-  if (toList.length > 0 && listing === undefined) {
-    try {
-      const names = toList.map((tool) => tool.tool);
-      // Set up first: a change the server announces during its handshake predates the listing.
-      await session.ready(signal);
-      listing = await listTools(session, names, { monitor, limits, ...(signal ? { signal } : {}) });
-    } catch (error) {
-      errorCode = codeOf(error) ?? "mcp_transport_error";
-      thrown = error;
-    }
-  }
-  const reads: Record<string, ReadToolBinding> = {};
-  const writes: Record<string, WriteToolBinding> = {};
-  const byRemote = new Map<string, { tool: AllowedTool; policy: ApprovalPolicy }>();
-  for (const tool of server.tools) {
-    if (tool.spec === undefined && errorCode !== undefined) {
-      skip(tool, errorCode, serverSkipReason(errorCode, server.url));
-      continue;
-    }
-    const annotations = tool.spec ? null : annotationsOf(listing?.tools.get(tool.tool));
-    const policy = approvalPolicy(tool.preApproved, server.trustReadOnlyHint, annotations);
-    byRemote.set(tool.tool, { tool, policy });
-    if (policy.requiresApproval) writes[tool.tool] = writeBinding(tool, policy, decidedBy);
-    else reads[tool.tool] = readBinding(tool);
-  }
+  const listed = expectations.listing !== undefined || toList.length === 0
+    ? { listing: expectations.listing }
+    : await listServer(session, toList, limits, signal);
+  const listing = listed.listing;
+  let errorCode: SluiceCode | undefined = listed.errorCode;
+  let thrown: unknown = listed.error;
+  const { reads, writes, byRemote } = bindingsOf(server, listing, decidedBy, (tool) => {
+    if (tool.spec !== undefined || errorCode === undefined) return false;
+    skip(tool, errorCode, serverSkipReason(errorCode, server.url));
+    return true;
+  });
   const definitions = new Map<string, ToolDefinition>();
   for (const [name, raw] of listing?.tools ?? []) definitions.set(name, definitionOfListed(raw));
   const lock = expectations.locked && listing !== undefined
@@ -207,11 +296,7 @@ export async function discoverServer(
       definitions.values(),
     )
     : undefined;
-  const expectedDigests = expectations.locked
-    ? Object.fromEntries(
-      Object.entries(expectations.server?.tools ?? {}).map(([name, tool]) => [name, tool.digest]),
-    )
-    : undefined;
+  const expectedDigests = expectedDigestsOf(expectations);
   const options = {
     monitor,
     limits,
@@ -221,46 +306,17 @@ export async function discoverServer(
     ...(signal ? { signal } : {}),
   };
   const tools: ConnectedTool[] = [];
-  let snapshot: ReadSnapshot | null = null;
-  let writeSnapshot: WriteSnapshot | null = null;
-  let staleReason: StaleReason | undefined;
-  const collect = (
-    found: {
-      snapshot: ReadSnapshot | WriteSnapshot;
-      registrations: readonly (ToolRegistration | WriteToolRegistration)[];
-      skipped: readonly UnfitTool[];
-      staleReason?: StaleReason;
-    },
-  ) => {
-    staleReason ??= found.staleReason;
-    for (const registration of found.registrations) {
-      const { tool, policy } = byRemote.get(registration.remoteName)!;
-      tools.push({
-        allowed: tool,
-        policy,
-        source: tool.spec === undefined ? "server" : "owner_spec",
-        registration,
-        catalogDigest: found.snapshot.revisionDigest,
-      });
-    }
-    for (const unfit of found.skipped) {
-      const { tool } = byRemote.get(unfit.remoteName)!;
-      const raw = listing?.tools.get(unfit.remoteName);
-      const size = measuredSize(unfit.error, raw);
-      const schema = raw?.[`${unfit.error.schema ?? "input"}Schema`];
-      skip(tool, unfit.error.code, toolSkipReason(unfit.error, limits, size, schema));
-    }
+  let found: DiscoveredCatalogs = { reads: null, writes: null };
+  const bindings = {
+    ...(Object.keys(reads).length > 0 ? { reads } : {}),
+    ...(Object.keys(writes).length > 0 ? { writes } : {}),
   };
   try {
-    if (Object.keys(reads).length > 0) {
-      const found = await discoverTools(session, server.id, reads, options);
-      snapshot = found.snapshot;
-      collect(found);
-    }
-    if (Object.keys(writes).length > 0) {
-      const found = await discoverWriteTools(session, server.id, writes, options);
-      writeSnapshot = found.snapshot;
-      collect(found);
+    if (bindings.reads || bindings.writes) {
+      found = await discoverCatalogs(session, server.id, bindings, options);
+      for (const catalog of [found.reads, found.writes]) {
+        if (catalog) collectFound(catalog, byRemote, tools, listing, limits, skip);
+      }
     }
   } catch (error) {
     // A failure of the catalog as a whole (for example a version sluice does not accept).
@@ -274,14 +330,12 @@ export async function discoverServer(
   }
   // Ready tools in local-name order (the catalogs' order); skipped ones in allowlist order.
   tools.sort((a, b) => byLocalName(a.allowed, b.allowed));
-  const order = new Map(server.tools.map((tool, index) => [tool.localName, index]));
-  const unique = [...new Map(skipped.map((item) => [item.name, item])).values()];
-  unique.sort((a, b) => order.get(a.name)! - order.get(b.name)!);
+  const staleReason = found.reads?.staleReason ?? found.writes?.staleReason;
   return {
-    snapshot,
-    writeSnapshot,
+    snapshot: found.reads?.snapshot ?? null,
+    writeSnapshot: found.writes?.snapshot ?? null,
     tools,
-    skipped: unique,
+    skipped: inAllowlistOrder(server, skipped),
     ...(errorCode !== undefined ? { errorCode, error: thrown } : {}),
     ...(staleReason !== undefined ? { staleReason } : {}),
     ...(listing ? { listing } : {}),

@@ -3,7 +3,7 @@ import type { DiscoveryError } from "../catalog/errors.ts";
 import type { LockComparison, LockMismatch } from "../catalog/lock.ts";
 import type { DefinitionField } from "../catalog/revisions.ts";
 import type { StaleReason } from "../catalog/monitor.ts";
-import type { ApprovalDecider } from "../catalog/write_bindings.ts";
+import type { ApprovalDecider } from "../catalog/bindings.ts";
 import type { TransportReport } from "../transport/secure_fetch.ts";
 import type { Era } from "./era.ts";
 import type { ApprovalReason } from "./governance.ts";

@@ -4,6 +4,8 @@
  *
  * @module
  */
+import type { ConnectionState } from "./connection_state.ts";
+import type { ServerState } from "./server_state.ts";
 
 /**
  * The shortest wait before listing again on a `ttlMs` hint: a hint of 0 ("stale at once",
@@ -37,4 +39,25 @@ export const MAX_TTL_RELIST_MS = 3_600_000;
  */
 export function ttlRelistDelay(ttlMs: number): number {
   return Math.min(Math.max(ttlMs, MIN_TTL_RELIST_MS), MAX_TTL_RELIST_MS);
+}
+
+/**
+ * Where no change stream is open and the last listing carried a `ttlMs` hint: asks for a
+ * listing after it (clamped: {@link ttlRelistDelay}). Replaces any timer set before.
+ *
+ * @param state the connection
+ * @param item the server
+ *
+ * @category Agent developers: connect()
+ */
+export function scheduleTtl(state: ConnectionState, item: ServerState): void {
+  clearTimeout(item.ttlTimer);
+  item.ttlTimer = undefined;
+  if (state.config.changeDetection !== true || state.closing !== undefined) return;
+  if (item.ttlMs === undefined || item.session.changeStream !== undefined) return;
+  const delay = ttlRelistDelay(item.ttlMs);
+  item.ttlTimer = setTimeout(() => {
+    item.ttlTimer = undefined;
+    item.relister!.request();
+  }, delay);
 }

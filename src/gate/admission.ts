@@ -5,10 +5,11 @@
  * @module
  */
 import type { JsonObject } from "../identity/mod.ts";
-import { type CallInternals, callInternals, type ToolRegistration } from "../calls/registration.ts";
-import type { WriteToolRegistration } from "../calls/discover_write.ts";
+import type { CallPlan } from "../calls/call_plan.ts";
+import type { ApprovalBinding } from "../approvals/types.ts";
+import { admitCall } from "../calls/admit.ts";
 import type { ArgumentProblem } from "../calls/envelope.ts";
-import type { ApprovalDecider } from "../catalog/write_bindings.ts";
+import type { ApprovalDecider } from "../catalog/bindings.ts";
 import type { GateCall, GateCatalog, GateEnvelope, GateErrorCode, RunOptions } from "./types.ts";
 import type { CodeIn } from "../codes.ts";
 
@@ -17,7 +18,7 @@ import type { CodeIn } from "../codes.ts";
  *
  * @category Gate
  */
-export type ReadTool = { readonly kind: "read"; readonly layers: CallInternals };
+export type ReadTool = { readonly kind: "read"; readonly plan: CallPlan };
 
 /**
  * A write tool of the gate, with the binding identity its approvals record.
@@ -26,10 +27,9 @@ export type ReadTool = { readonly kind: "read"; readonly layers: CallInternals }
  */
 export type WriteTool = {
   readonly kind: "write";
-  readonly layers: CallInternals;
-  readonly registration: WriteToolRegistration;
-  /** The binding identity an approval records, built once (the registration is frozen). */
-  readonly binding: ApprovalBindingFields;
+  readonly plan: CallPlan;
+  /** The binding identity an approval records, built once at discovery. */
+  readonly binding: ApprovalBinding;
   /** Who decides, as the snapshot records it (absent: the gate's configuration). */
   readonly decidedBy: ApprovalDecider | undefined;
 };
@@ -54,33 +54,11 @@ export type Admitted = {
   readonly canonical: string;
 };
 
-function isWriteRegistration(
-  registration: ToolRegistration | WriteToolRegistration,
-): registration is WriteToolRegistration {
-  return "approvalBinding" in registration;
+/** Whether a catalog's call plan has the shape discovery gives one (a copy keeps it). */
+function isPlan(plan: CallPlan | undefined): plan is CallPlan {
+  return typeof plan === "object" && plan !== null && typeof plan.entry?.localName === "string" &&
+    typeof plan.session?.request === "function" && typeof plan.validateInput === "function";
 }
-
-/** The binding identity of a write registration, as an approval records it. */
-function bindingOf(registration: WriteToolRegistration) {
-  const binding = registration.approvalBinding;
-  return {
-    serverId: registration.serverId,
-    toolName: registration.localName,
-    remoteToolName: registration.remoteName,
-    catalogDigest: binding.bindingRevision,
-    bindingId: binding.bindingId,
-    scopeId: binding.scopeId,
-    scopeRevision: binding.scopeRevision,
-    effect: binding.effect,
-  };
-}
-
-/**
- * The fields of an approval that come from the binding.
- *
- * @category Gate
- */
-export type ApprovalBindingFields = Readonly<ReturnType<typeof bindingOf>>;
 
 /**
  * Why the catalogs cannot make a gate's tool map.
@@ -90,8 +68,9 @@ export type ApprovalBindingFields = Readonly<ReturnType<typeof bindingOf>>;
 export type ToolMapProblem = CodeIn<"ToolMapProblem">;
 
 /**
- * The gate's tools by local name, or the first problem with the catalogs (a registration not
- * made by discovery, a local name in two catalogs) and the name concerned.
+ * The gate's tools by local name, from the call plans discovery produced, or the first problem
+ * with the catalogs (a plan not made by discovery, a local name in two catalogs) and the name
+ * concerned.
  *
  * @category Gate
  */
@@ -100,25 +79,17 @@ export function toolMap(
 ): Map<string, GateTool> | { problem: ToolMapProblem; name: string } {
   const tools = new Map<string, GateTool>();
   for (const catalog of catalogs) {
-    for (const registration of catalog.registrations) {
-      const layers = callInternals(registration);
-      if (layers === undefined) {
-        return { problem: "gate_registration_invalid", name: registration.localName };
+    for (const plan of Array.isArray(catalog?.calls) ? catalog.calls : [undefined]) {
+      if (!isPlan(plan)) {
+        return { problem: "gate_registration_invalid", name: String(plan?.entry?.localName) };
       }
-      if (tools.has(registration.localName)) {
-        return { problem: "gate_duplicate_name", name: registration.localName };
-      }
+      const name = plan.entry.localName;
+      if (tools.has(name)) return { problem: "gate_duplicate_name", name };
       tools.set(
-        registration.localName,
-        isWriteRegistration(registration)
-          ? {
-            kind: "write",
-            layers,
-            registration,
-            binding: bindingOf(registration),
-            decidedBy: registration.policy.decidedBy,
-          }
-          : { kind: "read", layers },
+        name,
+        plan.approval !== undefined
+          ? { kind: "write", plan, ...plan.approval }
+          : { kind: "read", plan },
       );
     }
   }
@@ -169,7 +140,7 @@ export async function admitBatch(
     }
     let admission;
     try {
-      admission = await tool.layers.admit(call.arguments, options.state, options.signal);
+      admission = await admitCall(tool.plan, call.arguments, options.state, options.signal);
     } catch {
       admission = { ok: false as const, errorCode: "mcp_protocol_error" as const };
     }

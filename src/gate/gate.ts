@@ -17,7 +17,9 @@ import type {
   ResumeOptions,
   RunOptions,
 } from "./types.ts";
-import { writeFailure, WritePath } from "./write_path.ts";
+import { WritePath } from "./write_path.ts";
+import { writeFailure } from "./write_envelope.ts";
+import { dispatchCall } from "../calls/dispatch.ts";
 import type { CodeIn } from "../codes.ts";
 
 /**
@@ -120,7 +122,7 @@ export class Gate {
 
   /**
    * Creates a gate over the given catalogs. Throws a {@link GateError}: `gate_duplicate_name`
-   * when two catalogs share a local name, `gate_registration_invalid` for a registration not
+   * when two catalogs share a local name, `gate_registration_invalid` for a call plan not
    * made by discovery, `gate_store_missing` when write tools have no store (and are not all
    * decided inline or by nobody), `gate_options_invalid` for a bad TTL or callback, or a
    * write tool whose recorded decider the options do not honour.
@@ -137,7 +139,7 @@ export class Gate {
         tools.problem,
         tools.problem === "gate_duplicate_name"
           ? `local name "${tools.name}" appears in two catalogs`
-          : "a registration was not created by discoverTools or discoverWriteTools",
+          : "a call plan was not created by discoverTools or discoverWriteTools",
       );
     }
     this.#tools = tools;
@@ -199,7 +201,7 @@ export class Gate {
       if (item.tool.kind === "write") {
         envelopes.push(await this.#writes!.run(item, item.tool, options));
       } else {
-        const { envelope } = await item.tool.layers.dispatch(item.args, options.signal);
+        const { envelope } = await dispatchCall(item.tool.plan, item.args, options.signal);
         envelopes.push({ id: item.call.id, ...envelope });
       }
     }
@@ -270,7 +272,7 @@ export class Gate {
     const settled: string[] = [];
     for (const record of await store.list({ state: "claimed" })) {
       const tool = this.#tools.get(record.toolName);
-      if (tool?.kind !== "write" || tool.registration.serverId !== record.serverId) continue;
+      if (tool?.kind !== "write" || tool.binding.serverId !== record.serverId) continue;
       if ((record.claimedAt ?? Infinity) > cutoff) continue;
       await store.recordOutcome(record.id, { outcome: "unknown", reason: RECOVERED_REASON });
       settled.push(record.id);

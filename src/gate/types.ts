@@ -5,9 +5,8 @@
  */
 import type { JsonObject } from "../identity/mod.ts";
 import type { CallErrorCode, ToolEnvelope } from "../calls/envelope.ts";
-import type { ToolRegistration } from "../calls/registration.ts";
-import type { WriteToolRegistration } from "../calls/discover_write.ts";
-import type { WriteEffect } from "../catalog/write_bindings.ts";
+import type { CallPlan } from "../calls/call_plan.ts";
+import type { WriteEffect } from "../catalog/bindings.ts";
 import type { ApprovalRecord, ApprovalStore, ClaimRefusalCode } from "../approvals/types.ts";
 import type { CodeOf } from "../codes.ts";
 import type { GateErrorCodeThrown } from "./gate.ts";
@@ -99,13 +98,14 @@ export type PersistencePoint =
   | "recorded";
 
 /**
- * Catalog input of a gate: anything with registrations (a discovery result, for example).
+ * Catalog input of a gate: anything with call plans (a discovery result, for example). A plan
+ * with a write approval is a write tool; any other plan is a read tool.
  *
  * @category Gate
  */
 export interface GateCatalog {
-  /** Read registrations from `discoverTools` or write registrations from `discoverWriteTools`. */
-  readonly registrations: readonly (ToolRegistration | WriteToolRegistration)[];
+  /** The call plans of `discoverTools` or `discoverWriteTools` (a subset runs only those). */
+  readonly calls: readonly CallPlan[];
 }
 
 /**

@@ -7,8 +7,10 @@
  */
 import { digest, digestText, type JsonObject } from "../identity/mod.ts";
 import { codeOf } from "../codes.ts";
-import type { ArgumentProblem, ToolEnvelope, WriteOutcomeEffect } from "../calls/envelope.ts";
+import type { ToolEnvelope } from "../calls/envelope.ts";
 import { DeadlineStopped, withinDeadline } from "../calls/within_deadline.ts";
+import { admitCall } from "../calls/admit.ts";
+import { dispatchCall } from "../calls/dispatch.ts";
 import { assertDurableStore } from "../approvals/guard.ts";
 import { sameCall, settledRefusal } from "../approvals/machine.ts";
 import type {
@@ -19,7 +21,8 @@ import type {
   CommitOptions,
 } from "../approvals/types.ts";
 import type { Admitted, WriteTool } from "./admission.ts";
-import { APPROVAL_TEXT, approvalText } from "./approval_text.ts";
+import { APPROVAL_TEXT } from "./approval_text.ts";
+import { recordedEffect, storeRefusal, writeFailure } from "./write_envelope.ts";
 import { GrantUser } from "./grants.ts";
 import type {
   GateEnvelope,
@@ -71,51 +74,6 @@ function tellPending(
     Promise.resolve(hook(structuredClone(record))).catch(() => undefined);
   } catch {
     // A notifier must not change the call.
-  }
-}
-
-/** The code of a store call's failure the model is told: expiry, or the store's own failure. */
-function storeRefusal(error: unknown): GateErrorCode {
-  return codeOf(error) === "approval_expired" ? "approval_expired" : "approval_store_error";
-}
-
-/**
- * A write envelope for `code`: the fixed sentence of an approval outcome, the effect and the
- * approval.
- *
- * @category Gate
- */
-export function writeFailure(
-  id: string,
-  code: GateErrorCode,
-  effect: WriteOutcomeEffect,
-  approvalId?: string,
-  problems?: readonly ArgumentProblem[],
-): GateEnvelope {
-  const text = approvalText(code);
-  return {
-    id,
-    text: text === undefined ? [] : [text],
-    structured: null,
-    errorCode: code,
-    ...(problems ? { problems } : {}),
-    effect,
-    ...(approvalId !== undefined ? { approvalId } : {}),
-  };
-}
-
-/** The effect a stored approval stands for, when a call meets it again. */
-function recordedEffect(record: ApprovalRecord): WriteOutcomeEffect {
-  switch (record.state) {
-    case "committed":
-      return "committed";
-    case "claimed":
-    case "unknown":
-      return "unknown";
-    case "reconciled":
-      return record.reconciliation?.outcome ?? "unknown";
-    default:
-      return "not_started";
   }
 }
 
@@ -270,15 +228,15 @@ export class WritePath {
     options: RunOptions,
     approvalId: string,
   ): Promise<unknown> {
-    const registration = tool.registration;
+    const { binding } = tool;
     try {
       return await withinDeadline(() =>
         approve({
-          server: registration.serverId,
-          tool: registration.localName,
-          remoteName: registration.remoteName,
+          server: binding.serverId,
+          tool: binding.toolName,
+          remoteName: binding.remoteToolName,
           arguments: structuredClone(item.args),
-          effect: registration.approvalBinding.effect,
+          effect: binding.effect,
           approvalId,
         }), options.signal);
     } catch (error) {
@@ -456,7 +414,7 @@ export class WritePath {
     // Re-check locally at claim time: the catalog may be stale, the scope may now deny.
     let admission;
     try {
-      admission = await tool.layers.admit(args, options.state, options.signal);
+      admission = await admitCall(tool.plan, args, options.state, options.signal);
     } catch {
       admission = { ok: false as const, errorCode: "mcp_protocol_error" as const };
     }
@@ -466,7 +424,7 @@ export class WritePath {
         code: admission.errorCode,
       });
     }
-    const dispatch = await tool.layers.dispatch(admission.args, options.signal, {
+    const dispatch = await dispatchCall(tool.plan, admission.args, options.signal, {
       onSent: () => this.#point("sent", approvalId),
       failIfCatalogChanged: true,
     });

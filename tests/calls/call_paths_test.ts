@@ -1,24 +1,24 @@
 /**
- * One call path: the same scenarios through a read registration, the `Gate` and `connect()`'s
- * toolkit, against one real v2 SDK server on loopback, give identical envelopes. The
- * registration has no approval step, so the approval scenarios run through the gate and the
- * toolkit only.
+ * One call path: the same scenarios through a read-only `Gate`, a `Gate` with writes and
+ * `connect()`'s toolkit, against one real v2 SDK server on loopback, give identical envelopes.
+ * The approval scenarios run through the gate with writes and the toolkit.
  */
 import assert from "node:assert/strict";
 import {
   connect,
   type Connection,
   discoverWriteTools,
+  type DiscoveryResult,
   Gate,
   type GateEnvelope,
   type InlineApprover,
   MemoryApprovalStore,
   type ToolEnvelope,
-  type ToolRegistration,
   type WriteToolBinding,
 } from "../../mod.ts";
 import { APPROVAL_TEXT } from "../../src/gate/approval_text.ts";
 import { bind, discover } from "../support/read_host.ts";
+import { gatedRead } from "../support/read_gate.ts";
 import { type FixtureSession, openSession } from "../support/sessions.ts";
 
 const LOOPBACK = { dangerouslyAllowLoopback: true } as const;
@@ -50,7 +50,7 @@ function comparable(envelope: ToolEnvelope<string> | GateEnvelope): Record<strin
 
 interface Paths {
   readonly session: FixtureSession;
-  readonly registrations: readonly ToolRegistration[];
+  readonly reads: DiscoveryResult;
   readonly gate: (
     approve: InlineApprover | undefined,
     store?: MemoryApprovalStore,
@@ -70,7 +70,7 @@ async function withPaths(body: (paths: Paths) => Promise<void>): Promise<void> {
     }, { limits: { timeoutMs: TIMEOUT_MS } });
     const paths: Paths = {
       session,
-      registrations: reads.registrations,
+      reads,
       gate: async (approve, store) => {
         const writes = await discoverWriteTools(session.client, "docs", {
           write_like: confirmBinding(approve ? "inline" : "store"),
@@ -104,11 +104,8 @@ async function withPaths(body: (paths: Paths) => Promise<void>): Promise<void> {
   }
 }
 
-const byName = (registrations: readonly ToolRegistration[], name: string) =>
-  registrations.find((registration) => registration.localName === name)!;
-
-Deno.test("one call path: reads give identical envelopes through the registration, the gate and the toolkit", async () => {
-  await withPaths(async ({ registrations, gate: makeGate, toolkit: makeToolkit }) => {
+Deno.test("one call path: reads give identical envelopes through a read-only gate, the gate and the toolkit", async () => {
+  await withPaths(async ({ reads, gate: makeGate, toolkit: makeToolkit }) => {
     const gate = await makeGate(() => true);
     const { toolkit } = await makeToolkit({ approve: () => true });
     const aborted = new AbortController();
@@ -138,13 +135,13 @@ Deno.test("one call path: reads give identical envelopes through the registratio
       ];
     for (const [label, name, args, signal, expected] of scenarios) {
       const options = signal ? { signal } : {};
-      const viaRegistration = await byName(registrations, name).call(args, options);
+      const viaReadGate = await gatedRead(reads, name).call(args, options);
       const [viaGate] = await gate.run([{ id: "c1", name, arguments: args }], {
         runId: `run-${label}`,
         ...options,
       });
       const viaToolkit = await toolkit.call(name, args, options);
-      assert.deepEqual(comparable(viaRegistration), expected, `${label}: registration`);
+      assert.deepEqual(comparable(viaReadGate), expected, `${label}: read-only gate`);
       assert.deepEqual(comparable(viaGate), expected, `${label}: gate`);
       assert.deepEqual(comparable(viaToolkit), expected, `${label}: toolkit`);
     }

@@ -9,6 +9,7 @@ import assert from "node:assert/strict";
 import { CatalogMonitor, discoverTools, DiscoveryError, type ReadToolBinding } from "../../mod.ts";
 import { EVERYTHING_DATA_URI, openServerEverything } from "../support/sessions.ts";
 import { processGone } from "../../fixtures/process.ts";
+import { gatedRead } from "../support/read_gate.ts";
 
 const BINDABLE = [
   "echo",
@@ -52,7 +53,7 @@ Deno.test("server-everything: which tools bind, the exact error for the rest, ca
     assert.equal(session.protocolVersion, "2025-11-25");
     // Every bindable tool at once: one discovery, one snapshot.
     const bindings = Object.fromEntries(BINDABLE.map((name) => [name, binding(localOf(name))]));
-    const { snapshot, registrations } = await discoverTools(
+    const found = await discoverTools(
       session.client,
       "everything",
       bindings,
@@ -60,6 +61,7 @@ Deno.test("server-everything: which tools bind, the exact error for the rest, ca
         monitor: monitor(),
       },
     );
+    const { snapshot } = found;
     assert.deepEqual(snapshot.entries.map((entry) => entry.remoteName), BINDABLE);
     // Their inputs declare draft-07, which the profile admits (same semantics for its keywords).
     assert.equal(
@@ -88,7 +90,8 @@ Deno.test("server-everything: which tools bind, the exact error for the rest, ca
     }
 
     const call = (remote: string, args: Record<string, unknown>) =>
-      registrations.find((registration) => registration.remoteName === remote)!.call(args);
+      gatedRead(found, found.registrations.find((r) => r.remoteName === remote)!.localName)
+        .call(args);
     assert.deepEqual(await call("echo", { message: "hi" }), {
       text: ["Echo: hi"],
       structured: null,
@@ -130,14 +133,16 @@ Deno.test("server-everything over stdio: v1 and v2 host-owned clients, one snaps
     monitor.acceptProtocolVersion(session.protocolVersion);
     try {
       const bindings = Object.fromEntries(BINDABLE.map((name) => [name, binding(localOf(name))]));
-      const { snapshot, registrations } = await discoverTools(
+      const found = await discoverTools(
         session.client,
         "everything",
         bindings,
         { monitor },
       );
+      const { snapshot } = found;
       const call = (remote: string, args: Record<string, unknown>) =>
-        registrations.find((registration) => registration.remoteName === remote)!.call(args);
+        gatedRead(found, found.registrations.find((r) => r.remoteName === remote)!.localName)
+          .call(args);
       seen.push({
         digest: snapshot.revisionDigest,
         version: snapshot.protocolVersion,

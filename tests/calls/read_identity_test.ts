@@ -21,6 +21,7 @@ import {
   wireMonitor,
 } from "../support/read_host.ts";
 import { discoverTools } from "../../mod.ts";
+import { gatedRead } from "../support/read_gate.ts";
 
 interface Discovered {
   kind: string;
@@ -162,9 +163,8 @@ Deno.test("identity: the snapshot is detached from the server's objects and the 
     const { client, results } = interceptingClient(session.client);
     const bindings = callBindings();
     const { monitor } = wireMonitor(session);
-    const { snapshot, registrations } = await discoverTools(client, "fixture", bindings, {
-      monitor,
-    });
+    const found = await discoverTools(client, "fixture", bindings, { monitor });
+    const { snapshot } = found;
     const before = canonicalize(snapshot);
     // Mutate everything the server sent and everything the host passed.
     for (const result of results) {
@@ -180,7 +180,7 @@ Deno.test("identity: the snapshot is detached from the server's objects and the 
     assert.equal(canonicalize(snapshot), before);
     assert.equal(snapshot.revisionDigest, await digest(body(snapshot)));
     // Calls still validate against the schemas as discovered.
-    const add = registrations.find((r) => r.localName === "add_numbers")!;
+    const add = gatedRead(found, "add_numbers");
     assert.equal((await add.call({ a: "1", b: 2 })).errorCode, "mcp_invalid_arguments");
     assert.deepEqual((await add.call({ a: 1, b: 2 })).structured, { sum: 3 });
     monitor.close();

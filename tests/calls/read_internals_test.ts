@@ -4,22 +4,36 @@
  * server's own log confirms.
  */
 import assert from "node:assert/strict";
-import { callInternals } from "../../src/calls/registration.ts";
+import type { CallPlan } from "../../src/calls/call_plan.ts";
+import { admitCall } from "../../src/calls/admit.ts";
+import { dispatchCall, type DispatchHooks } from "../../src/calls/dispatch.ts";
+import type { JsonObject } from "../../src/identity/mod.ts";
 import { bind, discover } from "../support/read_host.ts";
 import { openSession } from "../support/sessions.ts";
+
+/** The two layers over one call plan, as the gate runs them. */
+function layersOf(plan: CallPlan) {
+  return {
+    entry: plan.entry,
+    admit: (args: unknown, state: unknown, signal: AbortSignal | undefined) =>
+      admitCall(plan, args, state, signal),
+    dispatch: (args: JsonObject, signal: AbortSignal | undefined, hooks?: DispatchHooks) =>
+      dispatchCall(plan, args, signal, hooks),
+  };
+}
 
 Deno.test("call layers: admit detaches arguments; dispatch reports whether it sent", async () => {
   const session = await openSession("memory-v2");
   try {
     const scopes: unknown[] = [];
-    const { registrations, monitor } = await discover(session, {
+    const { calls, monitor } = await discover(session, {
       echo: bind("echo_text", (state, args) => {
         scopes.push([state, args.message]);
         return undefined;
       }),
       slow: bind("slow"),
     }, { limits: { timeoutMs: 100 } });
-    const [echo, slow] = registrations.map((registration) => callInternals(registration)!);
+    const [echo, slow] = calls.map(layersOf);
     assert.equal(echo.entry.remoteName, "echo");
     const sentCalls = async () =>
       (await session.log()).filter((entry) => entry.method === "tools/call").length;
@@ -69,10 +83,10 @@ Deno.test("call layers: admit detaches arguments; dispatch reports whether it se
 
 Deno.test("call layers: a closed session is known not to have sent", async () => {
   const session = await openSession("memory-v1");
-  const { registrations, monitor } = await discover(session, { echo: bind("echo_text") });
+  const { calls, monitor } = await discover(session, { echo: bind("echo_text") });
   try {
     await session.close();
-    const echo = callInternals(registrations[0])!;
+    const echo = layersOf(calls[0]);
     assert.deepEqual(await echo.dispatch({ message: "x" }, undefined), {
       envelope: { text: [], structured: null, errorCode: "mcp_connection_closed" },
       sent: false,

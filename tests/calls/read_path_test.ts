@@ -10,9 +10,10 @@ import {
   DEFAULT_TOOL_LIMITS,
   discoverTools,
   DiscoveryError,
+  type DiscoveryResult,
   type ToolEnvelope,
-  type ToolRegistration,
 } from "../../mod.ts";
+import { gatedRead, gatedReads } from "../support/read_gate.ts";
 import { REMOTE_SECRET } from "../../fixtures/read_tools.ts";
 import { openSession, SESSION_KINDS, waitFor, withSession } from "../support/sessions.ts";
 import {
@@ -25,13 +26,10 @@ import {
   wireMonitor,
 } from "../support/read_host.ts";
 
-function byLocal(registrations: readonly ToolRegistration[], localName: string): ToolRegistration {
-  const found = registrations.find((registration) => registration.localName === localName);
-  assert.ok(found, `registration ${localName}`);
-  return found;
-}
+/** The read tool `localName` of a discovery result, run through a read-only gate. */
+const byLocal = gatedRead;
 
-function assertFailure(envelope: ToolEnvelope, code: string): void {
+function assertFailure(envelope: ToolEnvelope<string>, code: string): void {
   // Schema refusals also say where the arguments broke the schema (checked on their own).
   const { problems: _problems, ...rest } = envelope;
   assert.deepEqual(rest, { text: [], structured: null, errorCode: code });
@@ -57,7 +55,7 @@ for (const kind of SESSION_KINDS) {
     const session = await openSession(kind);
     try {
       const denied: unknown[] = [];
-      const { snapshot, registrations, monitor } = await discover(
+      const reads = await discover(
         session,
         callBindings({
           echo: (state, args) => {
@@ -70,6 +68,7 @@ for (const kind of SESSION_KINDS) {
           },
         }),
       );
+      const { snapshot, registrations, monitor } = reads;
 
       await t.step("snapshot: bound tools only, sorted, frozen, plain data", () => {
         assert.equal(snapshot.schemaVersion, 1);
@@ -103,18 +102,18 @@ for (const kind of SESSION_KINDS) {
       });
 
       await t.step("calls: text and structured results", async () => {
-        const echo = await byLocal(registrations, "echo_text").call({ message: "hello" }, {
+        const echo = await byLocal(reads, "echo_text").call({ message: "hello" }, {
           state: "host-state",
         });
         assert.deepEqual(echo, { text: ["hello"], structured: null });
         assert.deepEqual(denied, ["host-state"]);
-        const add = await byLocal(registrations, "add_numbers").call({ a: 2, b: 3 });
+        const add = await byLocal(reads, "add_numbers").call({ a: 2, b: 3 });
         assert.deepEqual(add, { text: ['{"sum":5}'], structured: { sum: 5 } });
       });
 
       await t.step("calls: local refusals send nothing", async () => {
         const before = await callsOf(session, "add") + await callsOf(session, "echo");
-        const add = byLocal(registrations, "add_numbers");
+        const add = byLocal(reads, "add_numbers");
         const wrongType = await add.call({ a: "2", b: 3 });
         assertFailure(wrongType, "mcp_invalid_arguments");
         assert.deepEqual(wrongType.problems, [{ path: "/a", keyword: "type" }]);
@@ -125,7 +124,7 @@ for (const kind of SESSION_KINDS) {
         assertFailure(await add.call({ a: 1, b: 2, c: undefined }), "mcp_invalid_arguments");
         assertFailure(await add.call({ a: 0, b: 1 }), "mcp_scope_denied"); // empty string denies
         assertFailure(await add.call({ a: 13, b: 1 }), "mcp_scope_denied"); // a throw denies
-        const echo = byLocal(registrations, "echo_text");
+        const echo = byLocal(reads, "echo_text");
         assertFailure(await echo.call({ message: "forbidden" }), "mcp_scope_denied");
         assertFailure(
           await echo.call({ message: "x".repeat(70_000) }),
@@ -157,15 +156,15 @@ for (const kind of SESSION_KINDS) {
           ["timeout_code", {}, "mcp_protocol_error"],
         ];
         for (const [local, args, code] of expect) {
-          const envelope = await byLocal(registrations, local).call(args);
+          const envelope = await byLocal(reads, local).call(args);
           assertFailure(envelope, code);
           assert.ok(!JSON.stringify(envelope).includes(REMOTE_SECRET));
           assert.equal(await callsOf(session, local), 1, `${local} sent exactly once`);
         }
         // Within the budgets the same tools succeed.
-        const small = await byLocal(registrations, "oversized").call({ bytes: 10 });
+        const small = await byLocal(reads, "oversized").call({ bytes: 10 });
         assert.deepEqual(small, { text: ["x".repeat(10)], structured: null });
-        const few = await byLocal(registrations, "many_blocks").call({ count: 128 });
+        const few = await byLocal(reads, "many_blocks").call({ count: 128 });
         assert.equal(few.text.length, 128);
       });
 
@@ -173,7 +172,7 @@ for (const kind of SESSION_KINDS) {
         const quick = await discover(session, { slow: bind("slow") }, {
           limits: { timeoutMs: 150 },
         });
-        const slow = quick.registrations[0];
+        const slow = byLocal(quick, "slow");
         assertFailure(await slow.call({ ms: 1_500 }), "mcp_timeout");
         // Had local waiting not stopped, the server would have answered "slept 1500".
         const cancels = async () =>
@@ -181,7 +180,7 @@ for (const kind of SESSION_KINDS) {
             .length;
         const cancelsBefore = await cancels();
         const controller = new AbortController();
-        const pending = byLocal(registrations, "slow").call({ ms: 1_500 }, {
+        const pending = byLocal(reads, "slow").call({ ms: 1_500 }, {
           signal: controller.signal,
         });
         setTimeout(() => controller.abort(), 50);
@@ -194,7 +193,7 @@ for (const kind of SESSION_KINDS) {
           );
         }
         // A late result is discarded: the registration still works for the next call.
-        const late = await byLocal(registrations, "slow").call({ ms: 1 });
+        const late = await byLocal(reads, "slow").call({ ms: 1 });
         assert.deepEqual(late, { text: ["slept 1"], structured: null });
         quick.monitor.close();
       });
@@ -214,7 +213,7 @@ for (const kind of SESSION_KINDS) {
           if (args[0] === "abort") listeners--;
           remove(...args);
         };
-        const echo = byLocal(registrations, "echo_text");
+        const echo = byLocal(reads, "echo_text");
         for (let i = 0; i < 40; i++) {
           assert.deepEqual(await echo.call({ message: `m${i}` }, { signal }), {
             text: [`m${i}`],
@@ -226,7 +225,7 @@ for (const kind of SESSION_KINDS) {
 
       await t.step("list change: stale, nothing sent; rediscovery is explicit", async () => {
         let subscription: { close(): Promise<void> } | undefined;
-        let current = registrations;
+        let current: DiscoveryResult = reads;
         const extra: CatalogMonitor[] = [];
         if (session.sdk === "v2" && kind === "http-2026") {
           // 2026-07-28: changes arrive only on a subscriptions/listen stream the host opens.
@@ -238,7 +237,7 @@ for (const kind of SESSION_KINDS) {
           const result = await discover(session, callBindings(), { monitor: watched });
           assert.equal(result.snapshot.changeDetection, "subscription");
           assert.equal(result.snapshot.revisionDigest === snapshot.revisionDigest, false);
-          current = result.registrations;
+          current = result;
         }
         try {
           const echo = byLocal(current, "echo_text");
@@ -260,14 +259,14 @@ for (const kind of SESSION_KINDS) {
             next.snapshot.entries.find((e) => e.remoteName === "echo")!.description,
             /revision 1/,
           );
-          assert.deepEqual(await byLocal(next.registrations, "echo_text").call({ message: "x" }), {
+          assert.deepEqual(await byLocal(next, "echo_text").call({ message: "x" }), {
             text: ["x"],
             structured: null,
           });
           if (subscription) {
             // Losing the stream fails the catalogs that relied on it closed (stale).
             const watchedEcho = byLocal(
-              (await discover(session, callBindings(), { monitor: extra[0] })).registrations,
+              await discover(session, callBindings(), { monitor: extra[0] }),
               "echo_text",
             );
             await subscription.close();
@@ -287,7 +286,7 @@ for (const kind of SESSION_KINDS) {
 
       await t.step("closed monitor: calls fail without sending", async () => {
         const fresh = await discover(session, { echo: bind("echo_text") });
-        const echo = fresh.registrations[0];
+        const echo = gatedReads(fresh)[0];
         assert.deepEqual(await echo.call({ message: "open" }), {
           text: ["open"],
           structured: null,
@@ -427,7 +426,7 @@ for (const kind of SESSION_KINDS) {
 
       await t.step("closed session: calls end in mcp_connection_closed", async () => {
         const fresh = await discover(session, { echo: bind("echo_text") });
-        const echo = fresh.registrations[0];
+        const echo = gatedReads(fresh)[0];
         assert.deepEqual(await echo.call({ message: "up" }), { text: ["up"], structured: null });
         await session.close();
         assertFailure(await echo.call({ message: "gone" }), "mcp_connection_closed");
@@ -459,7 +458,7 @@ for (const kind of SESSION_KINDS) {
         invalid_structured: bind("invalid_structured"),
         throws: bind("throws"),
       });
-      const [add, invalid] = paged.registrations;
+      const [add, invalid] = gatedReads(paged);
       assert.deepEqual(await add.call({ a: 1, b: 2 }), {
         text: ['{"sum":3}'],
         structured: { sum: 3 },
@@ -481,7 +480,7 @@ Deno.test("read path memory-v2: abort stops waiting on a scope validator that ne
       echo: bind("echo_text", () => new Promise<undefined>(() => {})),
     });
     const controller = new AbortController();
-    const pending = found.registrations[0].call({ message: "hi" }, { signal: controller.signal });
+    const pending = gatedReads(found)[0].call({ message: "hi" }, { signal: controller.signal });
     setTimeout(() => controller.abort(), 20);
     let timer: ReturnType<typeof setTimeout> | undefined;
     const settled = await Promise.race([
@@ -509,7 +508,7 @@ Deno.test("read path memory-v2: the request deadline also bounds a scope validat
     }, { limits: { timeoutMs: 100 } });
     let timer: ReturnType<typeof setTimeout> | undefined;
     const settled = await Promise.race([
-      found.registrations[0].call({ message: "hi" }),
+      gatedReads(found)[0].call({ message: "hi" }),
       new Promise<"still waiting">((resolve) => {
         timer = setTimeout(() => resolve("still waiting"), 2_000);
       }),
@@ -571,7 +570,7 @@ Deno.test("read path memory-v2: a task handle instead of a result fails closed",
     });
     const { monitor } = wireMonitor(session);
     const found = await discoverTools(client, "fixture", { echo: bind("echo_text") }, { monitor });
-    assertFailure(await found.registrations[0].call({ message: "hi" }), "mcp_result_unsupported");
+    assertFailure(await gatedReads(found)[0].call({ message: "hi" }), "mcp_result_unsupported");
     assert.equal(await callsOf(session, "echo"), 1);
     monitor.close();
   });

@@ -10,6 +10,7 @@ import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/client/valida
 import { CatalogMonitor, discoverTools, DiscoveryError } from "../../mod.ts";
 import { startHttpServer } from "../../fixtures/read_server_http.ts";
 import { bind } from "../support/read_host.ts";
+import { gatedReads } from "../support/read_gate.ts";
 
 /** A loopback proxy that forwards every request to `target`. */
 function startProxy(target: URL): { url: URL; shutdown(): Promise<void> } {
@@ -51,10 +52,10 @@ for (const mode of ["auto", "legacy"] as const) {
     try {
       await client.connect(new StreamableHTTPClientTransport(proxy.url));
       assert.ok(monitor.acceptProtocolVersion(client.getNegotiatedProtocolVersion()));
-      const { registrations } = await discoverTools(client, "fixture", {
+      const reads = await discoverTools(client, "fixture", {
         echo: bind("echo_text"),
       }, { monitor });
-      const echo = registrations[0];
+      const [echo] = gatedReads(reads);
       assert.deepEqual(await echo.call({ message: "up" }), { text: ["up"], structured: null });
       await proxy.shutdown();
       proxyUp = false;

@@ -14,6 +14,7 @@ import { startHttpServer } from "../../fixtures/read_server_http.ts";
 import { CHANGE_TOOL_NAME } from "../../fixtures/read_tools.ts";
 import { bind, interceptingClient } from "../support/read_host.ts";
 import { openSession, waitFor } from "../support/sessions.ts";
+import { gatedReads } from "../support/read_gate.ts";
 
 Deno.test("monitor: accepted protocol versions and change detection per version", () => {
   assert.deepEqual(ACCEPTED_PROTOCOL_VERSIONS, ["2026-07-28", "2025-11-25", "2025-06-18"]);
@@ -76,16 +77,19 @@ for (const sdk of ["v1", "v2"] as const) {
       if (client instanceof ClientV2) negotiated = client.getNegotiatedProtocolVersion();
       assert.equal(negotiated, "2025-11-25");
       assert.ok(monitor.acceptProtocolVersion(negotiated));
-      const { registrations } = await discoverTools(client, "fixture", {
+      const reads = await discoverTools(client, "fixture", {
         echo: bind("echo_text"),
       }, { monitor });
-      assert.deepEqual(await registrations[0].call({ message: "a" }), {
+      assert.deepEqual(await gatedReads(reads)[0].call({ message: "a" }), {
         text: ["a"],
         structured: null,
       });
       server.catalog.changeTools();
       assert.ok(await waitFor(() => hostHandlerCalls === 1), "the host's handler still runs");
-      assert.equal((await registrations[0].call({ message: "b" })).errorCode, "mcp_catalog_stale");
+      assert.equal(
+        (await gatedReads(reads)[0].call({ message: "b" })).errorCode,
+        "mcp_catalog_stale",
+      );
       const calls = server.log.filter((entry) => entry.method === "tools/call");
       assert.equal(calls.length, 1, "no tools/call after the change");
     } finally {
@@ -112,8 +116,10 @@ Deno.test("monitor: a change during discovery leaves the new catalog stale at on
     }, { monitor });
     assert.equal(found.stale, true);
     assert.equal(found.staleReason, "tools_list_changed");
-    const { registrations } = found;
-    assert.equal((await registrations[0].call({ message: "x" })).errorCode, "mcp_catalog_stale");
+    assert.equal(
+      (await gatedReads(found)[0].call({ message: "x" })).errorCode,
+      "mcp_catalog_stale",
+    );
     assert.equal((await session.log()).filter((e) => e.method === "tools/call").length, 0);
   } finally {
     monitor.close();
@@ -143,11 +149,14 @@ for (const mode of ["auto", "legacy"] as const) {
         subscription = opened;
         monitor.watchSubscription(opened);
       }
-      const { snapshot, registrations } = await discoverTools(client, "fixture", {
+      const reads = await discoverTools(client, "fixture", {
         echo: bind("echo_text"),
       }, { monitor });
-      assert.equal(snapshot.changeDetection, mode === "auto" ? "subscription" : "notifications");
-      assert.deepEqual(await registrations[0].call({ message: "a" }), {
+      assert.equal(
+        reads.snapshot.changeDetection,
+        mode === "auto" ? "subscription" : "notifications",
+      );
+      assert.deepEqual(await gatedReads(reads)[0].call({ message: "a" }), {
         text: ["a"],
         structured: null,
       });
@@ -161,7 +170,10 @@ for (const mode of ["auto", "legacy"] as const) {
         });
       }
       assert.ok(await waitFor(() => monitor.generation > generation), "the hook saw the change");
-      assert.equal((await registrations[0].call({ message: "b" })).errorCode, "mcp_catalog_stale");
+      assert.equal(
+        (await gatedReads(reads)[0].call({ message: "b" })).errorCode,
+        "mcp_catalog_stale",
+      );
       const echoes = fixture.log.filter((entry) =>
         entry.method === "tools/call" && entry.toolName === "echo"
       );

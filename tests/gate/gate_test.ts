@@ -5,6 +5,7 @@
  */
 import assert from "node:assert/strict";
 import {
+  type CallPlan,
   discoverTools,
   discoverWriteTools,
   DiscoveryError,
@@ -156,7 +157,8 @@ Deno.test("gate construction: duplicate local names across catalogs, writes with
       (error) => error instanceof GateError && error.code === "gate_store_missing",
     );
     assert.throws(
-      () => new Gate({ catalogs: [{ registrations: [{ ...setup.reads.registrations[0] }] }] }),
+      // Registrations are data, not call plans: a catalog of them runs nothing.
+      () => new Gate({ catalogs: [{ calls: setup.reads.registrations as unknown as CallPlan[] }] }),
       (error) => error instanceof GateError && error.code === "gate_registration_invalid",
     );
     // Reads alone need no store.

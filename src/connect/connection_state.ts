@@ -1,0 +1,142 @@
+/**
+ * The state of one connection made by `connectAll`: its servers, the toolkit and gate over
+ * them, and how a server is opened and discovered and the connection closed.
+ *
+ * @module
+ */
+import type { ToolLimits } from "../catalog/limits.ts";
+import type { ApprovalDecider } from "../catalog/bindings.ts";
+import { secureFetch } from "../transport/secure_fetch.ts";
+import { Gate } from "../gate/gate.ts";
+import type { InlineApprovalRequest } from "../gate/types.ts";
+import type { ConnectAllConfig, ResolvedServer } from "./config.ts";
+import { discoverServer } from "./discovery.ts";
+import { elapsed, emitEvent } from "./events.ts";
+import { expectationsOf } from "./connection_lock.ts";
+import { closeSessions, type ServerState, toolkitServerOf } from "./server_state.ts";
+import { ServerSession } from "./session.ts";
+import { reloadToolkit, type Toolkit, type ToolkitServer } from "./toolkit.ts";
+
+/** What a connection is set up from, fixed for its life. */
+export interface SetupState {
+  readonly config: ConnectAllConfig;
+  readonly limits: ToolLimits;
+  /** The per-request deadline of every session. */
+  readonly timeoutMs: number;
+  /** Who decides the calls that need approval, as every write catalog records it. */
+  readonly decidedBy: ApprovalDecider;
+  readonly servers: readonly ServerState[];
+}
+
+/** A connection once set up: its toolkit, and what changes over its life. */
+export interface ConnectionState extends SetupState {
+  readonly toolkit: Toolkit;
+  /** Set by `close()`; every later step sees it and stops. */
+  closing?: Promise<void>;
+  /** How many revisions were staged (each revision's id counts on it). */
+  revisionCount: number;
+}
+
+/** Who decides a write under this configuration: the inline callback, the store, or nobody. */
+export function deciderOf(config: ConnectAllConfig): ApprovalDecider {
+  return config.approve !== undefined ? "inline" : config.store !== undefined ? "store" : "none";
+}
+
+/** A server's session over its own hardened fetch, held for the connection's lifetime. */
+export function openServer(
+  setup: Pick<SetupState, "config" | "timeoutMs">,
+  server: ResolvedServer,
+): Pick<ServerState, "session" | "fetch" | "release"> {
+  const { config, timeoutMs } = setup;
+  const transport = config.transport ?? {};
+  const fetch = secureFetch({
+    ...transport,
+    ...(server.token !== undefined ? { token: server.token, tokenOrigin: server.url.origin } : {}),
+  });
+  const sessionFetch = server.auth !== undefined
+    ? server.auth.fetchFor(server.url, transport, {
+      legacyDiscovery: config.legacyProtocolVersions?.includes("2025-03-26") === true,
+    })
+    : fetch;
+  const session = new ServerSession({
+    url: server.url,
+    fetch: sessionFetch,
+    timeoutMs,
+    ...(config.changeDetection === true ? { changeDetection: true } : {}),
+    ...(config.eraCache ? { eraCache: config.eraCache } : {}),
+    ...(config.legacyProtocolVersions
+      ? { legacyProtocolVersions: [...config.legacyProtocolVersions] }
+      : {}),
+  });
+  return { session, fetch, release: sessionFetch.hold() };
+}
+
+/** Lists and checks one server (at set-up, or again on reconnect); one discovery event. */
+export async function discoverInto(
+  setup: SetupState,
+  item: ServerState,
+  signal: AbortSignal | undefined,
+): Promise<void> {
+  const start = performance.now();
+  const { config } = setup;
+  item.catalog = await discoverServer(
+    item.server,
+    item.session,
+    setup.limits,
+    signal,
+    setup.decidedBy,
+    expectationsOf(config.lock, item.server.id),
+  );
+  emitEvent(config.onEvent, {
+    kind: "discovery",
+    server: item.server.id,
+    ok: item.catalog.errorCode === undefined,
+    ...(item.catalog.errorCode !== undefined ? { errorCode: item.catalog.errorCode } : {}),
+    durationMs: elapsed(start),
+    catalogDigest: item.catalog.snapshot?.revisionDigest ?? null,
+  });
+}
+
+/** The one gate of the toolkit's servers of now, under the connection's governance. */
+export function gateFor(config: ConnectAllConfig, servers: readonly ToolkitServer[]): Gate {
+  const approve = config.approve;
+  return new Gate({
+    catalogs: servers.map((server) => ({ calls: server.tools.map((tool) => tool.plan) })),
+    ...(config.store !== undefined ? { store: config.store } : {}),
+    ...(approve !== undefined
+      ? {
+        approve: (request: InlineApprovalRequest) =>
+          approve(request.server, request.remoteName, request.arguments),
+      }
+      : {}),
+    ...(config.approvalTtlMs !== undefined ? { approvalTtlMs: config.approvalTtlMs } : {}),
+    ...(config.onPending !== undefined ? { onPending: config.onPending } : {}),
+    ...(config.allowNonDurableStoreForTests === true ? { allowNonDurableStoreForTests: true } : {}),
+  });
+}
+
+/** The toolkit's servers of now. */
+export function toolkitServers(setup: SetupState): ToolkitServer[] {
+  return setup.servers.map(toolkitServerOf);
+}
+
+/** Rebuilds the toolkit and its gate from the servers' catalogs of now. */
+export function reloadServers(state: ConnectionState): void {
+  const servers = toolkitServers(state);
+  reloadToolkit(state.toolkit, servers, gateFor(state.config, servers));
+}
+
+/** Closes the connection once: a reconnect in flight first, then timers, listings, sessions. */
+export function closeConnection(state: ConnectionState): Promise<void> {
+  return state.closing ??= (async () => {
+    const { servers } = state;
+    // A reconnect in flight ends first: its new session is then closed with the others.
+    await Promise.all(servers.map((item) => item.reconnecting?.catch(() => undefined)));
+    for (const item of servers) {
+      clearTimeout(item.ttlTimer);
+      item.relister?.close();
+    }
+    await closeSessions(servers);
+    await Promise.all(servers.map((item) => item.relister?.idle().catch(() => undefined)));
+  })();
+}
