@@ -206,7 +206,20 @@ export class ServerSession implements McpSession {
    * @param params its params
    * @param options deadline and signal
    */
-  async request(
+  request(
+    method: string,
+    params: JsonObject,
+    options: SessionRequestOptions,
+  ): Promise<unknown> {
+    const client = this.#client;
+    // Connected on 2026-07-28 (no sessions to expire): the request as it is, without a wait.
+    if (client !== undefined && this.#era === MODERN_PROTOCOL_VERSION && !this.#closed) {
+      return client.session.request(method, params, options);
+    }
+    return this.#requestRecovering(method, params, options);
+  }
+
+  async #requestRecovering(
     method: string,
     params: JsonObject,
     options: SessionRequestOptions,
