@@ -28,6 +28,15 @@ export interface Deadline {
   stop(): void;
 }
 
+/**
+ * The longest a timer can wait: 2^31 - 1 ms, about 24.8 days (setTimeout fires at once for
+ * longer delays). The most a deadline may last, and the timeout given to work whose own timer
+ * must never decide: the MCP SDK's timer for each request, under a sluice deadline.
+ *
+ * @category Discovery and calls
+ */
+export const LONGEST_TIMER_MS = 2 ** 31 - 1;
+
 type Timer = ReturnType<typeof setTimeout>;
 
 /** A timer that can stop keeping the process alive (Deno, Node, Bun); Workers' is a number. */
@@ -42,17 +51,72 @@ function isRefTimer(timer: Timer | undefined): timer is Timer & RefTimer {
     typeof (timer as Partial<RefTimer>).ref === "function";
 }
 
-/** One deadline of a {@link DeadlineQueue}, while it runs. */
-interface QueuedDeadline {
-  /** When it passes, on `performance.now()`'s clock. */
-  readonly at: number;
-  /** Aborts its signal with the deadline's reason. */
-  expire(): void;
-}
-
 /** The reason a deadline's signal aborts with when its time passes. */
 function timeoutReason(): DOMException {
   return new DOMException("The deadline passed.", "TimeoutError");
+}
+
+/**
+ * One deadline of a {@link DeadlineQueue}: one object and one `AbortController` per deadline
+ * (it is its own listener on the caller's signal), since two start on every call.
+ */
+class QueuedDeadline implements Deadline {
+  readonly signal: AbortSignal;
+  /** When it passes, on `performance.now()`'s clock. */
+  readonly at: number;
+  readonly #controller: AbortController;
+  readonly #caller: AbortSignal | undefined;
+  /** The lane it runs in, until it stops. */
+  #lane: Set<QueuedDeadline> | undefined;
+  readonly #stopped: () => void;
+  #expired = false;
+
+  constructor(
+    controller: AbortController,
+    at: number,
+    caller: AbortSignal | undefined,
+    lane: Set<QueuedDeadline>,
+    stopped: () => void,
+  ) {
+    this.#controller = controller;
+    this.signal = controller.signal;
+    this.at = at;
+    this.#caller = caller;
+    this.#lane = lane;
+    this.#stopped = stopped;
+    lane.add(this);
+    caller?.addEventListener("abort", this);
+  }
+
+  get expired(): boolean {
+    return this.#expired;
+  }
+
+  remainingMs(): number {
+    return this.signal.aborted ? 0 : Math.max(0, this.at - performance.now());
+  }
+
+  stop(): void {
+    const lane = this.#lane;
+    if (lane === undefined) return;
+    this.#lane = undefined;
+    lane.delete(this);
+    this.#caller?.removeEventListener("abort", this);
+    this.#stopped();
+  }
+
+  /** The time passed: aborts with the deadline's reason. */
+  expire(): void {
+    this.#expired = true;
+    this.stop();
+    this.#controller.abort(timeoutReason());
+  }
+
+  /** The caller's signal aborted: aborts with the caller's reason. */
+  handleEvent(): void {
+    this.stop();
+    this.#controller.abort(this.#caller!.reason);
+  }
 }
 
 /**
@@ -111,52 +175,26 @@ export class DeadlineQueue {
   ): Deadline {
     if (timeoutMs === undefined) throw new TypeError("A deadline needs a duration.");
     const controller = new AbortController();
-    const at = performance.now() + timeoutMs;
-    let expired = false;
     if (signal?.aborted) {
       controller.abort(signal.reason);
-      return { signal: controller.signal, expired, remainingMs: () => 0, stop: () => {} };
+      return { signal: controller.signal, expired: false, remainingMs: () => 0, stop: () => {} };
     }
     let lane = this.#lanes.get(timeoutMs);
     if (lane === undefined) {
       lane = new Set();
       this.#lanes.set(timeoutMs, lane);
     }
-    const running = lane;
-    let onAbort: (() => void) | undefined;
-    const stop = (): void => {
-      if (!running.delete(deadline)) return;
-      if (onAbort !== undefined) signal!.removeEventListener("abort", onAbort);
-      if (--this.#running === 0) this.#idle();
-    };
-    const deadline: QueuedDeadline = {
-      at,
-      expire: () => {
-        expired = true;
-        stop();
-        controller.abort(timeoutReason());
-      },
-    };
-    running.add(deadline);
+    const at = performance.now() + timeoutMs;
+    const deadline = new QueuedDeadline(controller, at, signal, lane, this.#stopped);
     this.#running++;
     this.#busy(at);
-    if (signal !== undefined) {
-      onAbort = () => {
-        stop();
-        controller.abort(signal.reason);
-      };
-      signal.addEventListener("abort", onAbort, { once: true });
-    }
-    const handle = controller.signal;
-    return {
-      signal: handle,
-      get expired() {
-        return expired;
-      },
-      remainingMs: () => handle.aborted ? 0 : Math.max(0, at - performance.now()),
-      stop,
-    };
+    return deadline;
   }
+
+  /** A deadline stopped (or passed, or its caller aborted). */
+  readonly #stopped = (): void => {
+    if (--this.#running === 0) this.#idle();
+  };
 
   /** A deadline passing at `at` runs: the timer holds on, armed early enough for it. */
   #busy(at: number): void {

@@ -30,7 +30,7 @@ export function retryWhileBusy<T>(
   } catch (error) {
     if (!busy(error)) return Promise.reject(error);
     const deadline = startDeadline(undefined, timeoutMs);
-    return retryLater(step, busy, deadline).finally(deadline.stop);
+    return retryLater(step, busy, deadline).finally(() => deadline.stop());
   }
 }
 
