@@ -10,7 +10,7 @@ import {
   SessionRequestError,
   type SessionRequestOptions,
 } from "../session/session.ts";
-import { type Deadline, startDeadline, within } from "../deadline.ts";
+import { type Deadline, LONGEST_TIMER_MS, startDeadline, within } from "../deadline.ts";
 import { authErrorCode } from "../auth/errors.ts";
 import { transportErrorCode } from "../transport/errors.ts";
 import type { FetchFunction } from "../transport/secure_fetch.ts";
@@ -75,13 +75,6 @@ export interface SessionStats {
 }
 
 const CLIENT_INFO = { name: "sluice-connect", version: "0.1.0" };
-
-/**
- * The SDK's own timer for each handshake request: the longest a timer can wait, so that it
- * never decides anything (the handshake's one deadline is sluice's). setTimeout fires at once
- * for delays above 2^31 - 1 ms.
- */
-const SDK_NO_DEADLINE_MS = 2 ** 31 - 1;
 
 /** Whether an SDK rejection is the 404 a server sends for an unknown (expired) session. */
 function isSessionExpired(error: unknown): boolean {
@@ -478,13 +471,13 @@ export class ServerSession implements McpSession {
     replies.watch(transport);
     const prior = this.#verdict ?? eraCache?.get(url);
     // One deadline over the whole handshake (probe, initialize, initialized), sluice's own: the
-    // SDK gets its signal and no timer that could fire first. The SDK's probe does not take a
+    // SDK gets its signal and a timer that never fires first. The SDK's probe does not take a
     // signal, so the wait ends at the deadline and the client is closed.
     const deadline = startDeadline(signal, timeoutMs);
     try {
       await within((stop) =>
         client.connect(transport, {
-          timeout: SDK_NO_DEADLINE_MS,
+          timeout: LONGEST_TIMER_MS,
           signal: stop,
           ...(prior === undefined ? {} : {
             prior: prior.era === "legacy"

@@ -4,7 +4,7 @@
  * @module
  */
 import type { JsonObject } from "../identity/mod.ts";
-import { DeadlineQueue } from "../deadline.ts";
+import { DeadlineQueue, LONGEST_TIMER_MS } from "../deadline.ts";
 import { authErrorCode } from "../auth/errors.ts";
 import { failedBeforeSending, transportErrorCode } from "../transport/errors.ts";
 import {
@@ -69,14 +69,6 @@ export function isUndecodable(error: unknown): boolean {
   return error instanceof SyntaxError ||
     (error instanceof Error && (error.name === "ZodError" || error.name === "$ZodError"));
 }
-
-/**
- * The SDK insists on a timer per request; it gets the longest a timer can wait, so that it
- * never decides anything: the session's own deadline ends the request first (an abort, which
- * the SDK answers as it answers its own timeout) and says why. setTimeout fires at once for
- * delays above 2^31 - 1 ms.
- */
-const SDK_NO_DEADLINE_MS = 2 ** 31 - 1;
 
 /**
  * Maps an SDK rejection that is not the session's deadline nor the caller's abort to a code;
@@ -161,7 +153,9 @@ export function sessionFromClient(client: SdkClientLike): McpSession {
       try {
         pending = send({ method, params }, PASS_THROUGH, {
           signal: deadline.signal,
-          timeout: SDK_NO_DEADLINE_MS,
+          // The SDK insists on a timer per request: the longest a timer waits, so it never
+          // decides (the deadline aborts first, which the SDK answers as its own timeout).
+          timeout: LONGEST_TIMER_MS,
           // v2: an input_required result comes back as it is (sluice reports it), instead of
           // the SDK trying to answer it; v1 ignores the option.
           allowInputRequired: true,
