@@ -343,8 +343,8 @@ async function discoveryRows(origin: string): Promise<BenchRow[]> {
 export const connectBenchmark: Benchmark = {
   name: "connect",
   describe: () =>
-    `connect() vs the raw v2 SDK on one loopback Streamable HTTP server (${MODERN}, own ` +
-    `process): ${
+    `connect() vs the raw v2 SDK and the AI SDK's client on one loopback Streamable HTTP ` +
+    `server (${MODERN}, own process): ${
       CALL_PLAN.map((plan) => `${plan.rounds} x ${plan.calls} calls per path (${plan.label})`)
         .join(", ")
     }; ${DISCOVERY_ROUNDS} x 3 discovery pairs of ${LARGE_LIST_TOOLS} tools ` +
