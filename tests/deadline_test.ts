@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { DeadlineQueue } from "../src/deadline.ts";
+import { DeadlineQueue, startDeadline, within } from "../src/deadline.ts";
 
 /** Resolves when `signal` aborts. */
 const aborted = (signal: AbortSignal): Promise<void> =>
@@ -64,4 +64,67 @@ Deno.test("DeadlineQueue: a deadline started after an older one stopped still pa
   await aborted(young.signal);
   assert.equal((young.signal.reason as DOMException).name, "TimeoutError");
   assert.equal(old.signal.aborted, false);
+});
+
+Deno.test("DeadlineQueue: deadlines of different durations each pass at their own time", async () => {
+  const deadlines = new DeadlineQueue(60_000);
+  const long = deadlines.start(undefined);
+  const short = deadlines.start(undefined, 20);
+  const shorter = deadlines.start(undefined, 10);
+  const order: string[] = [];
+  await Promise.all([
+    aborted(short.signal).then(() => order.push("short")),
+    aborted(shorter.signal).then(() => order.push("shorter")),
+  ]);
+  assert.deepEqual(order, ["shorter", "short"]);
+  assert.equal(short.expired, true);
+  assert.equal(short.remainingMs(), 0);
+  assert.equal(long.signal.aborted, false);
+  assert.equal(long.expired, false);
+  assert.ok(long.remainingMs() > 50_000);
+  long.stop();
+  assert.equal(long.signal.aborted, false);
+});
+
+Deno.test("DeadlineQueue: without a duration of its own a deadline needs one", () => {
+  assert.throws(() => new DeadlineQueue().start(undefined), TypeError);
+});
+
+Deno.test("startDeadline: the caller's abort is not the deadline passing", () => {
+  const caller = new AbortController();
+  const deadline = startDeadline(caller.signal, 60_000);
+  caller.abort("stop");
+  assert.equal(deadline.signal.reason, "stop");
+  assert.equal(deadline.expired, false);
+  assert.equal(deadline.remainingMs(), 0);
+  deadline.stop();
+});
+
+Deno.test("within: work that outlives its deadline is left with the deadline's reason", async () => {
+  let seen: AbortSignal | undefined;
+  const deadline = startDeadline(undefined, 10);
+  const never = (signal: AbortSignal) => {
+    seen = signal;
+    return new Promise<never>(() => {});
+  };
+  const reason = await within(never, deadline).catch((error: unknown) => error);
+  assert.equal((reason as DOMException).name, "TimeoutError");
+  assert.equal(deadline.expired, true);
+  assert.equal(seen, deadline.signal);
+});
+
+Deno.test("within: a result in time stops the deadline; a throw rejects with it", async () => {
+  const deadline = startDeadline(undefined, 60_000);
+  assert.equal(await within(() => 7, deadline), 7);
+  // Stopped: its timer neither fires nor keeps the test's process alive.
+  assert.equal(deadline.signal.aborted, false);
+  const failing = startDeadline(undefined, 60_000);
+  const error = new Error("bad");
+  await assert.rejects(
+    within(() => {
+      throw error;
+    }, failing),
+    (thrown) => thrown === error,
+  );
+  assert.equal(failing.signal.aborted, false);
 });

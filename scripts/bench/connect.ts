@@ -7,11 +7,14 @@
  *    `listTools`) vs `toolkit.call` of a `connect()` with the tool pre-approved
  *    (`transport: { dangerouslyAllowLoopback: true }`), for a 1 KiB and a 64 KiB text result.
  *    Two more paths split the difference: the raw client over `secureFetch` (the hardened
- *    transport alone) and a `discoverTools` registration on the raw client (sluice's call
- *    layers alone). Each round is a run of turns, one call of each path per turn in an order
+ *    transport alone) and a read-only `Gate` over a `discoverTools` catalog on the raw client
+ *    (sluice's call layers alone). Each round is a run of turns, one call of each path per turn in an order
  *    that rotates, every call timed on its own with its process CPU time
  *    (`process.cpuUsage`); a round gives each path's median call. Reported: the median over
- *    rounds, and the median and range of the per-round ratios. Target: at most 1.10×.
+ *    rounds, and the median and range of the per-round ratios. Target: at most 1.10×. In the
+ *    same turns, the AI SDK's MCP client (`@ai-sdk/mcp`: `createMCPClient` with its HTTP
+ *    transport, then the `execute` of its `tools()` entry), the fastest peer: `toolkit.call`
+ *    against it, target at most 1.0×.
  * 2. Discovery of a 188-tool, ~1 MiB list (`large_list.ts`, from the shared corpus): a fresh
  *    raw `Client` (probe, then `listTools()`) vs `connect()` allowing five of the tools (probe,
  *    then its one `tools/list`; one of the five is destructive-hinted, so a read and a write
@@ -23,6 +26,7 @@
  *
  * @module
  */
+import { createMCPClient } from "@ai-sdk/mcp";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/client/validators/cf-worker";
 import process from "node:process";
@@ -42,6 +46,7 @@ import { type Benchmark, type BenchRow, median } from "./types.ts";
 
 const MODERN = "2026-07-28";
 const RAW = "raw callTool";
+const AI_SDK = "AI SDK execute";
 const ROOT = new URL("../../", import.meta.url);
 
 /** Rounds, and turns per round (one call of each path), by tool. */
@@ -175,8 +180,8 @@ async function callRows(origin: string): Promise<BenchRow[]> {
   const client = await rawClient(url);
   await client.listTools();
   // Where the difference goes: the raw client over sluice's hardened fetch (the transport
-  // alone), and registrations of the host-owned path on the raw client (sluice's call layers
-  // alone, without the hardened fetch, the gate and the toolkit).
+  // alone), and a read-only gate over the host-owned path's catalog on the raw client (sluice's
+  // call layers alone, without the hardened fetch and the toolkit).
   const overSecureFetch = await rawClient(url, secureFetch({ dangerouslyAllowLoopback: true }));
   const monitor = new CatalogMonitor();
   monitor.acceptProtocolVersion(client.getNegotiatedProtocolVersion());
@@ -185,6 +190,8 @@ async function callRows(origin: string): Promise<BenchRow[]> {
     catalogs: [await discoverTools(client, "bench", bindings, { monitor })],
   });
   const connection = await sluiceConnection(url, tools, true);
+  const aiSdk = await createMCPClient({ transport: { type: "http", url } });
+  const aiSdkTools = await aiSdk.tools();
   const args = { query: "sluice" };
   const rows: BenchRow[] = [];
   try {
@@ -209,20 +216,34 @@ async function callRows(origin: string): Promise<BenchRow[]> {
           const [envelope] = await readGate.run([call], { runId: "bench" });
           check(envelope.text[0], "read-only Gate.run");
         },
+        async () => {
+          const result = await aiSdkTools[plan.tool].execute!(args, {
+            toolCallId: "bench",
+            messages: [],
+            context: {},
+          }) as { content: { text?: string }[] };
+          check(result.content[0]?.text, "AI SDK execute");
+        },
       ];
       for (let i = 0; i < CALL_WARMUP; i++) {
         for (const path of paths) await path();
       }
-      const [raw, toolkit, secure, layers] = await interleave(paths, plan.rounds, plan.calls);
+      const [raw, toolkit, secure, layers, peer] = await interleave(
+        paths,
+        plan.rounds,
+        plan.calls,
+      );
       const per = `${plan.label} result (per call)`;
       rows.push(
         ...pairedRows({ subject: toolkit, baseline: raw }, `toolkit.call, ${per}`, RAW, 1.1),
+        ...pairedRows({ subject: toolkit, baseline: peer }, `toolkit.call, ${per}`, AI_SDK, 1.0),
         ...pairedRows({ subject: secure, baseline: raw }, `  callTool over secureFetch`, RAW),
         ...pairedRows({ subject: layers, baseline: raw }, `  read-only Gate.run, raw client`, RAW),
       );
     }
   } finally {
     monitor.close();
+    await aiSdk.close();
     await connection.close();
     await overSecureFetch.close();
     await client.close();
@@ -328,8 +349,8 @@ async function discoveryRows(origin: string): Promise<BenchRow[]> {
 export const connectBenchmark: Benchmark = {
   name: "connect",
   describe: () =>
-    `connect() vs the raw v2 SDK on one loopback Streamable HTTP server (${MODERN}, own ` +
-    `process): ${
+    `connect() vs the raw v2 SDK and the AI SDK's client on one loopback Streamable HTTP ` +
+    `server (${MODERN}, own process): ${
       CALL_PLAN.map((plan) => `${plan.rounds} x ${plan.calls} calls per path (${plan.label})`)
         .join(", ")
     }; ${DISCOVERY_ROUNDS} x 3 discovery pairs of ${LARGE_LIST_TOOLS} tools ` +

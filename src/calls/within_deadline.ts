@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { type DeadlineQueue, untilAborted } from "../deadline.ts";
+import { type Deadline, type DeadlineQueue, within } from "../deadline.ts";
 import { SluiceError } from "../errors.ts";
 import type { CodeIn } from "../codes.ts";
 
@@ -33,11 +33,6 @@ export class DeadlineStopped extends SluiceError<DeadlineStop> {
   }
 }
 
-/** Why `stop` fired: the caller's abort, or the deadline. */
-function stopCode(signal: AbortSignal | undefined): DeadlineStop {
-  return signal?.aborted ? "mcp_aborted" : "mcp_timeout";
-}
-
 /**
  * Runs `work` and waits for it only until the caller's signal aborts or, when `deadlines` is
  * given, one of its deadlines started now passes; then rejects with {@link DeadlineStopped}.
@@ -57,15 +52,22 @@ export function withinDeadline<T>(
 ): Promise<T> {
   if (signal?.aborted) return Promise.reject(new DeadlineStopped("mcp_aborted"));
   // Runs on every call with a scope validator (twice for a write): a deadline on the tool's one
-  // shared timer, stopped when the wait ends (see src/deadline.ts).
-  const deadline = deadlines?.start(signal);
-  const stop = deadline?.signal ?? signal ?? new AbortController().signal;
+  // shared timer (see src/deadline.ts); without one, only the caller's signal bounds the wait.
+  const deadline = deadlines?.start(signal) ?? callerOnly(signal);
   // The stop rejects with its own reason the moment it fires, before any late outcome of `work`.
-  return untilAborted(Promise.resolve().then(() => work(stop)), stop).then((value) => {
-    deadline?.stop();
-    return value;
-  }, (error: unknown) => {
-    deadline?.stop();
-    throw stop.aborted && error === stop.reason ? new DeadlineStopped(stopCode(signal)) : error;
+  return within(work, deadline).catch((error: unknown) => {
+    const stop = deadline.signal;
+    if (!stop.aborted || error !== stop.reason) throw error;
+    throw new DeadlineStopped(deadline.expired ? "mcp_timeout" : "mcp_aborted");
   });
+}
+
+/** The caller's signal alone as a deadline that never passes by itself. */
+function callerOnly(signal: AbortSignal | undefined): Deadline {
+  return {
+    signal: signal ?? new AbortController().signal,
+    expired: false,
+    remainingMs: () => Infinity,
+    stop: () => {},
+  };
 }

@@ -10,7 +10,7 @@ import {
   SessionRequestError,
   type SessionRequestOptions,
 } from "../session/session.ts";
-import { deadlineSignal } from "../deadline.ts";
+import { type Deadline, LONGEST_TIMER_MS, startDeadline, within } from "../deadline.ts";
 import { authErrorCode } from "../auth/errors.ts";
 import { transportErrorCode } from "../transport/errors.ts";
 import type { FetchFunction } from "../transport/secure_fetch.ts";
@@ -75,9 +75,6 @@ export interface SessionStats {
 }
 
 const CLIENT_INFO = { name: "sluice-connect", version: "0.1.0" };
-
-/** Extra time the SDK's own timers get, so sluice's deadline always fires first. */
-const SDK_TIMEOUT_MARGIN_MS = 1_000;
 
 /** Whether an SDK rejection is the 404 a server sends for an unknown (expired) session. */
 function isSessionExpired(error: unknown): boolean {
@@ -202,7 +199,20 @@ export class ServerSession implements McpSession {
    * @param params its params
    * @param options deadline and signal
    */
-  async request(
+  request(
+    method: string,
+    params: JsonObject,
+    options: SessionRequestOptions,
+  ): Promise<unknown> {
+    const client = this.#client;
+    // Connected on 2026-07-28 (no sessions to expire): the request as it is, without a wait.
+    if (client !== undefined && this.#era === MODERN_PROTOCOL_VERSION && !this.#closed) {
+      return client.session.request(method, params, options);
+    }
+    return this.#requestRecovering(method, params, options);
+  }
+
+  async #requestRecovering(
     method: string,
     params: JsonObject,
     options: SessionRequestOptions,
@@ -282,9 +292,9 @@ export class ServerSession implements McpSession {
       : "get_stream";
     let handle: ListenHandle | "refused";
     try {
-      handle = await withinDeadline(
+      handle = await openedWithin(
         kind === "subscription" ? this.#openListen(sdk) : this.#openGet(sdk),
-        this.#options.timeoutMs,
+        startDeadline(undefined, this.#options.timeoutMs),
       );
     } catch {
       this.#scheduleStream(sdk);
@@ -460,38 +470,28 @@ export class ServerSession implements McpSession {
     };
     replies.watch(transport);
     const prior = this.#verdict ?? eraCache?.get(url);
-    // One deadline over the whole handshake (probe, initialize, initialized); the SDK's own
-    // timer gets a margin so this one fires first. The SDK's probe does not take a signal, so
-    // the race closes the client instead.
-    const stop = deadlineSignal(signal, timeoutMs)!;
-    let onStop = (): void => {};
-    const stopped = new Promise<never>((_, reject) => {
-      onStop = () => reject(stop);
-      stop.addEventListener("abort", onStop, { once: true });
-    });
-    const connecting = client.connect(transport, {
-      timeout: timeoutMs + SDK_TIMEOUT_MARGIN_MS,
-      signal: stop,
-      ...(prior === undefined ? {} : {
-        prior: prior.era === "legacy"
-          ? { kind: "legacy" as const }
-          : { kind: "modern" as const, discover: prior.discover as never },
-      }),
-    });
-    connecting.catch(() => {});
-    stopped.catch(() => {});
+    // One deadline over the whole handshake (probe, initialize, initialized), sluice's own: the
+    // SDK gets its signal and a timer that never fires first. The SDK's probe does not take a
+    // signal, so the wait ends at the deadline and the client is closed.
+    const deadline = startDeadline(signal, timeoutMs);
     try {
-      await Promise.race([connecting, stopped]);
+      await within((stop) =>
+        client.connect(transport, {
+          timeout: LONGEST_TIMER_MS,
+          signal: stop,
+          ...(prior === undefined ? {} : {
+            prior: prior.era === "legacy"
+              ? { kind: "legacy" as const }
+              : { kind: "modern" as const, discover: prior.discover as never },
+          }),
+        }), deadline);
     } catch (error) {
       await client.close().catch(() => {});
       if (prior !== undefined) eraCache?.delete(url);
-      if (error === stop || stop.aborted) {
-        throw setupFailed(signal?.aborted ? "mcp_aborted" : "mcp_timeout");
+      if (deadline.signal.aborted) {
+        throw setupFailed(deadline.expired ? "mcp_timeout" : "mcp_aborted");
       }
       throw setupError(error, answered, this.#accepted);
-    } finally {
-      // On Deno a timeout signal with a listener keeps the process alive until it fires.
-      stop.removeEventListener("abort", onStop);
     }
     const version = client.getNegotiatedProtocolVersion();
     if (typeof version !== "string" || !this.#accepted.includes(version)) {
@@ -521,29 +521,17 @@ export class ServerSession implements McpSession {
 }
 
 /**
- * `opening` within `timeoutMs`: rejects when the deadline passes first; a value that arrives
+ * `opening` within `deadline`: rejects when the deadline passes first; a value that arrives
  * late is closed.
  */
-async function withinDeadline<T extends ListenHandle | "refused">(
+function openedWithin<T extends ListenHandle | "refused">(
   opening: Promise<T>,
-  timeoutMs: number,
+  deadline: Deadline,
 ): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  let late = false;
-  const stopped = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      late = true;
-      reject(new Error("the change stream did not open in time"));
-    }, timeoutMs);
-  });
   opening.then((value) => {
-    if (late && value !== "refused") value.close().catch(() => {});
+    if (deadline.expired && value !== "refused") value.close().catch(() => {});
   }, () => {});
-  try {
-    return await Promise.race([opening, stopped]);
-  } finally {
-    clearTimeout(timer);
-  }
+  return within(() => opening, deadline);
 }
 
 /**

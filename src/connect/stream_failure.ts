@@ -184,7 +184,8 @@ export class ReplyStreams {
 
   /** The response as the SDK gets it: a stream reply to a request observed, the rest as is. */
   #observe(response: Response, init: RequestInit): Response {
-    if (!response.ok || response.body === null || !isEventStream(response)) return response;
+    // The body last: reading `body` of a reply secureFetch read whole builds a stream over it.
+    if (!response.ok || !isEventStream(response) || response.body === null) return response;
     const id = requestId(init);
     if (id === undefined || this.#streams.has(id)) return response;
     // The SDK's signal for this request: a deliberate abort ends the stream without

@@ -4,6 +4,7 @@
  * @module
  */
 import type { JsonObject } from "../identity/mod.ts";
+import { DeadlineQueue, LONGEST_TIMER_MS } from "../deadline.ts";
 import { authErrorCode } from "../auth/errors.ts";
 import { failedBeforeSending, transportErrorCode } from "../transport/errors.ts";
 import {
@@ -53,14 +54,6 @@ const PASS_THROUGH = Object.freeze({
   }),
 });
 
-/** A fresh signal that aborts with `source`, and the way to stop following it. */
-function linkedSignal(source: AbortSignal): { signal: AbortSignal; unlink: () => void } {
-  const controller = new AbortController();
-  const follow = () => controller.abort(source.reason);
-  source.addEventListener("abort", follow, { once: true });
-  return { signal: controller.signal, unlink: () => source.removeEventListener("abort", follow) };
-}
-
 function isClosed(client: SdkClientLike): boolean {
   return "transport" in client && client.transport === undefined;
 }
@@ -78,20 +71,10 @@ export function isUndecodable(error: unknown): boolean {
 }
 
 /**
- * How early a rejection may arrive and still be the SDK's own deadline: timers fire at or after
- * their delay, but the clocks compared here round differently.
+ * Maps an SDK rejection that is not the session's deadline nor the caller's abort to a code;
+ * remote messages are dropped here.
  */
-const DEADLINE_SLACK_MS = 5;
-
-/**
- * Maps an SDK rejection to a code; remote messages are dropped here. `pastDeadline` tells a
- * v1 SDK local timeout (`McpError` -32001) from a remote error response that uses -32001.
- */
-function classify(
-  client: SdkClientLike,
-  error: unknown,
-  pastDeadline: boolean,
-): SessionErrorCode {
+function classify(client: SdkClientLike, error: unknown): SessionErrorCode {
   // Both SDKs clear `transport` before failing pending requests on close.
   if (isClosed(client)) return "mcp_connection_closed";
   // A host that gave its transport sluice's hardened fetch gets that fetch's own code.
@@ -110,8 +93,6 @@ function classify(
       return "mcp_connection_closed";
     case "REQUEST_TIMEOUT":
       return "mcp_timeout";
-    case -32001:
-      return pastDeadline ? "mcp_timeout" : "mcp_protocol_error";
     case "INPUT_REQUIRED_ROUNDS_EXCEEDED":
       return "mcp_input_required_unsupported";
     case "INVALID_RESULT":
@@ -126,9 +107,11 @@ function classify(
 
 /**
  * Adapts a connected SDK client (v1 or v2) to {@link McpSession}. The SDK's result validation
- * is bypassed; errors are classified by code and class shape, never by message: the deadline
- * → `mcp_timeout` (a -32001 error response before the deadline is the server's, not a
- * timeout), the caller's abort → `mcp_aborted`, a sluice transport code found on the error's
+ * is bypassed. The session owns each request's deadline (`timeoutMs`, on one shared timer per
+ * session; the SDK's own timer never fires first) and hands the SDK one signal for it and the
+ * caller's. Errors are classified by code and class shape, never by message: the deadline →
+ * `mcp_timeout` (a -32001 error response is the server's, never a timeout), the caller's
+ * abort → `mcp_aborted`, a sluice transport code found on the error's
  * cause chain → that code, closed → `mcp_connection_closed`, a JSON-RPC error response or an
  * undecodable result → `mcp_protocol_error`, anything else → `mcp_transport_error`.
  *
@@ -146,6 +129,8 @@ function classify(
  */
 export function sessionFromClient(client: SdkClientLike): McpSession {
   const send = client.request.bind(client) as unknown as RawRequest;
+  // Every request's deadline, on one timer: each lane holds the requests of one duration.
+  const deadlines = new DeadlineQueue();
   return {
     kind: "mcp_session",
     get closed() {
@@ -155,43 +140,46 @@ export function sessionFromClient(client: SdkClientLike): McpSession {
       if (isClosed(client)) {
         return Promise.reject(new SessionRequestError("mcp_connection_closed", false));
       }
-      if (options.signal?.aborted) {
+      const signal = options.signal;
+      if (signal?.aborted) {
         return Promise.reject(new SessionRequestError("mcp_aborted", false));
       }
-      const signal = options.signal;
-      // The SDK gets a signal of its own per request: the v1 SDK never removes the listener it
-      // adds, so handing it a long-lived caller signal would grow that signal by one listener
-      // per request. Ours is linked to the caller's and unlinked when the request settles.
-      const link = signal ? linkedSignal(signal) : undefined;
-      // The SDK's own deadline and abort handling end local waiting: on either it rejects at
-      // once, sends notifications/cancelled and drops a late response. One timer per request.
+      // The request's one deadline, and the SDK's signal: a fresh one per request that follows
+      // the caller's (the v1 SDK never removes the listener it adds, so a long-lived caller
+      // signal would grow by one listener per request), stopped when the request settles. On
+      // either the SDK rejects at once, sends notifications/cancelled and drops a late response.
+      const deadline = deadlines.start(signal, options.timeoutMs);
       let pending: Promise<unknown>;
-      const started = performance.now();
       try {
         pending = send({ method, params }, PASS_THROUGH, {
-          ...(link ? { signal: link.signal } : {}),
-          timeout: options.timeoutMs,
+          signal: deadline.signal,
+          // The SDK insists on a timer per request: the longest a timer waits, so it never
+          // decides (the deadline aborts first, which the SDK answers as its own timeout).
+          timeout: LONGEST_TIMER_MS,
           // v2: an input_required result comes back as it is (sluice reports it), instead of
           // the SDK trying to answer it; v1 ignores the option.
           allowInputRequired: true,
           ...(options.headers ? { headers: { ...options.headers } } : {}),
         });
       } catch (error) {
-        link?.unlink();
+        deadline.stop();
         // A synchronous throw happens before anything reaches the transport.
-        return Promise.reject(
-          new SessionRequestError(classify(client, error, false), false, error),
-        );
+        return Promise.reject(new SessionRequestError(classify(client, error), false, error));
       }
       return pending.then((result) => {
-        link?.unlink();
+        deadline.stop();
         return result;
       }, (error: unknown) => {
-        link?.unlink();
+        deadline.stop();
         // A session sluice built already classified its failure: keep it whole.
-        if (error instanceof SessionRequestError && !signal?.aborted) throw error;
-        const pastDeadline = performance.now() - started >= options.timeoutMs - DEADLINE_SLACK_MS;
-        const code = signal?.aborted ? "mcp_aborted" : classify(client, error, pastDeadline);
+        if (error instanceof SessionRequestError && !signal?.aborted && !deadline.expired) {
+          throw error;
+        }
+        const code = deadline.expired
+          ? "mcp_timeout"
+          : signal?.aborted
+          ? "mcp_aborted"
+          : classify(client, error);
         const transportCode = transportErrorCode(error);
         const sent = transportCode === undefined || !failedBeforeSending(transportCode);
         throw new SessionRequestError(code, sent, error);

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { type StoppableDeadline, untilAborted } from "../deadline.ts";
+import { type Deadline, untilAborted } from "../deadline.ts";
 import { TransportError } from "./errors.ts";
 
 /**
@@ -74,7 +74,7 @@ export async function readDeclaredBody(
 export function limitBody(
   body: ReadableStream<Uint8Array>,
   maxBytes: number,
-  deadline: StoppableDeadline,
+  deadline: Pick<Deadline, "signal" | "stop">,
   toError: ToTransportError,
 ): ReadableStream<Uint8Array> {
   const signal = deadline.signal;

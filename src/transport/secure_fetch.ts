@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { DeadlineQueue, untilAborted } from "../deadline.ts";
+import { DeadlineQueue, LONGEST_TIMER_MS, untilAborted } from "../deadline.ts";
 import { CappedResponse } from "./capped_response.ts";
 import { TransportError } from "./errors.ts";
 import { limitBody, readDeclaredBody } from "./limited_body.ts";
@@ -39,8 +39,6 @@ export const MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
  * @category Transport
  */
 export const DEFAULT_TIMEOUT_MS = 30_000;
-// setTimeout fires at once for delays above 2^31 - 1 ms.
-const MAX_TIMEOUT_MS = 2 ** 31 - 1;
 
 /**
  * The signature of `fetch`, which the underlying fetch and the returned function share.
@@ -183,8 +181,8 @@ function resolveOptions(options: SecureFetchOptions): ResolvedOptions {
     throw configError(`maxResponseBytes may be at most ${MAX_RESPONSE_BYTES}.`);
   }
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  if (!Number.isFinite(timeoutMs) || timeoutMs <= 0 || timeoutMs > MAX_TIMEOUT_MS) {
-    throw configError(`timeoutMs must be a positive number up to ${MAX_TIMEOUT_MS}.`);
+  if (!Number.isFinite(timeoutMs) || timeoutMs <= 0 || timeoutMs > LONGEST_TIMER_MS) {
+    throw configError(`timeoutMs must be a positive number up to ${LONGEST_TIMER_MS}.`);
   }
   const authorization = resolveToken(options);
   const runtime = options.resolve === undefined ? runtimeResolver() : undefined;

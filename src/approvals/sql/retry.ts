@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { type Deadline, startDeadline } from "../../deadline.ts";
 
 /** The first pause, in milliseconds. */
 const FIRST_PAUSE_MS = 1;
@@ -14,7 +15,8 @@ const LONGEST_PAUSE_MS = 25;
 
 /**
  * Runs `step` until it succeeds, fails for another reason than `busy`, or `timeoutMs` has passed;
- * the last failure is thrown. The first attempt runs at once; only a busy database costs a timer.
+ * the last failure is thrown. The first attempt runs at once; only a busy database costs a
+ * timer, and a deadline (sluice's one deadline primitive) bounds the retries.
  *
  * @category Approvals
  */
@@ -27,27 +29,26 @@ export function retryWhileBusy<T>(
     return Promise.resolve(step());
   } catch (error) {
     if (!busy(error)) return Promise.reject(error);
-    return retryLater(step, busy, performance.now() + timeoutMs);
+    const deadline = startDeadline(undefined, timeoutMs);
+    return retryLater(step, busy, deadline).finally(() => deadline.stop());
   }
 }
 
 async function retryLater<T>(
   step: () => T,
   busy: (error: unknown) => boolean,
-  deadline: number,
+  deadline: Deadline,
 ): Promise<T> {
   let pause = FIRST_PAUSE_MS;
   for (;;) {
-    const left = deadline - performance.now();
     // Jitter spreads processes that met the same lock, so they do not retry in lockstep.
-    await new Promise((resolve) =>
-      setTimeout(resolve, Math.max(0, Math.min(left, pause * (0.5 + Math.random()))))
-    );
+    const wait = Math.min(deadline.remainingMs(), pause * (0.5 + Math.random()));
+    await new Promise((resolve) => setTimeout(resolve, wait));
     pause = Math.min(pause * 2, LONGEST_PAUSE_MS);
     try {
       return step();
     } catch (error) {
-      if (!busy(error) || deadline - performance.now() <= 0) throw error;
+      if (!busy(error) || deadline.remainingMs() <= 0) throw error;
     }
   }
 }
