@@ -339,6 +339,7 @@ export {
   OAuthClient,
   type OAuthClientOptions,
   type PreRegisteredClient,
+  type ProviderProfile,
   type TokenRecord,
   type TokenStore,
 } from "./src/auth/mod.ts";

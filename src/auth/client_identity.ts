@@ -18,6 +18,7 @@ import {
   type ClientAuthMethod,
   type ClientCredentialSet,
   credentialsOf,
+  forIssuer,
   type PreRegisteredClient,
 } from "./client_auth.ts";
 import { AuthError } from "./errors.ts";
@@ -119,8 +120,6 @@ export function preRegisteredClient(client: PreRegisteredClient): ClientIdentity
   };
 }
 
-const trimSlash = (value: string): string => value.replace(/\/$/, "");
-
 /**
  * The pre-registered client for `issuer`: one registered at that issuer, else one registered
  * at any; for the client credentials flow, `clientCredentials` is one more candidate.
@@ -133,9 +132,7 @@ export function preRegisteredAt(
     ...(settings.clients ?? []),
     ...(settings.clientCredentials !== undefined ? [settings.clientCredentials] : []),
   ];
-  return candidates.find((client) =>
-    client.issuer !== undefined && trimSlash(client.issuer) === trimSlash(issuer)
-  ) ?? candidates.find((client) => client.issuer === undefined);
+  return forIssuer(candidates, issuer);
 }
 
 /**

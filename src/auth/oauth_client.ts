@@ -33,6 +33,13 @@ import {
   transportFailure,
 } from "./discovery.ts";
 import { AuthError } from "./errors.ts";
+import {
+  checkProfiles,
+  profileAt,
+  profileParameters,
+  profileScope,
+  type ProviderProfile,
+} from "./provider_profile.ts";
 import { TokenFetches } from "./token_fetches.ts";
 import { readRecord, saveTokens, str, tokensKey } from "./token_records.ts";
 import { MemoryTokenStore, type TokenRecord, type TokenStore } from "./token_store.ts";
@@ -77,6 +84,13 @@ export interface OAuthClientOptions {
   readonly clientName?: string;
   /** The scope requested. Default: the scopes the protected resource lists, if any. */
   readonly scope?: string;
+  /**
+   * Known deviations of the authorization servers the host uses (omit `resource`, send
+   * `audience`, Entra's `.default` scope), each for the issuer it names (see
+   * {@link ProviderProfile}). sluice never picks one by itself: a server no profile names is
+   * spoken to the RFC way.
+   */
+  readonly profiles?: readonly ProviderProfile[];
 }
 
 /** A person's authorization in progress, kept in this process only. */
@@ -146,6 +160,7 @@ export class OAuthClient {
     for (const [index, client] of (options.clients ?? []).entries()) {
       checkPreRegistered(client, `clients[${index}]`);
     }
+    checkProfiles(options.profiles);
     this.#options = options;
     this.#store = options.store ?? new MemoryTokenStore();
   }
@@ -211,7 +226,7 @@ export class OAuthClient {
         parameters,
         this.#options.redirectUri!,
         pending.verifier,
-        { ...sent.options, additionalParameters: { resource: pending.discovered.resource } },
+        { ...sent.options, additionalParameters: this.#parameters(pending.discovered) },
       ), (response) => oauth.processAuthorizationCodeResponse(server, sent.client, response));
     await saveTokens(
       this.#store,
@@ -361,7 +376,7 @@ export class OAuthClient {
               sent.client,
               sent.auth,
               refreshToken,
-              { ...sent.options, additionalParameters: { resource: discovered.resource } },
+              { ...sent.options, additionalParameters: this.#parameters(discovered) },
             ),
           (response) => oauth.processRefreshTokenResponse(discovered.server, sent.client, response),
         );
@@ -391,7 +406,7 @@ export class OAuthClient {
             sent.client,
             sent.auth,
             {
-              resource: discovered.resource,
+              ...this.#parameters(discovered),
               ...(this.#scope(discovered, challenge)
                 ? { scope: this.#scope(discovered, challenge)! }
                 : {}),
@@ -414,10 +429,23 @@ export class OAuthClient {
     );
   }
 
+  /** The parameters every authorization and token request to `discovered` carries. */
+  #parameters(discovered: Discovered): Record<string, string> {
+    return profileParameters(profileAt(this.#options.profiles, discovered.issuer), discovered);
+  }
+
+  /**
+   * The scope to request: the host's, else the challenge's, else what the resource lists, in
+   * the form the issuer's profile asks for.
+   */
   #scope(discovered: Discovered, challenge: BearerChallenge): string | undefined {
     if (this.#options.scope !== undefined) return this.#options.scope;
-    if (challenge.scopes.length > 0) return challenge.scopes.join(" ");
-    return discovered.scopesSupported.length > 0 ? discovered.scopesSupported.join(" ") : undefined;
+    const computed = challenge.scopes.length > 0
+      ? challenge.scopes.join(" ")
+      : discovered.scopesSupported.length > 0
+      ? discovered.scopesSupported.join(" ")
+      : undefined;
+    return profileScope(profileAt(this.#options.profiles, discovered.issuer), discovered, computed);
   }
 
   /**
@@ -463,7 +491,9 @@ export class OAuthClient {
     url.searchParams.set("code_challenge", await oauth.calculatePKCECodeChallenge(verifier));
     url.searchParams.set("code_challenge_method", "S256");
     url.searchParams.set("state", state);
-    url.searchParams.set("resource", discovered.resource);
+    for (const [name, value] of Object.entries(this.#parameters(discovered))) {
+      url.searchParams.set(name, value);
+    }
     const scope = this.#authorizationScope(discovered, challenge);
     if (scope !== undefined) url.searchParams.set("scope", scope);
     // OpenID Connect grants offline access only with the person's explicit consent.
