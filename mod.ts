@@ -329,6 +329,8 @@ export {
   toOpenAITools,
 } from "./src/providers/mod.ts";
 export {
+  type AssertionGrant,
+  type AssertionSource,
   AuthError,
   type AuthErrorCode,
   authErrorCode,

@@ -192,6 +192,24 @@ export async function authenticated(
 }
 
 /**
+ * Sends one token request and processes its answer; an OAuth error (or any answer that does
+ * not process) becomes `auth_token_failed`, the transport's own failures keep their codes.
+ */
+export async function requestTokens(
+  send: () => Promise<Response>,
+  process: (response: Response) => Promise<oauth.TokenEndpointResponse>,
+): Promise<oauth.TokenEndpointResponse> {
+  try {
+    return await process(await send());
+  } catch (error) {
+    // The body of an OAuth error (it may echo a grant) is never copied.
+    if (transportFailure(error)) throw transportFailure(error);
+    if (error instanceof AuthError) throw error;
+    throw new AuthError("auth_token_failed", "The token endpoint refused the grant.");
+  }
+}
+
+/**
  * What is stored with a token set of `identity`: its id, and for a dynamic registration its
  * secret and method (a pre-registered client's stay in the host's options).
  */

@@ -3,6 +3,7 @@
  *
  * @module
  */
+export { type AssertionGrant, type AssertionSource } from "./assertion_grants.ts";
 export {
   CLIENT_AUTH_PREFERENCE,
   type ClientAuthMethod,

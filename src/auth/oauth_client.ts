@@ -22,6 +22,7 @@ import {
   type ClientIdentity,
   preRegisteredAt,
   preRegisteredClient,
+  requestTokens,
   storedClient,
   tokenClient,
 } from "./client_identity.ts";
@@ -30,8 +31,12 @@ import {
   discoverAuthorizationServer,
   type Discovered,
   type DiscoveryContext,
-  transportFailure,
 } from "./discovery.ts";
+import {
+  type AssertionGrant,
+  assertionGrantTokens,
+  checkAssertionGrant,
+} from "./assertion_grants.ts";
 import { AuthError } from "./errors.ts";
 import {
   checkProfiles,
@@ -91,6 +96,13 @@ export interface OAuthClientOptions {
    * spoken to the RFC way.
    */
   readonly profiles?: readonly ProviderProfile[];
+  /**
+   * No person present: tokens from an assertion the host holds, a workload's JWT or (SEP-990)
+   * a person's ID token from single sign-on exchanged at the enterprise identity provider
+   * (see {@link AssertionGrant}). The client at the MCP server's authorization server is the
+   * entry of `clients` for its issuer. Takes the place of the other flows.
+   */
+  readonly assertionGrant?: AssertionGrant;
 }
 
 /** A person's authorization in progress, kept in this process only. */
@@ -145,12 +157,16 @@ export class OAuthClient {
         "The authorization code flow needs both redirectUri (a URL) and redirect (a function).",
       );
     }
-    if (!code && options.clientCredentials === undefined) {
+    if (
+      !code && options.clientCredentials === undefined && options.assertionGrant === undefined
+    ) {
       throw new AuthError(
         "auth_config_invalid",
-        "Give clientCredentials, or redirectUri and redirect for the authorization code flow.",
+        "Give clientCredentials, assertionGrant, or redirectUri and redirect for the " +
+          "authorization code flow.",
       );
     }
+    if (options.assertionGrant !== undefined) checkAssertionGrant(options.assertionGrant);
     if (options.clientCredentials !== undefined) {
       checkPreRegistered(options.clientCredentials, "clientCredentials");
     }
@@ -218,7 +234,7 @@ export class OAuthClient {
       );
     }
     const sent = await authenticated(pending, pending.discovered, pending.context);
-    const tokens = await this.#grant(pending.discovered, () =>
+    const tokens = await requestTokens(() =>
       oauth.authorizationCodeGrantRequest(
         server,
         sent.client,
@@ -368,8 +384,7 @@ export class OAuthClient {
         await clientAtIssuer(this.#options, this.#store, discovered, context);
       try {
         const sent = await authenticated(client, discovered, context);
-        const tokens = await this.#grant(
-          discovered,
+        const tokens = await requestTokens(
           () =>
             oauth.refreshTokenGrantRequest(
               discovered.server,
@@ -389,17 +404,24 @@ export class OAuthClient {
         await this.#store.delete(tokensKey(resource));
       }
     }
-    if (this.#options.clientCredentials !== undefined) {
-      const own = preRegisteredAt(this.#options, discovered.issuer);
-      if (own === undefined) {
-        throw new AuthError(
-          "auth_config_invalid",
-          "No client is registered for this authorization server's issuer.",
-        );
-      }
-      const sent = await authenticated(preRegisteredClient(own), discovered, context);
-      const tokens = await this.#grant(
+    if (this.#options.assertionGrant !== undefined) {
+      const own = this.#ownClient(discovered);
+      const tokens = await assertionGrantTokens(
+        this.#options.assertionGrant,
+        preRegisteredClient(own),
         discovered,
+        this.#parameters(discovered),
+        this.#scope(discovered, challenge),
+        context,
+      );
+      return await saveTokens(this.#store, resource, discovered, tokens, {
+        client: { client_id: own.clientId },
+      });
+    }
+    if (this.#options.clientCredentials !== undefined) {
+      const own = this.#ownClient(discovered);
+      const sent = await authenticated(preRegisteredClient(own), discovered, context);
+      const tokens = await requestTokens(
         () =>
           oauth.clientCredentialsGrantRequest(
             discovered.server,
@@ -427,6 +449,18 @@ export class OAuthClient {
       "A person must authorize this server: the authorization URL went to redirect(); " +
         "call auth.finish(callbackUrl), then connect again.",
     );
+  }
+
+  /** The host's client at `discovered`'s issuer, which the machine flows need. */
+  #ownClient(discovered: Discovered): PreRegisteredClient {
+    const own = preRegisteredAt(this.#options, discovered.issuer);
+    if (own === undefined) {
+      throw new AuthError(
+        "auth_config_invalid",
+        "No client is registered for this authorization server's issuer.",
+      );
+    }
+    return own;
   }
 
   /** The parameters every authorization and token request to `discovered` carries. */
@@ -506,21 +540,5 @@ export class OAuthClient {
       context: { ...context, signal: undefined } as DiscoveryContext,
     });
     await this.#options.redirect!(url);
-  }
-
-  /** Sends one token request and processes it; OAuth errors become `auth_token_failed`. */
-  async #grant(
-    _discovered: Discovered,
-    send: () => Promise<Response>,
-    process: (response: Response) => Promise<oauth.TokenEndpointResponse>,
-  ): Promise<oauth.TokenEndpointResponse> {
-    try {
-      return await process(await send());
-    } catch (error) {
-      // The transport's codes pass through whole; the body of an OAuth error (it may echo a
-      // grant) is never copied.
-      if (transportFailure(error)) throw transportFailure(error);
-      throw new AuthError("auth_token_failed", "The token endpoint refused the grant.");
-    }
   }
 }
