@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { connect, ConnectError, MemoryTokenStore, OAuthClient } from "../../mod.ts";
 import type { OAuthClientOptions, ProviderProfile } from "../../mod.ts";
 import {
+  type AuthorizationServerOptions,
   type AuthorizationServerProcess,
   type ProtectedMcpServer,
   startAuthorizationServer,
@@ -21,6 +22,7 @@ const OPTIONS = {
   preApproved: ["echo"],
   transport: { dangerouslyAllowLoopback: true, timeoutMs: 15_000 },
 } as const;
+const AUDIENCE = "https://api.example/mcp";
 const CLIENT = { clientId: "m2m-basic", clientSecret: "m2m-basic-secret" } as const;
 
 /** The token request after the first `from`, once the provider's log line arrived. */
@@ -32,6 +34,24 @@ async function tokenRequestAfter(
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   return as.tokenRequests[from]!;
+}
+
+/** Runs `body` against a protected MCP server and oidc-provider started with `options`. */
+function inWorld(
+  options: AuthorizationServerOptions,
+  body: (mcp: ProtectedMcpServer, as: AuthorizationServerProcess) => Promise<void>,
+): () => Promise<void> {
+  return async () => {
+    const mcp = await startProtectedMcpServer();
+    const as = await startAuthorizationServer(mcp.url, options);
+    try {
+      mcp.setIssuer(as.issuer);
+      await body(mcp, as);
+    } finally {
+      await as.stop();
+      await mcp.close();
+    }
+  };
 }
 
 /** One connect() and call with `options`; its error code (undefined on success). */
@@ -59,16 +79,14 @@ async function callWith(
   }
 }
 
-Deno.test({
-  name:
-    "an Entra-like provider: refused without the profile, served with it (no resource, .default)",
-  sanitizeOps: false,
-  sanitizeResources: false,
-}, async () => {
-  const mcp = await startProtectedMcpServer();
-  const as = await startAuthorizationServer(mcp.url, { profile: "entra" });
-  try {
-    mcp.setIssuer(as.issuer);
+Deno.test(
+  {
+    name:
+      "an Entra-like provider: refused without the profile, served with it (no resource, .default)",
+    sanitizeOps: false,
+    sanitizeResources: false,
+  },
+  inWorld({ profile: "entra" }, async (mcp, as) => {
     const entra: ProviderProfile = {
       issuer: as.issuer,
       resourceIndicator: "omit",
@@ -110,22 +128,17 @@ Deno.test({
       }],
     });
     assert.equal((await tokenRequestAfter(as, from)).scope, "api://app/.default");
-  } finally {
-    await as.stop();
-    await mcp.close();
-  }
-});
+  }),
+);
 
-Deno.test({
-  name: "an Auth0-like provider: refused without audience, served with the profile's",
-  sanitizeOps: false,
-  sanitizeResources: false,
-}, async () => {
-  const mcp = await startProtectedMcpServer();
-  const audience = "https://api.example/mcp";
-  const as = await startAuthorizationServer(mcp.url, { profile: "auth0", audience });
-  try {
-    mcp.setIssuer(as.issuer);
+Deno.test(
+  {
+    name: "an Auth0-like provider: refused without audience, served with the profile's",
+    sanitizeOps: false,
+    sanitizeResources: false,
+  },
+  inWorld({ profile: "auth0", audience: AUDIENCE }, async (mcp, as) => {
+    const audience = AUDIENCE;
     let from = as.tokenRequests.length;
     assert.equal(await callWith(mcp, {}), "auth_token_failed");
     assert.deepEqual(
@@ -139,21 +152,16 @@ Deno.test({
       { audience: seen.audience, resource: seen.resource, status: seen.status },
       { audience, resource: true, status: 200 },
     );
-  } finally {
-    await as.stop();
-    await mcp.close();
-  }
-});
+  }),
+);
 
-Deno.test({
-  name: "a profile shapes the authorization URL: no resource, audience, the .default scope",
-  sanitizeOps: false,
-  sanitizeResources: false,
-}, async () => {
-  const mcp = await startProtectedMcpServer();
-  const as = await startAuthorizationServer(mcp.url);
-  try {
-    mcp.setIssuer(as.issuer);
+Deno.test(
+  {
+    name: "a profile shapes the authorization URL: no resource, audience, the .default scope",
+    sanitizeOps: false,
+    sanitizeResources: false,
+  },
+  inWorld({}, async (mcp, as) => {
     const urls: URL[] = [];
     const authorize = async (profiles?: ProviderProfile[]) => {
       const auth = new OAuthClient({
@@ -184,11 +192,8 @@ Deno.test({
     assert.equal(shaped.get("audience"), "urn:mcp");
     // offline_access still rides along where the server lists it.
     assert.equal(shaped.get("scope"), "api://app/.default offline_access");
-  } finally {
-    await as.stop();
-    await mcp.close();
-  }
-});
+  }),
+);
 
 Deno.test("profiles are checked when the client is made", () => {
   const base = { clientCredentials: CLIENT } as const;
