@@ -335,6 +335,8 @@ export {
   toOpenAITools,
 } from "./src/providers/mod.ts";
 export {
+  type AssertionGrant,
+  type AssertionSource,
   AuthError,
   type AuthErrorCode,
   authErrorCode,
@@ -345,6 +347,7 @@ export {
   OAuthClient,
   type OAuthClientOptions,
   type PreRegisteredClient,
+  type ProviderProfile,
   type TokenRecord,
   type TokenStore,
 } from "./src/auth/mod.ts";

@@ -327,7 +327,8 @@ export const CODES = {
   },
   auth_token_failed: {
     stage: "auth",
-    meaning: "The token endpoint refused the grant (code, refresh token or client credentials).",
+    meaning:
+      "The token endpoint refused the grant (code, refresh, client credentials, token exchange, JWT bearer).",
   },
   auth_client_auth_unsupported: {
     stage: "auth",

@@ -71,6 +71,21 @@ export interface PreRegisteredClient {
   readonly issuer?: string;
 }
 
+const trimSlash = (value: string): string => value.replace(/\/$/, "");
+
+/**
+ * The entry of `candidates` for `issuer`: the one naming that issuer (a trailing slash aside),
+ * else the first naming none.
+ */
+export function forIssuer<T extends { readonly issuer?: string }>(
+  candidates: readonly T[],
+  issuer: string,
+): T | undefined {
+  return candidates.find((entry) =>
+    entry.issuer !== undefined && trimSlash(entry.issuer) === trimSlash(issuer)
+  ) ?? candidates.find((entry) => entry.issuer === undefined);
+}
+
 /** What credentials a client has, and the method it was registered with if known. */
 export interface ClientCredentialSet {
   /** The client secret. */

@@ -18,6 +18,7 @@ import {
   type ClientAuthMethod,
   type ClientCredentialSet,
   credentialsOf,
+  forIssuer,
   type PreRegisteredClient,
 } from "./client_auth.ts";
 import { AuthError } from "./errors.ts";
@@ -119,8 +120,6 @@ export function preRegisteredClient(client: PreRegisteredClient): ClientIdentity
   };
 }
 
-const trimSlash = (value: string): string => value.replace(/\/$/, "");
-
 /**
  * The pre-registered client for `issuer`: one registered at that issuer, else one registered
  * at any; for the client credentials flow, `clientCredentials` is one more candidate.
@@ -133,9 +132,7 @@ export function preRegisteredAt(
     ...(settings.clients ?? []),
     ...(settings.clientCredentials !== undefined ? [settings.clientCredentials] : []),
   ];
-  return candidates.find((client) =>
-    client.issuer !== undefined && trimSlash(client.issuer) === trimSlash(issuer)
-  ) ?? candidates.find((client) => client.issuer === undefined);
+  return forIssuer(candidates, issuer);
 }
 
 /**
@@ -192,6 +189,24 @@ export async function authenticated(
     auth: chosen.auth,
     options: oauthRequestOptions(sending),
   };
+}
+
+/**
+ * Sends one token request and processes its answer; an OAuth error (or any answer that does
+ * not process) becomes `auth_token_failed`, the transport's own failures keep their codes.
+ */
+export async function requestTokens(
+  send: () => Promise<Response>,
+  process: (response: Response) => Promise<oauth.TokenEndpointResponse>,
+): Promise<oauth.TokenEndpointResponse> {
+  try {
+    return await process(await send());
+  } catch (error) {
+    // The body of an OAuth error (it may echo a grant) is never copied.
+    if (transportFailure(error)) throw transportFailure(error);
+    if (error instanceof AuthError) throw error;
+    throw new AuthError("auth_token_failed", "The token endpoint refused the grant.");
+  }
 }
 
 /**

@@ -260,6 +260,28 @@ async function legacyAuthorizationServer(
 }
 
 /**
+ * The checked metadata of an authorization server the host names by its issuer (an
+ * enterprise identity provider): the issuer URL checked like any named URL, its metadata's
+ * `issuer` compared, every endpoint checked.
+ *
+ * @param issuer the issuer as the host gave it
+ * @param field the option that named it, for the message
+ * @throws {AuthError} `auth_metadata_refused`, `auth_metadata_invalid`, `auth_issuer_mismatch`
+ *
+ * @category OAuth
+ */
+export async function discoverIssuer(
+  issuer: string,
+  field: string,
+  context: DiscoveryContext,
+): Promise<oauth.AuthorizationServer> {
+  const url = await checkEndpoint(issuer, field, context.policy, context.signal);
+  const metadata = (await authorizationServerMetadata(url, context))!;
+  await checkEndpoints(metadata, context);
+  return metadata;
+}
+
+/**
  * Finds and checks the authorization server of `resource`. Every URL a document names is
  * checked (scheme, literal, name, resolved addresses) before it is requested or kept. Where
  * the host enabled 2025-03-26 (`legacyDiscovery`) and the server has no protected resource

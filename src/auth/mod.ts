@@ -3,6 +3,7 @@
  *
  * @module
  */
+export { type AssertionGrant, type AssertionSource } from "./assertion_grants.ts";
 export {
   CLIENT_AUTH_PREFERENCE,
   type ClientAuthMethod,
@@ -10,4 +11,5 @@ export {
 } from "./client_auth.ts";
 export { AuthError, type AuthErrorCode, authErrorCode } from "./errors.ts";
 export { OAUTH_MAX_RESPONSE_BYTES, OAuthClient, type OAuthClientOptions } from "./oauth_client.ts";
+export { type ProviderProfile } from "./provider_profile.ts";
 export { MemoryTokenStore, type TokenRecord, type TokenStore } from "./token_store.ts";

@@ -22,6 +22,7 @@ import {
   type ClientIdentity,
   preRegisteredAt,
   preRegisteredClient,
+  requestTokens,
   storedClient,
   tokenClient,
 } from "./client_identity.ts";
@@ -30,9 +31,20 @@ import {
   discoverAuthorizationServer,
   type Discovered,
   type DiscoveryContext,
-  transportFailure,
 } from "./discovery.ts";
+import {
+  type AssertionGrant,
+  assertionGrantTokens,
+  checkAssertionGrant,
+} from "./assertion_grants.ts";
 import { AuthError } from "./errors.ts";
+import {
+  checkProfiles,
+  profileAt,
+  profileParameters,
+  profileScope,
+  type ProviderProfile,
+} from "./provider_profile.ts";
 import { TokenFetches } from "./token_fetches.ts";
 import { readRecord, saveTokens, str, tokensKey } from "./token_records.ts";
 import { MemoryTokenStore, type TokenRecord, type TokenStore } from "./token_store.ts";
@@ -77,6 +89,20 @@ export interface OAuthClientOptions {
   readonly clientName?: string;
   /** The scope requested. Default: the scopes the protected resource lists, if any. */
   readonly scope?: string;
+  /**
+   * Known deviations of the authorization servers the host uses (omit `resource`, send
+   * `audience`, Entra's `.default` scope), each for the issuer it names (see
+   * {@link ProviderProfile}). sluice never picks one by itself: a server no profile names is
+   * spoken to the RFC way.
+   */
+  readonly profiles?: readonly ProviderProfile[];
+  /**
+   * No person present: tokens from an assertion the host holds, a workload's JWT or (SEP-990)
+   * a person's ID token from single sign-on exchanged at the enterprise identity provider
+   * (see {@link AssertionGrant}). The client at the MCP server's authorization server is the
+   * entry of `clients` for its issuer. Takes the place of the other flows.
+   */
+  readonly assertionGrant?: AssertionGrant;
 }
 
 /** A person's authorization in progress, kept in this process only. */
@@ -131,12 +157,16 @@ export class OAuthClient {
         "The authorization code flow needs both redirectUri (a URL) and redirect (a function).",
       );
     }
-    if (!code && options.clientCredentials === undefined) {
+    if (
+      !code && options.clientCredentials === undefined && options.assertionGrant === undefined
+    ) {
       throw new AuthError(
         "auth_config_invalid",
-        "Give clientCredentials, or redirectUri and redirect for the authorization code flow.",
+        "Give clientCredentials, assertionGrant, or redirectUri and redirect for the " +
+          "authorization code flow.",
       );
     }
+    if (options.assertionGrant !== undefined) checkAssertionGrant(options.assertionGrant);
     if (options.clientCredentials !== undefined) {
       checkPreRegistered(options.clientCredentials, "clientCredentials");
     }
@@ -146,6 +176,7 @@ export class OAuthClient {
     for (const [index, client] of (options.clients ?? []).entries()) {
       checkPreRegistered(client, `clients[${index}]`);
     }
+    checkProfiles(options.profiles);
     this.#options = options;
     this.#store = options.store ?? new MemoryTokenStore();
   }
@@ -203,7 +234,7 @@ export class OAuthClient {
       );
     }
     const sent = await authenticated(pending, pending.discovered, pending.context);
-    const tokens = await this.#grant(pending.discovered, () =>
+    const tokens = await requestTokens(() =>
       oauth.authorizationCodeGrantRequest(
         server,
         sent.client,
@@ -211,7 +242,7 @@ export class OAuthClient {
         parameters,
         this.#options.redirectUri!,
         pending.verifier,
-        { ...sent.options, additionalParameters: { resource: pending.discovered.resource } },
+        { ...sent.options, additionalParameters: this.#parameters(pending.discovered) },
       ), (response) => oauth.processAuthorizationCodeResponse(server, sent.client, response));
     await saveTokens(
       this.#store,
@@ -353,15 +384,14 @@ export class OAuthClient {
         await clientAtIssuer(this.#options, this.#store, discovered, context);
       try {
         const sent = await authenticated(client, discovered, context);
-        const tokens = await this.#grant(
-          discovered,
+        const tokens = await requestTokens(
           () =>
             oauth.refreshTokenGrantRequest(
               discovered.server,
               sent.client,
               sent.auth,
               refreshToken,
-              { ...sent.options, additionalParameters: { resource: discovered.resource } },
+              { ...sent.options, additionalParameters: this.#parameters(discovered) },
             ),
           (response) => oauth.processRefreshTokenResponse(discovered.server, sent.client, response),
         );
@@ -374,24 +404,31 @@ export class OAuthClient {
         await this.#store.delete(tokensKey(resource));
       }
     }
-    if (this.#options.clientCredentials !== undefined) {
-      const own = preRegisteredAt(this.#options, discovered.issuer);
-      if (own === undefined) {
-        throw new AuthError(
-          "auth_config_invalid",
-          "No client is registered for this authorization server's issuer.",
-        );
-      }
-      const sent = await authenticated(preRegisteredClient(own), discovered, context);
-      const tokens = await this.#grant(
+    if (this.#options.assertionGrant !== undefined) {
+      const own = this.#ownClient(discovered);
+      const tokens = await assertionGrantTokens(
+        this.#options.assertionGrant,
+        preRegisteredClient(own),
         discovered,
+        this.#parameters(discovered),
+        this.#scope(discovered, challenge),
+        context,
+      );
+      return await saveTokens(this.#store, resource, discovered, tokens, {
+        client: { client_id: own.clientId },
+      });
+    }
+    if (this.#options.clientCredentials !== undefined) {
+      const own = this.#ownClient(discovered);
+      const sent = await authenticated(preRegisteredClient(own), discovered, context);
+      const tokens = await requestTokens(
         () =>
           oauth.clientCredentialsGrantRequest(
             discovered.server,
             sent.client,
             sent.auth,
             {
-              resource: discovered.resource,
+              ...this.#parameters(discovered),
               ...(this.#scope(discovered, challenge)
                 ? { scope: this.#scope(discovered, challenge)! }
                 : {}),
@@ -414,10 +451,35 @@ export class OAuthClient {
     );
   }
 
+  /** The host's client at `discovered`'s issuer, which the machine flows need. */
+  #ownClient(discovered: Discovered): PreRegisteredClient {
+    const own = preRegisteredAt(this.#options, discovered.issuer);
+    if (own === undefined) {
+      throw new AuthError(
+        "auth_config_invalid",
+        "No client is registered for this authorization server's issuer.",
+      );
+    }
+    return own;
+  }
+
+  /** The parameters every authorization and token request to `discovered` carries. */
+  #parameters(discovered: Discovered): Record<string, string> {
+    return profileParameters(profileAt(this.#options.profiles, discovered.issuer), discovered);
+  }
+
+  /**
+   * The scope to request: the host's, else the challenge's, else what the resource lists, in
+   * the form the issuer's profile asks for.
+   */
   #scope(discovered: Discovered, challenge: BearerChallenge): string | undefined {
     if (this.#options.scope !== undefined) return this.#options.scope;
-    if (challenge.scopes.length > 0) return challenge.scopes.join(" ");
-    return discovered.scopesSupported.length > 0 ? discovered.scopesSupported.join(" ") : undefined;
+    const computed = challenge.scopes.length > 0
+      ? challenge.scopes.join(" ")
+      : discovered.scopesSupported.length > 0
+      ? discovered.scopesSupported.join(" ")
+      : undefined;
+    return profileScope(profileAt(this.#options.profiles, discovered.issuer), discovered, computed);
   }
 
   /**
@@ -463,7 +525,9 @@ export class OAuthClient {
     url.searchParams.set("code_challenge", await oauth.calculatePKCECodeChallenge(verifier));
     url.searchParams.set("code_challenge_method", "S256");
     url.searchParams.set("state", state);
-    url.searchParams.set("resource", discovered.resource);
+    for (const [name, value] of Object.entries(this.#parameters(discovered))) {
+      url.searchParams.set(name, value);
+    }
     const scope = this.#authorizationScope(discovered, challenge);
     if (scope !== undefined) url.searchParams.set("scope", scope);
     // OpenID Connect grants offline access only with the person's explicit consent.
@@ -476,21 +540,5 @@ export class OAuthClient {
       context: { ...context, signal: undefined } as DiscoveryContext,
     });
     await this.#options.redirect!(url);
-  }
-
-  /** Sends one token request and processes it; OAuth errors become `auth_token_failed`. */
-  async #grant(
-    _discovered: Discovered,
-    send: () => Promise<Response>,
-    process: (response: Response) => Promise<oauth.TokenEndpointResponse>,
-  ): Promise<oauth.TokenEndpointResponse> {
-    try {
-      return await process(await send());
-    } catch (error) {
-      // The transport's codes pass through whole; the body of an OAuth error (it may echo a
-      // grant) is never copied.
-      if (transportFailure(error)) throw transportFailure(error);
-      throw new AuthError("auth_token_failed", "The token endpoint refused the grant.");
-    }
   }
 }

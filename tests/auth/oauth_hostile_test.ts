@@ -7,6 +7,9 @@
  * Client authentication: Basic credentials reach the token endpoint's exact URL and nothing
  * else, a private key is never sent (only an assertion for the issuer), a secret bound to its
  * issuer never goes to another, and no advertised method the client can use means no request.
+ * Assertion grants: the person's ID token reaches the identity provider's checked token
+ * endpoint only, the ID-JAG and a workload's JWT the authorization server's only, never in a
+ * header; a refused or mismatched identity provider gets nothing; a refusal is not retried.
  */
 import assert from "node:assert/strict";
 import { decodeProtectedHeader, jwtVerify } from "jose";
@@ -29,6 +32,7 @@ const TABLE: Record<string, string> = {
   "ftp.test": PUBLIC,
   "creds.test": PUBLIC,
   "evil.test": PUBLIC,
+  "idp.test": PUBLIC,
   "internal.test": "10.0.0.7",
   "rebind.test": "127.0.0.1",
   "linklocal.test": "169.254.169.254",
@@ -398,4 +402,217 @@ Deno.test("OAuth 2025-03-26 discovery: only when the host enables it, under the 
   const elsewhere = legacyWorld({ ...base, issuer: "https://evil.test" });
   assert.equal(await legacyCode(elsewhere, true), "auth_issuer_mismatch");
   assert.ok(!elsewhere.requested.some((url) => url.pathname === "/token"));
+});
+
+const ID_TOKEN = "person-id-token";
+const ID_JAG = "the-id-jag";
+const ID_JAG_TYPE = "urn:ietf:params:oauth:token-type:id-jag";
+const ID_JAG_ANSWER = () =>
+  Response.json({ access_token: ID_JAG, issued_token_type: ID_JAG_TYPE, token_type: "N_A" });
+
+/**
+ * The hostile world plus an enterprise identity provider at idp.test (OpenID discovery only);
+ * the authorization server issues an access token the MCP server refuses, as everywhere here.
+ */
+function enterpriseWorld(
+  idpMetadata: (base: Record<string, unknown>) => unknown = (base) => base,
+  idpToken: () => Response = ID_JAG_ANSWER,
+  asMetadata: (base: Record<string, unknown>) => unknown = (base) => base,
+): World {
+  const rest = world(asMetadata, undefined, TOKEN);
+  return recording((url) => {
+    if (url.hostname !== "idp.test") return rest.fetch(new Request(url));
+    if (url.pathname === "/.well-known/openid-configuration") {
+      return Response.json(idpMetadata({
+        issuer: "https://idp.test",
+        authorization_endpoint: "https://idp.test/authorize",
+        token_endpoint: "https://idp.test/token",
+        jwks_uri: "https://idp.test/jwks",
+      }));
+    }
+    if (url.pathname === "/token") return idpToken();
+    return new Response("not found", { status: 404 });
+  });
+}
+
+const ENTERPRISE: OAuthClientOptions = {
+  clients: [{ clientId: "mcp-client", clientSecret: "mcp-secret", issuer: "https://as.test" }],
+  assertionGrant: {
+    kind: "enterpriseManaged",
+    identityProvider: "https://idp.test",
+    identityProviderClient: { clientId: "idp-client", authMethod: "none" },
+    idToken: ID_TOKEN,
+  },
+};
+
+/** The requests that carried `secret` anywhere (URL, header, body). */
+function carrying(w: World, secret: string): { url: string; inHeader: boolean }[] {
+  return w.sent.flatMap((request) => {
+    const inHeader = JSON.stringify([...request.headers]).includes(secret);
+    return inHeader || request.body.includes(secret) || request.url.includes(secret)
+      ? [{ url: request.url, inHeader }]
+      : [];
+  });
+}
+
+Deno.test("OAuth enterprise-managed: the ID token to the IdP's token endpoint, the ID-JAG to the AS's", async () => {
+  const w = enterpriseWorld();
+  assert.equal(await serverCode(w, ENTERPRISE), "auth_unauthorized");
+  assert.deepEqual(carrying(w, ID_TOKEN), [{ url: "https://idp.test/token", inHeader: false }]);
+  assert.deepEqual(carrying(w, ID_JAG), [{ url: "https://as.test/token", inHeader: false }]);
+  const exchange = new URLSearchParams(
+    w.sent.find((request) => request.url === "https://idp.test/token")!.body,
+  );
+  assert.deepEqual(Object.fromEntries(exchange), {
+    grant_type: "urn:ietf:params:oauth:grant-type:token-exchange",
+    requested_token_type: ID_JAG_TYPE,
+    audience: "https://as.test",
+    resource: "https://mcp.test/mcp",
+    subject_token: ID_TOKEN,
+    subject_token_type: "urn:ietf:params:oauth:token-type:id_token",
+    client_id: "idp-client",
+  });
+  const bearer = w.sent.find((request) => request.url === "https://as.test/token")!;
+  const grant = new URLSearchParams(bearer.body);
+  assert.equal(grant.get("grant_type"), "urn:ietf:params:oauth:grant-type:jwt-bearer");
+  assert.equal(grant.get("resource"), "https://mcp.test/mcp");
+  assert.equal(bearer.headers.get("authorization"), `Basic ${btoa("mcp-client:mcp-secret")}`);
+  assert.deepEqual(carrying(w, "mcp-secret"), [], "the secret is Basic-encoded, never plain");
+  assert.ok(
+    w.sent.some((request) =>
+      request.url === "https://mcp.test/mcp" &&
+      request.headers.get("authorization") === "Bearer issued-access"
+    ),
+  );
+});
+
+Deno.test("OAuth enterprise-managed: a refused or mismatched identity provider gets no ID token", async () => {
+  for (const bad of SPELLINGS) {
+    const w = enterpriseWorld((base) => ({ ...base, token_endpoint: bad }));
+    assert.equal(await serverCode(w, ENTERPRISE), "auth_metadata_refused", bad);
+    assert.deepEqual(carrying(w, ID_TOKEN), [], bad);
+    assert.ok(!w.requested.some((url) => url.href === new URL(bad).href), bad);
+  }
+  const refusedIssuer = enterpriseWorld();
+  assert.equal(
+    await serverCode(refusedIssuer, {
+      ...ENTERPRISE,
+      assertionGrant: { ...ENTERPRISE.assertionGrant!, identityProvider: "https://10.0.0.7" },
+    } as OAuthClientOptions),
+    "auth_metadata_refused",
+  );
+  assert.ok(!refusedIssuer.requested.some((url) => url.hostname === "10.0.0.7"));
+  const mismatch = enterpriseWorld((base) => ({ ...base, issuer: "https://evil.test" }));
+  assert.equal(await serverCode(mismatch, ENTERPRISE), "auth_issuer_mismatch");
+  assert.deepEqual(carrying(mismatch, ID_TOKEN), []);
+  // The MCP server's own authorization server is checked first: nothing goes to the IdP.
+  const badAs = enterpriseWorld(undefined, undefined, (base) => ({
+    ...base,
+    token_endpoint: "https://169.254.169.254/token",
+  }));
+  assert.equal(await serverCode(badAs, ENTERPRISE), "auth_metadata_refused");
+  assert.ok(!badAs.requested.some((url) => url.hostname === "idp.test"));
+  // A redirect from the IdP's token endpoint is not followed with the ID token.
+  const redirect = enterpriseWorld(
+    undefined,
+    () => new Response(null, { status: 307, headers: { location: "https://evil.test/steal" } }),
+  );
+  assert.equal(await serverCode(redirect, ENTERPRISE), "transport_redirect_refused");
+  assert.ok(!redirect.requested.some((url) => url.hostname === "evil.test"));
+});
+
+Deno.test("OAuth enterprise-managed: an exchange that issues no ID-JAG ends before the AS", async () => {
+  for (
+    const answer of [
+      () =>
+        Response.json({
+          access_token: "x",
+          issued_token_type: "urn:ietf:params:oauth:token-type:access_token",
+          token_type: "Bearer",
+        }),
+      () => Response.json({ access_token: "x", token_type: "N_A" }),
+      () => Response.json({ error: "invalid_grant" }, { status: 400 }),
+    ]
+  ) {
+    const w = enterpriseWorld(undefined, answer);
+    assert.equal(await serverCode(w, ENTERPRISE), "auth_token_failed");
+    assert.ok(!w.requested.some((url) => url.href === "https://as.test/token"));
+  }
+});
+
+Deno.test("OAuth JWT bearer (workload identity): the JWT to the token endpoint only, a refusal is final", async () => {
+  let asked = 0;
+  const assertion = () => {
+    asked++;
+    return Promise.resolve("workload-jwt");
+  };
+  const options: OAuthClientOptions = {
+    clients: [{ clientId: "workload", authMethod: "none" }],
+    assertionGrant: { kind: "jwtBearer", assertion },
+  };
+  const w = world((base) => base, undefined, TOKEN);
+  assert.equal(await serverCode(w, options), "auth_unauthorized");
+  assert.deepEqual(carrying(w, "workload-jwt"), [{
+    url: "https://as.test/token",
+    inHeader: false,
+  }]);
+  const body = new URLSearchParams(w.sent.find((r) => r.url === "https://as.test/token")!.body);
+  assert.equal(body.get("grant_type"), "urn:ietf:params:oauth:grant-type:jwt-bearer");
+  assert.equal(body.get("assertion"), "workload-jwt");
+  assert.equal(body.get("client_id"), "workload");
+  assert.equal(asked, 1);
+  for (const error of ["invalid_grant", "invalid_scope", "unauthorized_client"]) {
+    const refused = world(
+      (base) => base,
+      undefined,
+      () => Response.json({ error }, { status: 400 }),
+    );
+    assert.equal(await serverCode(refused, options), "auth_token_failed", error);
+    assert.equal(
+      refused.requested.filter((url) => url.href === "https://as.test/token").length,
+      1,
+      `${error}: one token request, no retry, no other grant`,
+    );
+  }
+});
+
+Deno.test("OAuth assertion grants: checked when the client is made, and need a client at the issuer", async () => {
+  for (
+    const grant of [
+      { kind: "saml" },
+      { kind: "jwtBearer", assertion: "" },
+      {
+        kind: "enterpriseManaged",
+        identityProvider: "nope",
+        identityProviderClient: { clientId: "c" },
+        idToken: "t",
+      },
+      {
+        kind: "enterpriseManaged",
+        identityProvider: "https://idp.test",
+        identityProviderClient: {},
+        idToken: "t",
+      },
+      {
+        kind: "enterpriseManaged",
+        identityProvider: "https://idp.test",
+        identityProviderClient: { clientId: "c" },
+      },
+    ]
+  ) {
+    assert.throws(
+      () => new OAuthClient({ assertionGrant: grant as never }),
+      (error: Error & { code?: string }) => error.code === "auth_config_invalid",
+      JSON.stringify(grant),
+    );
+  }
+  const w = enterpriseWorld();
+  assert.equal(
+    await serverCode(w, {
+      ...ENTERPRISE,
+      clients: [{ clientId: "elsewhere", clientSecret: "s", issuer: "https://other.test" }],
+    }),
+    "auth_config_invalid",
+  );
+  assert.deepEqual(carrying(w, ID_TOKEN), [], "no client here: the ID token is not exchanged");
 });
