@@ -15,9 +15,11 @@ import { WORKER_BUILD_OPTIONS } from "./worker_bundle.ts";
 export const SIZE_BUDGETS = {
   /**
    * The packed tarball (JavaScript, declarations, README). Modules instead of closures (issue
-   * 25) add files and declarations of what used to be private; the Worker bundle is unchanged.
+   * 25) add files and declarations of what used to be private, and the tool-poisoning screen and
+   * the OAuth client methods and grants add code (387 KB before them, 452 KB after); the Worker
+   * bundle, what a Worker ships, grew by under 1 KB.
    */
-  tarballBytes: 420 * 1024,
+  tarballBytes: 470 * 1024,
   /** `node_modules` after `npm install @sluice/mcp` alone (zod and the MCP SDK are most of it). */
   installedBytes: 24 * 1024 * 1024,
   /** Packages `npm install @sluice/mcp` adds besides sluice itself. */
