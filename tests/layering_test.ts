@@ -45,6 +45,22 @@ const ALLOWED: Readonly<Record<string, readonly string[]>> = {
     "auth",
   ],
   inbox: ["base", "identity", "approvals", "transport"],
+  // `sluice serve`: beside cli, on the public surface of connect (the toolkit, its envelope).
+  serve: [
+    "base",
+    "identity",
+    "schema",
+    "screen",
+    "session",
+    "approvals",
+    "connect",
+    "transport",
+    "catalog",
+    "calls",
+    "gate",
+    "inbox",
+    "auth",
+  ],
   cli: [
     "base",
     "identity",
@@ -59,6 +75,7 @@ const ALLOWED: Readonly<Record<string, readonly string[]>> = {
     "gate",
     "inbox",
     "auth",
+    "serve",
   ],
 };
 
