@@ -21,6 +21,7 @@ Deno.test("serve: the client lists the allowed tools under local names, with the
         assert.deepEqual(tools.map((tool) => tool.name), [
           "docs__add",
           "docs__echo",
+          "docs__slow",
           "records__read_record",
           "records__write_record",
         ]);

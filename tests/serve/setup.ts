@@ -42,6 +42,8 @@ export interface EndpointOptions {
   readonly scenario?: Scenario;
   readonly limits?: Partial<ServeLimits>;
   readonly store?: ApprovalStore;
+  /** Origins a browser request may come from. */
+  readonly allowedOrigins?: readonly string[];
 }
 
 /** Starts both fixtures, `serve()` over them, and `Deno.serve` on 127.0.0.1. */
@@ -53,14 +55,15 @@ export async function startEndpoint(options: EndpointOptions = {}): Promise<Endp
   const events: ServeEvent[] = [];
   const served = await serve({
     servers: [{ id: "docs", url: docs.url }, { id: "records", url: records.url }],
-    allow: ["docs.echo", "docs.add", "records.read_record", "records.write_record"],
-    preApproved: ["docs.echo", "docs.add", "records.read_record"],
+    allow: ["docs.echo", "docs.add", "docs.slow", "records.read_record", "records.write_record"],
+    preApproved: ["docs.echo", "docs.add", "docs.slow", "records.read_record"],
     store,
     allowNonDurableStoreForTests: true,
     transport: { dangerouslyAllowLoopback: true, timeoutMs: 10_000 },
     serve: {
       clients: CLIENTS,
       ...(options.limits ? { limits: options.limits } : {}),
+      ...(options.allowedOrigins ? { allowedOrigins: options.allowedOrigins } : {}),
       onEvent: (event) => events.push(event),
     },
   });
