@@ -850,10 +850,10 @@ export const CODES = {
     stage: "cli",
     meaning: "`sluice serve` could not listen on its host and port (in use, or not allowed).",
   },
-  cli_serve_config_unreadable: {
+  cli_serve_config_invalid: {
     stage: "cli",
     meaning:
-      "The `sluice serve --config` file cannot be read or is not JSON, or names a token variable that is not set.",
+      "The `sluice serve --config` file is not a serve configuration: an unknown key, a value of the wrong type, or a `tokenEnv` that is not set.",
   },
   cli_inspect_failed: {
     stage: "cli",

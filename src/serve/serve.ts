@@ -11,7 +11,9 @@ import {
   type Connection,
   localToolName,
 } from "../connect/mod.ts";
+import { ServeClients } from "./clients.ts";
 import { ServeError } from "./errors.ts";
+import { serveLimits } from "./limits.ts";
 import { type ServeHandler, serveToolkit, type ServeToolkitOptions } from "./handler.ts";
 
 /**
@@ -43,8 +45,9 @@ export interface Served {
 
 /**
  * Connects to the configured servers and serves their allowed tools to the configured clients.
- * A client's allowlist entry that names no allowed tool throws `serve_config_invalid` before
- * anything is contacted; connection failures reject as `connectAll` does.
+ * Bad clients, limits, or a client's allowlist entry that names no allowed tool throw
+ * `serve_config_invalid` before anything is contacted; connection failures reject as
+ * `connectAll` does.
  *
  * @example
  * ```ts ignore
@@ -67,6 +70,12 @@ export interface Served {
  * @category sluice serve
  */
 export async function serve(config: ServeConfig): Promise<Served> {
+  // The endpoint's own settings are checked before any server is contacted.
+  if (typeof config.serve !== "object" || config.serve === null) {
+    throw new ServeError("serve_config_invalid", "sluice serve: give serve: { clients }");
+  }
+  await ServeClients.of(config.serve.clients);
+  serveLimits(config.serve.limits);
   checkClientAllowlists(config);
   const connection = await connectAll(config);
   let handler: ServeHandler;
@@ -93,7 +102,7 @@ function checkClientAllowlists(config: ServeConfig): void {
     const name = dot > 0 ? localToolName(entry.slice(0, dot), entry.slice(dot + 1)) : undefined;
     if (name !== undefined) allowed.add(name);
   }
-  const clients = config.serve?.clients;
+  const clients = config.serve.clients;
   for (const [index, client] of (Array.isArray(clients) ? clients : []).entries()) {
     for (const name of Array.isArray(client?.allow) ? client.allow : []) {
       if (!allowed.has(name)) {
