@@ -15,7 +15,6 @@ import { runGrantsCli } from "./grants.ts";
 import { runInspectCli } from "./inspect.ts";
 import { runInboxCli } from "./inbox.ts";
 import { runLoginCli } from "./login.ts";
-import { runServeCli } from "./serve.ts";
 import { listenOnLoopback, serveOnNode } from "./serve_node.ts";
 import { openCliStore } from "./store.ts";
 import { terminalSafe } from "./terminal.ts";
@@ -114,8 +113,9 @@ export const COMMANDS: Readonly<Record<string, CliCommand>> = {
   },
   serve: {
     summary: "serve the allowed tools as one governed MCP endpoint (bearer-token clients)",
-    run: (argv, host) =>
-      runServeCli(argv, host, {
+    // Loaded when run: the server SDK it needs is an optional npm package.
+    run: async (argv, host) =>
+      (await import("./serve.ts")).runServeCli(argv, host, {
         ...storeOptions(host),
         env: (name) => host.env(name),
         listen: (handler, address) =>

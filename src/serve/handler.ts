@@ -7,13 +7,9 @@
  *
  * @module
  */
-import {
-  type CallToolResult,
-  createMcpHandler,
-  type ListToolsResult,
-  Server,
-} from "@modelcontextprotocol/server";
+import type { CallToolResult, ListToolsResult } from "@modelcontextprotocol/server";
 import type { Toolkit, ToolkitEnvelope } from "../connect/mod.ts";
+import { loadOptional } from "../optional_packages.ts";
 import { type ServedCallIds, servedCallIds } from "./call_ids.ts";
 import { clientMay, type ServeClient, ServeClients } from "./clients.ts";
 import { ServeError, type ServeErrorCode } from "./errors.ts";
@@ -59,6 +55,13 @@ export interface ServeHandler {
   /** How many tool calls are in flight now. */
   readonly inFlight: () => number;
 }
+
+// The server SDK is an optional npm package: only this entry loads it, and a missing one is a
+// `dependency_missing` error naming what to install.
+const { createMcpHandler, Server } = await loadOptional(
+  "@modelcontextprotocol/server",
+  () => import("@modelcontextprotocol/server"),
+);
 
 const DEFAULT_SERVER_INFO = { name: "sluice-serve", version: "1" } as const;
 
