@@ -7,6 +7,7 @@
  *
  * @example
  * ```ts ignore
+ * // Runs end to end in tests/serve/serve_test.ts.
  * import { MemoryApprovalStore } from "@sluice/mcp";
  * import { serve } from "@sluice/mcp/serve";
  *

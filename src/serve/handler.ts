@@ -71,6 +71,7 @@ const DEFAULT_SERVER_INFO = { name: "sluice-serve", version: "1" } as const;
  *
  * @example
  * ```ts ignore
+ * // Runs end to end in tests/serve/serve_test.ts.
  * import { connectAll } from "@sluice/mcp";
  * import { serveToolkit } from "@sluice/mcp/serve";
  *

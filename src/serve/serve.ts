@@ -51,6 +51,7 @@ export interface Served {
  *
  * @example
  * ```ts ignore
+ * // Runs end to end in tests/serve/serve_test.ts.
  * import { LibsqlApprovalStore } from "@sluice/mcp/libsql";
  * import { serve } from "@sluice/mcp/serve";
  *
