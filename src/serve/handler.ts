@@ -7,15 +7,13 @@
  *
  * @module
  */
-import type { CallToolResult, ListToolsResult } from "@modelcontextprotocol/server";
-import type { Toolkit, ToolkitEnvelope } from "../connect/mod.ts";
-import { loadOptional } from "../optional_packages.ts";
-import { type ServedCallIds, servedCallIds } from "./call_ids.ts";
-import { clientMay, type ServeClient, ServeClients } from "./clients.ts";
+import type { Toolkit } from "../connect/mod.ts";
+import { type ServeClient, ServeClients } from "./clients.ts";
 import { ServeError, type ServeErrorCode } from "./errors.ts";
 import { emitServeEvent, type ServeEvent } from "./events.ts";
-import { CallSlots, type ServeLimits, serveLimits } from "./limits.ts";
-import { type ServedEnvelope, servedResult } from "./result.ts";
+import { GovernedTools } from "./governed.ts";
+import { type ServeLimits, serveLimits } from "./limits.ts";
+import { serverSdk } from "./sdk.ts";
 
 /**
  * Options of {@link serveToolkit}.
@@ -56,15 +54,6 @@ export interface ServeHandler {
   readonly inFlight: () => number;
 }
 
-// The server SDK is an optional npm package: only this entry loads it, and a missing one is a
-// `dependency_missing` error naming what to install.
-const { createMcpHandler, Server } = await loadOptional(
-  "@modelcontextprotocol/server",
-  () => import("@modelcontextprotocol/server"),
-);
-
-const DEFAULT_SERVER_INFO = { name: "sluice-serve", version: "1" } as const;
-
 /**
  * Serves `toolkit` as a governed MCP server over Streamable HTTP. Throws `serve_config_invalid`
  * for bad clients, limits or origins.
@@ -94,89 +83,20 @@ export async function serveToolkit(
   const clients = await ServeClients.of(options.clients);
   const limits = serveLimits(options.limits);
   const origins = new Set(originsOf(options.allowedOrigins));
-  const serverInfo = options.serverInfo ?? DEFAULT_SERVER_INFO;
   const byName = new Map(clients.list.map((client) => [client.name, client]));
-  const slots = new CallSlots(limits.maxConcurrentCalls);
-  const inFlight = new Set<Promise<unknown>>();
-  const shutdown = new AbortController();
+  const governed = new GovernedTools(toolkit, {
+    limits,
+    ...(options.serverInfo ? { serverInfo: options.serverInfo } : {}),
+    ...(options.onEvent ? { onEvent: options.onEvent } : {}),
+  });
   let closing = false;
   const { onEvent } = options;
 
-  // The same approval-bound call sent again while it runs waits for it and gets its envelope,
-  // rather than the store's "already claimed, outcome not known yet".
-  const running = new Map<string, Promise<ToolkitEnvelope>>();
-  const run = (name: string, args: unknown, ids: ServedCallIds): Promise<ToolkitEnvelope> => {
-    const coalesce = toolkit.tools.find((tool) => tool.name === name)?.requiresApproval === true;
-    const key = `${ids.runId}\u0000${ids.callId}`;
-    const joined = coalesce ? running.get(key) : undefined;
-    if (joined !== undefined) return joined;
-    const call = toolkit.call(name, args ?? {}, { ...ids, signal: shutdown.signal });
-    inFlight.add(call);
-    if (coalesce) running.set(key, call);
-    call.finally(() => {
-      inFlight.delete(call);
-      if (running.get(key) === call) running.delete(key);
-    });
-    return call;
-  };
-
-  const call = async (
-    client: ServeClient,
-    name: unknown,
-    args: unknown,
-    meta: Readonly<Record<string, unknown>> | undefined,
-  ): Promise<CallToolResult> => {
-    const start = performance.now();
-    const served = typeof name === "string" && clientMay(client, name) ? name : undefined;
-    const ids = await servedCallIds(client.name, served ?? "", args, meta);
-    let envelope: ServedEnvelope;
-    const release = slots.take(client.name);
-    if (served === undefined) {
-      // A tool the client may not see is answered as nobody's tool: the list stays private.
-      envelope = { text: [], structured: null, errorCode: "unknown_tool" };
-      release?.();
-    } else if (release === undefined) {
-      envelope = { text: [], structured: null, errorCode: "serve_client_busy" };
-    } else {
-      try {
-        envelope = await run(served, args, ids);
-      } finally {
-        release();
-      }
-    }
-    emitServeEvent(onEvent, {
-      kind: "call",
-      client: client.name,
-      ...(served === undefined ? {} : { tool: served }),
-      ok: envelope.errorCode === undefined,
-      ...(envelope.errorCode === undefined ? {} : { errorCode: envelope.errorCode }),
-      ...(envelope.effect === undefined ? {} : { effect: envelope.effect }),
-      ...(envelope.approvalId === undefined ? {} : { approvalId: envelope.approvalId }),
-      runId: ids.runId,
-      durationMs: performance.now() - start,
-    });
-    return servedResult(envelope) as unknown as CallToolResult;
-  };
-
-  const mcp = createMcpHandler((ctx) => {
+  const mcp = serverSdk.createMcpHandler((ctx) => {
     const client = byName.get(ctx.authInfo?.clientId ?? "");
     // Only `fetch` below reaches this handler, always with an authenticated client.
     if (client === undefined) throw new Error("sluice serve: request without a client");
-    const server = new Server(serverInfo, { capabilities: { tools: {} } });
-    server.setRequestHandler("tools/list", () => {
-      const tools = toolkit.tools.filter((tool) => clientMay(client, tool.name)).map((tool) => ({
-        name: tool.name,
-        description: tool.description,
-        inputSchema: tool.inputSchema,
-      }));
-      emitServeEvent(onEvent, { kind: "list", client: client.name, tools: tools.length });
-      return { tools } as unknown as ListToolsResult;
-    });
-    server.setRequestHandler("tools/call", (request) => {
-      const params = request.params;
-      return call(client, params.name, params.arguments, params._meta);
-    });
-    return server;
+    return governed.server(client);
   }, { maxRequestBodySize: limits.maxBodyBytes, onerror: () => {} });
 
   const refuse = (
@@ -232,12 +152,7 @@ export async function serveToolkit(
   const close = (): Promise<void> => {
     closed ??= (async () => {
       closing = true;
-      const timer = setTimeout(() => shutdown.abort(), limits.shutdownTimeoutMs);
-      try {
-        while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
-      } finally {
-        clearTimeout(timer);
-      }
+      await governed.drain();
       // Let the last results' responses be written before the MCP handler lets go of them.
       await new Promise((resolve) => setTimeout(resolve, 0));
       await mcp.close();
@@ -245,7 +160,7 @@ export async function serveToolkit(
     return closed;
   };
 
-  return { fetch, close, inFlight: () => inFlight.size };
+  return { fetch, close, inFlight: () => governed.inFlight };
 }
 
 function originsOf(origins: readonly string[] | undefined): readonly string[] {
