@@ -8,10 +8,12 @@
  *
  * @module
  */
-import type { ConnectAllConfig, ServerConfig } from "../connect/mod.ts";
+import type { ApprovalStore } from "../approvals/types.ts";
+import { connectAll, type ConnectAllConfig, type ServerConfig } from "../connect/mod.ts";
 import type { InboxHandler } from "../inbox/approval_inbox.ts";
 import { serve, type ServeConfig } from "../serve/serve.ts";
 import type { ServeClient } from "../serve/clients.ts";
+import { serveToolkitStdio } from "../serve/stdio.ts";
 import { CliError } from "./errors.ts";
 import { EXIT_OK, EXIT_USAGE } from "./exit_codes.ts";
 import { parseFlags, UsageError } from "./flags.ts";
@@ -60,12 +62,15 @@ export interface ServeCliOptions
  */
 export const SERVE_USAGE =
   `usage: sluice serve --config <file> --db <url> [--auth-token <t>] [--port N] [--host H] [--allow-loopback]
+       sluice serve --stdio [--client <name>] --config <file> --db <url> [--allow-loopback]
   serves the allowed tools of the configured servers as one governed MCP endpoint on
   http://<host>:<port>/mcp (default 127.0.0.1:8931; port 0 picks one), to the clients the
   config names (bearer tokens). Writes wait for approval in the --db store (decide with
   sluice approvals or sluice inbox). Audit events are printed as JSON lines.
   --allow-loopback lets upstream servers be plain http on loopback (tests, development).
   Stop it with Ctrl-C: calls in flight end with their outcome first.
+  --stdio serves one client on stdin/stdout (a desktop client launches it); status and audit
+  lines then go to stderr, and it ends when the client closes stdin.
 --db and --auth-token as for sluice approvals (the store must exist already).`;
 
 /**
@@ -119,8 +124,8 @@ export async function runServeCli(
   let file: Record<string, unknown>;
   try {
     const parsed = parseFlags(argv, {
-      values: ["config", "db", "auth-token", "port", "host"],
-      booleans: ["allow-loopback"],
+      values: ["config", "db", "auth-token", "port", "host", "client"],
+      booleans: ["allow-loopback", "stdio"],
       command: "serve",
     });
     if (parsed.positional.length > 0) {
@@ -137,15 +142,27 @@ export async function runServeCli(
       throw new UsageError("--port must be an integer from 0 to 65535");
     }
     host = flags.get("host") ?? "127.0.0.1";
+    if (flags.has("stdio") && (flags.has("port") || flags.has("host"))) {
+      throw new UsageError("--stdio serves on stdin and stdout: no --port or --host");
+    }
+    if (flags.has("client") && !flags.has("stdio")) {
+      throw new UsageError("--client names the stdio client: it needs --stdio");
+    }
     file = await readJsonObject(config, "--config");
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
     output.stderr(`${terminalSafe(error.message)}\n${SERVE_USAGE}\n`);
     return EXIT_USAGE;
   }
+  if (flags.has("stdio")) {
+    return await withCliStore(flags, db, output, options, async (store) => {
+      const config = configFromFile(file, options.env, true);
+      return await serveStdio(config, store, flags, output, options);
+    });
+  }
   return await withCliStore(flags, db, output, options, async (store) => {
     const config: ServeConfig = {
-      ...configFromFile(file, options.env),
+      ...configFromFile(file, options.env, false),
       store,
       transport: { dangerouslyAllowLoopback: flags.has("allow-loopback") },
     };
@@ -193,10 +210,52 @@ export async function runServeCli(
   });
 }
 
+/**
+ * `--stdio`: the one client is whoever launched the process (`--client <name>`, default
+ * `stdio`; a configured client of that name lends its allowlist). stdout carries MCP only, so
+ * the status line and audit events go to stderr. Ends when the client closes stdin or on a
+ * stop signal, after the calls in flight end with their outcome.
+ */
+async function serveStdio(
+  config: ServeConfig,
+  store: ApprovalStore,
+  flags: Map<string, string>,
+  output: CliOutput,
+  options: ServeCliOptions,
+): Promise<number> {
+  const name = flags.get("client") ?? "stdio";
+  const allow = config.serve.clients.find((client) => client.name === name)?.allow;
+  const { serve: section, ...connectConfig } = config;
+  const connection = await connectAll({
+    ...connectConfig,
+    store,
+    transport: { dangerouslyAllowLoopback: flags.has("allow-loopback") },
+  });
+  try {
+    const served = await serveToolkitStdio(connection.toolkit, {
+      client: { name, ...(allow === undefined ? {} : { allow }) },
+      ...(section.limits ? { limits: section.limits } : {}),
+      serverInfo: { name: "sluice", version: VERSION },
+      onEvent: (event) => output.stderr(JSON.stringify(event) + "\n"),
+    });
+    output.stderr(
+      terminalSafe(
+        `sluice serve: ${connection.report().ready.length} tools for ${name} over stdio`,
+      ) + "\n",
+    );
+    await Promise.race([served.closed, options.stopped()]);
+    await served.close();
+    return EXIT_OK;
+  } finally {
+    await connection.close();
+  }
+}
+
 /** The serve configuration a file describes, tokens read from the environment. */
 function configFromFile(
   file: Record<string, unknown>,
   env: (name: string) => string | undefined,
+  stdio: boolean,
 ): ServeConfig {
   only(file, CONNECT_KEYS, "the config");
   const servers = list(file.servers, "servers").map((server, index) => {
@@ -206,9 +265,11 @@ function configFromFile(
     const token = secret(entry, `servers[${index}]`, env, false);
     return { ...rest, ...(token === undefined ? {} : { token }) } as unknown as ServerConfig;
   });
-  const section = object(file.serve, "serve");
+  // Over stdio the clients section is optional: the one client is the process's launcher.
+  const section = stdio && file.serve === undefined ? {} : object(file.serve, "serve");
   only(section, SERVE_KEYS, "serve");
-  const clients = list(section.clients, "serve.clients").map((client, index) => {
+  const listed = stdio && section.clients === undefined ? [] : section.clients;
+  const clients = list(listed, "serve.clients").map((client, index) => {
     const entry = object(client, `serve.clients[${index}]`);
     only(entry, CLIENT_KEYS, `serve.clients[${index}]`);
     const { tokenEnv: _tokenEnv, ...rest } = entry;
