@@ -5,14 +5,13 @@
 // signal ends the command with 0. A config it does not understand is refused before listening.
 import assert from "node:assert/strict";
 import { LibsqlApprovalStore } from "../../libsql.ts";
+import { createWriteWorkspace } from "../../fixtures/write_server_launch.ts";
 import { runServeCli, type ServeCliOptions } from "../../src/cli/serve.ts";
 import { listenOnLoopback } from "../../src/cli/serve_node.ts";
 import { openCliStore } from "../../src/cli/store.ts";
-import { startHttpServer } from "../../fixtures/read_server_http.ts";
-import { createWriteWorkspace, startWriteServerHttp } from "../../fixtures/write_server_launch.ts";
 import { SYNTHETIC_VALUE as VALUE } from "../../fixtures/write_server.ts";
 import { readLedger, receivedFor } from "../../fixtures/write_ledger.ts";
-import { connectClient, IDE_TOKEN, outcomeOf } from "./setup.ts";
+import { approveInFile, connectClient, IDE_TOKEN, outcomeOf, startUpstreams } from "./setup.ts";
 
 function cliOptions(env: Record<string, string>, stop: Promise<void>): ServeCliOptions {
   return {
@@ -25,24 +24,16 @@ function cliOptions(env: Record<string, string>, stop: Promise<void>): ServeCliO
 }
 
 Deno.test("sluice serve: config file, store file, a write approved in the store commits once", async () => {
-  const docs = await startHttpServer();
-  const ws = await createWriteWorkspace();
-  const records = await startWriteServerHttp(ws, "success");
-  const db = `${ws.root}/approvals.db`;
-  await (await LibsqlApprovalStore.open(db)).close();
-  const config = `${ws.root}/serve.json`;
-  await Deno.writeTextFile(
-    config,
-    JSON.stringify({
-      servers: [{ id: "docs", url: docs.url.href }, { id: "records", url: records.url }],
-      allow: ["docs.echo", "records.write_record"],
-      preApproved: ["docs.echo"],
-      serve: {
-        clients: [{ name: "ide", tokenEnv: "IDE_TOKEN" }],
-        limits: { maxConcurrentCalls: 4 },
-      },
-    }),
-  );
+  const upstreams = await startUpstreams();
+  const { db, ws } = upstreams;
+  const config = await upstreams.writeConfig({
+    allow: ["docs.echo", "records.write_record"],
+    preApproved: ["docs.echo"],
+    serve: {
+      clients: [{ name: "ide", tokenEnv: "IDE_TOKEN" }],
+      limits: { maxConcurrentCalls: 4 },
+    },
+  });
   const out: string[] = [];
   const err: string[] = [];
   const { promise: stop, resolve: stopNow } = Promise.withResolvers<void>();
@@ -69,12 +60,7 @@ Deno.test("sluice serve: config file, store file, a write approved in the store 
       const pending = await client.callTool({ name: "records__write_record", arguments: args });
       const approvalId = outcomeOf(pending).approvalId as string;
       assert.equal(outcomeOf(pending).errorCode, "approval_pending");
-      const person = await LibsqlApprovalStore.open(db);
-      try {
-        await person.approve(approvalId, { by: "alice" });
-      } finally {
-        await person.close();
-      }
+      await approveInFile(db, approvalId);
       const done = await client.callTool({ name: "records__write_record", arguments: args });
       assert.equal(outcomeOf(done).effect, "committed");
       assert.equal(receivedFor(await readLedger(ws.ledger), "cli1").length, 1);
@@ -91,9 +77,7 @@ Deno.test("sluice serve: config file, store file, a write approved in the store 
   } finally {
     stopNow();
     await run.catch(() => {});
-    await records.stop();
-    await docs.close();
-    await ws.remove();
+    await upstreams.close();
   }
 });
 

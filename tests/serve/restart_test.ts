@@ -7,7 +7,7 @@ import { serve } from "../../serve.ts";
 import { createWriteWorkspace, startWriteServerHttp } from "../../fixtures/write_server_launch.ts";
 import { SYNTHETIC_VALUE as VALUE } from "../../fixtures/write_server.ts";
 import { readLedger, receivedFor } from "../../fixtures/write_ledger.ts";
-import { CLIENTS, connectClient, IDE_TOKEN, outcomeOf } from "./setup.ts";
+import { approveInFile, CLIENTS, connectClient, IDE_TOKEN, outcomeOf } from "./setup.ts";
 
 async function endpoint(recordsUrl: string, db: string) {
   const store = await LibsqlApprovalStore.open(db);
@@ -47,12 +47,7 @@ Deno.test("serve restart: a pending write recorded by one endpoint commits once 
     } finally {
       await first.close();
     }
-    const person = await LibsqlApprovalStore.open(db);
-    try {
-      await person.approve(approvalId, { by: "alice" });
-    } finally {
-      await person.close();
-    }
+    await approveInFile(db, approvalId);
     const second = await endpoint(records.url, db);
     try {
       const client = await connectClient(second.url, IDE_TOKEN);

@@ -6,6 +6,7 @@
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/client/validators/cf-worker";
 import { type ApprovalStore, MemoryApprovalStore } from "../../mod.ts";
+import { LibsqlApprovalStore } from "../../libsql.ts";
 import { serve, type ServeClient, type Served, type ServeEvent } from "../../serve.ts";
 import type { ServeLimits } from "../../serve.ts";
 import { startHttpServer } from "../../fixtures/read_server_http.ts";
@@ -46,15 +47,60 @@ export interface EndpointOptions {
   readonly allowedOrigins?: readonly string[];
 }
 
-/** Starts both fixtures, `serve()` over them, and `Deno.serve` on 127.0.0.1. */
-export async function startEndpoint(options: EndpointOptions = {}): Promise<Endpoint> {
+/** Both fixtures upstream, a workspace, and an empty libSQL store file in it. */
+export interface Upstreams {
+  readonly ws: WriteWorkspace;
+  /** `docs` (the read fixture) and `records` (the write fixture), as `servers` entries. */
+  readonly servers: readonly { readonly id: string; readonly url: string }[];
+  /** A libSQL approval store file that exists (the CLI never creates one). */
+  readonly db: string;
+  /** Writes `config` as `serve.json` in the workspace (servers filled in); returns its path. */
+  writeConfig(config: Record<string, unknown>): Promise<string>;
+  close(): Promise<void>;
+}
+
+/** Starts the read fixture (HTTP) and the write fixture (its own process, its ledger). */
+export async function startUpstreams(scenario: Scenario = "success"): Promise<Upstreams> {
   const docs = await startHttpServer();
   const ws = await createWriteWorkspace();
-  const records = await startWriteServerHttp(ws, options.scenario ?? "success");
+  const records = await startWriteServerHttp(ws, scenario);
+  const db = `${ws.root}/approvals.db`;
+  await (await LibsqlApprovalStore.open(db)).close();
+  const servers = [{ id: "docs", url: docs.url.href }, { id: "records", url: records.url }];
+  return {
+    ws,
+    servers,
+    db,
+    async writeConfig(config) {
+      const path = `${ws.root}/serve.json`;
+      await Deno.writeTextFile(path, JSON.stringify({ servers, ...config }));
+      return path;
+    },
+    async close() {
+      await records.stop();
+      await docs.close();
+      await ws.remove();
+    },
+  };
+}
+
+/** A person approves `approvalId` in the store file, as `sluice approvals approve` does. */
+export async function approveInFile(db: string, approvalId: string): Promise<void> {
+  const person = await LibsqlApprovalStore.open(db);
+  try {
+    await person.approve(approvalId, { by: "alice" });
+  } finally {
+    await person.close();
+  }
+}
+
+/** Starts both fixtures, `serve()` over them, and `Deno.serve` on 127.0.0.1. */
+export async function startEndpoint(options: EndpointOptions = {}): Promise<Endpoint> {
+  const upstreams = await startUpstreams(options.scenario);
   const store = options.store ?? new MemoryApprovalStore();
   const events: ServeEvent[] = [];
   const served = await serve({
-    servers: [{ id: "docs", url: docs.url }, { id: "records", url: records.url }],
+    servers: upstreams.servers,
     allow: ["docs.echo", "docs.add", "docs.slow", "records.read_record", "records.write_record"],
     preApproved: ["docs.echo", "docs.add", "docs.slow", "records.read_record"],
     store,
@@ -76,14 +122,12 @@ export async function startEndpoint(options: EndpointOptions = {}): Promise<Endp
     url,
     served,
     store,
-    ws,
+    ws: upstreams.ws,
     events,
     async close() {
       await served.close();
       await server.shutdown();
-      await records.stop();
-      await docs.close();
-      await ws.remove();
+      await upstreams.close();
     },
   };
 }

@@ -7,28 +7,20 @@ import { Client, InMemoryTransport } from "@modelcontextprotocol/client";
 import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/client/validators/cf-worker";
 import { connectAll, MemoryApprovalStore } from "../../mod.ts";
-import { LibsqlApprovalStore } from "../../libsql.ts";
 import { serveOnTransport } from "../../src/serve/stdio.ts";
 import type { ServeEvent } from "../../serve.ts";
-import { startHttpServer } from "../../fixtures/read_server_http.ts";
-import {
-  createWriteWorkspace,
-  PROJECT_ROOT,
-  startWriteServerHttp,
-} from "../../fixtures/write_server_launch.ts";
+import { PROJECT_ROOT } from "../../fixtures/write_server_launch.ts";
 import { SYNTHETIC_VALUE as VALUE } from "../../fixtures/write_server.ts";
 import { readLedger, receivedFor } from "../../fixtures/write_ledger.ts";
-import { outcomeOf, textOf } from "./setup.ts";
+import { approveInFile, outcomeOf, startUpstreams, textOf } from "./setup.ts";
 
 const validator = () => ({ jsonSchemaValidator: new CfWorkerJsonSchemaValidator() });
 
 Deno.test("serve stdio: one client over a linked transport, its allowlist, a read and a pending write", async () => {
-  const docs = await startHttpServer();
-  const ws = await createWriteWorkspace();
-  const records = await startWriteServerHttp(ws, "success");
+  const upstreams = await startUpstreams();
   const store = new MemoryApprovalStore();
   const connection = await connectAll({
-    servers: [{ id: "docs", url: docs.url }, { id: "records", url: records.url }],
+    servers: upstreams.servers,
     allow: ["docs.echo", "docs.add", "records.write_record"],
     preApproved: ["docs.echo", "docs.add"],
     store,
@@ -64,27 +56,17 @@ Deno.test("serve stdio: one client over a linked transport, its allowlist, a rea
     assert.ok(events.every((event) => event.kind !== "refused" && event.client === "desktop"));
   } finally {
     await connection.close();
-    await records.stop();
-    await docs.close();
-    await ws.remove();
+    await upstreams.close();
   }
 });
 
 Deno.test("sluice serve --stdio: launched by the v2 SDK's stdio client, a write approved in the store commits once", async () => {
-  const docs = await startHttpServer();
-  const ws = await createWriteWorkspace();
-  const records = await startWriteServerHttp(ws, "success");
-  const db = `${ws.root}/approvals.db`;
-  await (await LibsqlApprovalStore.open(db)).close();
-  const config = `${ws.root}/serve.json`;
-  await Deno.writeTextFile(
-    config,
-    JSON.stringify({
-      servers: [{ id: "docs", url: docs.url.href }, { id: "records", url: records.url }],
-      allow: ["docs.echo", "records.write_record"],
-      preApproved: ["docs.echo"],
-    }),
-  );
+  const upstreams = await startUpstreams();
+  const { db, ws } = upstreams;
+  const config = await upstreams.writeConfig({
+    allow: ["docs.echo", "records.write_record"],
+    preApproved: ["docs.echo"],
+  });
   const transport = new StdioClientTransport({
     command: Deno.execPath(),
     args: [
@@ -116,20 +98,13 @@ Deno.test("sluice serve --stdio: launched by the v2 SDK's stdio client, a write 
     const args = { key: "s2", value: VALUE };
     const pending = await client.callTool({ name: "records__write_record", arguments: args });
     const approvalId = outcomeOf(pending).approvalId as string;
-    const person = await LibsqlApprovalStore.open(db);
-    try {
-      await person.approve(approvalId, { by: "alice" });
-    } finally {
-      await person.close();
-    }
+    await approveInFile(db, approvalId);
     const done = await client.callTool({ name: "records__write_record", arguments: args });
     assert.equal(outcomeOf(done).effect, "committed", stderr.join(""));
     assert.equal(receivedFor(await readLedger(ws.ledger), "s2").length, 1);
   } finally {
     await client.close();
-    await records.stop();
-    await docs.close();
-    await ws.remove();
+    await upstreams.close();
   }
   const lines = stderr.join("").split("\n").filter((line) => line.startsWith("{"));
   assert.ok(lines.map((line) => JSON.parse(line)).some((event) => event.client === "desktop"));
