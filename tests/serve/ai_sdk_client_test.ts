@@ -22,7 +22,9 @@ Deno.test("serve: the AI SDK's MCP client lists and calls a read tool through se
       assert.deepEqual(listed.tools.map((tool) => tool.name).sort(), [
         "docs__add",
         "docs__echo",
+        "docs__is_error",
         "docs__slow",
+        "docs__throws",
         "records__read_record",
         "records__write_record",
       ]);

@@ -5,6 +5,7 @@
 import assert from "node:assert/strict";
 import { readLedger, receivedFor } from "../../fixtures/write_ledger.ts";
 import { SYNTHETIC_VALUE as VALUE } from "../../fixtures/write_server.ts";
+import { REMOTE_SECRET } from "../../fixtures/read_tools.ts";
 import { connectClient, IDE_TOKEN, outcomeOf, startEndpoint, textOf } from "./setup.ts";
 
 Deno.test("serve: the client lists the allowed tools under local names, with their admitted schemas", async () => {
@@ -21,7 +22,9 @@ Deno.test("serve: the client lists the allowed tools under local names, with the
         assert.deepEqual(tools.map((tool) => tool.name), [
           "docs__add",
           "docs__echo",
+          "docs__is_error",
           "docs__slow",
+          "docs__throws",
           "records__read_record",
           "records__write_record",
         ]);
@@ -64,6 +67,26 @@ Deno.test("serve: a read runs through the gate; bad arguments are refused locall
     const calls = endpoint.events.filter((event) => event.kind === "call");
     assert.ok(calls.length >= 4);
     assert.ok(calls.every((event) => event.kind === "call" && event.client === "ide"));
+  } finally {
+    await endpoint.close();
+  }
+});
+
+Deno.test("serve: remote error text never reaches the client, in results or events", async () => {
+  const endpoint = await startEndpoint();
+  try {
+    const client = await connectClient(endpoint.url, IDE_TOKEN);
+    try {
+      for (const name of ["docs__is_error", "docs__throws"]) {
+        const result = await client.callTool({ name, arguments: {} });
+        assert.equal(result.isError, true, name);
+        assert.ok(typeof outcomeOf(result).errorCode === "string", name);
+        assert.ok(!JSON.stringify(result).includes(REMOTE_SECRET), name);
+      }
+    } finally {
+      await client.close();
+    }
+    assert.ok(!JSON.stringify(endpoint.events).includes(REMOTE_SECRET));
   } finally {
     await endpoint.close();
   }

@@ -101,8 +101,23 @@ export async function startEndpoint(options: EndpointOptions = {}): Promise<Endp
   const events: ServeEvent[] = [];
   const served = await serve({
     servers: upstreams.servers,
-    allow: ["docs.echo", "docs.add", "docs.slow", "records.read_record", "records.write_record"],
-    preApproved: ["docs.echo", "docs.add", "docs.slow", "records.read_record"],
+    allow: [
+      "docs.echo",
+      "docs.add",
+      "docs.slow",
+      "docs.is_error",
+      "docs.throws",
+      "records.read_record",
+      "records.write_record",
+    ],
+    preApproved: [
+      "docs.echo",
+      "docs.add",
+      "docs.slow",
+      "docs.is_error",
+      "docs.throws",
+      "records.read_record",
+    ],
     store,
     allowNonDurableStoreForTests: true,
     transport: { dangerouslyAllowLoopback: true, timeoutMs: 10_000 },
