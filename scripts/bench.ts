@@ -21,6 +21,7 @@ import { validationBenchmark } from "./bench/validation.ts";
 import { discoveryBenchmark } from "./bench/discovery.ts";
 import { writeAbBenchmark } from "./bench/write_ab.ts";
 import { screenBenchmark } from "./bench/screen.ts";
+import { serveBenchmark } from "./bench/serve.ts";
 
 /** The approval store's figures (libSQL file, WAL, synchronous=FULL), as a registered bench. */
 const approvalsBenchmark: Benchmark = {
@@ -45,6 +46,7 @@ export const benchmarks: readonly Benchmark[] = [
   validationBenchmark,
   writeAbBenchmark,
   screenBenchmark,
+  serveBenchmark,
 ];
 
 function printTable(header: readonly string[], lines: readonly string[][]): void {
