@@ -5,7 +5,14 @@ import assert from "node:assert/strict";
 import { createMCPClient } from "@ai-sdk/mcp";
 import { readLedger, receivedFor } from "../../fixtures/write_ledger.ts";
 import { SYNTHETIC_VALUE as VALUE } from "../../fixtures/write_server.ts";
-import { IDE_TOKEN, outcomeOf, READER_TOKEN, startEndpoint, textOf } from "./setup.ts";
+import {
+  IDE_TOKEN,
+  outcomeOf,
+  READER_TOKEN,
+  SERVED_NAMES,
+  startEndpoint,
+  textOf,
+} from "./setup.ts";
 
 Deno.test("serve: the AI SDK's MCP client lists and calls a read tool through serve", async () => {
   const endpoint = await startEndpoint();
@@ -19,15 +26,7 @@ Deno.test("serve: the AI SDK's MCP client lists and calls a read tool through se
     });
     try {
       const listed = await client.listTools();
-      assert.deepEqual(listed.tools.map((tool) => tool.name).sort(), [
-        "docs__add",
-        "docs__echo",
-        "docs__is_error",
-        "docs__slow",
-        "docs__throws",
-        "records__read_record",
-        "records__write_record",
-      ]);
+      assert.deepEqual(listed.tools.map((tool) => tool.name).sort(), SERVED_NAMES);
       const tools = await client.tools();
       const echo = await tools.docs__echo.execute!({ message: "from the AI SDK" }, {
         toolCallId: "c1",

@@ -6,7 +6,14 @@ import assert from "node:assert/strict";
 import { readLedger, receivedFor } from "../../fixtures/write_ledger.ts";
 import { SYNTHETIC_VALUE as VALUE } from "../../fixtures/write_server.ts";
 import { REMOTE_SECRET } from "../../fixtures/read_tools.ts";
-import { connectClient, IDE_TOKEN, outcomeOf, startEndpoint, textOf } from "./setup.ts";
+import {
+  connectClient,
+  IDE_TOKEN,
+  outcomeOf,
+  SERVED_NAMES,
+  startEndpoint,
+  textOf,
+} from "./setup.ts";
 
 Deno.test("serve: the client lists the allowed tools under local names, with their admitted schemas", async () => {
   const endpoint = await startEndpoint();
@@ -19,15 +26,7 @@ Deno.test("serve: the client lists the allowed tools under local names, with the
           legacy ? "2025-11-25" : "2026-07-28",
         );
         const { tools } = await client.listTools();
-        assert.deepEqual(tools.map((tool) => tool.name), [
-          "docs__add",
-          "docs__echo",
-          "docs__is_error",
-          "docs__slow",
-          "docs__throws",
-          "records__read_record",
-          "records__write_record",
-        ]);
+        assert.deepEqual(tools.map((tool) => tool.name), SERVED_NAMES);
         const served = endpoint.served.connection.toolkit.tools;
         for (const tool of tools) {
           const admitted = served.find((entry) => entry.name === tool.name)!;

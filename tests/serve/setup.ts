@@ -22,6 +22,27 @@ export const IDE_TOKEN = "ide-token-0123456789abcdef0123456789abcdef";
 /** The token of the client whose allowlist holds only `docs__echo`. */
 export const READER_TOKEN = "reader-token-0123456789abcdef0123456789abcd";
 
+/** The endpoint's read tools (pre-approved); `records.write_record` needs approval. */
+const READS = [
+  "docs.echo",
+  "docs.add",
+  "docs.slow",
+  "docs.is_error",
+  "docs.throws",
+  "records.read_record",
+];
+
+/** What the client that sees everything is listed, by local name, sorted. */
+export const SERVED_NAMES: readonly string[] = [
+  "docs__add",
+  "docs__echo",
+  "docs__is_error",
+  "docs__slow",
+  "docs__throws",
+  "records__read_record",
+  "records__write_record",
+];
+
 /** The clients of the endpoint. */
 export const CLIENTS: readonly ServeClient[] = [
   { name: "ide", token: IDE_TOKEN },
@@ -101,23 +122,8 @@ export async function startEndpoint(options: EndpointOptions = {}): Promise<Endp
   const events: ServeEvent[] = [];
   const served = await serve({
     servers: upstreams.servers,
-    allow: [
-      "docs.echo",
-      "docs.add",
-      "docs.slow",
-      "docs.is_error",
-      "docs.throws",
-      "records.read_record",
-      "records.write_record",
-    ],
-    preApproved: [
-      "docs.echo",
-      "docs.add",
-      "docs.slow",
-      "docs.is_error",
-      "docs.throws",
-      "records.read_record",
-    ],
+    allow: [...READS, "records.write_record"],
+    preApproved: READS,
     store,
     allowNonDurableStoreForTests: true,
     transport: { dangerouslyAllowLoopback: true, timeoutMs: 10_000 },
