@@ -22,6 +22,7 @@ import { discoveryBenchmark } from "./bench/discovery.ts";
 import { writeAbBenchmark } from "./bench/write_ab.ts";
 import { screenBenchmark } from "./bench/screen.ts";
 import { writeFleetBenchmark } from "./bench/write_fleet.ts";
+import { serveBenchmark } from "./bench/serve.ts";
 
 /** The approval store's figures (libSQL file, WAL, synchronous=FULL), as a registered bench. */
 const approvalsBenchmark: Benchmark = {
@@ -47,6 +48,7 @@ export const benchmarks: readonly Benchmark[] = [
   writeAbBenchmark,
   screenBenchmark,
   writeFleetBenchmark,
+  serveBenchmark,
 ];
 
 function printTable(header: readonly string[], lines: readonly string[][]): void {

@@ -28,6 +28,7 @@ export type CodeStage =
   | "approvals"
   | "connect"
   | "inbox"
+  | "serve"
   | "cli";
 
 /**
@@ -787,6 +788,33 @@ export const CODES = {
     stage: "inbox",
     meaning: "A webhook notifier's endpoint answered with a status other than 2xx.",
   },
+  serve_config_invalid: {
+    stage: "serve",
+    meaning:
+      "A `sluice serve` configuration is malformed: no clients, a short or repeated token, a bad client name or limit, an allowlist entry naming no served tool.",
+  },
+  serve_unauthorized: {
+    stage: "serve",
+    meaning:
+      "A request to `sluice serve` had no bearer token, or one no configured client holds (HTTP 401).",
+  },
+  serve_origin_refused: {
+    stage: "serve",
+    meaning: "A request to `sluice serve` came with an `Origin` it does not allow (HTTP 403).",
+  },
+  serve_body_too_large: {
+    stage: "serve",
+    meaning: "A request body to `sluice serve` is over `maxBodyBytes` (HTTP 413).",
+  },
+  serve_client_busy: {
+    stage: "serve",
+    meaning:
+      "A client already has `maxConcurrentCalls` tool calls in flight; this one was not run.",
+  },
+  serve_shutting_down: {
+    stage: "serve",
+    meaning: "`sluice serve` is shutting down and takes no new requests (HTTP 503).",
+  },
   cli_db_missing: {
     stage: "cli",
     meaning:
@@ -818,6 +846,15 @@ export const CODES = {
     stage: "cli",
     meaning:
       "`sluice login` could not listen for the browser's redirect on its loopback port (in use, or not allowed).",
+  },
+  cli_serve_listen_failed: {
+    stage: "cli",
+    meaning: "`sluice serve` could not listen on its host and port (in use, or not allowed).",
+  },
+  cli_serve_config_invalid: {
+    stage: "cli",
+    meaning:
+      "The `sluice serve --config` file is not a serve configuration: an unknown key, a value of the wrong type, or a `tokenEnv` that is not set.",
   },
   cli_inspect_failed: {
     stage: "cli",

@@ -41,6 +41,11 @@ export const OPTIONAL_PACKAGES = {
     tested: ["0.18.0"],
   },
   postgres: { neededBy: "@sluice/mcp/postgres", range: "^3.4.9", tested: ["3.4.9"] },
+  "@modelcontextprotocol/server": {
+    neededBy: "@sluice/mcp/serve (and `sluice serve`)",
+    range: "^2.4.0",
+    tested: ["2.4.0"],
+  },
 } as const satisfies Readonly<Record<string, OptionalPackage>>;
 
 /**

@@ -36,6 +36,7 @@ const STAGES: Record<CodeStage, true> = {
   approvals: true,
   connect: true,
   inbox: true,
+  serve: true,
   cli: true,
 };
 

@@ -9,6 +9,23 @@ import { CONDITIONAL_MODULES, moduleInfo } from "../fixtures/package/package_gra
 
 const root = new URL("../", import.meta.url);
 
+/** What the top floor (serve, and cli above it) may import. */
+const TOP_FLOOR = [
+  "base",
+  "identity",
+  "schema",
+  "screen",
+  "session",
+  "approvals",
+  "connect",
+  "transport",
+  "catalog",
+  "calls",
+  "gate",
+  "inbox",
+  "auth",
+] as const;
+
 /** What each part of `src/` may import, besides itself. */
 const ALLOWED: Readonly<Record<string, readonly string[]>> = {
   base: [],
@@ -45,21 +62,9 @@ const ALLOWED: Readonly<Record<string, readonly string[]>> = {
     "auth",
   ],
   inbox: ["base", "identity", "approvals", "transport"],
-  cli: [
-    "base",
-    "identity",
-    "schema",
-    "screen",
-    "session",
-    "approvals",
-    "connect",
-    "transport",
-    "catalog",
-    "calls",
-    "gate",
-    "inbox",
-    "auth",
-  ],
+  // `sluice serve`: beside cli, on the public surface of connect (the toolkit, its envelope).
+  serve: TOP_FLOOR,
+  cli: [...TOP_FLOOR, "serve"],
 };
 
 /** The part of `src/` a file belongs to (`undefined` outside `src/`). */

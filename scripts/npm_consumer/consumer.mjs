@@ -79,6 +79,7 @@ const refusal = async (name, attempt) => {
 const scratch = mkdtempSync(join(tmpdir(), "sluice-consumer-"));
 try {
   await refusal("ai", () => import("@sluice/mcp/ai-sdk"));
+  await refusal("@modelcontextprotocol/server", () => import("@sluice/mcp/serve"));
   const { LibsqlApprovalStore, LibsqlTokenStore } = await import("@sluice/mcp/libsql");
   await refusal("libsql", () => LibsqlApprovalStore.open(join(scratch, "approvals.db")));
   await refusal(

@@ -7,6 +7,7 @@
  * @module
  */
 import { userInfo } from "node:os";
+import process from "node:process";
 import { runApprovalsCli } from "./approvals.ts";
 import type { ApprovalsCliOptions } from "./store_command.ts";
 import { EXIT_CODES_TEXT, EXIT_OK, EXIT_USAGE } from "./exit_codes.ts";
@@ -14,7 +15,7 @@ import { runGrantsCli } from "./grants.ts";
 import { runInspectCli } from "./inspect.ts";
 import { runInboxCli } from "./inbox.ts";
 import { runLoginCli } from "./login.ts";
-import { serveOnNode } from "./serve_node.ts";
+import { listenOnLoopback, serveOnNode } from "./serve_node.ts";
 import { openCliStore } from "./store.ts";
 import { terminalSafe } from "./terminal.ts";
 import { VERSION } from "./version.ts";
@@ -74,6 +75,19 @@ function loginName(host: CliHost): string | undefined {
   }
 }
 
+/** Settles on the first SIGINT or SIGTERM (a long-running command's cue to shut down). */
+function stopSignal(): Promise<void> {
+  return new Promise((resolve) => {
+    const stop = () => {
+      process.off("SIGINT", stop);
+      process.off("SIGTERM", stop);
+      resolve();
+    };
+    process.once("SIGINT", stop);
+    process.once("SIGTERM", stop);
+  });
+}
+
 /**
  * Every command, by name. A new command is one more entry.
  *
@@ -96,6 +110,21 @@ export const COMMANDS: Readonly<Record<string, CliCommand>> = {
   login: {
     summary: "OAuth sign-in at a server, once: stores the tokens (encrypted) for later connect()s",
     run: (argv, host) => runLoginCli(argv, host),
+  },
+  serve: {
+    summary: "serve the allowed tools as one governed MCP endpoint (bearer-token clients)",
+    // Loaded when run: the server SDK it needs is an optional npm package.
+    run: async (argv, host) =>
+      (await import("./serve.ts")).runServeCli(argv, host, {
+        ...storeOptions(host),
+        env: (name) => host.env(name),
+        listen: (handler, address) =>
+          listenOnLoopback(handler, address, {
+            code: "cli_serve_listen_failed",
+            stopOnSignals: false,
+          }),
+        stopped: stopSignal,
+      }),
   },
   inbox: {
     summary: "serve the approval inbox on loopback and print a one-time login link",

@@ -39,14 +39,15 @@ export interface LoopbackOptions {
  * `options.code` (and the system's code, such as `EADDRINUSE`) when it cannot.
  *
  * @param handler the Web-standard handler
- * @param address loopback host and port (0: any free port)
+ * @param address host (loopback unless `sluice serve --host` says otherwise) and port (0: any
+ *   free port)
  * @param options the refusal code and whether signals stop it
  *
  * @category CLI
  */
 export function listenOnLoopback(
   handler: InboxHandler,
-  address: { hostname: "127.0.0.1"; port: number },
+  address: { hostname: string; port: number },
   options: LoopbackOptions,
 ): Promise<LoopbackServer> {
   const server = http.createServer(toNodeListener(handler) as http.RequestListener);

@@ -1,0 +1,160 @@
+/**
+ * The governed MCP server one client talks to, whatever carries it (Streamable HTTP or stdio):
+ * `tools/list` answers the toolkit's tools the client may see, under their local names and with
+ * their admitted input schemas; `tools/call` runs `toolkit.call` (so the gate) and answers the
+ * envelope. It also keeps what every carrier shares: the per-client concurrency slots, the calls
+ * in flight, and the shutdown that lets them end with their outcome.
+ *
+ * @module
+ */
+import type { CallToolResult, ListToolsResult, Server } from "@modelcontextprotocol/server";
+import type { Toolkit, ToolkitEnvelope } from "../connect/mod.ts";
+import { type ServedCallIds, servedCallIds } from "./call_ids.ts";
+import { clientMay, type ServeClient } from "./clients.ts";
+import { emitServeEvent, type ServeEvent } from "./events.ts";
+import { CallSlots, type ServeLimits } from "./limits.ts";
+import { type ServedEnvelope, servedResult } from "./result.ts";
+import { serverSdk } from "./sdk.ts";
+
+/**
+ * What a governed server needs besides the toolkit.
+ *
+ * @category sluice serve
+ */
+export interface GovernedOptions {
+  readonly limits: ServeLimits;
+  /** The server's name and version in the MCP handshake. */
+  readonly serverInfo?: { readonly name: string; readonly version: string };
+  readonly onEvent?: (event: ServeEvent) => void;
+}
+
+const DEFAULT_SERVER_INFO = { name: "sluice-serve", version: "1" } as const;
+
+/**
+ * The toolkit served to clients: one MCP server per client connection or request, sharing the
+ * limits and the calls in flight.
+ *
+ * @category sluice serve
+ */
+export class GovernedTools {
+  readonly #toolkit: Toolkit;
+  readonly #options: GovernedOptions;
+  readonly #slots: CallSlots;
+  readonly #inFlight = new Set<Promise<unknown>>();
+  // The same approval-bound call sent again while it runs waits for it and gets its envelope,
+  // rather than the store's "already claimed, outcome not known yet".
+  readonly #running = new Map<string, Promise<ToolkitEnvelope>>();
+  readonly #shutdown = new AbortController();
+
+  /**
+   * @param toolkit the connection's toolkit
+   * @param options limits, server info and the audit sink
+   */
+  constructor(toolkit: Toolkit, options: GovernedOptions) {
+    this.#toolkit = toolkit;
+    this.#options = options;
+    this.#slots = new CallSlots(options.limits.maxConcurrentCalls);
+  }
+
+  /** How many tool calls are in flight now. */
+  get inFlight(): number {
+    return this.#inFlight.size;
+  }
+
+  /**
+   * A low-level MCP server for `client`, with the two tool handlers.
+   *
+   * @param client the authenticated client
+   */
+  server(client: ServeClient): Server {
+    const toolkit = this.#toolkit;
+    const server = new serverSdk.Server(this.#options.serverInfo ?? DEFAULT_SERVER_INFO, {
+      capabilities: { tools: {} },
+    });
+    server.setRequestHandler("tools/list", () => {
+      const tools = toolkit.tools.filter((tool) => clientMay(client, tool.name)).map((tool) => ({
+        name: tool.name,
+        description: tool.description,
+        inputSchema: tool.inputSchema,
+      }));
+      emitServeEvent(this.#options.onEvent, {
+        kind: "list",
+        client: client.name,
+        tools: tools.length,
+      });
+      return { tools } as unknown as ListToolsResult;
+    });
+    server.setRequestHandler("tools/call", (request) => {
+      const params = request.params;
+      return this.#call(client, params.name, params.arguments, params._meta);
+    });
+    return server;
+  }
+
+  /**
+   * Lets the calls in flight finish, aborting those still running after
+   * `limits.shutdownTimeoutMs` (each still ends with its recorded outcome).
+   */
+  async drain(): Promise<void> {
+    const timer = setTimeout(() => this.#shutdown.abort(), this.#options.limits.shutdownTimeoutMs);
+    try {
+      while (this.#inFlight.size > 0) await Promise.allSettled([...this.#inFlight]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async #call(
+    client: ServeClient,
+    name: unknown,
+    args: unknown,
+    meta: Readonly<Record<string, unknown>> | undefined,
+  ): Promise<CallToolResult> {
+    const start = performance.now();
+    const served = typeof name === "string" && clientMay(client, name) ? name : undefined;
+    const ids = await servedCallIds(client.name, served ?? "", args, meta);
+    let envelope: ServedEnvelope;
+    const release = this.#slots.take(client.name);
+    if (served === undefined) {
+      // A tool the client may not see is answered as nobody's tool: the list stays private.
+      envelope = { text: [], structured: null, errorCode: "unknown_tool" };
+      release?.();
+    } else if (release === undefined) {
+      envelope = { text: [], structured: null, errorCode: "serve_client_busy" };
+    } else {
+      try {
+        envelope = await this.#run(served, args, ids);
+      } finally {
+        release();
+      }
+    }
+    emitServeEvent(this.#options.onEvent, {
+      kind: "call",
+      client: client.name,
+      ...(served === undefined ? {} : { tool: served }),
+      ok: envelope.errorCode === undefined,
+      ...(envelope.errorCode === undefined ? {} : { errorCode: envelope.errorCode }),
+      ...(envelope.effect === undefined ? {} : { effect: envelope.effect }),
+      ...(envelope.approvalId === undefined ? {} : { approvalId: envelope.approvalId }),
+      runId: ids.runId,
+      durationMs: performance.now() - start,
+    });
+    return servedResult(envelope) as unknown as CallToolResult;
+  }
+
+  #run(name: string, args: unknown, ids: ServedCallIds): Promise<ToolkitEnvelope> {
+    const toolkit = this.#toolkit;
+    const coalesce = toolkit.tools.find((tool) => tool.name === name)?.requiresApproval === true;
+    const key = `${ids.runId}\u0000${ids.callId}`;
+    const joined = coalesce ? this.#running.get(key) : undefined;
+    if (joined !== undefined) return joined;
+    const call = toolkit.call(name, args ?? {}, { ...ids, signal: this.#shutdown.signal });
+    this.#inFlight.add(call);
+    if (coalesce) this.#running.set(key, call);
+    call.finally(() => {
+      this.#inFlight.delete(call);
+      if (this.#running.get(key) === call) this.#running.delete(key);
+    });
+    return call;
+  }
+}

@@ -1,0 +1,172 @@
+/**
+ * The governed MCP endpoint: a Web-standard handler that authenticates every request by bearer
+ * token, then serves the toolkit's tools through the official v2 server SDK (2026-07-28, and the
+ * stateless 2025 fallback). It lists only the tools the client may call, under their local names
+ * and with their input schemas as sluice admitted them, and runs every call through
+ * `toolkit.call` (so through the gate); what goes back is the envelope.
+ *
+ * @module
+ */
+import type { Toolkit } from "../connect/mod.ts";
+import { type ServeClient, ServeClients } from "./clients.ts";
+import { ServeError, type ServeErrorCode } from "./errors.ts";
+import { emitServeEvent, type ServeEvent } from "./events.ts";
+import { GovernedTools } from "./governed.ts";
+import { type ServeLimits, serveLimits } from "./limits.ts";
+import { serverSdk } from "./sdk.ts";
+
+/**
+ * Options of {@link serveToolkit}.
+ *
+ * @category sluice serve
+ */
+export interface ServeToolkitOptions {
+  /** Who may call: at least one client, each with its own token and allowlist. */
+  readonly clients: readonly ServeClient[];
+  /** Body cap, per-client concurrency and the shutdown wait; defaults in `DEFAULT_SERVE_LIMITS`. */
+  readonly limits?: Partial<ServeLimits>;
+  /**
+   * Origins a browser-sent request may come from (`Origin` header, exactly as the browser sends
+   * it). Default none: a request with an `Origin` is refused 403, against DNS rebinding.
+   */
+  readonly allowedOrigins?: readonly string[];
+  /** The server's name and version in the MCP handshake. */
+  readonly serverInfo?: { readonly name: string; readonly version: string };
+  /** Told of every refused request, tool list and call, naming the client. */
+  readonly onEvent?: (event: ServeEvent) => void;
+}
+
+/**
+ * A running governed endpoint: mount `fetch` in `Deno.serve`, `Bun.serve`, a Worker or Node.
+ *
+ * @category sluice serve
+ */
+export interface ServeHandler {
+  /** Serves one HTTP request (any path: the host routes). */
+  readonly fetch: (request: Request) => Promise<Response>;
+  /**
+   * Stops taking requests (503 `serve_shutting_down`), lets calls in flight finish (aborting
+   * them after `limits.shutdownTimeoutMs`, each still ending with its recorded outcome), then
+   * closes the MCP handler. Does not close the toolkit's connection: its owner does.
+   */
+  close(): Promise<void>;
+  /** How many tool calls are in flight now. */
+  readonly inFlight: () => number;
+}
+
+/**
+ * Serves `toolkit` as a governed MCP server over Streamable HTTP. Throws `serve_config_invalid`
+ * for bad clients, limits or origins.
+ *
+ * @example
+ * ```ts ignore
+ * // Runs end to end in tests/serve/serve_test.ts.
+ * import { connectAll } from "@sluice/mcp";
+ * import { serveToolkit } from "@sluice/mcp/serve";
+ *
+ * const connection = await connectAll({ servers, allow, store });
+ * const served = await serveToolkit(connection.toolkit, {
+ *   clients: [{ name: "ide", token: Deno.env.get("IDE_TOKEN")! }],
+ * });
+ * Deno.serve({ hostname: "127.0.0.1", port: 8931 }, served.fetch);
+ * ```
+ *
+ * @param toolkit the connection's toolkit (from `connect` or `connectAll`)
+ * @param options clients, limits, origins, events
+ *
+ * @category sluice serve
+ */
+export async function serveToolkit(
+  toolkit: Toolkit,
+  options: ServeToolkitOptions,
+): Promise<ServeHandler> {
+  const clients = await ServeClients.of(options.clients);
+  const limits = serveLimits(options.limits);
+  const origins = new Set(originsOf(options.allowedOrigins));
+  const byName = new Map(clients.list.map((client) => [client.name, client]));
+  const governed = new GovernedTools(toolkit, {
+    limits,
+    ...(options.serverInfo ? { serverInfo: options.serverInfo } : {}),
+    ...(options.onEvent ? { onEvent: options.onEvent } : {}),
+  });
+  let closing = false;
+  const { onEvent } = options;
+
+  const mcp = serverSdk.createMcpHandler((ctx) => {
+    const client = byName.get(ctx.authInfo?.clientId ?? "");
+    // Only `fetch` below reaches this handler, always with an authenticated client.
+    if (client === undefined) throw new Error("sluice serve: request without a client");
+    return governed.server(client);
+  }, { maxRequestBodySize: limits.maxBodyBytes, onerror: () => {} });
+
+  const refuse = (
+    code: ServeErrorCode,
+    status: number,
+    client?: ServeClient,
+    presented = false,
+  ): Response => {
+    emitServeEvent(onEvent, {
+      kind: "refused",
+      errorCode: code,
+      status,
+      ...(client === undefined ? {} : { client: client.name }),
+    });
+    const headers = new Headers({ "content-type": "application/json" });
+    if (status === 401) {
+      headers.set(
+        "www-authenticate",
+        `Bearer realm="sluice"${presented ? ', error="invalid_token"' : ""}`,
+      );
+    }
+    if (status === 503) headers.set("retry-after", "1");
+    return new Response(JSON.stringify({ error: code }), { status, headers });
+  };
+
+  const fetch = async (request: Request): Promise<Response> => {
+    if (closing) return refuse("serve_shutting_down", 503);
+    const origin = request.headers.get("origin");
+    if (origin !== null && !origins.has(origin)) return refuse("serve_origin_refused", 403);
+    const authorization = request.headers.get("authorization");
+    const client = await clients.identify(authorization);
+    if (client === undefined) {
+      return refuse("serve_unauthorized", 401, undefined, authorization !== null);
+    }
+    const length = Number(request.headers.get("content-length") ?? "0");
+    if (length > limits.maxBodyBytes) return refuse("serve_body_too_large", 413, client);
+    const response = await mcp.fetch(request, {
+      // The token stays here: the MCP layer only learns who is calling.
+      authInfo: { token: "", clientId: client.name, scopes: [] },
+    });
+    if (response.status === 413) {
+      emitServeEvent(onEvent, {
+        kind: "refused",
+        client: client.name,
+        errorCode: "serve_body_too_large",
+        status: 413,
+      });
+    }
+    return response;
+  };
+
+  let closed: Promise<void> | undefined;
+  const close = (): Promise<void> => {
+    closed ??= (async () => {
+      closing = true;
+      await governed.drain();
+      // Let the last results' responses be written before the MCP handler lets go of them.
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      await mcp.close();
+    })();
+    return closed;
+  };
+
+  return { fetch, close, inFlight: () => governed.inFlight };
+}
+
+function originsOf(origins: readonly string[] | undefined): readonly string[] {
+  if (origins === undefined) return [];
+  if (!Array.isArray(origins) || origins.some((origin) => typeof origin !== "string")) {
+    throw new ServeError("serve_config_invalid", "sluice serve: allowedOrigins must be strings");
+  }
+  return origins;
+}

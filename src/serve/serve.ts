@@ -1,0 +1,118 @@
+/**
+ * `serve(config)`: the same configuration `connectAll` takes, plus who may call, as one governed
+ * MCP endpoint. It connects (discovery, pinning, the gate, the approval store) and serves the
+ * toolkit; closing it lets calls in flight end, then closes every upstream session.
+ *
+ * @module
+ */
+import {
+  connectAll,
+  type ConnectAllConfig,
+  type Connection,
+  localToolName,
+} from "../connect/mod.ts";
+import { ServeClients } from "./clients.ts";
+import { ServeError } from "./errors.ts";
+import { serveLimits } from "./limits.ts";
+import { type ServeHandler, serveToolkit, type ServeToolkitOptions } from "./handler.ts";
+
+/**
+ * What `serve` takes: a `connectAll` configuration (its `limits` and `onEvent` are the
+ * upstream tools' and connection's) and, under `serve`, the endpoint's clients and limits.
+ *
+ * @category sluice serve
+ */
+export interface ServeConfig extends ConnectAllConfig {
+  /** Who may call, the endpoint's limits and origins, and its audit events. */
+  readonly serve: ServeToolkitOptions;
+}
+
+/**
+ * A governed endpoint and the connection behind it.
+ *
+ * @category sluice serve
+ */
+export interface Served {
+  /** Serves one HTTP request. */
+  readonly fetch: (request: Request) => Promise<Response>;
+  /** The upstream connection (its `report()` says which tools are served and why others not). */
+  readonly connection: Connection;
+  /** The endpoint itself (`inFlight()`). */
+  readonly handler: ServeHandler;
+  /** Stops taking requests, lets calls in flight end with their outcome, closes the connection. */
+  close(): Promise<void>;
+}
+
+/**
+ * Connects to the configured servers and serves their allowed tools to the configured clients.
+ * Bad clients, limits, or a client's allowlist entry that names no allowed tool throw
+ * `serve_config_invalid` before anything is contacted; connection failures reject as
+ * `connectAll` does.
+ *
+ * @example
+ * ```ts ignore
+ * // Runs end to end in tests/serve/serve_test.ts.
+ * import { LibsqlApprovalStore } from "@sluice/mcp/libsql";
+ * import { serve } from "@sluice/mcp/serve";
+ *
+ * const store = await LibsqlApprovalStore.open("./approvals.db");
+ * const served = await serve({
+ *   servers: [{ id: "records", url: "https://records.example.com/mcp" }],
+ *   allow: ["records.read_record", "records.write_record"],
+ *   preApproved: ["records.read_record"],
+ *   store,
+ *   serve: { clients: [{ name: "ide", token: Deno.env.get("IDE_TOKEN")! }] },
+ * });
+ * Deno.serve({ hostname: "127.0.0.1", port: 8931 }, served.fetch);
+ * ```
+ *
+ * @param config the servers, allowlist and store of `connectAll`, plus `serve`
+ *
+ * @category sluice serve
+ */
+export async function serve(config: ServeConfig): Promise<Served> {
+  // The endpoint's own settings are checked before any server is contacted.
+  if (typeof config.serve !== "object" || config.serve === null) {
+    throw new ServeError("serve_config_invalid", "sluice serve: give serve: { clients }");
+  }
+  await ServeClients.of(config.serve.clients);
+  serveLimits(config.serve.limits);
+  checkClientAllowlists(config);
+  const connection = await connectAll(config);
+  let handler: ServeHandler;
+  try {
+    handler = await serveToolkit(connection.toolkit, config.serve);
+  } catch (error) {
+    await connection.close();
+    throw error;
+  }
+  let closed: Promise<void> | undefined;
+  return {
+    fetch: handler.fetch,
+    connection,
+    handler,
+    close: () => closed ??= handler.close().finally(() => connection.close()).then(() => undefined),
+  };
+}
+
+/** Every client's allowlist entry must be the local name of a tool the configuration allows. */
+function checkClientAllowlists(config: ServeConfig): void {
+  const allowed = new Set<string>();
+  for (const entry of Array.isArray(config.allow) ? config.allow : []) {
+    const dot = typeof entry === "string" ? entry.indexOf(".") : -1;
+    const name = dot > 0 ? localToolName(entry.slice(0, dot), entry.slice(dot + 1)) : undefined;
+    if (name !== undefined) allowed.add(name);
+  }
+  const clients = config.serve.clients;
+  for (const [index, client] of (Array.isArray(clients) ? clients : []).entries()) {
+    for (const name of Array.isArray(client?.allow) ? client.allow : []) {
+      if (!allowed.has(name)) {
+        throw new ServeError(
+          "serve_config_invalid",
+          `sluice serve: serve.clients[${index}].allow names "${name}", which is not the local name ` +
+            "of an allowed tool (<server>__<tool>)",
+        );
+      }
+    }
+  }
+}
