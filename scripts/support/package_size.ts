@@ -16,10 +16,10 @@ export const SIZE_BUDGETS = {
   /**
    * The packed tarball (JavaScript, declarations, README). Modules instead of closures (issue
    * 25) add files and declarations of what used to be private, and the tool-poisoning screen and
-   * the OAuth client methods and grants add code (387 KB before them, 452 KB after); the Worker
-   * bundle, what a Worker ships, grew by under 1 KB.
+   * the OAuth client methods and grants and `sluice serve` add code (387 KB before them, 478 KB
+   * after); the Worker bundle, what a Worker ships, grew by 1 KB.
    */
-  tarballBytes: 470 * 1024,
+  tarballBytes: 500 * 1024,
   /** `node_modules` after `npm install @sluice/mcp` alone (zod and the MCP SDK are most of it). */
   installedBytes: 24 * 1024 * 1024,
   /** Packages `npm install @sluice/mcp` adds besides sluice itself. */
