@@ -9,35 +9,20 @@
 import assert from "node:assert/strict";
 import { decodeJwt, decodeProtectedHeader } from "jose";
 import { codeOf, connect, ConnectError, MemoryTokenStore, OAuthClient } from "../../mod.ts";
-import { browserTestsRun, launchChromium } from "../support/inbox_browser.ts";
+import { browserTestsRun } from "../support/inbox_browser.ts";
 import { authorizeInBrowser } from "../support/oauth_browser.ts";
 import {
-  type AuthorizationServerProcess,
   startAuthorizationServer,
   startProtectedMcpServer,
-  type TokenRequestSeen,
 } from "../../fixtures/oauth_mcp_server.ts";
+import {
+  echoAcrossExpiry,
+  MCP_OPTIONS as OPTIONS,
+  tokenRequestsAfter,
+  withCodeFlowWorld,
+} from "./oauth_support.ts";
 
-const LOOPBACK = { dangerouslyAllowLoopback: true, timeoutMs: 15_000 } as const;
-const OPTIONS = {
-  id: "docs",
-  allow: ["echo"],
-  preApproved: ["echo"],
-  transport: LOOPBACK,
-} as const;
 const RS_NONCE = "resource-server-nonce-1";
-
-/** The token requests after the first `from`, once `count` log lines arrived. */
-async function tokenRequestsAfter(
-  as: AuthorizationServerProcess,
-  from: number,
-  count: number,
-): Promise<TokenRequestSeen[]> {
-  for (let wait = 0; as.tokenRequests.length < from + count && wait < 40; wait++) {
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  return as.tokenRequests.slice(from);
-}
 
 /** A proof's claims and public key, as the servers received it. */
 function readProof(proof: string) {
@@ -137,23 +122,14 @@ Deno.test({
   sanitizeOps: false,
   sanitizeResources: false,
 }, async () => {
-  const callback = Promise.withResolvers<string>();
-  const listener = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, (request) => {
-    callback.resolve(request.url);
-    return new Response("You may close this page.");
-  });
-  const redirectUri = `http://127.0.0.1:${listener.addr.port}/callback`;
   // Extractable here only so that the test can look for the private key in what was sent.
   const pair = await crypto.subtle.generateKey({ name: "ECDSA", namedCurve: "P-256" }, true, [
     "sign",
     "verify",
   ]);
   const privateD = (await crypto.subtle.exportKey("jwk", pair.privateKey)).d!;
-  const mcp = await startProtectedMcpServer({ dpop: {} });
-  const as = await startAuthorizationServer(mcp.url, { redirectUri, dpopNonce: true });
-  const browser = await launchChromium();
-  try {
-    mcp.setIssuer(as.issuer);
+  await withCodeFlowWorld({ mcp: { dpop: {} }, as: { dpopNonce: true } }, async (world) => {
+    const { mcp, as, browser, redirectUri, callback } = world;
     let authorizationUrl: URL | undefined;
     const store = new MemoryTokenStore();
     const client = { clientId: "web", clientSecret: "web-secret", issuer: as.issuer };
@@ -173,20 +149,8 @@ Deno.test({
     const jkt = authorizationUrl!.searchParams.get("dpop_jkt");
     assert.ok(jkt !== null, "the authorization request names the key (RFC 9449 §10)");
     await authorizeInBrowser(browser, authorizationUrl!.href, "alice");
-    await auth.finish(await callback.promise);
-    const connection = await connect(mcp.url, { ...OPTIONS, auth });
-    try {
-      assert.equal(
-        (await connection.toolkit.call("docs__echo", { message: "hi" })).errorCode,
-        undefined,
-      );
-      mcp.expireIssuedTokens();
-      await new Promise((resolve) => setTimeout(resolve, 1100));
-      const again = await connection.toolkit.call("docs__echo", { message: "after refresh" });
-      assert.equal(again.errorCode, undefined, JSON.stringify(again));
-    } finally {
-      await connection.close();
-    }
+    await auth.finish(await callback);
+    await echoAcrossExpiry(mcp, auth);
     const done = as.tokenRequests.filter((request) => request.status === 200);
     assert.deepEqual(done.map((request) => request.grant), ["authorization_code", "refresh_token"]);
     for (const request of done) {
@@ -224,12 +188,7 @@ Deno.test({
     assert.ok(refused instanceof ConnectError && refused.code === "auth_authorization_required");
     assert.ok(mcp.authorizations.slice(before).every((header) => header === null));
     assert.equal(as.tokenRequests.length, tokensBefore, "the bound refresh token is not sent");
-  } finally {
-    await browser.close();
-    await listener.shutdown();
-    await as.stop();
-    await mcp.close();
-  }
+  });
 });
 
 Deno.test({
