@@ -15,17 +15,19 @@ import {
   startProtectedMcpServer,
   type TokenRequestSeen,
 } from "../../fixtures/oauth_mcp_server.ts";
-import { echoAcrossExpiry, MCP_OPTIONS as OPTIONS, tokenRequestsAfter } from "./oauth_support.ts";
+import {
+  echoAcrossExpiry,
+  MCP_OPTIONS as OPTIONS,
+  testKeyPair,
+  tokenRequestsAfter,
+} from "./oauth_support.ts";
 
 Deno.test({
   name: "client credentials against oidc-provider: Basic, post, private_key_jwt (CryptoKey, JWK)",
   sanitizeOps: false,
   sanitizeResources: false,
 }, async () => {
-  const pair = await crypto.subtle.generateKey({ name: "ECDSA", namedCurve: "P-256" }, true, [
-    "sign",
-    "verify",
-  ]);
+  const pair = await testKeyPair();
   const publicJwk = { ...(await crypto.subtle.exportKey("jwk", pair.publicKey)), kid: "m2m-key" };
   const privateJwk = { ...(await crypto.subtle.exportKey("jwk", pair.privateKey)), kid: "m2m-key" };
   const mcp = await startProtectedMcpServer();

@@ -18,6 +18,7 @@ import {
 import {
   echoAcrossExpiry,
   MCP_OPTIONS as OPTIONS,
+  testKeyPair,
   tokenRequestsAfter,
   withCodeFlowWorld,
 } from "./oauth_support.ts";
@@ -122,11 +123,7 @@ Deno.test({
   sanitizeOps: false,
   sanitizeResources: false,
 }, async () => {
-  // Extractable here only so that the test can look for the private key in what was sent.
-  const pair = await crypto.subtle.generateKey({ name: "ECDSA", namedCurve: "P-256" }, true, [
-    "sign",
-    "verify",
-  ]);
+  const pair = await testKeyPair();
   const privateD = (await crypto.subtle.exportKey("jwk", pair.privateKey)).d!;
   await withCodeFlowWorld({ mcp: { dpop: {} }, as: { dpopNonce: true } }, async (world) => {
     const { mcp, as, browser, redirectUri, callback } = world;

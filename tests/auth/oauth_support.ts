@@ -99,3 +99,14 @@ export async function echoAcrossExpiry(mcp: ProtectedMcpServer, auth: OAuthClien
     await connection.close();
   }
 }
+
+/**
+ * A P-256 key pair, extractable so that a test can look for the private key in what was sent
+ * (a host would make its private key non-extractable).
+ */
+export function testKeyPair(): Promise<CryptoKeyPair> {
+  return crypto.subtle.generateKey({ name: "ECDSA", namedCurve: "P-256" }, true, [
+    "sign",
+    "verify",
+  ]);
+}
