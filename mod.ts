@@ -342,6 +342,7 @@ export {
   authErrorCode,
   CLIENT_AUTH_PREFERENCE,
   type ClientAuthMethod,
+  type DPoPSetting,
   MemoryTokenStore,
   OAUTH_MAX_RESPONSE_BYTES,
   OAuthClient,

@@ -159,6 +159,7 @@ async function identityAssertion(
  *
  * @param parameters what every token request to this issuer carries (`resource`, a profile's)
  * @param scope the scope to ask for, if any
+ * @param dpop the DPoP handle whose proof the request carries, where DPoP applies
  */
 export async function assertionGrantTokens(
   grant: AssertionGrant,
@@ -167,11 +168,12 @@ export async function assertionGrantTokens(
   parameters: Record<string, string>,
   scope: string | undefined,
   context: DiscoveryContext,
+  dpop?: oauth.DPoPHandle,
 ): Promise<oauth.TokenEndpointResponse> {
   const assertion = grant.kind === "jwtBearer"
     ? await current(grant.assertion)
     : await identityAssertion(grant, discovered, scope, context);
-  const sent = await authenticated(client, discovered, context);
+  const sent = await authenticated(client, discovered, context, dpop);
   return await requestTokens(
     () =>
       oauth.genericTokenEndpointRequest(

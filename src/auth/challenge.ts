@@ -18,6 +18,8 @@ export interface BearerChallenge {
   readonly error?: string;
   /** The scopes the server asked for, each a valid RFC 6749 scope token. */
   readonly scopes: readonly string[];
+  /** The challenge was a DPoP one (RFC 9449 §7.1): the server takes DPoP-bound tokens. */
+  readonly dpop?: true;
 }
 
 const MAX_HEADER = 8 * 1024;
@@ -35,8 +37,10 @@ const ERROR_TOKEN = /^[a-z_]{1,64}$/;
  */
 export function parseBearerChallenge(header: string | null): BearerChallenge {
   if (header === null || header.length > MAX_HEADER) return { scopes: [] };
-  const start = header.search(/(^|[\s,])Bearer(\s|$)/i);
-  if (start < 0) return { scopes: [] };
+  // A DPoP challenge (RFC 9449 §7.1) names the same parameters.
+  const found = /(^|[\s,])(Bearer|DPoP)(\s|$)/i.exec(header);
+  if (found === null) return { scopes: [] };
+  const start = found.index;
   const params = new Map<string, string>();
   for (const match of header.slice(start).matchAll(PARAM)) {
     const name = match[1]!.toLowerCase();
@@ -50,6 +54,7 @@ export function parseBearerChallenge(header: string | null): BearerChallenge {
       ? { resourceMetadata: params.get("resource_metadata")! }
       : {}),
     ...(error !== undefined && ERROR_TOKEN.test(error) ? { error } : {}),
+    ...(found[2]!.toLowerCase() === "dpop" ? { dpop: true as const } : {}),
     scopes,
   };
 }

@@ -158,18 +158,19 @@ export function tokenClient(
 export interface Authenticated {
   readonly client: oauth.Client;
   readonly auth: oauth.ClientAuth;
-  readonly options: ReturnType<typeof oauthRequestOptions>;
+  readonly options: ReturnType<typeof oauthRequestOptions> & { DPoP?: oauth.DPoPHandle };
 }
 
 /**
  * How `identity` authenticates one token request at `discovered`'s token endpoint: the method
  * (registered, or chosen), and for `client_secret_basic` the endpoint fetch that alone carries
- * the credential.
+ * the credential. With `dpop`, the request carries a proof (RFC 9449 §5).
  */
 export async function authenticated(
   identity: ClientIdentity,
   discovered: Discovered,
   context: DiscoveryContext,
+  dpop?: oauth.DPoPHandle,
 ): Promise<Authenticated> {
   const chosen = await authentication(
     identity.client.client_id,
@@ -187,20 +188,26 @@ export async function authenticated(
   return {
     client: { ...identity.client, token_endpoint_auth_method: chosen.method },
     auth: chosen.auth,
-    options: oauthRequestOptions(sending),
+    options: { ...oauthRequestOptions(sending), ...(dpop !== undefined ? { DPoP: dpop } : {}) },
   };
 }
 
 /**
  * Sends one token request and processes its answer; an OAuth error (or any answer that does
- * not process) becomes `auth_token_failed`, the transport's own failures keep their codes.
+ * not process) becomes `auth_token_failed`, the transport's own failures keep their codes. A
+ * DPoP `use_dpop_nonce` answer (RFC 9449 §8) is retried once: the handle kept the nonce.
  */
 export async function requestTokens(
   send: () => Promise<Response>,
   process: (response: Response) => Promise<oauth.TokenEndpointResponse>,
 ): Promise<oauth.TokenEndpointResponse> {
   try {
-    return await process(await send());
+    try {
+      return await process(await send());
+    } catch (error) {
+      if (!oauth.isDPoPNonceError(error)) throw error;
+      return await process(await send());
+    }
   } catch (error) {
     // The body of an OAuth error (it may echo a grant) is never copied.
     if (transportFailure(error)) throw transportFailure(error);

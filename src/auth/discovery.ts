@@ -51,6 +51,11 @@ export interface Discovered {
   readonly server: oauth.AuthorizationServer;
   /** Scopes the protected resource lists as supported. */
   readonly scopesSupported: readonly string[];
+  /**
+   * The protected resource takes DPoP-bound tokens (RFC 9449): its challenge was DPoP, or its
+   * metadata lists `dpop_signing_alg_values_supported` or `dpop_bound_access_tokens_required`.
+   */
+  readonly resourceDPoP?: boolean;
 }
 
 /** The endpoint fields of authorization server metadata that are checked when present. */
@@ -309,6 +314,7 @@ export async function discoverAuthorizationServer(
       issuer: metadata.issuer,
       server: metadata,
       scopesSupported: [],
+      resourceDPoP: challenge.dpop === true,
     };
   }
   if (typeof document.resource !== "string" || !URL.canParse(document.resource)) {
@@ -349,5 +355,8 @@ export async function discoverAuthorizationServer(
     issuer: metadata.issuer,
     server: metadata,
     scopesSupported: scopes,
+    resourceDPoP: challenge.dpop === true ||
+      Array.isArray(document.dpop_signing_alg_values_supported) ||
+      document.dpop_bound_access_tokens_required === true,
   };
 }

@@ -45,8 +45,16 @@ import {
   profileScope,
   type ProviderProfile,
 } from "./provider_profile.ts";
+import { checkDPoPSetting, DPoPKey, type DPoPSetting, proofRequest } from "./dpop.ts";
 import { TokenFetches } from "./token_fetches.ts";
-import { readRecord, saveTokens, str, tokensKey } from "./token_records.ts";
+import {
+  type IssuedToken,
+  readRecord,
+  saveTokens,
+  storedBinding,
+  str,
+  tokensKey,
+} from "./token_records.ts";
 import { MemoryTokenStore, type TokenRecord, type TokenStore } from "./token_store.ts";
 
 /**
@@ -103,6 +111,14 @@ export interface OAuthClientOptions {
    * entry of `clients` for its issuer. Takes the place of the other flows.
    */
   readonly assertionGrant?: AssertionGrant;
+  /**
+   * DPoP (RFC 9449), sender-constrained tokens: `true` always (a key pair generated for this
+   * client, its private key non-extractable), a `CryptoKeyPair` of the host's (always, and its
+   * tokens stay usable in later processes), `false` never. Default: where the authorization
+   * server advertises ES256 in `dpop_signing_alg_values_supported`. Where the host asks for it,
+   * a Bearer token is refused; a DPoP-bound token is never presented as Bearer.
+   */
+  readonly dpop?: DPoPSetting;
 }
 
 /** A person's authorization in progress, kept in this process only. */
@@ -140,7 +156,8 @@ export class OAuthClient {
   readonly #options: OAuthClientOptions;
   readonly #store: TokenStore;
   readonly #pending = new Map<string, Pending>();
-  readonly #renewing = new Map<string, Promise<string>>();
+  readonly #renewing = new Map<string, Promise<IssuedToken>>();
+  readonly #dpop: DPoPKey;
   readonly #scopeNeeded = new Map<string, readonly string[]>();
 
   /**
@@ -177,6 +194,8 @@ export class OAuthClient {
       checkPreRegistered(client, `clients[${index}]`);
     }
     checkProfiles(options.profiles);
+    checkDPoPSetting(options.dpop);
+    this.#dpop = new DPoPKey(options.dpop);
     this.#options = options;
     this.#store = options.store ?? new MemoryTokenStore();
   }
@@ -233,7 +252,8 @@ export class OAuthClient {
         "The authorization response was refused (an error, or a wrong state or issuer).",
       );
     }
-    const sent = await authenticated(pending, pending.discovered, pending.context);
+    const proof = await this.#proof(pending.discovered);
+    const sent = await authenticated(pending, pending.discovered, pending.context, proof.handle);
     const tokens = await requestTokens(() =>
       oauth.authorizationCodeGrantRequest(
         server,
@@ -252,6 +272,8 @@ export class OAuthClient {
       storedClient(pending),
       {
         redirectUri: this.#options.redirectUri!,
+        dpopJkt: proof.jkt,
+        requireBound: this.#dpop.required,
       },
     );
   }
@@ -320,13 +342,17 @@ export class OAuthClient {
     const signal = init?.signal ?? undefined;
     const context: DiscoveryContext = { ...oauthContext, ...(signal ? { signal } : {}) };
     const stored = await readRecord(this.#store, tokensKey(resource));
-    const used = str(stored, "access_token");
-    let response = await fetches.withToken(used)(input, init);
+    const binding = storedBinding(stored);
+    // A token bound to another key (one another process generated) cannot be presented.
+    const usable = binding === undefined || binding === await this.#dpop.thumbprint();
+    const used = usable ? str(stored, "access_token") : undefined;
+    const issued = used === undefined ? undefined : { token: used, bound: binding !== undefined };
+    let response = await this.#present(fetches, issued)(input, init);
     if (response.status === 401) {
       const challenge = parseBearerChallenge(response.headers.get("www-authenticate"));
       discard(response);
       const fresh = await this.#renew(resource, stored, used, challenge, context);
-      response = await fetches.withToken(fresh)(again, init);
+      response = await this.#present(fetches, fresh)(again, init);
       if (response.status === 401) {
         discard(response);
         throw new AuthError(
@@ -350,6 +376,29 @@ export class OAuthClient {
     return response;
   }
 
+  /**
+   * The fetch that presents `issued`: as a Bearer token, or a DPoP-bound one with a fresh
+   * proof per request (never as Bearer).
+   */
+  #present(fetches: TokenFetches, issued: IssuedToken | undefined): FetchFunction {
+    if (issued === undefined || !issued.bound) return fetches.withToken(issued?.token);
+    const fetch = fetches.withToken(issued.token, "DPoP");
+    return async (input, init) =>
+      proofRequest((await this.#dpop.key()).handle, fetch, issued.token, input, init);
+  }
+
+  /**
+   * The DPoP handle and key thumbprint of a token request to `discovered`, when it carries a
+   * proof: where DPoP applies, and always for a bound token's refresh.
+   */
+  async #proof(
+    discovered: Discovered,
+    bound = false,
+  ): Promise<{ handle?: oauth.DPoPHandle; jkt?: string }> {
+    if (!bound && !this.#dpop.uses(discovered)) return {};
+    return await this.#dpop.key();
+  }
+
   /** One new access token for `resource`, shared by concurrent requests that saw the same one. */
   #renew(
     resource: URL,
@@ -357,7 +406,7 @@ export class OAuthClient {
     used: string | undefined,
     challenge: BearerChallenge,
     context: DiscoveryContext,
-  ): Promise<string> {
+  ): Promise<IssuedToken> {
     const key = `${resource.href} ${used ?? ""}`;
     let renewing = this.#renewing.get(key);
     if (renewing === undefined) {
@@ -374,16 +423,22 @@ export class OAuthClient {
     stored: TokenRecord | undefined,
     challenge: BearerChallenge,
     context: DiscoveryContext,
-  ): Promise<string> {
+  ): Promise<IssuedToken> {
     const discovered = await discoverAuthorizationServer(resource, challenge, context);
     const refreshToken = str(stored, "refresh_token");
-    if (refreshToken !== undefined && str(stored, "issuer") === discovered.issuer) {
+    const binding = storedBinding(stored);
+    // A bound refresh token (RFC 9449 §5) is refreshed with its own key or not at all.
+    const keyHeld = binding === undefined || binding === await this.#dpop.thumbprint();
+    if (refreshToken !== undefined && str(stored, "issuer") === discovered.issuer && !keyHeld) {
+      await this.#store.delete(tokensKey(resource));
+    } else if (refreshToken !== undefined && str(stored, "issuer") === discovered.issuer) {
       // A refresh token is bound to the client it was issued to: that registration, kept with
       // the tokens, refreshes it, whatever redirect URI this process was configured with.
       const client = tokenClient(this.#options, stored) ??
         await clientAtIssuer(this.#options, this.#store, discovered, context);
       try {
-        const sent = await authenticated(client, discovered, context);
+        const proof = await this.#proof(discovered, binding !== undefined);
+        const sent = await authenticated(client, discovered, context, proof.handle);
         const tokens = await requestTokens(
           () =>
             oauth.refreshTokenGrantRequest(
@@ -398,12 +453,16 @@ export class OAuthClient {
         return await saveTokens(this.#store, resource, discovered, tokens, storedClient(client), {
           previousRefresh: refreshToken,
           redirectUri: str(stored, "redirect_uri"),
+          dpopJkt: proof.jkt,
+          requireBound: this.#dpop.required || binding !== undefined,
         });
       } catch (error) {
         if (!(error instanceof AuthError && error.code === "auth_token_failed")) throw error;
         await this.#store.delete(tokensKey(resource));
       }
     }
+    const proof = await this.#proof(discovered);
+    const bindingOf = { dpopJkt: proof.jkt, requireBound: this.#dpop.required };
     if (this.#options.assertionGrant !== undefined) {
       const own = this.#ownClient(discovered);
       const tokens = await assertionGrantTokens(
@@ -413,14 +472,20 @@ export class OAuthClient {
         this.#parameters(discovered),
         this.#scope(discovered, challenge),
         context,
+        proof.handle,
       );
       return await saveTokens(this.#store, resource, discovered, tokens, {
         client: { client_id: own.clientId },
-      });
+      }, bindingOf);
     }
     if (this.#options.clientCredentials !== undefined) {
       const own = this.#ownClient(discovered);
-      const sent = await authenticated(preRegisteredClient(own), discovered, context);
+      const sent = await authenticated(
+        preRegisteredClient(own),
+        discovered,
+        context,
+        proof.handle,
+      );
       const tokens = await requestTokens(
         () =>
           oauth.clientCredentialsGrantRequest(
@@ -441,7 +506,7 @@ export class OAuthClient {
       // The host's own secret or key is not copied into the store: only the client id is kept.
       return await saveTokens(this.#store, resource, discovered, tokens, {
         client: { client_id: own.clientId },
-      });
+      }, bindingOf);
     }
     await this.#startAuthorization(resource, discovered, challenge, context);
     throw new AuthError(
@@ -530,6 +595,9 @@ export class OAuthClient {
     }
     const scope = this.#authorizationScope(discovered, challenge);
     if (scope !== undefined) url.searchParams.set("scope", scope);
+    // RFC 9449 §10: the code is bound to the key the token request will prove.
+    const proof = await this.#proof(discovered);
+    if (proof.jkt !== undefined) url.searchParams.set("dpop_jkt", proof.jkt);
     // OpenID Connect grants offline access only with the person's explicit consent.
     if (scope?.split(" ").includes(OFFLINE_ACCESS)) url.searchParams.set("prompt", "consent");
     this.#pending.set(state, {

@@ -13,12 +13,15 @@ import {
   type SecureFetchOptions,
 } from "../transport/secure_fetch.ts";
 
+/** How an access token is presented: a Bearer token, or a DPoP-bound one (RFC 9449 §7.1). */
+export type TokenScheme = "Bearer" | "DPoP";
+
 /** The fetch instances of one MCP server, and their hold. */
 export class TokenFetches {
   readonly #base: SecureFetchOptions;
   readonly #origin: string;
   readonly #oauth: SecureFetch;
-  #cached: { token: string; fetch: SecureFetch } | undefined;
+  #cached: { token: string; scheme: TokenScheme; fetch: SecureFetch } | undefined;
   #anonymous: SecureFetch | undefined;
   #holding = false;
   readonly #releases = new Map<SecureFetch, () => void>();
@@ -41,16 +44,25 @@ export class TokenFetches {
     return instance;
   }
 
-  /** The fetch that sends `token` (none when `undefined`) to the server's origin only. */
-  withToken(token: string | undefined): FetchFunction {
+  /**
+   * The fetch that sends `token` (none when `undefined`) to the server's origin only, as a
+   * Bearer token or (`"DPoP"`) a DPoP-bound one.
+   */
+  withToken(token: string | undefined, scheme: TokenScheme = "Bearer"): FetchFunction {
     if (token === undefined) return this.#keep(this.#anonymous ??= secureFetch(this.#base));
     const cached = this.#cached;
-    if (cached?.token !== token) {
+    if (cached?.token !== token || cached.scheme !== scheme) {
       if (cached !== undefined) this.#releases.get(cached.fetch)?.();
       if (cached !== undefined) this.#releases.delete(cached.fetch);
       this.#cached = {
         token,
-        fetch: secureFetch({ ...this.#base, token, tokenOrigin: this.#origin }),
+        scheme,
+        fetch: secureFetch({
+          ...this.#base,
+          token,
+          tokenScheme: scheme,
+          tokenOrigin: this.#origin,
+        }),
       };
     }
     return this.#keep(this.#cached!.fetch);

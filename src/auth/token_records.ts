@@ -63,12 +63,31 @@ export interface TokenRegistration {
   readonly previousRefresh?: string;
   /** The redirect URI the client was registered with. */
   readonly redirectUri?: string | undefined;
+  /** The thumbprint of the DPoP key the request's proof was made with, when it had one. */
+  readonly dpopJkt?: string | undefined;
+  /**
+   * A Bearer token is refused: the host asked for DPoP, or the refreshed token was bound
+   * (a bound token is never silently replaced by a bearer one).
+   */
+  readonly requireBound?: boolean;
+}
+
+/** An access token as stored, and whether it is DPoP-bound. */
+export interface IssuedToken {
+  readonly token: string;
+  readonly bound: boolean;
+}
+
+/** Whether a stored token set is DPoP-bound, and to which key. */
+export function storedBinding(record: TokenRecord | undefined): string | undefined {
+  return str(record, "token_type") === "DPoP" ? str(record, "dpop_jkt") ?? "" : undefined;
 }
 
 /**
  * Stores a token set with the client registration that obtained it (client id, its secret
  * when it has one, the redirect URI it was registered with, the issuer): a refresh in any
- * later process presents the refresh token as that client. Returns the access token.
+ * later process presents the refresh token as that client. A DPoP token is kept with its key's
+ * thumbprint. Returns the access token.
  */
 export async function saveTokens(
   store: TokenStore,
@@ -77,11 +96,19 @@ export async function saveTokens(
   tokens: oauth.TokenEndpointResponse,
   client: TokenClient,
   registration: TokenRegistration = {},
-): Promise<string> {
-  if (tokens.token_type.toLowerCase() !== "bearer") {
+): Promise<IssuedToken> {
+  const type = tokens.token_type.toLowerCase();
+  const bound = type === "dpop" && registration.dpopJkt !== undefined;
+  if (!bound && type !== "bearer") {
     throw new AuthError(
       "auth_token_failed",
-      "The token endpoint issued a token that is not Bearer.",
+      "The token endpoint issued a token that is neither Bearer nor DPoP-bound to a proof sent.",
+    );
+  }
+  if (!bound && registration.requireBound === true) {
+    throw new AuthError(
+      "auth_token_failed",
+      "The token endpoint issued a Bearer token where a DPoP-bound one is required.",
     );
   }
   const refresh = tokens.refresh_token ?? registration.previousRefresh;
@@ -96,6 +123,8 @@ export async function saveTokens(
     ...(client.secret !== undefined ? { client_secret: client.secret } : {}),
     ...(client.method !== undefined ? { token_endpoint_auth_method: client.method } : {}),
     redirect_uri: registration.redirectUri ?? null,
+    token_type: bound ? "DPoP" : "Bearer",
+    ...(bound ? { dpop_jkt: registration.dpopJkt! } : {}),
   });
-  return tokens.access_token;
+  return { token: tokens.access_token, bound };
 }

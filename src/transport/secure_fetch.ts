@@ -83,9 +83,10 @@ export interface SecureFetchOptions {
   readonly tokenOrigin?: string;
   /**
    * The `Authorization` scheme of `token`. Default `"Bearer"`; `"Basic"` is how the OAuth client
-   * sends `client_secret_basic` credentials, to the token endpoint only.
+   * sends `client_secret_basic` credentials, to the token endpoint only; `"DPoP"` a DPoP-bound
+   * token (RFC 9449), its proof in the caller's `DPoP` header.
    */
-  readonly tokenScheme?: "Bearer" | "Basic";
+  readonly tokenScheme?: "Bearer" | "Basic" | "DPoP";
   /**
    * Resolver used to check that every address of a host name is public. Default: the runtime's
    * own (Deno `resolveDns`, Node/Bun `dns.lookup`); on runtimes without one (Workers) names are
@@ -227,7 +228,9 @@ function resolveToken(options: SecureFetchOptions): ResolvedOptions["authorizati
   }
   if (origin === "null") throw configError("tokenOrigin has no origin (use https://host).");
   const scheme = options.tokenScheme ?? "Bearer";
-  if (scheme !== "Bearer" && scheme !== "Basic") throw configError("tokenScheme is not known.");
+  if (scheme !== "Bearer" && scheme !== "Basic" && scheme !== "DPoP") {
+    throw configError("tokenScheme is not known.");
+  }
   return { header: `${scheme} ${options.token}`, origin };
 }
 

@@ -11,41 +11,23 @@ import type { PreRegisteredClient } from "../../mod.ts";
 import { browserTestsRun, launchChromium } from "../support/inbox_browser.ts";
 import { authorizeInBrowser } from "../support/oauth_browser.ts";
 import {
-  type AuthorizationServerProcess,
   startAuthorizationServer,
   startProtectedMcpServer,
   type TokenRequestSeen,
 } from "../../fixtures/oauth_mcp_server.ts";
-
-const LOOPBACK = { dangerouslyAllowLoopback: true, timeoutMs: 15_000 } as const;
-const OPTIONS = {
-  id: "docs",
-  allow: ["echo"],
-  preApproved: ["echo"],
-  transport: LOOPBACK,
-} as const;
-
-/** The token requests after the first `from`, once the provider's log line arrived. */
-async function tokenRequestsAfter(
-  as: AuthorizationServerProcess,
-  from: number,
-  count = 1,
-): Promise<TokenRequestSeen[]> {
-  for (let wait = 0; as.tokenRequests.length < from + count && wait < 40; wait++) {
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  return as.tokenRequests.slice(from);
-}
+import {
+  echoAcrossExpiry,
+  MCP_OPTIONS as OPTIONS,
+  testKeyPair,
+  tokenRequestsAfter,
+} from "./oauth_support.ts";
 
 Deno.test({
   name: "client credentials against oidc-provider: Basic, post, private_key_jwt (CryptoKey, JWK)",
   sanitizeOps: false,
   sanitizeResources: false,
 }, async () => {
-  const pair = await crypto.subtle.generateKey({ name: "ECDSA", namedCurve: "P-256" }, true, [
-    "sign",
-    "verify",
-  ]);
+  const pair = await testKeyPair();
   const publicJwk = { ...(await crypto.subtle.exportKey("jwk", pair.publicKey)), kid: "m2m-key" };
   const privateJwk = { ...(await crypto.subtle.exportKey("jwk", pair.privateKey)), kid: "m2m-key" };
   const mcp = await startProtectedMcpServer();
@@ -142,20 +124,8 @@ Deno.test({
     await authorizeInBrowser(browser, authorizationUrl!.href, "alice");
     const from = as.tokenRequests.length;
     await auth.finish(await callback.promise);
-    const connection = await connect(mcp.url, { ...OPTIONS, auth });
-    try {
-      assert.equal(
-        (await connection.toolkit.call("docs__echo", { message: "hi" })).errorCode,
-        undefined,
-      );
-      // Expired: one refresh, authenticated the same way.
-      mcp.expireIssuedTokens();
-      await new Promise((resolve) => setTimeout(resolve, 1100));
-      const again = await connection.toolkit.call("docs__echo", { message: "after refresh" });
-      assert.equal(again.errorCode, undefined, JSON.stringify(again));
-    } finally {
-      await connection.close();
-    }
+    // Expired: one refresh, authenticated the same way.
+    await echoAcrossExpiry(mcp, auth);
     const requests = await tokenRequestsAfter(as, from, 2);
     assert.deepEqual(
       requests.map(({ scheme, client, secretInBody, grant, status }) => ({

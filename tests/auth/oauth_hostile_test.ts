@@ -10,9 +10,11 @@
  * Assertion grants: the person's ID token reaches the identity provider's checked token
  * endpoint only, the ID-JAG and a workload's JWT the authorization server's only, never in a
  * header; a refused or mismatched identity provider gets nothing; a refusal is not retried.
+ * DPoP: a server that wants a new nonce every time gets one retry, each origin its own nonce,
+ * every proof new and for its own URL, the bound token never as Bearer.
  */
 import assert from "node:assert/strict";
-import { decodeProtectedHeader, jwtVerify } from "jose";
+import { decodeJwt, decodeProtectedHeader, jwtVerify } from "jose";
 import {
   connect,
   type FetchFunction,
@@ -615,4 +617,75 @@ Deno.test("OAuth assertion grants: checked when the client is made, and need a c
     "auth_config_invalid",
   );
   assert.deepEqual(carrying(w, ID_TOKEN), [], "no client here: the ID token is not exchanged");
+});
+
+Deno.test("OAuth DPoP: nonces kept per origin, one retry each, every proof fresh for its URL", async () => {
+  let rsNonces = 0;
+  let tokenCalls = 0;
+  const w = recording((url) => {
+    if (url.hostname === "mcp.test" && url.pathname === "/mcp") {
+      // A server that wants a new nonce every time: the client must not loop.
+      return new Response(null, {
+        status: 401,
+        headers: {
+          "www-authenticate": 'DPoP error="use_dpop_nonce", resource_metadata=' +
+            '"https://mcp.test/.well-known/oauth-protected-resource/mcp"',
+          "dpop-nonce": `rs-${++rsNonces}`,
+        },
+      });
+    }
+    if (url.hostname === "mcp.test") {
+      return Response.json({
+        resource: "https://mcp.test/mcp",
+        authorization_servers: ["https://as.test"],
+        dpop_signing_alg_values_supported: ["ES256"],
+      });
+    }
+    if (url.pathname === "/.well-known/oauth-authorization-server") {
+      return Response.json({
+        issuer: "https://as.test",
+        token_endpoint: "https://as.test/token",
+        dpop_signing_alg_values_supported: ["ES256"],
+      });
+    }
+    if (url.pathname === "/token") {
+      return ++tokenCalls === 1
+        ? Response.json({ error: "use_dpop_nonce" }, {
+          status: 400,
+          headers: { "dpop-nonce": "as-nonce" },
+        })
+        : Response.json({ access_token: "bound-access", token_type: "DPoP" });
+    }
+    return new Response("unexpected", { status: 500 });
+  });
+  assert.equal(await serverCode(w), "auth_unauthorized");
+  const proofs = w.sent.map((request) => {
+    const proof = request.headers.get("dpop");
+    return { request, claims: proof === null ? undefined : decodeJwt(proof) };
+  });
+  const tokenProofs = proofs.filter(({ request }) => request.url === "https://as.test/token");
+  assert.deepEqual(tokenProofs.map(({ claims }) => claims?.nonce), [undefined, "as-nonce"]);
+  const mcpProofs = proofs.filter(({ claims, request }) =>
+    claims !== undefined && request.url.startsWith("https://mcp.test/mcp")
+  );
+  // The bound token once without a nonce, once with the one that answer gave (rs-1 went to the
+  // request without a token): then it stops.
+  assert.deepEqual(mcpProofs.map(({ claims }) => claims!.nonce), [undefined, "rs-2"]);
+  assert.equal(rsNonces, 3, "three requests to the MCP server in all");
+  for (const { request, claims } of [...tokenProofs, ...mcpProofs]) {
+    const url = new URL(request.url);
+    assert.equal(claims!.htu, url.origin + url.pathname);
+    assert.equal(claims!.htm, "POST");
+  }
+  for (const { request } of mcpProofs) {
+    assert.equal(request.headers.get("authorization"), "DPoP bound-access", "never as Bearer");
+  }
+  const jtis = [...tokenProofs, ...mcpProofs].map(({ claims }) => claims!.jti);
+  assert.equal(new Set(jtis).size, jtis.length, "no proof is sent twice");
+  assert.ok(
+    w.sent.every((request) =>
+      request.url.startsWith("https://as.test/token") ||
+      !request.headers.get("authorization")?.startsWith("Bearer")
+    ),
+  );
 });
