@@ -68,6 +68,7 @@ function partOf(path: string): string | undefined {
   if (match === null) return undefined;
   const rest = match[1];
   if (!rest.includes("/")) return "base"; // src/errors.ts, src/codes.ts
+  if (rest.startsWith("codes/")) return "base"; // the catalog's data, one module per stage
   if (rest.startsWith("transport/runtime/")) return "transport/runtime";
   if (rest === "transport/resolver.ts") return "transport/resolver";
   if (rest === "transport/pinning.ts") return "transport/pinning";
