@@ -23,8 +23,9 @@ const ALLOWED: Readonly<Record<string, readonly string[]>> = {
   approvals: ["base", "identity", "schema"],
   // OAuth: the hardened fetch and its resolver below it; connect (and the CLI) above it.
   auth: ["base", "identity", "transport", "transport/runtime", "approvals"],
-  // A host's SDK client: its failures are read for the transport's and OAuth's codes
-  // (sessionFromClient); transport/errors.ts and auth/errors.ts import only base.
+  // One server's session (ServerSession over the hardened fetch, or a host's SDK client through
+  // sessionFromClient): its failures are read for the transport's and OAuth's codes. It hears
+  // the server for an observer it is given, so the catalog's monitor stays above it.
   session: ["base", "identity", "transport", "auth"],
   catalog: ["base", "identity", "schema", "screen", "session"],
   calls: ["base", "identity", "schema", "screen", "session", "catalog", "approvals"],
