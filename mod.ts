@@ -153,6 +153,10 @@ export {
   OPT_IN_PROTOCOL_VERSIONS,
 } from "./src/session/protocol.ts";
 export {
+  APPROVALS_CODES,
+  AUTH_CODES,
+  CALL_CODES,
+  CLI_CODES,
   type CodeEntry,
   type CodeGroup,
   type CodeIn,
@@ -160,7 +164,19 @@ export {
   codeOf,
   CODES,
   type CodeStage,
+  CONNECT_CODES,
+  DISCOVERY_CODES,
+  GATE_CODES,
+  IDENTITY_CODES,
+  INBOX_CODES,
+  INSTALL_CODES,
+  SCHEMA_CODES,
+  SCREEN_CODES,
+  SERVE_CODES,
+  SESSION_CODES,
   type SluiceCode,
+  type StageCodes,
+  TRANSPORT_CODES,
 } from "./src/codes.ts";
 export {
   type ApprovalBinding,

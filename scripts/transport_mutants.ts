@@ -16,25 +16,25 @@ interface Mutant {
 const MUTANTS: Mutant[] = [
   {
     name: "no Accept-Encoding: identity",
-    file: "transport/secure_fetch.ts",
+    file: "transport/request.ts",
     from: 'const own: [string, string][] = [["accept-encoding", "identity"]];',
     to: "const own: [string, string][] = [];",
   },
   {
     name: "3xx accepted",
-    file: "transport/secure_fetch.ts",
+    file: "transport/response.ts",
     from: 'response.type === "opaqueredirect" || (response.status >= 300 && response.status < 400)',
     to: "false",
   },
   {
     name: "compressed body accepted",
-    file: "transport/secure_fetch.ts",
+    file: "transport/response.ts",
     from: 'coding !== "" && coding !== "identity"',
     to: "false",
   },
   {
     name: "Content-Length not checked",
-    file: "transport/secure_fetch.ts",
+    file: "transport/response.ts",
     from: "if (declared > maxResponseBytes) {",
     to: "if (false) {",
   },
@@ -64,38 +64,38 @@ const MUTANTS: Mutant[] = [
   },
   {
     name: "headers not bounded by the deadline",
-    file: "transport/secure_fetch.ts",
+    file: "transport/request.ts",
     from:
       "return untilAborted(options.fetch(prepareRequest(input, init, url, options, signal)), signal);",
     to: "return options.fetch(prepareRequest(input, init, url, options, signal));",
   },
   {
     name: "the runtime's fetch sent without the deadline",
-    file: "transport/secure_fetch.ts",
+    file: "transport/request.ts",
     from: "const prepared = preparedInit(init, signal);",
     to: "const prepared = preparedInit(init, new AbortController().signal);",
   },
   {
     name: "token sent to every origin",
-    file: "transport/secure_fetch.ts",
+    file: "transport/request.ts",
     from: "url.origin === options.authorization.origin",
     to: "true",
   },
   {
     name: "caller Authorization kept",
-    file: "transport/secure_fetch.ts",
+    file: "transport/request.ts",
     from: '  "authorization",\n  "cookie",',
     to: '  "cookie",',
   },
   {
     name: "TLS failures not told apart",
-    file: "transport/secure_fetch.ts",
+    file: "transport/fetch_failure.ts",
     from: '=== "https:" && looksLikeTls(error)',
     to: '=== "https:" && false',
   },
   {
     name: "host names in runtime errors read as TLS",
-    file: "transport/secure_fetch.ts",
+    file: "transport/fetch_failure.ts",
     from: 'current.message.replace(NAMES_IN_MESSAGE, "")',
     to: "current.message",
   },
@@ -143,7 +143,7 @@ const MUTANTS: Mutant[] = [
   },
   {
     name: "caller abort reported as the deadline",
-    file: "transport/secure_fetch.ts",
+    file: "transport/fetch_failure.ts",
     from: "callerSignal?.aborted && signal.reason === callerSignal.reason",
     to: "false",
   },

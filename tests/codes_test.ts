@@ -50,6 +50,24 @@ Deno.test("codes: every stage and every union the catalog names holds at least o
   }
 });
 
+Deno.test("codes: each stage's module holds only that stage, and no code is in two of them", async () => {
+  const folder = new URL("../src/codes/", import.meta.url);
+  let written = 0;
+  for await (const file of Deno.readDir(folder)) {
+    if (file.name === "entry.ts") continue;
+    const module: Record<string, Record<string, { stage: string }>> = await import(
+      new URL(file.name, folder).href
+    );
+    const stage = file.name.replace(/\.ts$/, "");
+    const codes = module[`${stage.toUpperCase()}_CODES`];
+    assert.ok(codes !== undefined, file.name);
+    for (const [code, entry] of Object.entries(codes)) assert.equal(entry.stage, stage, code);
+    written += Object.keys(codes).length;
+  }
+  // A code in two modules would be spread over once, silently: the counts would differ.
+  assert.equal(written, Object.keys(CODES).length);
+});
+
 Deno.test("codes: every catalogued code is snake_case with a stage and a one-line meaning", () => {
   for (const [code, entry] of Object.entries(CODES)) {
     assert.match(code, /^[a-z][a-z0-9]*(_[a-z0-9]+)+$/, code);

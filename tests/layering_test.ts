@@ -40,8 +40,9 @@ const ALLOWED: Readonly<Record<string, readonly string[]>> = {
   approvals: ["base", "identity", "schema"],
   // OAuth: the hardened fetch and its resolver below it; connect (and the CLI) above it.
   auth: ["base", "identity", "transport", "transport/runtime", "approvals"],
-  // A host's SDK client: its failures are read for the transport's and OAuth's codes
-  // (sessionFromClient); transport/errors.ts and auth/errors.ts import only base.
+  // One server's session (ServerSession over the hardened fetch, or a host's SDK client through
+  // sessionFromClient): its failures are read for the transport's and OAuth's codes. It hears
+  // the server for an observer it is given, so the catalog's monitor stays above it.
   session: ["base", "identity", "transport", "auth"],
   catalog: ["base", "identity", "schema", "screen", "session"],
   calls: ["base", "identity", "schema", "screen", "session", "catalog", "approvals"],
@@ -73,6 +74,7 @@ function partOf(path: string): string | undefined {
   if (match === null) return undefined;
   const rest = match[1];
   if (!rest.includes("/")) return "base"; // src/errors.ts, src/codes.ts
+  if (rest.startsWith("codes/")) return "base"; // the catalog's data, one module per stage
   if (rest.startsWith("transport/runtime/")) return "transport/runtime";
   if (rest === "transport/resolver.ts") return "transport/resolver";
   if (rest === "transport/pinning.ts") return "transport/pinning";

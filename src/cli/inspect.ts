@@ -14,7 +14,7 @@ import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/client/valida
 import { discoverTools } from "../calls/discover.ts";
 import { LOCAL_NAME, type ReadToolBindings } from "../catalog/bindings.ts";
 import { DEFAULT_TOOL_LIMITS } from "../catalog/limits.ts";
-import { ServerSession } from "../connect/session.ts";
+import { ServerSession } from "../session/server_session.ts";
 import { SluiceError } from "../errors.ts";
 import { digest, isRecord, type JsonObject } from "../identity/mod.ts";
 import { SCHEMA_PROFILE } from "../schema/types.ts";
@@ -150,12 +150,13 @@ function httpTarget(url: URL, args: InspectArgs, token: string | undefined): Tar
     ...(args.allowLoopback ? { dangerouslyAllowLoopback: true } : {}),
     ...(token === undefined ? {} : { token, tokenOrigin: url.origin }),
   });
-  const session = new ServerSession({ url, fetch, timeoutMs: args.timeoutMs });
+  const monitor = new CatalogMonitor();
+  const session = new ServerSession({ url, fetch, timeoutMs: args.timeoutMs, observer: monitor });
   // One pinned connection for the whole inspection, not a new tunnel per request.
   const release = fetch.hold();
   return {
     session,
-    monitor: session.monitor,
+    monitor,
     era: () => session.era ?? null,
     protocolVersion: () => session.protocolVersion,
     close: () => session.close().finally(release),

@@ -75,7 +75,7 @@ async function acceptStaged(
   );
   const fresh = await discoverServer(
     { ...item.server, tools: rebuild },
-    item.session,
+    item,
     state.limits,
     undefined,
     state.decidedBy,
@@ -106,7 +106,7 @@ async function acceptStaged(
   for (const tool of fresh.tools) {
     const definition = fresh.definitions.get(tool.allowed.tool);
     if (tool.source !== "server" || definition === undefined) continue;
-    item.session.monitor.confirm(generation, tool.allowed.tool, await definitionDigest(definition));
+    item.monitor.confirm(generation, tool.allowed.tool, await definitionDigest(definition));
   }
   item.staged = undefined;
   reloadServers(state);

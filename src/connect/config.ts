@@ -5,7 +5,7 @@ import type { ToolLimits } from "../catalog/limits.ts";
 import type { OAuthClient } from "../auth/oauth_client.ts";
 import type { Resolver } from "../transport/resolver.ts";
 import type { FetchFunction } from "../transport/secure_fetch.ts";
-import type { EraCache } from "./era.ts";
+import type { EraCache } from "../session/era.ts";
 import { ConnectConfigError } from "./errors.ts";
 import type { ConnectEvent } from "./events.ts";
 import { assignLocalNames } from "./names.ts";

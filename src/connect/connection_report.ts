@@ -34,7 +34,7 @@ function staleOf(item: ServerState): Pick<ServerReport, "stale" | "staleTools"> 
   const stale = item.catalog!.tools.filter((tool) => toolStatus(tool.plan) === "stale")
     .map((tool) => tool.allowed.tool);
   if (stale.length === 0) return {};
-  const monitor = item.session.monitor;
+  const monitor = item.monitor;
   const since = item.catalog!.listing?.generation ?? 0;
   return { stale: monitor.staleReason(since) ?? "tools_list_changed", staleTools: stale };
 }

@@ -14,7 +14,9 @@ import { discoverServer } from "./discovery.ts";
 import { elapsed, emitEvent } from "./events.ts";
 import { expectationsOf } from "./connection_lock.ts";
 import { closeSessions, type ServerState, toolkitServerOf } from "./server_state.ts";
-import { ServerSession } from "./session.ts";
+import { CatalogMonitor } from "../catalog/monitor.ts";
+import { acceptedProtocolVersions } from "../session/protocol.ts";
+import { ServerSession } from "../session/server_session.ts";
 import { reloadToolkit, type Toolkit, type ToolkitServer } from "./toolkit.ts";
 
 /** What a connection is set up from, fixed for its life. */
@@ -46,7 +48,7 @@ export function deciderOf(config: ConnectAllConfig): ApprovalDecider {
 export function openServer(
   setup: Pick<SetupState, "config" | "timeoutMs">,
   server: ResolvedServer,
-): Pick<ServerState, "session" | "fetch" | "release"> {
+): Pick<ServerState, "session" | "monitor" | "fetch" | "release"> {
   const { config, timeoutMs } = setup;
   const transport = config.transport ?? {};
   const fetch = secureFetch({
@@ -58,17 +60,18 @@ export function openServer(
       legacyDiscovery: config.legacyProtocolVersions?.includes("2025-03-26") === true,
     })
     : fetch;
+  const legacy = config.legacyProtocolVersions;
+  const monitor = new CatalogMonitor({ protocolVersions: acceptedProtocolVersions(legacy) });
   const session = new ServerSession({
     url: server.url,
     fetch: sessionFetch,
     timeoutMs,
     ...(config.changeDetection === true ? { changeDetection: true } : {}),
     ...(config.eraCache ? { eraCache: config.eraCache } : {}),
-    ...(config.legacyProtocolVersions
-      ? { legacyProtocolVersions: [...config.legacyProtocolVersions] }
-      : {}),
+    ...(legacy ? { legacyProtocolVersions: [...legacy] } : {}),
+    observer: monitor,
   });
-  return { session, fetch, release: sessionFetch.hold() };
+  return { session, monitor, fetch, release: sessionFetch.hold() };
 }
 
 /** Lists and checks one server (at set-up, or again on reconnect); one discovery event. */
@@ -81,7 +84,7 @@ export async function discoverInto(
   const { config } = setup;
   item.catalog = await discoverServer(
     item.server,
-    item.session,
+    item,
     setup.limits,
     signal,
     setup.decidedBy,

@@ -16,7 +16,7 @@ import type {
 } from "../catalog/bindings.ts";
 import type { DiscoveryError } from "../catalog/errors.ts";
 import type { ToolLimits } from "../catalog/limits.ts";
-import type { StaleReason } from "../catalog/monitor.ts";
+import type { CatalogMonitor, StaleReason } from "../catalog/monitor.ts";
 import { compareLock, type LockComparison, type LockedServer } from "../catalog/lock.ts";
 import { definitionOfListed, type ToolDefinition } from "../catalog/revisions.ts";
 import type { UnfitTool } from "../catalog/selection.ts";
@@ -29,7 +29,13 @@ import type { AllowedTool, ResolvedServer } from "./config.ts";
 import { type ApprovalPolicy, approvalPolicy } from "./governance.ts";
 import { type SkippedTool, toolSkipReason } from "./report.ts";
 import { serverSkipReason } from "./failure.ts";
-import type { ServerSession } from "./session.ts";
+import type { ServerSession } from "../session/server_session.ts";
+
+/** A server's session and the monitor that hears it. */
+export interface WatchedSession {
+  readonly session: ServerSession;
+  readonly monitor: CatalogMonitor;
+}
 
 /**
  * One callable tool of a server catalog.
@@ -150,7 +156,7 @@ function writeBinding(
 
 /** The listing of a server's listed tools, or why it failed. */
 async function listServer(
-  session: ServerSession,
+  { session, monitor }: WatchedSession,
   toList: readonly AllowedTool[],
   limits: ToolLimits,
   signal: AbortSignal | undefined,
@@ -159,7 +165,6 @@ async function listServer(
     const names = toList.map((tool) => tool.tool);
     // Set up first: a change the server announces during its handshake predates the listing.
     await session.ready(signal);
-    const monitor = session.monitor;
     return {
       listing: await listNamedTools(session, monitor, new Set(names), limits, signal),
     };
@@ -255,7 +260,7 @@ function inAllowlistOrder(server: ResolvedServer, skipped: readonly SkippedTool[
  * skips every listed tool with the server's code.
  *
  * @param server the resolved server
- * @param session its session
+ * @param watched its session and monitor
  * @param limits the limits in force
  * @param signal aborts discovery
  * @param decidedBy who decides approvals in this connection
@@ -264,20 +269,20 @@ function inAllowlistOrder(server: ResolvedServer, skipped: readonly SkippedTool[
  */
 export async function discoverServer(
   server: ResolvedServer,
-  session: ServerSession,
+  watched: WatchedSession,
   limits: ToolLimits,
   signal: AbortSignal | undefined,
   decidedBy: ApprovalDecider,
   expectations: ServerExpectations = { locked: false },
 ): Promise<ServerCatalog> {
-  const monitor = session.monitor;
+  const monitor = watched.monitor;
   const toList = server.tools.filter((tool) => tool.spec === undefined);
   const skipped: SkippedTool[] = [];
   const skip = (tool: AllowedTool, code: string, reason: string) =>
     skipped.push({ name: tool.localName, server: tool.server, tool: tool.tool, code, reason });
   const listed = expectations.listing !== undefined || toList.length === 0
     ? { listing: expectations.listing }
-    : await listServer(session, toList, limits, signal);
+    : await listServer(watched, toList, limits, signal);
   const listing = listed.listing;
   let errorCode: SluiceCode | undefined = listed.errorCode;
   let thrown: unknown = listed.error;
@@ -313,7 +318,7 @@ export async function discoverServer(
   };
   try {
     if (bindings.reads || bindings.writes) {
-      found = await discoverCatalogs(session, server.id, bindings, options);
+      found = await discoverCatalogs(watched.session, server.id, bindings, options);
       for (const catalog of [found.reads, found.writes]) {
         if (catalog) collectFound(catalog, byRemote, tools, listing, limits, skip);
       }

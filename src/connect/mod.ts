@@ -19,7 +19,7 @@ export {
   type ConnectOptions,
   type ServerCatalogs,
 } from "./connect.ts";
-export { type Era, EraCache, type EraVerdict } from "./era.ts";
+export { type Era, EraCache, type EraVerdict } from "../session/era.ts";
 export {
   ConnectConfigError,
   type ConnectConfigErrorCode,

@@ -26,13 +26,13 @@ export async function activate(state: ConnectionState, item: ServerState): Promi
   item.relister = relister;
   // connect()'s own listing is the latest one: the first re-listing waits the interval.
   relister.began();
-  item.session.monitor.onChange(() => relister.request());
+  item.monitor.onChange(() => relister.request());
   // A change made while the stream was down: the re-listing finds it by its digests.
   item.session.onStreamReopened(() => relister.request());
   const listed = item.catalog!.listing;
   item.ttlMs = listed?.ttlMs;
   // A change heard while (or since) connect() listed: list again before handing tools out.
-  if (listed !== undefined && item.session.monitor.generation !== listed.generation) {
+  if (listed !== undefined && item.monitor.generation !== listed.generation) {
     await relister.now();
   } else {
     scheduleTtl(state, item);

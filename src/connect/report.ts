@@ -5,7 +5,7 @@ import type { DefinitionField } from "../catalog/revisions.ts";
 import type { StaleReason } from "../catalog/monitor.ts";
 import type { ApprovalDecider } from "../catalog/bindings.ts";
 import type { TransportReport } from "../transport/secure_fetch.ts";
-import type { Era } from "./era.ts";
+import type { Era } from "../session/era.ts";
 import type { ApprovalReason } from "./governance.ts";
 import type {
   ProviderExportReport,

@@ -5,6 +5,7 @@
  * @module
  */
 import type { ToolListing } from "../catalog/listing.ts";
+import type { CatalogMonitor } from "../catalog/monitor.ts";
 import type { SecureFetch } from "../transport/secure_fetch.ts";
 import type { ResolvedServer } from "./config.ts";
 import type { ServerCatalog } from "./discovery.ts";
@@ -12,14 +13,16 @@ import type { FailedServer } from "./failure.ts";
 import type { Relister } from "./relister.ts";
 import type { ServerReport } from "./report.ts";
 import type { StagedRevision } from "./revision.ts";
-import type { ServerSession } from "./session.ts";
+import type { ServerSession } from "../session/server_session.ts";
 import type { ToolkitServer } from "./toolkit.ts";
 
 /** One server of a connection: what it was configured as, and what it is now. */
 export interface ServerState {
   readonly server: ResolvedServer;
-  /** The session, fetch and hold of now (a reconnect replaces all three). */
+  /** The session, its monitor, fetch and hold of now (a reconnect replaces all four). */
   session: ServerSession;
+  /** Hears the session: its tool list changes, streams and end. */
+  monitor: CatalogMonitor;
   fetch: SecureFetch;
   /** Ends the hold on the fetch's pinned connections (taken for the connection's lifetime). */
   release: () => void;

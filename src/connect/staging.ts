@@ -31,7 +31,7 @@ export async function stage(
   const names = item.server.tools.filter((tool) => tool.spec === undefined).map((t) => t.tool);
   if (names.length === 0 || state.closing !== undefined || item.catalog === undefined) return;
   const start = performance.now();
-  const monitor = item.session.monitor;
+  const monitor = item.monitor;
   let listing: ToolListing;
   try {
     listing = await listNamedTools(item.session, monitor, new Set(names), state.limits, undefined);

@@ -29,7 +29,7 @@ import {
 import { ProviderExports } from "../providers/export_cache.ts";
 import type { ConnectedTool } from "./discovery.ts";
 import { type ConnectApprovalDecision, type ConnectEvent, elapsed, emitEvent } from "./events.ts";
-import type { ServerSession } from "./session.ts";
+import type { ServerSession } from "../session/server_session.ts";
 import type { CodeIn } from "../codes.ts";
 
 /**

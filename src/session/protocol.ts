@@ -39,3 +39,13 @@ export const ACCEPTED_PROTOCOL_VERSIONS: readonly string[] = Object.freeze([
  * @category Discovery and calls
  */
 export const OPT_IN_PROTOCOL_VERSIONS: readonly string[] = Object.freeze(["2025-03-26"]);
+
+/**
+ * The versions one session accepts: 2026-07-28 and the 2025 revisions allowed (by default
+ * {@link LEGACY_PROTOCOL_VERSIONS}). The session's handshake and its observer read the same list.
+ *
+ * @param legacy the 2025 revisions a host allows, if not the default
+ */
+export function acceptedProtocolVersions(legacy?: readonly string[]): readonly string[] {
+  return legacy === undefined ? ACCEPTED_PROTOCOL_VERSIONS : [MODERN_PROTOCOL_VERSION, ...legacy];
+}

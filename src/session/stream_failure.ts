@@ -29,8 +29,8 @@
  */
 import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { isRecord } from "../identity/mod.ts";
-import { isUndecodable } from "../session/from_client.ts";
-import { SessionRequestError } from "../session/session.ts";
+import { isUndecodable } from "./from_client.ts";
+import { SessionRequestError } from "./session.ts";
 import type { FetchFunction } from "../transport/secure_fetch.ts";
 
 /**

@@ -1,0 +1,42 @@
+/**
+ * The `serve` stage of the code catalog (`sluice serve`, the governed MCP server); `src/codes.ts`
+ * assembles the stages.
+ *
+ * @module
+ */
+import type { StageCodes } from "./entry.ts";
+
+/**
+ * The `serve` stage's codes, each with its meaning: the part of {@link CODES} this stage writes.
+ *
+ * @category Errors
+ */
+export const SERVE_CODES = {
+  serve_config_invalid: {
+    stage: "serve",
+    meaning:
+      "A `sluice serve` configuration is malformed: no clients, a short or repeated token, a bad client name or limit, an allowlist entry naming no served tool.",
+  },
+  serve_unauthorized: {
+    stage: "serve",
+    meaning:
+      "A request to `sluice serve` had no bearer token, or one no configured client holds (HTTP 401).",
+  },
+  serve_origin_refused: {
+    stage: "serve",
+    meaning: "A request to `sluice serve` came with an `Origin` it does not allow (HTTP 403).",
+  },
+  serve_body_too_large: {
+    stage: "serve",
+    meaning: "A request body to `sluice serve` is over `maxBodyBytes` (HTTP 413).",
+  },
+  serve_client_busy: {
+    stage: "serve",
+    meaning:
+      "A client already has `maxConcurrentCalls` tool calls in flight; this one was not run.",
+  },
+  serve_shutting_down: {
+    stage: "serve",
+    meaning: "`sluice serve` is shutting down and takes no new requests (HTTP 503).",
+  },
+} as const satisfies StageCodes<"serve">;
