@@ -169,8 +169,10 @@ for (const kind of SESSION_KINDS) {
       });
 
       await t.step("calls: deadline and abort stop local waiting", async () => {
+        // The deadline bounds the listing too: short enough to end the 1.5 s sleep, long enough
+        // for tools/list on a loaded machine.
         const quick = await discover(session, { slow: bind("slow") }, {
-          limits: { timeoutMs: 150 },
+          limits: { timeoutMs: 500 },
         });
         const slow = byLocal(quick, "slow");
         assertFailure(await slow.call({ ms: 1_500 }), "mcp_timeout");
