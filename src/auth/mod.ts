@@ -10,7 +10,8 @@ export {
   type PreRegisteredClient,
 } from "./client_auth.ts";
 export { AuthError, type AuthErrorCode, authErrorCode } from "./errors.ts";
-export { OAUTH_MAX_RESPONSE_BYTES, OAuthClient, type OAuthClientOptions } from "./oauth_client.ts";
+export { OAUTH_MAX_RESPONSE_BYTES, OAuthClient } from "./oauth_client.ts";
+export type { OAuthClientOptions } from "./oauth_options.ts";
 export { type DPoPSetting } from "./dpop.ts";
 export { type ProviderProfile } from "./provider_profile.ts";
 export { MemoryTokenStore, type TokenRecord, type TokenStore } from "./token_store.ts";

@@ -32,20 +32,13 @@ import {
   type Discovered,
   type DiscoveryContext,
 } from "./discovery.ts";
-import {
-  type AssertionGrant,
-  assertionGrantTokens,
-  checkAssertionGrant,
-} from "./assertion_grants.ts";
+import { assertionGrantTokens, checkAssertionGrant } from "./assertion_grants.ts";
 import { AuthError } from "./errors.ts";
-import {
-  checkProfiles,
-  profileAt,
-  profileParameters,
-  profileScope,
-  type ProviderProfile,
-} from "./provider_profile.ts";
-import { checkDPoPSetting, DPoPKey, type DPoPSetting, proofRequest } from "./dpop.ts";
+import { checkProfiles } from "./provider_profile.ts";
+import { checkDPoPSetting, DPoPKey, proofRequest } from "./dpop.ts";
+import type { OAuthClientOptions } from "./oauth_options.ts";
+import { authorizationScope, requestParameters, requestScope } from "./request_scope.ts";
+import { authorizationUrl, checkAuthorizationEndpoint } from "./authorization_url.ts";
 import { TokenFetches } from "./token_fetches.ts";
 import {
   type IssuedToken,
@@ -64,63 +57,6 @@ import { MemoryTokenStore, type TokenRecord, type TokenStore } from "./token_sto
  */
 export const OAUTH_MAX_RESPONSE_BYTES = 64 * 1024;
 
-/**
- * Options of {@link OAuthClient}. Give `clientCredentials`, or `redirectUri` and `redirect`.
- *
- * @category OAuth
- */
-export interface OAuthClientOptions {
-  /** Where client registrations and tokens are kept. Default: a {@link MemoryTokenStore}. */
-  readonly store?: TokenStore;
-  /**
-   * Machine-to-machine: the client credentials grant, as this client registered at the
-   * authorization server beforehand (a secret or a private key). An entry of `clients` for the
-   * issuer takes its place there.
-   */
-  readonly clientCredentials?: PreRegisteredClient;
-  /**
-   * Clients registered out of band (no dynamic registration, no client ID metadata document
-   * where one applies), for either flow: the one whose `issuer` is the authorization server's,
-   * else one without `issuer`.
-   */
-  readonly clients?: readonly PreRegisteredClient[];
-  /** Authorization code flow: the redirect URI the authorization server sends the person to. */
-  readonly redirectUri?: string;
-  /** Authorization code flow: shows the authorization URL to the person (opens a browser). */
-  readonly redirect?: (url: URL) => void | Promise<void>;
-  /**
-   * An https URL of this client's client ID metadata document; used as `client_id` where the
-   * authorization server supports such documents, else dynamic registration is used.
-   */
-  readonly clientMetadataUrl?: string;
-  /** The `client_name` sent in a dynamic registration. Default `"sluice"`. */
-  readonly clientName?: string;
-  /** The scope requested. Default: the scopes the protected resource lists, if any. */
-  readonly scope?: string;
-  /**
-   * Known deviations of the authorization servers the host uses (omit `resource`, send
-   * `audience`, Entra's `.default` scope), each for the issuer it names (see
-   * {@link ProviderProfile}). sluice never picks one by itself: a server no profile names is
-   * spoken to the RFC way.
-   */
-  readonly profiles?: readonly ProviderProfile[];
-  /**
-   * No person present: tokens from an assertion the host holds, a workload's JWT or (SEP-990)
-   * a person's ID token from single sign-on exchanged at the enterprise identity provider
-   * (see {@link AssertionGrant}). The client at the MCP server's authorization server is the
-   * entry of `clients` for its issuer. Takes the place of the other flows.
-   */
-  readonly assertionGrant?: AssertionGrant;
-  /**
-   * DPoP (RFC 9449), sender-constrained tokens: `true` always (a key pair generated for this
-   * client, its private key non-extractable), a `CryptoKeyPair` of the host's (always, and its
-   * tokens stay usable in later processes), `false` never. Default: where the authorization
-   * server advertises ES256 in `dpop_signing_alg_values_supported`. Where the host asks for it,
-   * a Bearer token is refused; a DPoP-bound token is never presented as Bearer.
-   */
-  readonly dpop?: DPoPSetting;
-}
-
 /** A person's authorization in progress, kept in this process only. */
 interface Pending extends ClientIdentity {
   readonly resource: URL;
@@ -128,9 +64,6 @@ interface Pending extends ClientIdentity {
   readonly verifier: string;
   readonly context: DiscoveryContext;
 }
-
-/** The scope that asks for a refresh token: OIDC's `offline_access` (SEP-2207). */
-const OFFLINE_ACCESS = "offline_access";
 
 /**
  * An OAuth client for `connect()`: pass it as a server's `auth`. One instance can serve several
@@ -262,7 +195,10 @@ export class OAuthClient {
         parameters,
         this.#options.redirectUri!,
         pending.verifier,
-        { ...sent.options, additionalParameters: this.#parameters(pending.discovered) },
+        {
+          ...sent.options,
+          additionalParameters: requestParameters(this.#options, pending.discovered),
+        },
       ), (response) => oauth.processAuthorizationCodeResponse(server, sent.client, response));
     await saveTokens(
       this.#store,
@@ -446,7 +382,10 @@ export class OAuthClient {
               sent.client,
               sent.auth,
               refreshToken,
-              { ...sent.options, additionalParameters: this.#parameters(discovered) },
+              {
+                ...sent.options,
+                additionalParameters: requestParameters(this.#options, discovered),
+              },
             ),
           (response) => oauth.processRefreshTokenResponse(discovered.server, sent.client, response),
         );
@@ -469,8 +408,8 @@ export class OAuthClient {
         this.#options.assertionGrant,
         preRegisteredClient(own),
         discovered,
-        this.#parameters(discovered),
-        this.#scope(discovered, challenge),
+        requestParameters(this.#options, discovered),
+        requestScope(this.#options, discovered, challenge),
         context,
         proof.handle,
       );
@@ -493,9 +432,9 @@ export class OAuthClient {
             sent.client,
             sent.auth,
             {
-              ...this.#parameters(discovered),
-              ...(this.#scope(discovered, challenge)
-                ? { scope: this.#scope(discovered, challenge)! }
+              ...requestParameters(this.#options, discovered),
+              ...(requestScope(this.#options, discovered, challenge)
+                ? { scope: requestScope(this.#options, discovered, challenge)! }
                 : {}),
             },
             sent.options,
@@ -528,78 +467,27 @@ export class OAuthClient {
     return own;
   }
 
-  /** The parameters every authorization and token request to `discovered` carries. */
-  #parameters(discovered: Discovered): Record<string, string> {
-    return profileParameters(profileAt(this.#options.profiles, discovered.issuer), discovered);
-  }
-
-  /**
-   * The scope to request: the host's, else the challenge's, else what the resource lists, in
-   * the form the issuer's profile asks for.
-   */
-  #scope(discovered: Discovered, challenge: BearerChallenge): string | undefined {
-    if (this.#options.scope !== undefined) return this.#options.scope;
-    const computed = challenge.scopes.length > 0
-      ? challenge.scopes.join(" ")
-      : discovered.scopesSupported.length > 0
-      ? discovered.scopesSupported.join(" ")
-      : undefined;
-    return profileScope(profileAt(this.#options.profiles, discovered.issuer), discovered, computed);
-  }
-
-  /**
-   * The scope of an authorization request: {@link #scope}, plus `offline_access` when the
-   * authorization server lists it in `scopes_supported`. Such servers (OpenID Connect ones,
-   * oidc-provider by default) issue a refresh token only for it; without one every expiry
-   * would need a person again.
-   */
-  #authorizationScope(discovered: Discovered, challenge: BearerChallenge): string | undefined {
-    const scope = this.#scope(discovered, challenge);
-    if (discovered.server.scopes_supported?.includes(OFFLINE_ACCESS) !== true) return scope;
-    const words = scope?.split(" ").filter((word) => word !== "") ?? [];
-    return words.includes(OFFLINE_ACCESS) ? scope : [...words, OFFLINE_ACCESS].join(" ");
-  }
-
   async #startAuthorization(
     resource: URL,
     discovered: Discovered,
     challenge: BearerChallenge,
     context: DiscoveryContext,
   ): Promise<void> {
-    const { server } = discovered;
-    if (server.authorization_endpoint === undefined) {
-      throw new AuthError(
-        "auth_metadata_invalid",
-        "The authorization server has no authorization endpoint.",
-      );
-    }
-    if (!server.code_challenge_methods_supported?.includes("S256")) {
-      throw new AuthError(
-        "auth_metadata_invalid",
-        "The authorization server does not list PKCE S256.",
-      );
-    }
+    checkAuthorizationEndpoint(discovered.server);
     const identity = await clientAtIssuer(this.#options, this.#store, discovered, context);
-    const { client } = identity;
     const verifier = oauth.generateRandomCodeVerifier();
     const state = oauth.generateRandomState();
-    const url = new URL(server.authorization_endpoint);
-    url.searchParams.set("response_type", "code");
-    url.searchParams.set("client_id", client.client_id);
-    url.searchParams.set("redirect_uri", this.#options.redirectUri!);
-    url.searchParams.set("code_challenge", await oauth.calculatePKCECodeChallenge(verifier));
-    url.searchParams.set("code_challenge_method", "S256");
-    url.searchParams.set("state", state);
-    for (const [name, value] of Object.entries(this.#parameters(discovered))) {
-      url.searchParams.set(name, value);
-    }
-    const scope = this.#authorizationScope(discovered, challenge);
-    if (scope !== undefined) url.searchParams.set("scope", scope);
-    // RFC 9449 §10: the code is bound to the key the token request will prove.
-    const proof = await this.#proof(discovered);
-    if (proof.jkt !== undefined) url.searchParams.set("dpop_jkt", proof.jkt);
-    // OpenID Connect grants offline access only with the person's explicit consent.
-    if (scope?.split(" ").includes(OFFLINE_ACCESS)) url.searchParams.set("prompt", "consent");
+    const url = await authorizationUrl({
+      server: discovered.server,
+      clientId: identity.client.client_id,
+      redirectUri: this.#options.redirectUri!,
+      verifier,
+      state,
+      parameters: requestParameters(this.#options, discovered),
+      scope: authorizationScope(this.#options, discovered, challenge),
+      // RFC 9449 §10: the code is bound to the key the token request will prove.
+      dpopJkt: (await this.#proof(discovered)).jkt,
+    });
     this.#pending.set(state, {
       ...identity,
       resource,

@@ -160,54 +160,71 @@ export async function runServeCli(
       return await serveStdio(config, store, flags, output, options);
     });
   }
-  return await withCliStore(flags, db, output, options, async (store) => {
-    const config: ServeConfig = {
-      ...configFromFile(file, options.env, false),
-      store,
-      transport: { dangerouslyAllowLoopback: flags.has("allow-loopback") },
-    };
-    const served = await serve({
-      ...config,
-      serve: {
-        ...config.serve,
-        serverInfo: { name: "sluice", version: VERSION },
-        onEvent: (event) => output.stdout(JSON.stringify(event) + "\n"),
-      },
-    });
-    let server: ServeCliServer;
-    try {
-      server = await options.listen(served.fetch, { hostname: host, port });
-    } catch (error) {
-      await served.close();
-      throw error;
-    }
-    const shown = host.includes(":") ? `[${host}]` : host;
-    const report = served.connection.report();
-    output.stdout(
-      terminalSafe(
-        `sluice serve: ${report.ready.length} tools for ${config.serve.clients.length} ` +
-          `clients on http://${shown}:${server.port}/mcp, approvals in ${db}`,
-      ) + "\n",
-    );
-    for (const skipped of report.skipped) {
-      output.stderr(
-        terminalSafe(
-          `skipped ${skipped.server}.${skipped.tool}: ${skipped.code}: ${skipped.reason}`,
-        ) +
-          "\n",
-      );
-    }
-    if (!isLoopback(host)) {
-      output.stderr(
-        "warning: listening beyond loopback over plain http: bearer tokens cross the network " +
-          "in the clear; put a TLS-terminating proxy in front\n",
-      );
-    }
-    await options.stopped();
-    await served.close();
-    await server.close();
-    return EXIT_OK;
+  return await withCliStore(
+    flags,
+    db,
+    output,
+    options,
+    (store) => serveHttp(file, store, flags, { db, host, port }, output, options),
+  );
+}
+
+/** Serves over HTTP on `host:port` until `options.stopped()` resolves. */
+async function serveHttp(
+  file: Record<string, unknown>,
+  store: ServeConfig["store"],
+  flags: Map<string, string>,
+  where: { readonly db: string; readonly host: string; readonly port: number },
+  output: CliOutput,
+  options: ServeCliOptions,
+): Promise<number> {
+  const { db, host, port } = where;
+  const config: ServeConfig = {
+    ...configFromFile(file, options.env, false),
+    store,
+    transport: { dangerouslyAllowLoopback: flags.has("allow-loopback") },
+  };
+  const served = await serve({
+    ...config,
+    serve: {
+      ...config.serve,
+      serverInfo: { name: "sluice", version: VERSION },
+      onEvent: (event) => output.stdout(JSON.stringify(event) + "\n"),
+    },
   });
+  let server: ServeCliServer;
+  try {
+    server = await options.listen(served.fetch, { hostname: host, port });
+  } catch (error) {
+    await served.close();
+    throw error;
+  }
+  const shown = host.includes(":") ? `[${host}]` : host;
+  const report = served.connection.report();
+  output.stdout(
+    terminalSafe(
+      `sluice serve: ${report.ready.length} tools for ${config.serve.clients.length} ` +
+        `clients on http://${shown}:${server.port}/mcp, approvals in ${db}`,
+    ) + "\n",
+  );
+  for (const skipped of report.skipped) {
+    output.stderr(
+      terminalSafe(
+        `skipped ${skipped.server}.${skipped.tool}: ${skipped.code}: ${skipped.reason}`,
+      ) +
+        "\n",
+    );
+  }
+  if (!isLoopback(host)) {
+    output.stderr(
+      "warning: listening beyond loopback over plain http: bearer tokens cross the network " +
+        "in the clear; put a TLS-terminating proxy in front\n",
+    );
+  }
+  await options.stopped();
+  await served.close();
+  await server.close();
+  return EXIT_OK;
 }
 
 /**
