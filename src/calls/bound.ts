@@ -17,6 +17,7 @@ import {
   type UnfitTool,
 } from "../catalog/selection.ts";
 import { DiscoveryError } from "../catalog/errors.ts";
+import type { DiscoveryScreen, LockedFinding } from "../catalog/screening.ts";
 import { asSession, type SdkClientLike } from "../session/from_client.ts";
 import type { McpSession } from "../session/session.ts";
 
@@ -50,6 +51,19 @@ export interface DiscoverOptions {
    * are the host's own definition and are not checked.
    */
   readonly expectedDigests?: Readonly<Record<string, string>>;
+  /**
+   * The poisoning screen (docs/screen.md): the host's other tool and server names and the
+   * policy, server-wide and per remote name. Absent: the default policy (hidden text refuses a
+   * tool with `mcp_tool_screen_refused`, the other classes are reported) with no other names;
+   * `false`: no screen.
+   */
+  readonly screen?: DiscoveryScreen | false;
+  /**
+   * The screen verdicts a lock expects, by remote name (`LockedTool.screen`): a screened
+   * listed tool with the expected digest whose findings (codes and pointers) differ does not
+   * fit (`catalog_lock_mismatch`).
+   */
+  readonly expectedScreens?: Readonly<Record<string, readonly LockedFinding[]>>;
 }
 
 /**
@@ -119,8 +133,14 @@ export async function findBound<B extends SelectableBinding>(
     limits,
     listing: toList.length > 0 ? listing : undefined,
     onUnfit,
+    ...(options.screen !== undefined ? { screen: options.screen } : {}),
   });
-  const { selection, digests } = await checkDigests(selected, options.expectedDigests, onUnfit);
+  const { selection, digests } = await checkDigests(
+    selected,
+    options.expectedDigests,
+    onUnfit,
+    options.expectedScreens,
+  );
   return { ...selection, bindings, session, monitor, limits, digests };
 }
 
