@@ -129,6 +129,16 @@ export {
   type SluiceLock,
 } from "./src/catalog/lock.ts";
 export { renderChange, renderDiff, renderLockMismatches } from "./src/catalog/render_diff.ts";
+export {
+  DEFAULT_SCREEN_POLICY,
+  type DiscoveryScreen,
+  type LockedFinding,
+  type ResolvedScreenPolicy,
+  type ScreenAction,
+  type ScreenChange,
+  type ScreenPolicy,
+  type ToolScreen,
+} from "./src/catalog/screening.ts";
 export type {
   ArgumentProblem,
   CallErrorCode,
@@ -285,6 +295,7 @@ export {
   type LockReport,
   type ReadyTool,
   type ReportedExport,
+  type ReportedFinding,
   type ReportedLockMismatch,
   type ReportedProviders,
   type RevisionSummary,

@@ -194,7 +194,10 @@ export interface ServerReport {
 export interface ReportedLockMismatch {
   /** Remote tool name (an allowlist or lock entry). */
   readonly tool: string;
-  /** `changed`, `unlocked` (listed, not in the lock) or `missing` (locked, not listed). */
+  /**
+   * `changed`, `unlocked` (listed, not in the lock), `missing` (locked, not listed) or `screen`
+   * (the same definition, another screen verdict).
+   */
   readonly kind: LockMismatch["kind"];
   /** The lock's entry digest, when locked. */
   readonly lockedDigest?: string;
@@ -202,6 +205,12 @@ export interface ReportedLockMismatch {
   readonly digest?: string;
   /** For `changed`: the fields that differ, in definition order. */
   readonly fields?: readonly DefinitionField[];
+  /**
+   * For `screen` (and a `changed` tool whose findings changed too): the codes of the findings
+   * added and removed against the lock's verdict (their pointers are in
+   * `connection.lockComparison(id)`, they may name the server's properties).
+   */
+  readonly screen?: { readonly added: readonly string[]; readonly removed: readonly string[] };
 }
 
 /**
@@ -351,6 +360,14 @@ export function reportedLock(comparison: LockComparison): LockReport {
       ...(mismatch.lockedDigest !== undefined ? { lockedDigest: mismatch.lockedDigest } : {}),
       ...(mismatch.digest !== undefined ? { digest: mismatch.digest } : {}),
       ...(mismatch.change !== undefined ? { fields: mismatch.change.fields } : {}),
+      ...(mismatch.screen !== undefined
+        ? {
+          screen: {
+            added: mismatch.screen.added.map((finding) => finding.code),
+            removed: mismatch.screen.removed.map((finding) => finding.code),
+          },
+        }
+        : {}),
     })),
     protocolVersionChanged: comparison.protocolVersionChanged,
   };

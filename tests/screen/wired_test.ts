@@ -173,7 +173,9 @@ Deno.test("screen: sluice inspect (a process) shows the decoded hidden message; 
       assert.deepEqual(report.skipped.map((tool) => [tool.tool, tool.code]), [
         [CLEAN_TOOL, "catalog_lock_mismatch"],
       ]);
-      assert.deepEqual(report.servers[0].lock?.mismatches.map((item) => item.kind), ["screen"]);
+      assert.deepEqual(report.servers[0].lock?.mismatches.map((item) => [item.kind, item.screen]), [
+        ["screen", { added: [], removed: ["screen_markup_urgency"] }],
+      ]);
     } finally {
       await mismatched.close();
     }
