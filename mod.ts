@@ -146,6 +146,7 @@ export type {
   WriteOutcomeEffect,
 } from "./src/calls/envelope.ts";
 export type { ToolRegistration } from "./src/calls/registration.ts";
+export type { ResultScreen } from "./src/calls/result.ts";
 export type { CallPlan, ScopeCheck, WriteApproval } from "./src/calls/call_plan.ts";
 export type { ParamHeaderDeclaration } from "./src/calls/param_headers.ts";
 export { type SdkClientLike, sessionFromClient } from "./src/session/from_client.ts";

@@ -538,6 +538,11 @@ export const CODES = {
     stage: "call",
     meaning: "The result exceeds the block or byte budget.",
   },
+  mcp_result_hidden_text: {
+    stage: "call",
+    meaning:
+      'With `screenResults: "refuse"`: the result holds hidden or deceptive text (Tag characters, bidi controls, invisible characters, terminal escapes) a model would read and a person would not see.',
+  },
   mcp_result_unsupported: {
     stage: "call",
     meaning: "The result carries content sluice does not pass on (image, audio, resources, tasks).",

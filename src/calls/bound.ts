@@ -18,6 +18,7 @@ import {
 } from "../catalog/selection.ts";
 import { DiscoveryError } from "../catalog/errors.ts";
 import type { DiscoveryScreen, LockedFinding } from "../catalog/screening.ts";
+import type { ResultScreen } from "./result.ts";
 import { asSession, type SdkClientLike } from "../session/from_client.ts";
 import type { McpSession } from "../session/session.ts";
 
@@ -64,6 +65,12 @@ export interface DiscoverOptions {
    * fit (`catalog_lock_mismatch`).
    */
   readonly expectedScreens?: Readonly<Record<string, readonly LockedFinding[]>>;
+  /**
+   * Screen these tools' results for hidden or deceptive text (opt-in): `"refuse"` fails a call
+   * whose result holds any with `mcp_result_hidden_text`, `"reveal"` writes it as visible
+   * escapes. Absent: results are passed as the server sent them (after every other check).
+   */
+  readonly screenResults?: ResultScreen;
 }
 
 /**
@@ -93,6 +100,8 @@ export interface Found<B extends SelectableBinding> extends Selection<B> {
   readonly limits: ToolLimits;
   /** Each selected listed tool's entry digest, by remote name (owner specs have none). */
   readonly digests: ReadonlyMap<string, string>;
+  /** What hidden text in these tools' results does (absent: not screened). */
+  readonly resultScreen?: ResultScreen;
 }
 
 /**
@@ -141,7 +150,22 @@ export async function findBound<B extends SelectableBinding>(
     onUnfit,
     options.expectedScreens,
   );
-  return { ...selection, bindings, session, monitor, limits, digests };
+  const resultScreen = options.screenResults;
+  if (resultScreen !== undefined && resultScreen !== "refuse" && resultScreen !== "reveal") {
+    throw new DiscoveryError(
+      "discovery_options_invalid",
+      'screenResults must be "refuse" or "reveal"',
+    );
+  }
+  return {
+    ...selection,
+    bindings,
+    session,
+    monitor,
+    limits,
+    digests,
+    ...(resultScreen !== undefined ? { resultScreen } : {}),
+  };
 }
 
 /**

@@ -431,7 +431,7 @@ export function discovered<T extends object>(
 export function callPlanOf(
   source: Pick<
     Found<AnyResolvedBinding>,
-    "session" | "monitor" | "generation" | "limits" | "digests"
+    "session" | "monitor" | "generation" | "limits" | "digests" | "resultScreen"
   >,
   entry: SnapshotEntryBase,
   item: Selected<AnyResolvedBinding>,
@@ -454,5 +454,6 @@ export function callPlanOf(
       ? { resendOnBrokenStream: extra.resendOnBrokenStream }
       : {}),
     ...(extra.approval !== undefined ? { approval: extra.approval } : {}),
+    ...(source.resultScreen !== undefined ? { resultScreen: source.resultScreen } : {}),
   });
 }

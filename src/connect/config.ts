@@ -1,4 +1,5 @@
 import type { SluiceLock } from "../catalog/lock.ts";
+import type { ResultScreen } from "../calls/result.ts";
 import {
   DEFAULT_SCREEN_POLICY,
   type DiscoveryScreen,
@@ -48,6 +49,13 @@ export interface ServerConfig {
    * `false` turns the screen off for the server. `screenTools` overrides it per tool.
    */
   readonly screen?: ScreenPolicy | false;
+  /**
+   * Screen this server's tool results for hidden or deceptive text (Tag characters, bidi
+   * controls, invisible characters, terminal escapes): `"refuse"` fails such a call with
+   * `mcp_result_hidden_text`, `"reveal"` writes each such character as a visible escape
+   * (`\u{E0041}`). Default: off (results are data the model asked for; see docs/screen.md).
+   */
+  readonly screenResults?: ResultScreen;
 }
 
 /**
@@ -244,6 +252,8 @@ export interface ResolvedServer {
    * per-tool ones, and the other servers' ids and allowed tool names as context.
    */
   readonly screen: DiscoveryScreen | false;
+  /** What hidden text in this server's results does (absent: results are not screened). */
+  readonly screenResults?: ResultScreen;
 }
 
 // A letter or `_` first: Gemini function names must start with one.
@@ -336,6 +346,12 @@ function checkServers(servers: readonly ServerConfig[]): Set<string> {
     }
     if (server.auth !== undefined && server.token !== undefined) {
       throw invalid(`server "${server.id}": give token or auth, not both`);
+    }
+    if (
+      server.screenResults !== undefined && server.screenResults !== "refuse" &&
+      server.screenResults !== "reveal"
+    ) {
+      throw invalid(`server "${server.id}": screenResults must be "refuse" or "reveal"`);
     }
     if (server.trustReadOnlyHint !== undefined && typeof server.trustReadOnlyHint !== "boolean") {
       throw invalid(`server "${server.id}": trustReadOnlyHint must be a boolean`);
@@ -534,6 +550,7 @@ export function resolveConfig(config: ConnectAllConfig): ResolvedServer[] {
       trustReadOnlyHint: server.trustReadOnlyHint === true,
       tools,
       screen: screens.get(server.id)!,
+      ...(server.screenResults !== undefined ? { screenResults: server.screenResults } : {}),
     };
   });
 }

@@ -50,6 +50,8 @@ export interface ConnectOptions
   readonly specs?: readonly Omit<ToolSpec, "server">[];
   /** The poisoning screen's policy for the server (see `ServerConfig.screen`). */
   readonly screen?: ServerConfig["screen"];
+  /** Screen the server's results for hidden text (see `ServerConfig.screenResults`). */
+  readonly screenResults?: ServerConfig["screenResults"];
   /** The screen's policy per remote tool name (see `ConnectCommonOptions.screenTools`). */
   readonly screenTools?: ConnectCommonOptions["screenTools"];
 }
@@ -169,6 +171,7 @@ export function connect(url: string | URL, options: ConnectOptions): Promise<Con
     trustReadOnlyHint,
     screen,
     screenTools,
+    screenResults,
     ...common
   } = options;
   return connectAll({
@@ -180,6 +183,7 @@ export function connect(url: string | URL, options: ConnectOptions): Promise<Con
       ...(auth !== undefined ? { auth } : {}),
       ...(trustReadOnlyHint !== undefined ? { trustReadOnlyHint } : {}),
       ...(screen !== undefined ? { screen } : {}),
+      ...(screenResults !== undefined ? { screenResults } : {}),
     }],
     ...(screenTools !== undefined && typeof screenTools === "object" && screenTools !== null
       ? {

@@ -341,6 +341,7 @@ export async function discoverServer(
     limits,
     onUnfit: "skip" as const,
     screen: server.screen,
+    ...(server.screenResults !== undefined ? { screenResults: server.screenResults } : {}),
     ...(expectedDigests ? { expectedDigests } : {}),
     ...(expectedScreens ? { expectedScreens } : {}),
     ...(listing ? { listing } : {}),

@@ -14,6 +14,7 @@ import {
   HIDDEN_INSTRUCTION,
   POISONED_TOOL,
   startPoisonedServer,
+  toTagCharacters,
 } from "../../fixtures/poisoned_server.ts";
 import { REPO_ROOT } from "../support/sessions.ts";
 
@@ -181,6 +182,42 @@ Deno.test("screen: sluice inspect (a process) shows the decoded hidden message; 
     }
   } finally {
     await Deno.remove(dir, { recursive: true });
+    await server.close();
+  }
+});
+
+Deno.test("screen: results, opt-in per server: hidden text refused, or revealed as escapes, or (off) passed", async () => {
+  const server = await startPoisonedServer();
+  const hidden = `sum: 3${toTagCharacters("AB")}`;
+  const open = (screenResults?: "refuse" | "reveal") =>
+    connect(server.url, {
+      id: "calc",
+      allow: [CLEAN_TOOL],
+      preApproved: [CLEAN_TOOL],
+      transport: LOOPBACK,
+      ...(screenResults ? { screenResults } : {}),
+    });
+  try {
+    for (
+      const [mode, expected] of [
+        ["refuse", { text: [], errorCode: "mcp_result_hidden_text" }],
+        ["reveal", { text: ["sum: 3\\u{E0041}\\u{E0042}"] }],
+        [undefined, { text: [hidden] }],
+      ] as const
+    ) {
+      const connection = await open(mode);
+      try {
+        const envelope = await connection.toolkit.call("calc__echo", { text: hidden });
+        assert.deepEqual(envelope.text, expected.text, String(mode));
+        assert.equal(envelope.errorCode, "errorCode" in expected ? expected.errorCode : undefined);
+        // Clean text is never touched.
+        const plain = await connection.toolkit.call("calc__echo", { text: "plain" });
+        assert.deepEqual(plain.text, ["plain"]);
+      } finally {
+        await connection.close();
+      }
+    }
+  } finally {
     await server.close();
   }
 });
