@@ -129,6 +129,16 @@ export {
   type SluiceLock,
 } from "./src/catalog/lock.ts";
 export { renderChange, renderDiff, renderLockMismatches } from "./src/catalog/render_diff.ts";
+export {
+  DEFAULT_SCREEN_POLICY,
+  type DiscoveryScreen,
+  type LockedFinding,
+  type ResolvedScreenPolicy,
+  type ScreenAction,
+  type ScreenChange,
+  type ScreenPolicy,
+  type ToolScreen,
+} from "./src/catalog/screening.ts";
 export type {
   ArgumentProblem,
   CallErrorCode,
@@ -136,6 +146,7 @@ export type {
   WriteOutcomeEffect,
 } from "./src/calls/envelope.ts";
 export type { ToolRegistration } from "./src/calls/registration.ts";
+export type { ResultScreen } from "./src/calls/result.ts";
 export type { CallPlan, ScopeCheck, WriteApproval } from "./src/calls/call_plan.ts";
 export type { ParamHeaderDeclaration } from "./src/calls/param_headers.ts";
 export { type SdkClientLike, sessionFromClient } from "./src/session/from_client.ts";
@@ -301,6 +312,7 @@ export {
   type LockReport,
   type ReadyTool,
   type ReportedExport,
+  type ReportedFinding,
   type ReportedLockMismatch,
   type ReportedProviders,
   type RevisionSummary,

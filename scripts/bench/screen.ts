@@ -13,8 +13,9 @@
  *   (`fixtures/schemas/ms-365-mcp-server@0.155.0.json`) against `JSON.parse` of the same list's
  *   text (each round parses afresh and screens what it parsed), and against two discoveries of it from a loopback server process in the same rounds:
  *   the raw v2 client's (connect + `listTools()`) and sluice's (`connect()` + `report()`, every
- *   tool allowed), per-round ratios. The issue's target: the screen adds at most 10% to
- *   (sluice's) discovery.
+ *   tool allowed, `screen: false`), per-round ratios; and `connect()` with the screen wired in
+ *   (every class `"report"`) against `connect()` with `screen: false`, order alternated per
+ *   round. The issue's target: the screen adds at most 10% to (sluice's) discovery.
  *
  * `deno task bench screen`
  *
@@ -26,6 +27,7 @@ import {
   connect,
   MAX_RESPONSE_BYTES,
   type ScreenableTool,
+  type ScreenPolicy,
   screenTool,
   screenTools,
   TOOL_LIMIT_CEILINGS,
@@ -166,10 +168,11 @@ async function timeRows(): Promise<BenchRow[]> {
     // sluice's own discovery of the list, every tool allowed (the list is over the default
     // catalog budget, raised explicitly as a host must).
     const names = tools.map((tool) => tool.name);
-    const sluiceDiscover = async () => {
+    const sluiceDiscover = async (screen: ScreenPolicy | false = false) => {
       const connection = await connect(url.href, {
         id: "screen-bench",
         allow: names,
+        screen,
         limits: {
           maxTools: TOOL_LIMIT_CEILINGS.maxTools,
           maxCatalogBytes: TOOL_LIMIT_CEILINGS.maxCatalogBytes,
@@ -184,6 +187,21 @@ async function timeRows(): Promise<BenchRow[]> {
     const discoveryMs: number[] = [];
     const screenMs: number[] = [];
     const sluiceMs: number[] = [];
+    // connect() with the screen wired in (every class reported, so every tool stays and is
+    // read) against connect() with `screen: false`, in the same rounds, order alternated.
+    const screenedMs: number[] = [];
+    const unscreenedMs: number[] = [];
+    const REPORT_ALL: ScreenPolicy = {
+      hidden: "report",
+      markup: "report",
+      shadowing: "report",
+      exfiltration: "report",
+    };
+    const timed = async (work: () => Promise<unknown>) => {
+      const start = performance.now();
+      await work();
+      return performance.now() - start;
+    };
     for (let round = -2; round < DISCOVERY_ROUNDS; round++) {
       const start = performance.now();
       const listed = await discover();
@@ -192,10 +210,15 @@ async function timeRows(): Promise<BenchRow[]> {
       const end = performance.now();
       await sluiceDiscover();
       const done = performance.now();
+      const onFirst = round % 2 === 0;
+      const first = await timed(() => sluiceDiscover(onFirst ? REPORT_ALL : false));
+      const second = await timed(() => sluiceDiscover(onFirst ? false : REPORT_ALL));
       if (round < 0) continue; // warm-up
       discoveryMs.push(middle - start);
       screenMs.push(end - middle);
       sluiceMs.push(done - end);
+      screenedMs.push(onFirst ? first : second);
+      unscreenedMs.push(onFirst ? second : first);
     }
     const label = `screenTools, ms-365 (${tools.length} tools, ${
       (text.length / 1024 / 1024).toFixed(2)
@@ -214,6 +237,13 @@ async function timeRows(): Promise<BenchRow[]> {
         "sluice connect() + report(), all allowed",
         sluiceMs,
         0.1,
+      ),
+      compare(
+        `connect() + report() of ms-365, all allowed, screen on (every class "report")`,
+        screenedMs,
+        "the same with screen: false",
+        unscreenedMs,
+        1.1,
       ),
     ];
   } finally {

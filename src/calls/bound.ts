@@ -17,6 +17,8 @@ import {
   type UnfitTool,
 } from "../catalog/selection.ts";
 import { DiscoveryError } from "../catalog/errors.ts";
+import type { DiscoveryScreen, LockedFinding } from "../catalog/screening.ts";
+import type { ResultScreen } from "./result.ts";
 import { asSession, type SdkClientLike } from "../session/from_client.ts";
 import type { McpSession } from "../session/session.ts";
 
@@ -50,6 +52,25 @@ export interface DiscoverOptions {
    * are the host's own definition and are not checked.
    */
   readonly expectedDigests?: Readonly<Record<string, string>>;
+  /**
+   * The poisoning screen (docs/screen.md): the host's other tool and server names and the
+   * policy, server-wide and per remote name. Absent: the default policy (hidden text refuses a
+   * tool with `mcp_tool_screen_refused`, the other classes are reported) with no other names;
+   * `false`: no screen.
+   */
+  readonly screen?: DiscoveryScreen | false;
+  /**
+   * The screen verdicts a lock expects, by remote name (`LockedTool.screen`): a screened
+   * listed tool with the expected digest whose findings (codes and pointers) differ does not
+   * fit (`catalog_lock_mismatch`).
+   */
+  readonly expectedScreens?: Readonly<Record<string, readonly LockedFinding[]>>;
+  /**
+   * Screen these tools' results for hidden or deceptive text (opt-in): `"refuse"` fails a call
+   * whose result holds any with `mcp_result_hidden_text`, `"reveal"` writes it as visible
+   * escapes. Absent: results are passed as the server sent them (after every other check).
+   */
+  readonly screenResults?: ResultScreen;
 }
 
 /**
@@ -79,6 +100,8 @@ export interface Found<B extends SelectableBinding> extends Selection<B> {
   readonly limits: ToolLimits;
   /** Each selected listed tool's entry digest, by remote name (owner specs have none). */
   readonly digests: ReadonlyMap<string, string>;
+  /** What hidden text in these tools' results does (absent: not screened). */
+  readonly resultScreen?: ResultScreen;
 }
 
 /**
@@ -119,9 +142,30 @@ export async function findBound<B extends SelectableBinding>(
     limits,
     listing: toList.length > 0 ? listing : undefined,
     onUnfit,
+    ...(options.screen !== undefined ? { screen: options.screen } : {}),
   });
-  const { selection, digests } = await checkDigests(selected, options.expectedDigests, onUnfit);
-  return { ...selection, bindings, session, monitor, limits, digests };
+  const { selection, digests } = await checkDigests(
+    selected,
+    options.expectedDigests,
+    onUnfit,
+    options.expectedScreens,
+  );
+  const resultScreen = options.screenResults;
+  if (resultScreen !== undefined && resultScreen !== "refuse" && resultScreen !== "reveal") {
+    throw new DiscoveryError(
+      "discovery_options_invalid",
+      'screenResults must be "refuse" or "reveal"',
+    );
+  }
+  return {
+    ...selection,
+    bindings,
+    session,
+    monitor,
+    limits,
+    digests,
+    ...(resultScreen !== undefined ? { resultScreen } : {}),
+  };
 }
 
 /**

@@ -3,6 +3,7 @@
  *
  * @module
  */
+import type { ResultScreen } from "./result.ts";
 import type { SchemaValidator } from "../schema/types.ts";
 import type { ApprovalDecider, ScopeValidator } from "../catalog/bindings.ts";
 import type { ApprovalBinding } from "../approvals/types.ts";
@@ -91,6 +92,8 @@ export interface CallPlan {
   readonly paramHeaders?: readonly ParamHeaderDeclaration[];
   /** Send once more when the reply stream broke (2026-07-28 reads the host opted in). */
   readonly resendOnBrokenStream?: boolean;
+  /** What hidden text in a result does (opt-in per server; absent: results are not screened). */
+  readonly resultScreen?: ResultScreen;
   /** A write tool: what its approvals are bound to and who decides. Absent for a read. */
   readonly approval?: WriteApproval;
 }

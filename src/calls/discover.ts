@@ -28,6 +28,7 @@ import {
   type WriteSnapshotEntry,
 } from "../catalog/snapshot.ts";
 import { deepFreeze } from "../identity/mod.ts";
+import type { ScreenFinding } from "../screen/findings.ts";
 import { asSession, type SdkClientLike } from "../session/from_client.ts";
 import type { McpSession } from "../session/session.ts";
 import {
@@ -58,6 +59,12 @@ export interface DiscoveredCatalog<Snapshot, Registration> {
   readonly calls: readonly CallPlan[];
   /** Bound tools left out with `onUnfit: "skip"`, each with its error (empty otherwise). */
   readonly skipped: readonly UnfitTool[];
+  /**
+   * The poisoning screen's findings on each screened tool of this catalog, by remote name
+   * (`[]`: clean), the refused ones included. `decoded` is the remote text itself: for the
+   * operator's eyes, never for a model or a log.
+   */
+  readonly findings: Readonly<Record<string, readonly ScreenFinding[]>>;
   /**
    * `true` when the server announced a change (or its change stream ended) while discovery
    * was listing: every call already answers `mcp_catalog_stale`, so rediscover.
@@ -306,6 +313,17 @@ interface Side {
   readonly skipped: readonly UnfitTool[];
 }
 
+/** The findings of a side's screened tools, selected and skipped, by remote name. */
+function findingsOf(side: Side): Record<string, readonly ScreenFinding[]> {
+  const findings: Record<string, readonly ScreenFinding[]> = {};
+  for (
+    const item of [...side.selected.map((s) => ({ ...s.base, screen: s.screen })), ...side.skipped]
+  ) {
+    if (item.screen !== undefined) findings[item.remoteName] = item.screen.findings;
+  }
+  return findings;
+}
+
 async function readCatalog(found: Found<AnyResolvedBinding>, side: Side): Promise<DiscoveryResult> {
   const selected = side.selected as readonly Selected<ResolvedBinding>[];
   const entries = selected.map((item): SnapshotEntry => ({
@@ -325,7 +343,13 @@ async function readCatalog(found: Found<AnyResolvedBinding>, side: Side): Promis
   );
   const registrations = snapshot.entries.map(createRegistration);
   return discovered(
-    { snapshot, registrations, skipped: side.skipped, ...staleness(found) },
+    {
+      snapshot,
+      registrations,
+      skipped: side.skipped,
+      findings: findingsOf(side),
+      ...staleness(found),
+    },
     calls,
   );
 }
@@ -366,7 +390,13 @@ async function writeCatalog(
     })
   );
   return discovered(
-    { snapshot, registrations, skipped: side.skipped, ...staleness(found) },
+    {
+      snapshot,
+      registrations,
+      skipped: side.skipped,
+      findings: findingsOf(side),
+      ...staleness(found),
+    },
     calls,
   );
 }
@@ -401,7 +431,7 @@ export function discovered<T extends object>(
 export function callPlanOf(
   source: Pick<
     Found<AnyResolvedBinding>,
-    "session" | "monitor" | "generation" | "limits" | "digests"
+    "session" | "monitor" | "generation" | "limits" | "digests" | "resultScreen"
   >,
   entry: SnapshotEntryBase,
   item: Selected<AnyResolvedBinding>,
@@ -424,5 +454,6 @@ export function callPlanOf(
       ? { resendOnBrokenStream: extra.resendOnBrokenStream }
       : {}),
     ...(extra.approval !== undefined ? { approval: extra.approval } : {}),
+    ...(source.resultScreen !== undefined ? { resultScreen: source.resultScreen } : {}),
   });
 }

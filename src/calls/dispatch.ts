@@ -99,7 +99,10 @@ export async function dispatchCall(
     return { envelope: failure("mcp_catalog_stale"), sent: true };
   }
   try {
-    return { envelope: checkCallResult(raw, plan.validateOutput, plan.limits), sent: true };
+    return {
+      envelope: checkCallResult(raw, plan.validateOutput, plan.limits, plan.resultScreen),
+      sent: true,
+    };
   } catch {
     return { envelope: failure("mcp_result_invalid"), sent: true };
   }

@@ -10,6 +10,35 @@ import type { SchemaValidator } from "../schema/types.ts";
 import { validateCanonical } from "../schema/compile.ts";
 import type { ToolLimits } from "../catalog/limits.ts";
 import { failure, type ToolEnvelope } from "./envelope.ts";
+import { revealHidden } from "../screen/hidden.ts";
+
+/**
+ * What a tool's results do with hidden or deceptive text (the screen's `hidden` class):
+ * `"refuse"` fails the call with `mcp_result_hidden_text`; `"reveal"` writes each such code
+ * point as a visible escape (`\u{E0041}`) in text and structured content alike.
+ *
+ * @category Discovery and calls
+ */
+export type ResultScreen = "refuse" | "reveal";
+
+/** `value` with every string (keys too) revealed, and whether anything was hidden. */
+function revealed(value: JsonValue): { value: JsonValue; hidden: boolean } {
+  let hidden = false;
+  const walk = (node: JsonValue): JsonValue => {
+    if (typeof node === "string") {
+      const shown = revealHidden(node);
+      if (shown === undefined) return node;
+      hidden = true;
+      return shown;
+    }
+    if (Array.isArray(node)) return node.map(walk);
+    if (node === null || typeof node !== "object") return node;
+    const out: Record<string, JsonValue> = {};
+    for (const [key, item] of Object.entries(node)) out[walk(key) as string] = walk(item);
+    return out;
+  };
+  return { value: walk(value), hidden };
+}
 
 /**
  * Checks one raw `tools/call` result against the tool's entry and turns it into an envelope.
@@ -19,6 +48,7 @@ import { failure, type ToolEnvelope } from "./envelope.ts";
  * @param raw the result object exactly as the session returned it
  * @param validateOutput the compiled output schema validator, or `null` when the tool has none
  * @param limits the catalog's limits
+ * @param screen what hidden text in the result does, after every other check (absent: nothing)
  *
  * @category Discovery and calls
  */
@@ -26,6 +56,7 @@ export function checkCallResult(
   raw: unknown,
   validateOutput: SchemaValidator | null,
   limits: ToolLimits,
+  screen?: ResultScreen,
 ): ToolEnvelope {
   if (!isRecord(raw)) return failure("mcp_protocol_error");
   // The server needs more input (2026-07-28 multi round-trip) that sluice cannot give.
@@ -75,5 +106,10 @@ export function checkCallResult(
       return failure("mcp_result_invalid");
     }
   }
-  return { text, structured };
+  if (screen === undefined) return { text, structured };
+  // The schema judged what the server sent; the screen then decides what the model reads.
+  const shown = revealed({ text, structured } as unknown as JsonValue);
+  if (!shown.hidden) return { text, structured };
+  if (screen === "refuse") return failure("mcp_result_hidden_text");
+  return shown.value as unknown as ToolEnvelope;
 }

@@ -16,6 +16,14 @@ import {
   type ToolDefinition,
 } from "./revisions.ts";
 import type { CodeIn } from "../codes.ts";
+import type { ScreenFinding } from "../screen/findings.ts";
+import { screenTools } from "../screen/screen.ts";
+import {
+  type LockedFinding,
+  lockedFindings,
+  type ScreenChange,
+  screenChange,
+} from "./screening.ts";
 
 /**
  * The file name hosts conventionally give a lock.
@@ -32,7 +40,8 @@ export const LOCK_FILE_NAME = "sluice.lock.json";
 export const LOCKFILE_VERSION = 1;
 
 /**
- * One locked tool: its entry digest and the definition it is the digest of.
+ * One locked tool: its entry digest, the definition it is the digest of, and the screen's
+ * verdict on it when it was reviewed.
  *
  * @category Discovery and calls
  */
@@ -41,6 +50,11 @@ export interface LockedTool {
   readonly digest: string;
   /** The reviewed definition. */
   readonly definition: ToolDefinition;
+  /**
+   * The poisoning screen's findings on it (`[]`: clean), sorted by pointer then code. A lock
+   * written before the screen was pinned has none and reads as `[]`.
+   */
+  readonly screen: readonly LockedFinding[];
 }
 
 /**
@@ -125,17 +139,26 @@ function catalogDigestOf(tools: Readonly<Record<string, { readonly digest: strin
  *
  * @param protocolVersion the negotiated protocol version
  * @param definitions the allowed tools' definitions
+ * @param screens the screen's findings by tool name, as discovery found them (without it the
+ *   definitions are screened here, together)
  *
  * @category Discovery and calls
  */
 export async function lockServer(
   protocolVersion: string,
   definitions: Iterable<ToolDefinition>,
+  screens?: ReadonlyMap<string, readonly (ScreenFinding | LockedFinding)[]>,
 ): Promise<LockedServer> {
   const tools: Record<string, LockedTool> = {};
   const sorted = [...definitions].sort((a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
-  for (const definition of sorted) {
-    tools[definition.name] = { digest: await definitionDigest(definition), definition };
+  // Without the discovery's verdicts, the tools are screened together, with no other context.
+  const own = screens === undefined ? screenTools(sorted, { otherToolNames: [] }) : undefined;
+  for (const [index, definition] of sorted.entries()) {
+    tools[definition.name] = {
+      digest: await definitionDigest(definition),
+      definition,
+      screen: lockedFindings(own?.[index] ?? screens?.get(definition.name) ?? []),
+    };
   }
   return { protocolVersion, catalogDigest: await catalogDigestOf(tools), tools };
 }
@@ -190,6 +213,25 @@ function checkDefinition(value: unknown, name: string, path: string): ToolDefini
     throw invalid("a locked definition's execution is not an object", path);
   }
   return value as unknown as ToolDefinition;
+}
+
+function checkScreen(value: unknown, path: string): LockedFinding[] {
+  if (value === undefined) return [];
+  if (!Array.isArray(value)) throw invalid("a locked tool's screen is not an array", path);
+  const findings = value.map((finding, index) => {
+    if (
+      !isRecord(finding) || typeof finding.code !== "string" ||
+      !finding.code.startsWith("screen_") || typeof finding.pointer !== "string" ||
+      Object.keys(finding).length !== 2
+    ) {
+      throw invalid(
+        "a locked finding needs exactly a screen code and a pointer",
+        `${path}/${index}`,
+      );
+    }
+    return { code: finding.code, pointer: finding.pointer };
+  });
+  return lockedFindings(findings);
 }
 
 /**
@@ -254,7 +296,11 @@ export async function parseLock(input: string | unknown): Promise<SluiceLock> {
           `${toolAt}/digest`,
         );
       }
-      tools[name] = { digest: tool.digest, definition };
+      tools[name] = {
+        digest: tool.digest,
+        definition,
+        screen: checkScreen(tool.screen, `${toolAt}/screen`),
+      };
     }
     if (await catalogDigestOf(tools) !== server.catalogDigest) {
       throw new LockError(
@@ -282,15 +328,23 @@ export interface LockMismatch {
   readonly tool: string;
   /**
    * `"changed"`: listed with another definition (see `change`); `"unlocked"`: the lock has no
-   * entry for it; `"missing"`: locked but no longer listed.
+   * entry for it; `"missing"`: locked but no longer listed; `"screen"`: the same definition,
+   * but the poisoning screen's verdict on it is not the locked one (the host's other names or
+   * sluice's rules changed; see `screen`).
    */
-  readonly kind: "changed" | "unlocked" | "missing";
+  readonly kind: "changed" | "unlocked" | "missing" | "screen";
   /** The locked entry digest, when the lock has the tool. */
   readonly lockedDigest?: string;
   /** The listed entry digest, when the server lists the tool. */
   readonly digest?: string;
   /** What changed, for `"changed"`. */
   readonly change?: ChangedTool;
+  /**
+   * The screen's verdict, locked and now, when it differs (for `"screen"`, and for
+   * `"changed"` when the change also changed the findings): `added` are findings the lock
+   * does not have.
+   */
+  readonly screen?: ScreenChange;
 }
 
 /**
@@ -328,6 +382,8 @@ export interface LockComparison {
  * @param protocolVersion the session's negotiated version
  * @param names the tools to check (the allowed ones)
  * @param listed the definitions the server lists now
+ * @param screens the screen's findings now, by tool name (a tool without one is not compared
+ *   by its verdict: the host turned the screen off for it)
  *
  * @category Discovery and calls
  */
@@ -336,6 +392,7 @@ export async function compareLock(
   protocolVersion: string | undefined,
   names: Iterable<string>,
   listed: Iterable<ToolDefinition>,
+  screens?: ReadonlyMap<string, readonly (ScreenFinding | LockedFinding)[]>,
 ): Promise<LockComparison> {
   const byName = new Map([...listed].map((definition) => [definition.name, definition]));
   const matched: string[] = [];
@@ -356,14 +413,25 @@ export async function compareLock(
       continue;
     }
     const change = await compareDefinitions(lockedTool.definition, definition);
-    if (change === undefined) matched.push(name);
-    else {
+    const now = screens?.get(name);
+    const screen = now === undefined ? undefined : screenChange(lockedTool.screen, now);
+    if (change === undefined && screen === undefined) matched.push(name);
+    else if (change === undefined) {
+      mismatches.push({
+        tool: name,
+        kind: "screen",
+        lockedDigest: lockedTool.digest,
+        digest: lockedTool.digest,
+        screen: screen!,
+      });
+    } else {
       mismatches.push({
         tool: name,
         kind: "changed",
         lockedDigest: lockedTool.digest,
         digest: change.afterDigest,
         change,
+        ...(screen !== undefined ? { screen } : {}),
       });
     }
   }

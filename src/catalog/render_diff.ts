@@ -7,6 +7,7 @@
  */
 import type { CatalogDiff, ChangedTool, JsonChange } from "./revisions.ts";
 import type { LockMismatch } from "./lock.ts";
+import type { ScreenChange } from "./screening.ts";
 
 /** Escapes control characters (C0, DEL, C1, bidi overrides) of remote text as `\u{..}`. */
 function printable(text: string): string {
@@ -96,7 +97,17 @@ export function renderChange(change: ChangedTool): string {
       );
     }
   }
+  if (change.screen !== undefined) lines.push(...screenLines(change.screen));
   return lines.join("\n");
+}
+
+/** What a change does to the screen's findings, one line per finding added or removed. */
+function screenLines(screen: ScreenChange): string[] {
+  return [
+    "  screen:",
+    ...screen.added.map((f) => `    adds a finding: ${f.code} at ${printable(f.pointer)}`),
+    ...screen.removed.map((f) => `    removes a finding: ${f.code} at ${printable(f.pointer)}`),
+  ];
 }
 
 /**
@@ -138,7 +149,17 @@ export function renderLockMismatches(mismatches: readonly LockMismatch[]): strin
   if (mismatches.length === 0) return "matches the lock";
   return mismatches.map((item) => {
     const tool = printable(item.tool);
-    if (item.kind === "changed" && item.change) return renderChange(item.change);
+    if (item.kind === "changed" && item.change) {
+      // The lock's verdict, not the diff's: what differs from what was reviewed.
+      const { screen: _, ...rest } = item.change;
+      return renderChange(item.screen ? { ...rest, screen: item.screen } : rest);
+    }
+    if (item.kind === "screen" && item.screen) {
+      return [
+        `! ${tool}: the same definition, another screen verdict than the lock's`,
+        ...screenLines(item.screen),
+      ].join("\n");
+    }
     if (item.kind === "unlocked") return `? ${tool} is not in the lock`;
     return `- ${tool} is locked but no longer listed`;
   }).join("\n");

@@ -8,6 +8,8 @@
  */
 import { digest, isRecord, type JsonObject, type JsonValue, toPointer } from "../identity/mod.ts";
 import type { SnapshotEntryBase } from "./snapshot.ts";
+import { screenTool } from "../screen/screen.ts";
+import { type ScreenChange, screenChange } from "./screening.ts";
 
 /**
  * The fields of a tool that its server defines, in the order a diff names them. The entry
@@ -234,6 +236,11 @@ export interface ChangedTool {
   readonly fields: readonly DefinitionField[];
   /** Each changed field's differences as JSON Pointer paths into the field's value. */
   readonly changes: Readonly<Partial<Record<DefinitionField, readonly JsonChange[]>>>;
+  /**
+   * When the change changes the poisoning screen's findings (each side read alone): what it
+   * adds and removes, codes and pointers. A change that adds a finding says so here.
+   */
+  readonly screen?: ScreenChange;
 }
 
 /**
@@ -333,5 +340,22 @@ export async function compareDefinitions(
     fields.push(field);
     changes[field] = found;
   }
-  return { tool: after.name, beforeDigest, afterDigest, fields, changes };
+  const screen = screenChange(screenOf(before), screenOf(after));
+  return {
+    tool: after.name,
+    beforeDigest,
+    afterDigest,
+    fields,
+    changes,
+    ...(screen !== undefined ? { screen } : {}),
+  };
+}
+
+/** A definition's findings read alone (null schemas are absent to the screen). */
+function screenOf(definition: ToolDefinition) {
+  return screenTool({
+    ...definition,
+    outputSchema: definition.outputSchema ?? undefined,
+    annotations: definition.annotations ?? undefined,
+  }, { otherToolNames: [] });
 }

@@ -20,6 +20,15 @@ import type { CatalogMonitor } from "./monitor.ts";
 import type { ToolListing } from "./listing.ts";
 import { byLocalName, type CatalogHeader, type SnapshotEntryBase } from "./snapshot.ts";
 import { definitionDigest, definitionOfEntry } from "./revisions.ts";
+import {
+  type DiscoveryScreen,
+  type LockedFinding,
+  refusedFinding,
+  sameFindings,
+  screenRefusal,
+  screenSelected,
+  type ToolScreen,
+} from "./screening.ts";
 
 function protocolError(message: string): DiscoveryError {
   return new DiscoveryError("mcp_protocol_error", message);
@@ -107,6 +116,8 @@ export interface Selected<B extends SelectableBinding> {
   readonly validateOutput: SchemaValidator | null;
   /** The input schema's `x-mcp-header` declarations (empty for most tools). */
   readonly headers: readonly McpHeaderDeclaration[];
+  /** The poisoning screen's verdict on what the model sees (absent when not screened). */
+  readonly screen?: ToolScreen;
 }
 
 /**
@@ -178,6 +189,8 @@ export interface UnfitTool {
   readonly remoteName: string;
   /** Why, with the code and the details (schema, keyword, path) of the failed check. */
   readonly error: DiscoveryError;
+  /** The screen's verdict, when the tool was screened (always, for `mcp_tool_screen_refused`). */
+  readonly screen?: ToolScreen;
 }
 
 /**
@@ -218,6 +231,8 @@ export interface SelectionInput<B extends SelectableBinding> {
   readonly listing: ToolListing | undefined;
   /** Skip a tool that does not fit instead of failing (`"skip"`), or fail (`"fail"`). */
   readonly onUnfit: "fail" | "skip";
+  /** The poisoning screen's context and policy (`false`: off; absent: the default policy). */
+  readonly screen?: DiscoveryScreen | false;
 }
 
 /**
@@ -298,7 +313,59 @@ export async function selectBound<B extends SelectableBinding>(
     }
   }
   const generation = input.listing?.generation ?? input.monitor.generation;
-  return { generation, header, selected, unfit };
+  const screened = screenStep(selected, input.screen, input.onUnfit);
+  unfit.push(...screened.unfit);
+  unfit.sort(byLocalName);
+  return { generation, header, selected: screened.selected, unfit };
+}
+
+/** What a model sees of a selected tool, as the screen reads it (pointers into the listing). */
+function visibleOf(base: Selected<SelectableBinding>["base"]) {
+  return {
+    name: base.remoteName,
+    ...(base.title !== undefined ? { title: base.title } : {}),
+    description: base.description,
+    inputSchema: base.inputSchema,
+    ...(base.outputSchema !== null ? { outputSchema: base.outputSchema } : {}),
+    ...(base.annotations !== null ? { annotations: base.annotations } : {}),
+    ...(base.execution !== undefined ? { execution: base.execution } : {}),
+  };
+}
+
+/**
+ * Screens the selected tools together (once each, on what the model would see) and moves the
+ * ones their policy refuses to `unfit` (or throws, with `"fail"`).
+ */
+function screenStep<B extends SelectableBinding>(
+  selected: readonly Selected<B>[],
+  screen: DiscoveryScreen | false | undefined,
+  onUnfit: "fail" | "skip",
+): { selected: Selected<B>[]; unfit: UnfitTool[] } {
+  let verdicts: Map<string, ToolScreen>;
+  try {
+    verdicts = screenSelected(selected.map((item) => visibleOf(item.base)), screen);
+  } catch (error) {
+    throw new DiscoveryError("discovery_options_invalid", (error as Error).message);
+  }
+  const kept: Selected<B>[] = [];
+  const unfit: UnfitTool[] = [];
+  for (const item of selected) {
+    const verdict = verdicts.get(item.base.remoteName);
+    const refused = verdict === undefined ? undefined : refusedFinding(verdict);
+    if (refused === undefined) {
+      kept.push(verdict === undefined ? item : { ...item, screen: verdict });
+      continue;
+    }
+    const error = screenRefusal(item.base.remoteName, refused);
+    if (onUnfit === "fail") throw error;
+    unfit.push({
+      localName: item.base.localName,
+      remoteName: item.base.remoteName,
+      error,
+      screen: verdict,
+    });
+  }
+  return { selected: kept, unfit };
 }
 
 /**
@@ -324,6 +391,8 @@ export function discoveryLimits(limits: Partial<ToolLimits> | undefined): ToolLi
  * @param selection the selection
  * @param expected expected entry digests by remote name
  * @param onUnfit what a mismatch does
+ * @param expectedScreens a lock's screen verdicts by remote name: a screened tool whose
+ *   findings differ does not match either
  *
  * @category Discovery and calls
  */
@@ -331,6 +400,7 @@ export async function checkDigests<B extends SelectableBinding>(
   selection: Selection<B>,
   expected: Readonly<Record<string, string>> | undefined,
   onUnfit: "fail" | "skip",
+  expectedScreens?: Readonly<Record<string, readonly LockedFinding[]>>,
 ): Promise<{ selection: Selection<B>; digests: Map<string, string> }> {
   const digests = new Map<string, string>();
   const selected: Selected<B>[] = [];
@@ -350,6 +420,19 @@ export async function checkDigests<B extends SelectableBinding>(
       );
       if (onUnfit === "fail") throw error;
       unfit.push({ localName: item.base.localName, remoteName: name, error });
+      continue;
+    }
+    const locked = expectedScreens !== undefined && Object.hasOwn(expectedScreens, name)
+      ? expectedScreens[name]
+      : undefined;
+    if (locked !== undefined && item.screen && !sameFindings(locked, item.screen.findings)) {
+      const error = new DiscoveryError(
+        "catalog_lock_mismatch",
+        `bound tool "${name}" does not have the locked screen verdict`,
+        { tool: name },
+      );
+      if (onUnfit === "fail") throw error;
+      unfit.push({ localName: item.base.localName, remoteName: name, error, screen: item.screen });
       continue;
     }
     digests.set(name, found);

@@ -18,6 +18,8 @@ import { ServerSession } from "../session/server_session.ts";
 import { SluiceError } from "../errors.ts";
 import { digest, isRecord, type JsonObject } from "../identity/mod.ts";
 import { SCHEMA_PROFILE } from "../schema/types.ts";
+import { screenTools } from "../screen/screen.ts";
+import type { ScreenableTool } from "../screen/findings.ts";
 import { sessionFromClient } from "../session/from_client.ts";
 import type { McpSession } from "../session/session.ts";
 import { DEFAULT_TIMEOUT_MS, secureFetch } from "../transport/secure_fetch.ts";
@@ -300,6 +302,8 @@ export async function runInspectCli(
       snapshot,
       skipped,
       profile: SCHEMA_PROFILE,
+      // Every listed tool, read together, as the operator sees the list.
+      screen: screenTools(tools as unknown as ScreenableTool[], { otherToolNames: [] }),
     });
     if (args.lock !== undefined) {
       const outcome = await inspectLock(
@@ -307,6 +311,7 @@ export async function runInspectCli(
         args.serverId,
         target.protocolVersion() ?? "",
         tools,
+        report.tools.map((tool) => tool.screen),
       );
       const lockText = terminalSafeLines(renderLockOutcome(args.lock, outcome));
       if (args.diff) {

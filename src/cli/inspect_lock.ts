@@ -17,6 +17,7 @@ import {
 import { renderDiff, renderLockMismatches } from "../catalog/render_diff.ts";
 import { definitionOfListed, diffDefinitions, type ToolDefinition } from "../catalog/revisions.ts";
 import { SluiceError } from "../errors.ts";
+import type { ScreenFinding } from "../screen/findings.ts";
 
 /**
  * What `--lock` found: the lock written, or the listing checked against it.
@@ -45,6 +46,8 @@ function isMissing(error: unknown): boolean {
  * @param serverId the id the lock records the server under (`--server-id`)
  * @param protocolVersion the negotiated protocol version
  * @param tools every tool the server listed, as received
+ * @param screen the screen's findings on each listed tool, same order (recorded in the lock,
+ *   and compared with it)
  * @throws {SluiceError} `cli_lock_unreadable` when the file exists but cannot be read (or
  *   cannot be written when absent), or a
  *   `LockError` for a lock `parseLock` refuses
@@ -56,8 +59,12 @@ export async function inspectLock(
   serverId: string,
   protocolVersion: string,
   tools: readonly Record<string, unknown>[],
+  screen: readonly (readonly ScreenFinding[])[],
 ): Promise<InspectLockOutcome> {
   const listed: ToolDefinition[] = tools.map(definitionOfListed);
+  const screens = new Map(
+    listed.map((definition, index) => [definition.name, screen[index] ?? []]),
+  );
   let text: string | undefined;
   try {
     text = await readFile(path, "utf8");
@@ -69,7 +76,7 @@ export async function inspectLock(
     }
   }
   if (text === undefined) {
-    const lock = createLock({ [serverId]: await lockServer(protocolVersion, listed) });
+    const lock = createLock({ [serverId]: await lockServer(protocolVersion, listed, screens) });
     try {
       await writeFile(path, serializeLock(lock), { flag: "wx" });
     } catch (error) {
@@ -83,7 +90,7 @@ export async function inspectLock(
   const locked = Object.hasOwn(lock.servers, serverId) ? lock.servers[serverId] : undefined;
   const lockedDefinitions = Object.values(locked?.tools ?? {}).map((tool) => tool.definition);
   const names = new Set([...listed, ...lockedDefinitions].map((definition) => definition.name));
-  const { mismatches } = await compareLock(locked, protocolVersion, names, listed);
+  const { mismatches } = await compareLock(locked, protocolVersion, names, listed, screens);
   const diff = renderDiff(await diffDefinitions(lockedDefinitions, listed));
   return { kind: "checked", mismatches, diff };
 }

@@ -10,6 +10,7 @@
 import { canonicalize, isRecord, utf8Length } from "../identity/mod.ts";
 import type { ReadSnapshot } from "../catalog/snapshot.ts";
 import type { UnfitTool } from "../catalog/selection.ts";
+import type { ScreenFinding } from "../screen/findings.ts";
 import { terminalSafe, terminalSafeJson } from "./terminal.ts";
 
 /**
@@ -50,6 +51,11 @@ export interface InspectedTool {
   readonly fits: boolean;
   /** Why not, when it does not fit. */
   readonly problem?: InspectProblem;
+  /**
+   * The poisoning screen's findings on the tool as listed (`[]`: clean), for the operator:
+   * with `decoded`, the hidden message a Tag-character finding carries (escaped when printed).
+   */
+  readonly screen: readonly ScreenFinding[];
 }
 
 /**
@@ -104,9 +110,11 @@ export function inspectReport(input: {
   snapshot: ReadSnapshot;
   skipped: readonly UnfitTool[];
   profile: string;
+  /** The screen's findings on each listed tool, same order as `tools`. */
+  screen: readonly (readonly ScreenFinding[])[];
 }): InspectReport {
   const unfit = new Map(input.skipped.map((tool) => [tool.remoteName, tool.error]));
-  const tools = input.tools.map((tool): InspectedTool => {
+  const tools = input.tools.map((tool, index): InspectedTool => {
     const name = String(tool.name);
     const error = unfit.get(name);
     const title = text(tool.title) ?? text(isRecord(tool.annotations) && tool.annotations.title);
@@ -126,6 +134,7 @@ export function inspectReport(input: {
       outputSchemaBytes: schemaBytes(tool.outputSchema),
       fits: problem === undefined,
       ...(problem === undefined ? {} : { problem }),
+      screen: input.screen[index] ?? [],
     };
   });
   return {
@@ -156,6 +165,36 @@ function hints(annotations: Readonly<Record<string, unknown>>): string {
     if (annotations[key] === false) words.push(`not ${word}`);
   }
   return words.join(", ");
+}
+
+/**
+ * One finding as a line for the operator: code, pointer (`key` when it is a name), the code
+ * point, the names it imitates or mentions, and the decoded hidden message, all escaped.
+ *
+ * @param finding the finding
+ *
+ * @category CLI
+ */
+export function findingLine(finding: ScreenFinding): string {
+  const safe = terminalSafe;
+  const parts = [
+    `${finding.code} at ${safe(finding.pointer)}${finding.on === "key" ? " (name)" : ""}`,
+  ];
+  if (finding.class === "hidden") {
+    if (finding.codePoint !== undefined) parts.push(finding.codePoint);
+    if (finding.imitates !== undefined) parts.push(`imitates ${safe(finding.imitates)}`);
+    if (finding.decoded !== undefined) {
+      parts.push(
+        `hidden message: ${
+          JSON.stringify(finding.decoded).replace(/[^\x20-\x7e]/g, (c) => safe(c))
+        }`,
+      );
+    }
+  }
+  if (finding.class === "shadowing" && finding.mentions !== undefined) {
+    parts.push(`mentions ${safe(finding.mentions)}`);
+  }
+  return parts.join("; ");
 }
 
 /**
@@ -192,6 +231,7 @@ export function renderReport(report: InspectReport): string {
         : tool.description;
       lines.push(`    description: ${safe(description)}`);
     }
+    for (const finding of tool.screen) lines.push(`    screen:      ${findingLine(finding)}`);
     const hinted = hints(tool.annotations);
     lines.push(`    annotations: ${hinted === "" ? "none" : hinted}`);
     lines.push(

@@ -37,4 +37,9 @@ export const CALL_CODES = {
     stage: "call",
     meaning: "The tool reported an error (`isError`); its text is dropped.",
   },
+  mcp_result_hidden_text: {
+    stage: "call",
+    meaning:
+      'With `screenResults: "refuse"`: the result holds hidden or deceptive text (Tag characters, bidi controls, invisible characters, terminal escapes) a model would read and a person would not see.',
+  },
 } as const satisfies StageCodes<"call">;

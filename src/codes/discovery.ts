@@ -104,4 +104,9 @@ export const DISCOVERY_CODES = {
     meaning: "A bound tool requires task-augmented execution, which sluice does not do.",
   },
   server_id_invalid: { stage: "discovery", meaning: "The server id is empty or not a string." },
+  mcp_tool_screen_refused: {
+    stage: "discovery",
+    meaning:
+      "A bound tool's model-visible text has a screen finding of a class its policy refuses (hidden text by default); `problem` is the finding's code, `path` its pointer.",
+  },
 } as const satisfies StageCodes<"discovery">;

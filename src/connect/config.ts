@@ -1,4 +1,12 @@
 import type { SluiceLock } from "../catalog/lock.ts";
+import type { ResultScreen } from "../calls/result.ts";
+import {
+  DEFAULT_SCREEN_POLICY,
+  type DiscoveryScreen,
+  type ResolvedScreenPolicy,
+  resolveScreenPolicy,
+  type ScreenPolicy,
+} from "../catalog/screening.ts";
 import { isRecord, type JsonObject } from "../identity/mod.ts";
 import type { ApprovalRecord, ApprovalStore } from "../approvals/types.ts";
 import type { ToolLimits } from "../catalog/limits.ts";
@@ -34,6 +42,20 @@ export interface ServerConfig {
    * `false`: annotations are remote text and grant nothing unless the owner says so here.
    */
   readonly trustReadOnlyHint?: boolean;
+  /**
+   * The poisoning screen's policy for this server's tools (docs/screen.md), by class:
+   * `"refuse"` skips a tool with `mcp_tool_screen_refused`, `"report"` keeps it and reports
+   * the finding. Default: `hidden` refused, `markup`, `shadowing` and `exfiltration` reported.
+   * `false` turns the screen off for the server. `screenTools` overrides it per tool.
+   */
+  readonly screen?: ScreenPolicy | false;
+  /**
+   * Screen this server's tool results for hidden or deceptive text (Tag characters, bidi
+   * controls, invisible characters, terminal escapes): `"refuse"` fails such a call with
+   * `mcp_result_hidden_text`, `"reveal"` writes each such character as a visible escape
+   * (`\u{E0041}`). Default: off (results are data the model asked for; see docs/screen.md).
+   */
+  readonly screenResults?: ResultScreen;
 }
 
 /**
@@ -102,6 +124,12 @@ export interface ConnectCommonOptions {
   readonly resendOnBrokenStream?: readonly string[];
   /** Owner-supplied tool specs; a server whose allowed tools all have one is not listed. */
   readonly specs?: readonly ToolSpec[];
+  /**
+   * The poisoning screen's policy per exact `"server.tool"` entry (each must be allowed), over
+   * its server's `screen`; `false` leaves that tool unscreened. A tool the screen refuses can
+   * also be used through an owner spec (`specs`): the screen then reads the owner's text.
+   */
+  readonly screenTools?: Readonly<Record<string, ScreenPolicy | false>>;
   /** Decides flagged calls inline; without it flagged calls are deferred to `store`. */
   readonly approve?: ApproveCallback;
   /**
@@ -219,6 +247,13 @@ export interface ResolvedServer {
   readonly trustReadOnlyHint: boolean;
   /** Allowed tools of this server, in allowlist order. */
   readonly tools: readonly AllowedTool[];
+  /**
+   * The screen discovery runs (`false`: off for every tool): the server's policy, the
+   * per-tool ones, and the other servers' ids and allowed tool names as context.
+   */
+  readonly screen: DiscoveryScreen | false;
+  /** What hidden text in this server's results does (absent: results are not screened). */
+  readonly screenResults?: ResultScreen;
 }
 
 // A letter or `_` first: Gemini function names must start with one.
@@ -312,6 +347,12 @@ function checkServers(servers: readonly ServerConfig[]): Set<string> {
     if (server.auth !== undefined && server.token !== undefined) {
       throw invalid(`server "${server.id}": give token or auth, not both`);
     }
+    if (
+      server.screenResults !== undefined && server.screenResults !== "refuse" &&
+      server.screenResults !== "reveal"
+    ) {
+      throw invalid(`server "${server.id}": screenResults must be "refuse" or "reveal"`);
+    }
     if (server.trustReadOnlyHint !== undefined && typeof server.trustReadOnlyHint !== "boolean") {
       throw invalid(`server "${server.id}": trustReadOnlyHint must be a boolean`);
     }
@@ -359,6 +400,75 @@ function resolveAllowlist(config: ConnectAllConfig, ids: ReadonlySet<string>) {
     }
   }
   return { allowed, preApproved, resend, specs };
+}
+
+/** The screen policy at `field`, checked (a `ConnectConfigError` names the field). */
+function screenPolicyOf(
+  value: unknown,
+  base: ResolvedScreenPolicy | null | undefined,
+  field: string,
+): ResolvedScreenPolicy | null {
+  try {
+    return resolveScreenPolicy(value, base === undefined ? DEFAULT_SCREEN_POLICY : base, field);
+  } catch (error) {
+    throw invalid((error as Error).message);
+  }
+}
+
+/** Each server's screen: its policy, the per-tool ones, and the other servers' names. */
+function resolveScreens(
+  config: ConnectAllConfig,
+  allowed: ReadonlyMap<string, { server: string; tool: string }>,
+  ids: ReadonlySet<string>,
+): Map<string, DiscoveryScreen | false> {
+  const perTool = config.screenTools ?? {};
+  if (typeof perTool !== "object" || perTool === null || Array.isArray(perTool)) {
+    throw invalid('screenTools must be an object of "server.tool" entries');
+  }
+  for (const entry of Object.keys(perTool)) {
+    parseEntry(entry, ids, "screenTools");
+    if (!allowed.has(entry)) {
+      throw new ConnectConfigError(
+        "connect_not_allowed",
+        `screenTools names "${entry}", not in allow`,
+      );
+    }
+  }
+  const screens = new Map<string, DiscoveryScreen | false>();
+  for (const server of config.servers) {
+    const field = `server "${server.id}": screen`;
+    const policy = screenPolicyOf(server.screen, undefined, field);
+    const tools: Record<string, ScreenPolicy | false> = {};
+    const others: string[] = [];
+    for (const [entry, pair] of allowed) {
+      if (pair.server !== server.id) {
+        others.push(pair.tool);
+        continue;
+      }
+      if (!Object.hasOwn(perTool, entry)) continue;
+      const own = screenPolicyOf(perTool[entry], policy, `screenTools["${entry}"]`);
+      tools[pair.tool] = own ?? false;
+    }
+    const anyOn = policy !== null || Object.values(tools).some((tool) => tool !== false);
+    screens.set(
+      server.id,
+      anyOn
+        ? {
+          otherToolNames: [...new Set(others)],
+          serverNames: [...ids].filter((id) => id !== server.id),
+          // A server that is off with a tool on: that tool's policy is whole, the others off.
+          ...(policy !== null ? { policy } : {}),
+          tools: policy !== null ? tools : Object.fromEntries(
+            [...allowed.values()].filter((pair) => pair.server === server.id).map((pair) => [
+              pair.tool,
+              tools[pair.tool] ?? false,
+            ]),
+          ),
+        }
+        : false,
+    );
+  }
+  return screens;
 }
 
 /** The connection-wide options, checked. */
@@ -410,6 +520,7 @@ export function resolveConfig(config: ConnectAllConfig): ResolvedServer[] {
   const ids = checkServers(config.servers);
   const { allowed, preApproved, resend, specs } = resolveAllowlist(config, ids);
   checkOptions(config);
+  const screens = resolveScreens(config, allowed, ids);
   const localNames = assignLocalNames([...allowed.values()]);
   return config.servers.map((server) => {
     const tools: AllowedTool[] = [];
@@ -438,6 +549,8 @@ export function resolveConfig(config: ConnectAllConfig): ResolvedServer[] {
       ...(server.auth !== undefined ? { auth: server.auth } : {}),
       trustReadOnlyHint: server.trustReadOnlyHint === true,
       tools,
+      screen: screens.get(server.id)!,
+      ...(server.screenResults !== undefined ? { screenResults: server.screenResults } : {}),
     };
   });
 }

@@ -30,7 +30,8 @@ export type { Connection, ServerCatalogs } from "./connection.ts";
  * @category Agent developers: connect()
  */
 export interface ConnectOptions
-  extends Omit<ConnectCommonOptions, "preApproved" | "specs" | "resendOnBrokenStream"> {
+  extends
+    Omit<ConnectCommonOptions, "preApproved" | "specs" | "resendOnBrokenStream" | "screenTools"> {
   /** Server id, prefix of every local name (default `"mcp"`). */
   readonly id?: string;
   /** Bearer token, sent only to the URL's origin. */
@@ -47,6 +48,12 @@ export interface ConnectOptions
   readonly resendOnBrokenStream?: readonly string[];
   /** Owner specs by remote tool name. */
   readonly specs?: readonly Omit<ToolSpec, "server">[];
+  /** The poisoning screen's policy for the server (see `ServerConfig.screen`). */
+  readonly screen?: ServerConfig["screen"];
+  /** Screen the server's results for hidden text (see `ServerConfig.screenResults`). */
+  readonly screenResults?: ServerConfig["screenResults"];
+  /** The screen's policy per remote tool name (see `ConnectCommonOptions.screenTools`). */
+  readonly screenTools?: ConnectCommonOptions["screenTools"];
 }
 
 /**
@@ -162,6 +169,9 @@ export function connect(url: string | URL, options: ConnectOptions): Promise<Con
     token,
     auth,
     trustReadOnlyHint,
+    screen,
+    screenTools,
+    screenResults,
     ...common
   } = options;
   return connectAll({
@@ -172,7 +182,18 @@ export function connect(url: string | URL, options: ConnectOptions): Promise<Con
       ...(token !== undefined ? { token } : {}),
       ...(auth !== undefined ? { auth } : {}),
       ...(trustReadOnlyHint !== undefined ? { trustReadOnlyHint } : {}),
+      ...(screen !== undefined ? { screen } : {}),
+      ...(screenResults !== undefined ? { screenResults } : {}),
     }],
+    ...(screenTools !== undefined && typeof screenTools === "object" && screenTools !== null
+      ? {
+        screenTools: Object.fromEntries(
+          Object.entries(screenTools).map(([tool, policy]) => [`${id}.${tool}`, policy]),
+        ),
+      }
+      : screenTools !== undefined
+      ? { screenTools }
+      : {}),
     allow: qualify(allow) ?? [],
     ...(preApproved !== undefined ? { preApproved: qualify(preApproved) } : {}),
     ...(resendOnBrokenStream !== undefined

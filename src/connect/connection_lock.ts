@@ -25,6 +25,8 @@ export async function lockOf(servers: readonly ServerState[]): Promise<SluiceLoc
     locked[item.server.id] = await lockServer(
       version,
       ready.map((tool) => item.catalog!.definitions.get(tool.allowed.tool)!),
+      // The verdicts discovery judged the tools by (with the host's other names).
+      item.catalog!.findings,
     );
   }
   return createLock(locked);

@@ -76,6 +76,7 @@ function buildReport(
       source: tool.source,
       ...(tool.policy.requiresApproval ? { decidedBy } : {}),
       deferred: tool.policy.requiresApproval && decidedBy === "store",
+      ...(tool.screen !== undefined ? { screen: tool.screen } : {}),
     }))
   );
   const skipped = servers.flatMap((item) => item.catalog!.skipped);

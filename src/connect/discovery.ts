@@ -18,6 +18,8 @@ import type { DiscoveryError } from "../catalog/errors.ts";
 import type { ToolLimits } from "../catalog/limits.ts";
 import type { CatalogMonitor, StaleReason } from "../catalog/monitor.ts";
 import { compareLock, type LockComparison, type LockedServer } from "../catalog/lock.ts";
+import type { LockedFinding } from "../catalog/screening.ts";
+import type { ScreenFinding } from "../screen/findings.ts";
 import { definitionOfListed, type ToolDefinition } from "../catalog/revisions.ts";
 import type { UnfitTool } from "../catalog/selection.ts";
 import { byLocalName, type ReadSnapshot, type WriteSnapshot } from "../catalog/snapshot.ts";
@@ -27,7 +29,12 @@ import type { ToolRegistration, WriteToolRegistration } from "../calls/registrat
 import type { CallPlan } from "../calls/call_plan.ts";
 import type { AllowedTool, ResolvedServer } from "./config.ts";
 import { type ApprovalPolicy, approvalPolicy } from "./governance.ts";
-import { type SkippedTool, toolSkipReason } from "./report.ts";
+import {
+  type ReportedFinding,
+  reportedFindings,
+  type SkippedTool,
+  toolSkipReason,
+} from "./report.ts";
 import { serverSkipReason } from "./failure.ts";
 import type { ServerSession } from "../session/server_session.ts";
 
@@ -52,6 +59,8 @@ export interface ConnectedTool {
   readonly plan: CallPlan;
   /** `revisionDigest` of the catalog this tool belongs to. */
   readonly catalogDigest: string;
+  /** The screen's findings as `report()` shows them (absent: not screened). */
+  readonly screen?: readonly ReportedFinding[];
 }
 
 /**
@@ -78,6 +87,11 @@ export interface ServerCatalog {
   readonly definitions: ReadonlyMap<string, ToolDefinition>;
   /** With a lock: what matched it and what did not. */
   readonly lock?: LockComparison;
+  /**
+   * The poisoning screen's findings on each screened allowed tool, by remote name (`[]`:
+   * clean), refused ones included. `decoded` is remote text: never for a model or a log.
+   */
+  readonly findings: ReadonlyMap<string, readonly ScreenFinding[]>;
 }
 
 /**
@@ -183,12 +197,23 @@ function expectedDigestsOf(
   );
 }
 
+/** The screen verdicts a lock expects, by remote name (none without a lock). */
+function expectedScreensOf(
+  expectations: ServerExpectations,
+): Readonly<Record<string, readonly LockedFinding[]>> | undefined {
+  if (!expectations.locked) return undefined;
+  return Object.fromEntries(
+    Object.entries(expectations.server?.tools ?? {}).map(([name, tool]) => [name, tool.screen]),
+  );
+}
+
 /** What one discovery (read or write) found, as the connection collects it. */
 interface FoundCatalog {
   readonly snapshot: ReadSnapshot | WriteSnapshot;
   readonly registrations: readonly (ToolRegistration | WriteToolRegistration)[];
   readonly calls: readonly CallPlan[];
   readonly skipped: readonly UnfitTool[];
+  readonly findings: Readonly<Record<string, readonly ScreenFinding[]>>;
   readonly staleReason?: StaleReason;
 }
 
@@ -199,11 +224,20 @@ function collectFound(
   tools: ConnectedTool[],
   listing: ToolListing | undefined,
   limits: ToolLimits,
-  skip: (tool: AllowedTool, code: string, reason: string) => void,
+  skip: (tool: AllowedTool, code: string, reason: string, screen?: ReportedFinding[]) => void,
 ): void {
+  // What the screen read of a tool: the owner's spec, or the listed entry.
+  const shown = (tool: AllowedTool, name: string) => {
+    const findings = found.findings[name];
+    return findings === undefined
+      ? undefined
+      : reportedFindings(findings, tool.spec ?? listing?.tools.get(name));
+  };
   for (const [index, registration] of found.registrations.entries()) {
     const { tool, policy } = byRemote.get(registration.remoteName)!;
+    const screen = shown(tool, registration.remoteName);
     tools.push({
+      ...(screen !== undefined ? { screen } : {}),
       allowed: tool,
       policy,
       source: tool.spec === undefined ? "server" : "owner_spec",
@@ -217,7 +251,12 @@ function collectFound(
     const raw = listing?.tools.get(unfit.remoteName);
     const size = measuredSize(unfit.error, raw);
     const schema = raw?.[`${unfit.error.schema ?? "input"}Schema`];
-    skip(tool, unfit.error.code, toolSkipReason(unfit.error, limits, size, schema));
+    skip(
+      tool,
+      unfit.error.code,
+      toolSkipReason(unfit.error, limits, size, schema),
+      shown(tool, unfit.remoteName),
+    );
   }
 }
 
@@ -278,8 +317,15 @@ export async function discoverServer(
   const monitor = watched.monitor;
   const toList = server.tools.filter((tool) => tool.spec === undefined);
   const skipped: SkippedTool[] = [];
-  const skip = (tool: AllowedTool, code: string, reason: string) =>
-    skipped.push({ name: tool.localName, server: tool.server, tool: tool.tool, code, reason });
+  const skip = (tool: AllowedTool, code: string, reason: string, screen?: ReportedFinding[]) =>
+    skipped.push({
+      name: tool.localName,
+      server: tool.server,
+      tool: tool.tool,
+      code,
+      reason,
+      ...(screen !== undefined ? { screen } : {}),
+    });
   const listed = expectations.listing !== undefined || toList.length === 0
     ? { listing: expectations.listing }
     : await listServer(watched, toList, limits, signal);
@@ -293,20 +339,16 @@ export async function discoverServer(
   });
   const definitions = new Map<string, ToolDefinition>();
   for (const [name, raw] of listing?.tools ?? []) definitions.set(name, definitionOfListed(raw));
-  const lock = expectations.locked && listing !== undefined
-    ? await compareLock(
-      expectations.server,
-      monitor.protocolVersion,
-      toList.map((tool) => tool.tool),
-      definitions.values(),
-    )
-    : undefined;
   const expectedDigests = expectedDigestsOf(expectations);
+  const expectedScreens = expectedScreensOf(expectations);
   const options = {
     monitor,
     limits,
     onUnfit: "skip" as const,
+    screen: server.screen,
+    ...(server.screenResults !== undefined ? { screenResults: server.screenResults } : {}),
     ...(expectedDigests ? { expectedDigests } : {}),
+    ...(expectedScreens ? { expectedScreens } : {}),
     ...(listing ? { listing } : {}),
     ...(signal ? { signal } : {}),
   };
@@ -333,6 +375,19 @@ export async function discoverServer(
       }
     }
   }
+  const findings = new Map<string, readonly ScreenFinding[]>(
+    [found.reads, found.writes].flatMap((catalog) => Object.entries(catalog?.findings ?? {})),
+  );
+  const lock = expectations.locked && listing !== undefined
+    ? await compareLock(
+      expectations.server,
+      monitor.protocolVersion,
+      toList.map((tool) => tool.tool),
+      definitions.values(),
+      // Only the verdicts on the server's own text: an owner spec is not locked.
+      new Map([...findings].filter(([name]) => definitions.has(name))),
+    )
+    : undefined;
   // Ready tools in local-name order (the catalogs' order); skipped ones in allowlist order.
   tools.sort((a, b) => byLocalName(a.allowed, b.allowed));
   const staleReason = found.reads?.staleReason ?? found.writes?.staleReason;
@@ -341,6 +396,7 @@ export async function discoverServer(
     writeSnapshot: found.writes?.snapshot ?? null,
     tools,
     skipped: inAllowlistOrder(server, skipped),
+    findings,
     ...(errorCode !== undefined ? { errorCode, error: thrown } : {}),
     ...(staleReason !== undefined ? { staleReason } : {}),
     ...(listing ? { listing } : {}),

@@ -36,6 +36,7 @@ export type {
   LockReport,
   ReadyTool,
   ReportedExport,
+  ReportedFinding,
   ReportedLockMismatch,
   ReportedProviders,
   ServerReport,

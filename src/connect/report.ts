@@ -16,6 +16,8 @@ import { REPORT_MODES, type ReportMode } from "../providers/reports.ts";
 import { deepFreeze } from "../identity/mod.ts";
 import { keywordRule } from "../schema/keywords.ts";
 import { positionalPointer } from "./positions.ts";
+import type { ScreenClass, ScreenFinding } from "../screen/findings.ts";
+import { isRecord } from "../identity/mod.ts";
 
 /**
  * A tool the model can call.
@@ -39,6 +41,59 @@ export interface ReadyTool {
   readonly decidedBy?: ApprovalDecider;
   /** Whether calls go to the approval store (`approval_pending`, then `resume`). */
   readonly deferred: boolean;
+  /**
+   * The poisoning screen's findings the policy reports (`[]`: clean; absent: not screened),
+   * codes and positional pointers only (see {@link ReportedFinding}).
+   */
+  readonly screen?: readonly ReportedFinding[];
+}
+
+/**
+ * One finding of the poisoning screen as `report()` shows it: class, code, and where, never
+ * the server's text (no `decoded` message: `sluice inspect` shows it to the operator). The
+ * pointer is into the tool as the model would see it, every segment the server chose written
+ * as its position (`/inputSchema/properties/[2]/description`).
+ *
+ * @category Agent developers: connect()
+ */
+export interface ReportedFinding {
+  /** The finding's class. */
+  readonly class: ScreenClass;
+  /** Its stable code (`screen_*`). */
+  readonly code: ScreenFinding["code"];
+  /** Where, positional (see above). */
+  readonly pointer: string;
+  /** `"key"`: the pointer's last segment itself (a property name); `"value"`: the string there. */
+  readonly on: "key" | "value";
+}
+
+/** The tool-level fields a finding's pointer starts with that sluice names (not the server). */
+const TOOL_FIELDS = new Set(["name", "title", "description"]);
+
+/**
+ * The findings as `report()` shows them: class, code, positional pointer (into `tool`, what the
+ * model would see of it), nothing else.
+ *
+ * @param findings the screen's findings on the tool
+ * @param tool the tool as the screen read it (the listed entry, or the owner spec)
+ *
+ * @category Agent developers: connect()
+ */
+export function reportedFindings(
+  findings: readonly ScreenFinding[],
+  tool: unknown,
+): ReportedFinding[] {
+  return findings.map((finding) => {
+    const [, first = "", ...rest] = finding.pointer.split("/");
+    const field = first.replaceAll("~1", "/").replaceAll("~0", "~");
+    const inner = isRecord(tool) ? tool[field] : undefined;
+    const pointer = TOOL_FIELDS.has(field) && rest.length === 0
+      ? `/${field}`
+      : ["inputSchema", "outputSchema", "annotations", "execution"].includes(field)
+      ? `/${field}${positionalPointer(inner, rest.length === 0 ? "" : `/${rest.join("/")}`)}`
+      : "/[?]";
+    return { class: finding.class, code: finding.code, pointer, on: finding.on };
+  });
 }
 
 /**
@@ -60,6 +115,8 @@ export interface SkippedTool {
    * location is a JSON Pointer whose server-chosen segments are positions, `[i]`).
    */
   readonly reason: string;
+  /** For a tool the screen read: its findings, as {@link ReadyTool.screen}. */
+  readonly screen?: readonly ReportedFinding[];
 }
 
 /**
@@ -137,7 +194,10 @@ export interface ServerReport {
 export interface ReportedLockMismatch {
   /** Remote tool name (an allowlist or lock entry). */
   readonly tool: string;
-  /** `changed`, `unlocked` (listed, not in the lock) or `missing` (locked, not listed). */
+  /**
+   * `changed`, `unlocked` (listed, not in the lock), `missing` (locked, not listed) or `screen`
+   * (the same definition, another screen verdict).
+   */
   readonly kind: LockMismatch["kind"];
   /** The lock's entry digest, when locked. */
   readonly lockedDigest?: string;
@@ -145,6 +205,12 @@ export interface ReportedLockMismatch {
   readonly digest?: string;
   /** For `changed`: the fields that differ, in definition order. */
   readonly fields?: readonly DefinitionField[];
+  /**
+   * For `screen` (and a `changed` tool whose findings changed too): the codes of the findings
+   * added and removed against the lock's verdict (their pointers are in
+   * `connection.lockComparison(id)`, they may name the server's properties).
+   */
+  readonly screen?: { readonly added: readonly string[]; readonly removed: readonly string[] };
 }
 
 /**
@@ -294,6 +360,14 @@ export function reportedLock(comparison: LockComparison): LockReport {
       ...(mismatch.lockedDigest !== undefined ? { lockedDigest: mismatch.lockedDigest } : {}),
       ...(mismatch.digest !== undefined ? { digest: mismatch.digest } : {}),
       ...(mismatch.change !== undefined ? { fields: mismatch.change.fields } : {}),
+      ...(mismatch.screen !== undefined
+        ? {
+          screen: {
+            added: mismatch.screen.added.map((finding) => finding.code),
+            removed: mismatch.screen.removed.map((finding) => finding.code),
+          },
+        }
+        : {}),
     })),
     protocolVersionChanged: comparison.protocolVersionChanged,
   };
@@ -340,6 +414,11 @@ export function toolSkipReason(
       return "the server's definition of this tool does not match the lock: review the diff " +
         "(connection.lockComparison(id), or sluice inspect --lock), then update the lock or " +
         "remove the tool from allow";
+    case "mcp_tool_screen_refused":
+      return `the poisoning screen refuses the tool's text (${
+        /^screen_[a-z_]{1,48}$/.test(error.problem ?? "") ? error.problem : "a finding"
+      }; see screen, and sluice inspect for the decoded text): give the tool an owner spec in ` +
+        "specs, or remove it from allow";
     case "mcp_tool_task_required":
       return "the tool requires task-augmented execution, which sluice does not run: " +
         "remove it from allow";

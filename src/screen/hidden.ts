@@ -84,53 +84,86 @@ function joinerFits(text: string, at: number, cp: number): boolean {
 }
 
 /**
+ * Calls `hit` for each hidden or deceptive code point of `text`, in order, with its code, its
+ * UTF-16 index and length: the one reading both the screen's marks and a result's revealing use.
+ */
+function scanHidden(
+  text: string,
+  hit: (code: ScreenCodeOf<"hidden">, cp: number, index: number, length: number) => void,
+): void {
+  SUSPECT.lastIndex = 0;
+  if (!SUSPECT.test(text)) return;
+  // Only the characters outside the printable class are read, each with its neighbours.
+  SUSPECT.lastIndex = 0;
+  for (let match = SUSPECT.exec(text); match !== null; match = SUSPECT.exec(text)) {
+    const index = match.index;
+    const cp = text.codePointAt(index)!;
+    const length = width(cp);
+    SUSPECT.lastIndex = index + length;
+    const sequence = emojiTagSequence(text, index);
+    if (sequence > 0) {
+      SUSPECT.lastIndex = index + sequence;
+      continue;
+    }
+    const note = (code: ScreenCodeOf<"hidden">) => hit(code, cp, index, length);
+    if (isTag(cp)) {
+      note("screen_hidden_tag_characters");
+    } else if (isBidi(cp)) {
+      note("screen_hidden_bidi_control");
+    } else if (TERMINAL.has(cp)) {
+      note("screen_hidden_terminal_escape");
+    } else if (cp < 0x20 || (cp >= 0x7f && cp <= 0x9f)) {
+      note("screen_hidden_invisible_character");
+    } else if (isVariationSelector(cp)) {
+      // One selector picks a glyph of the character before it; a run of them carries data.
+      const previous = pointBefore(text, index);
+      if (previous === undefined || isVariationSelector(previous) || previous === 0x200d) {
+        note("screen_hidden_invisible_character");
+      }
+    } else if (cp === 0x200c || cp === 0x200d) {
+      if (!joinerFits(text, index, cp)) note("screen_hidden_invisible_character");
+    } else if (BLANKS.has(cp) || (cp > 0x9f && FORMAT.test(String.fromCodePoint(cp)))) {
+      note("screen_hidden_invisible_character");
+    }
+  }
+}
+
+/**
+ * `text` with every hidden or deceptive code point the screen finds written as a visible
+ * escape, `\u{E0041}`; `undefined` when it has none.
+ *
+ * @param text the string
+ */
+export function revealHidden(text: string): string | undefined {
+  let out = "";
+  let from = 0;
+  let found = false;
+  scanHidden(text, (_code, cp, index, length) => {
+    out += `${text.slice(from, index)}\\u{${cp.toString(16).toUpperCase()}}`;
+    from = index + length;
+    found = true;
+  });
+  return found ? out + text.slice(from) : undefined;
+}
+
+/**
  * The hidden-character marks of one string: at most one per code, naming the first offending
  * code point; Tag characters also decoded.
  *
  * @param text the string
  */
 export function hiddenMarks(text: string): HiddenMark[] {
-  SUSPECT.lastIndex = 0;
-  if (!SUSPECT.test(text)) return [];
   const first = new Map<ScreenCodeOf<"hidden">, number>();
   let decoded = "";
-  const note = (code: ScreenCodeOf<"hidden">, cp: number) => {
+  scanHidden(text, (code, cp) => {
     if (!first.has(code)) first.set(code, cp);
-  };
-  // Only the characters outside the printable class are read, each with its neighbours.
-  SUSPECT.lastIndex = 0;
-  for (let match = SUSPECT.exec(text); match !== null; match = SUSPECT.exec(text)) {
-    const index = match.index;
-    const cp = text.codePointAt(index)!;
-    SUSPECT.lastIndex = index + width(cp);
-    const sequence = emojiTagSequence(text, index);
-    if (sequence > 0) {
-      SUSPECT.lastIndex = index + sequence;
-      continue;
+    if (
+      code === "screen_hidden_tag_characters" && cp >= 0xe0020 && cp <= 0xe007e &&
+      decoded.length <= MAX_DECODED
+    ) {
+      decoded += String.fromCharCode(cp - 0xe0000);
     }
-    if (isTag(cp)) {
-      note("screen_hidden_tag_characters", cp);
-      if (cp >= 0xe0020 && cp <= 0xe007e && decoded.length <= MAX_DECODED) {
-        decoded += String.fromCharCode(cp - 0xe0000);
-      }
-    } else if (isBidi(cp)) {
-      note("screen_hidden_bidi_control", cp);
-    } else if (TERMINAL.has(cp)) {
-      note("screen_hidden_terminal_escape", cp);
-    } else if (cp < 0x20 || (cp >= 0x7f && cp <= 0x9f)) {
-      note("screen_hidden_invisible_character", cp);
-    } else if (isVariationSelector(cp)) {
-      // One selector picks a glyph of the character before it; a run of them carries data.
-      const previous = pointBefore(text, index);
-      if (previous === undefined || isVariationSelector(previous) || previous === 0x200d) {
-        note("screen_hidden_invisible_character", cp);
-      }
-    } else if (cp === 0x200c || cp === 0x200d) {
-      if (!joinerFits(text, index, cp)) note("screen_hidden_invisible_character", cp);
-    } else if (BLANKS.has(cp) || (cp > 0x9f && FORMAT.test(String.fromCodePoint(cp)))) {
-      note("screen_hidden_invisible_character", cp);
-    }
-  }
+  });
   const findings: HiddenMark[] = [];
   for (const [code, cp] of first) {
     const finding: HiddenMark = { class: "hidden", code, codePoint: hex(cp) };
