@@ -3,7 +3,7 @@
  * is measured apart from the server's: the official v2 SDK server (`createMcpHandler` over a
  * low-level `Server`) in `Deno.serve` on 127.0.0.1, serving the 2026-07-28 revision.
  *
- * - `/calls`: two tools, `small` (a 1 KiB text result) and `large` (a 64 KiB text result).
+ * - `/calls`: three tools, `small` (a 1 KiB text result), `medium` (32 KiB) and `large` (64 KiB).
  * - `/catalog`: the generated 188-tool, ~1 MiB list of `large_list.ts` (calls answer `ok`).
  * - `/lists/<name>`: with a `lists.json` argument (`{ <name>: tools }`), each list.
  *
@@ -23,6 +23,7 @@ import { corpusDir, largeToolList } from "./large_list.ts";
 /** The text results of the `/calls` tools, by tool name. */
 export const CALL_RESULTS: Readonly<Record<string, string>> = Object.freeze({
   small: "s".repeat(1024),
+  medium: "m".repeat(32 * 1024),
   large: "l".repeat(64 * 1024),
 });
 
