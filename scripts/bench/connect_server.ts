@@ -61,7 +61,21 @@ export interface ConnectServer {
 }
 
 /** Starts this module as a child process and waits for its address. */
-export async function startConnectServer(listsFile?: string): Promise<ConnectServer> {
+export function startConnectServer(listsFile?: string): Promise<ConnectServer> {
+  return startBenchProcess(import.meta.url, listsFile === undefined ? [] : [listsFile]);
+}
+
+/**
+ * Starts a benchmark server module as a child process (loopback network, read and env access)
+ * that prints `LISTENING <origin>` and stops when its stdin closes; waits for its address.
+ *
+ * @param module the module's URL
+ * @param args its arguments
+ */
+export async function startBenchProcess(
+  module: string,
+  args: readonly string[],
+): Promise<ConnectServer> {
   const child = new Deno.Command(Deno.execPath(), {
     args: [
       "run",
@@ -69,8 +83,8 @@ export async function startConnectServer(listsFile?: string): Promise<ConnectSer
       "--allow-net=127.0.0.1",
       "--allow-read",
       "--allow-env",
-      new URL(import.meta.url).pathname,
-      ...(listsFile === undefined ? [] : [listsFile]),
+      new URL(module).pathname,
+      ...args,
     ],
     cwd: new URL("../../", import.meta.url).pathname,
     stdin: "piped",

@@ -1,8 +1,8 @@
 /**
  * `sluice serve` vs the same client straight to the upstream, side by side in one run: a raw v2
  * SDK `Client` (cfworker validator, 2026-07-28) calls a read tool of the benchmark server
- * (`connect_server.ts`, its own process) directly, and through `serve()` (in this process, over
- * loopback, the tool pre-approved, one bearer-token client).
+ * (`connect_server.ts`, its own process) directly, and through `serve()` (`serve_process.ts`,
+ * its own process as deployed, over loopback, the tool pre-approved, one bearer-token client).
  *
  * - Latency: calls alternate between the two paths, which one goes first switching every call,
  *   each timed on its own (wall clock). Per result size (1 KiB, 32 KiB, 64 KiB of text): p50 and
@@ -18,16 +18,14 @@
  */
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/client/validators/cf-worker";
-import { MemoryApprovalStore } from "../../mod.ts";
-import { serve } from "../../serve.ts";
 import { startConnectServer } from "./connect_server.ts";
+import { SERVE_BENCH_TOKEN as TOKEN, startServeProcess } from "./serve_process.ts";
 import { type Benchmark, type BenchRow, median, quantile } from "./types.ts";
 
 const ROUNDS = 8;
 const CALLS_PER_ROUND = 50;
 const CALLS = ROUNDS * CALLS_PER_ROUND;
 const WARMUP = 60;
-const TOKEN = "bench-token-0123456789abcdef0123456789abcdef";
 const SIZES = [
   { tool: "small", label: "1 KiB" },
   { tool: "medium", label: "32 KiB" },
@@ -64,21 +62,10 @@ export const serveBenchmark: Benchmark = {
     `${LOAD_ROUNDS} alternating rounds, 32 KiB`,
   async run() {
     const upstream = await startConnectServer();
-    const served = await serve({
-      servers: [{ id: "bench", url: `${upstream.origin}/calls` }],
-      allow: SIZES.map((size) => `bench.${size.tool}`),
-      preApproved: SIZES.map((size) => `bench.${size.tool}`),
-      store: new MemoryApprovalStore(),
-      allowNonDurableStoreForTests: true,
-      transport: { dangerouslyAllowLoopback: true },
-      serve: { clients: [{ name: "bench", token: TOKEN }], limits: { maxConcurrentCalls: 64 } },
-    });
-    const listener = Deno.serve(
-      { hostname: "127.0.0.1", port: 0, onListen: () => {} },
-      served.fetch,
-    );
+    const gateway = await startServeProcess(upstream.origin);
+    const endpoint = new URL(`${gateway.origin}/mcp`);
     const direct = await client(new URL(`${upstream.origin}/calls`));
-    const through = await client(new URL(`http://127.0.0.1:${listener.addr.port}/mcp`), TOKEN);
+    const through = await client(endpoint, TOKEN);
     const rows: BenchRow[] = [];
     try {
       for (const size of SIZES) {
@@ -119,12 +106,11 @@ export const serveBenchmark: Benchmark = {
           });
         }
       }
-      for (const load of LOADS) rows.push(...await loadRows(upstream.origin, listener, load));
+      for (const load of LOADS) rows.push(...await loadRows(upstream.origin, endpoint, load));
     } finally {
       await direct.close();
       await through.close();
-      await served.close();
-      await listener.shutdown();
+      await gateway.close();
       await upstream.close();
     }
     return rows;
@@ -153,7 +139,7 @@ async function loadRound(
 /** Throughput and latency under load, direct vs through serve, rounds alternating. */
 async function loadRows(
   origin: string,
-  listener: Deno.HttpServer<Deno.NetAddr>,
+  endpoint: URL,
   load: { readonly clients: number; readonly calls: number },
 ): Promise<BenchRow[]> {
   const open = (url: URL, token?: string) =>
@@ -161,7 +147,7 @@ async function loadRows(
   const paths = [
     { clients: await open(new URL(`${origin}/calls`)), name: LOAD_TOOL },
     {
-      clients: await open(new URL(`http://127.0.0.1:${listener.addr.port}/mcp`), TOKEN),
+      clients: await open(endpoint, TOKEN),
       name: `bench__${LOAD_TOOL}`,
     },
   ];
