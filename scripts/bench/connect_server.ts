@@ -60,6 +60,24 @@ export interface ConnectServer {
   close(): Promise<void>;
 }
 
+/**
+ * In a benchmark server process: runs `close` and exits on SIGTERM or when the parent closes
+ * stdin (the parent holds it open; when it goes away, so does the server).
+ *
+ * @param close stops serving
+ */
+export function stopOnParentExit(close: () => Promise<void>): void {
+  const stop = async () => {
+    await close();
+    Deno.exit(0);
+  };
+  Deno.addSignalListener("SIGTERM", stop);
+  (async () => {
+    for await (const _ of Deno.stdin.readable) { /* drain */ }
+    await stop();
+  })();
+}
+
 /** Starts this module as a child process and waits for its address. */
 export function startConnectServer(listsFile?: string): Promise<ConnectServer> {
   return startBenchProcess(import.meta.url, listsFile === undefined ? [] : [listsFile]);
@@ -144,15 +162,8 @@ if (import.meta.main) {
     const handler = handlers[new URL(request.url).pathname];
     return handler === undefined ? new Response(null, { status: 404 }) : handler.fetch(request);
   });
-  const stop = async () => {
+  stopOnParentExit(async () => {
     await Promise.all(Object.values(handlers).map((handler) => handler.close()));
     await server.shutdown();
-    Deno.exit(0);
-  };
-  Deno.addSignalListener("SIGTERM", stop);
-  // The parent holds stdin open; when it goes away, so does the server.
-  (async () => {
-    for await (const _ of Deno.stdin.readable) { /* drain */ }
-    await stop();
-  })();
+  });
 }

@@ -12,7 +12,12 @@
  */
 import { MemoryApprovalStore } from "../../mod.ts";
 import { serve } from "../../serve.ts";
-import { CALL_RESULTS, type ConnectServer, startBenchProcess } from "./connect_server.ts";
+import {
+  CALL_RESULTS,
+  type ConnectServer,
+  startBenchProcess,
+  stopOnParentExit,
+} from "./connect_server.ts";
 
 /** The token of the benchmark's one client. */
 export const SERVE_BENCH_TOKEN = "bench-token-0123456789abcdef0123456789abcdef";
@@ -41,15 +46,8 @@ if (import.meta.main) {
     port: 0,
     onListen: (addr) => console.log(`LISTENING http://127.0.0.1:${addr.port}`),
   }, served.fetch);
-  const stop = async () => {
+  stopOnParentExit(async () => {
     await served.close();
     await server.shutdown();
-    Deno.exit(0);
-  };
-  Deno.addSignalListener("SIGTERM", stop);
-  // The parent holds stdin open; when it goes away, so does the gateway.
-  (async () => {
-    for await (const _ of Deno.stdin.readable) { /* drain */ }
-    await stop();
-  })();
+  });
 }

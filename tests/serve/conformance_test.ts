@@ -8,12 +8,11 @@
 import assert from "node:assert/strict";
 import { SUITE_VERSIONS } from "../../fixtures/conformance/runner.ts";
 import {
-  formatServerTable,
   listServerScenarios,
-  observedServerResults,
   readServerExpected,
   runServerSuite,
 } from "../../fixtures/conformance/server_suite.ts";
+import { formatTable, observedResults } from "../../fixtures/conformance/suite.ts";
 
 Deno.test("serve conformance: the file names every server scenario of each pinned suite, in order", async () => {
   const expected = await readServerExpected();
@@ -37,7 +36,8 @@ Deno.test("serve conformance: every applicable server scenario's results are exa
       `${scenario} ran and passed`,
     );
   }
-  const observed = observedServerResults(expected, listed, runs);
+  // A server run is both the run and its result.
+  const observed = observedResults(expected, listed, runs, runs);
   const differing = runs.filter((run) => {
     const before = expected[run.suite][run.scenario];
     if (before === undefined || !("runs" in before)) return true;
@@ -50,7 +50,7 @@ Deno.test("serve conformance: every applicable server scenario's results are exa
     observed,
     expected,
     `results differ from fixtures/conformance/server_expected.json:\n${
-      formatServerTable(runs)
+      formatTable(runs, runs)
     }\n\n` +
       differing.join("\n\n"),
   );
