@@ -3,7 +3,7 @@
  * is measured apart from the server's: the official v2 SDK server (`createMcpHandler` over a
  * low-level `Server`) in `Deno.serve` on 127.0.0.1, serving the 2026-07-28 revision.
  *
- * - `/calls`: two tools, `small` (a 1 KiB text result) and `large` (a 64 KiB text result).
+ * - `/calls`: three tools, `small` (a 1 KiB text result), `medium` (32 KiB) and `large` (64 KiB).
  * - `/catalog`: the generated 188-tool, ~1 MiB list of `large_list.ts` (calls answer `ok`).
  * - `/lists/<name>`: with a `lists.json` argument (`{ <name>: tools }`), each list.
  *
@@ -23,6 +23,7 @@ import { corpusDir, largeToolList } from "./large_list.ts";
 /** The text results of the `/calls` tools, by tool name. */
 export const CALL_RESULTS: Readonly<Record<string, string>> = Object.freeze({
   small: "s".repeat(1024),
+  medium: "m".repeat(32 * 1024),
   large: "l".repeat(64 * 1024),
 });
 
@@ -59,8 +60,40 @@ export interface ConnectServer {
   close(): Promise<void>;
 }
 
+/**
+ * In a benchmark server process: runs `close` and exits on SIGTERM or when the parent closes
+ * stdin (the parent holds it open; when it goes away, so does the server).
+ *
+ * @param close stops serving
+ */
+export function stopOnParentExit(close: () => Promise<void>): void {
+  const stop = async () => {
+    await close();
+    Deno.exit(0);
+  };
+  Deno.addSignalListener("SIGTERM", stop);
+  (async () => {
+    for await (const _ of Deno.stdin.readable) { /* drain */ }
+    await stop();
+  })();
+}
+
 /** Starts this module as a child process and waits for its address. */
-export async function startConnectServer(listsFile?: string): Promise<ConnectServer> {
+export function startConnectServer(listsFile?: string): Promise<ConnectServer> {
+  return startBenchProcess(import.meta.url, listsFile === undefined ? [] : [listsFile]);
+}
+
+/**
+ * Starts a benchmark server module as a child process (loopback network, read and env access)
+ * that prints `LISTENING <origin>` and stops when its stdin closes; waits for its address.
+ *
+ * @param module the module's URL
+ * @param args its arguments
+ */
+export async function startBenchProcess(
+  module: string,
+  args: readonly string[],
+): Promise<ConnectServer> {
   const child = new Deno.Command(Deno.execPath(), {
     args: [
       "run",
@@ -68,8 +101,8 @@ export async function startConnectServer(listsFile?: string): Promise<ConnectSer
       "--allow-net=127.0.0.1",
       "--allow-read",
       "--allow-env",
-      new URL(import.meta.url).pathname,
-      ...(listsFile === undefined ? [] : [listsFile]),
+      new URL(module).pathname,
+      ...args,
     ],
     cwd: new URL("../../", import.meta.url).pathname,
     stdin: "piped",
@@ -129,15 +162,8 @@ if (import.meta.main) {
     const handler = handlers[new URL(request.url).pathname];
     return handler === undefined ? new Response(null, { status: 404 }) : handler.fetch(request);
   });
-  const stop = async () => {
+  stopOnParentExit(async () => {
     await Promise.all(Object.values(handlers).map((handler) => handler.close()));
     await server.shutdown();
-    Deno.exit(0);
-  };
-  Deno.addSignalListener("SIGTERM", stop);
-  // The parent holds stdin open; when it goes away, so does the server.
-  (async () => {
-    for await (const _ of Deno.stdin.readable) { /* drain */ }
-    await stop();
-  })();
+  });
 }

@@ -1,12 +1,16 @@
 /**
  * `sluice serve` vs the same client straight to the upstream, side by side in one run: a raw v2
  * SDK `Client` (cfworker validator, 2026-07-28) calls a read tool of the benchmark server
- * (`connect_server.ts`, its own process) directly, and through `serve()` (in this process, over
- * loopback, the tool pre-approved, one bearer-token client). Calls alternate between the two
- * paths, which one goes first switching every call, each timed on its own (wall clock). Reported
- * per result size (1 KiB and 64 KiB of text): p50 and p99 of each path over every call, the
- * median and range of the per-round ratios (8 rounds of 50 calls), and the differences in ms.
- * Only latency of sequential calls; no throughput under concurrency yet.
+ * (`connect_server.ts`, its own process) directly, and through `serve()` (`serve_process.ts`,
+ * its own process as deployed, over loopback, the tool pre-approved, one bearer-token client).
+ *
+ * - Latency: calls alternate between the two paths, which one goes first switching every call,
+ *   each timed on its own (wall clock). Per result size (1 KiB, 32 KiB, 64 KiB of text): p50 and
+ *   p99 of each path over every call, the median and range of the per-round ratios (8 rounds of
+ *   50 calls), and the differences in ms.
+ * - Throughput: 8 and 64 concurrent clients (each its own `Client`, calling one after another),
+ *   32 KiB results; rounds alternate the paths. Per concurrency: calls per second of each path
+ *   (median of rounds, per-round ratio range) and p50 / p99 per call under that load.
  *
  * `deno task bench serve` runs it.
  *
@@ -14,17 +18,23 @@
  */
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/client/validators/cf-worker";
-import { MemoryApprovalStore } from "../../mod.ts";
-import { serve } from "../../serve.ts";
 import { startConnectServer } from "./connect_server.ts";
+import { SERVE_BENCH_TOKEN as TOKEN, startServeProcess } from "./serve_process.ts";
 import { type Benchmark, type BenchRow, median, quantile } from "./types.ts";
 
 const ROUNDS = 8;
 const CALLS_PER_ROUND = 50;
 const CALLS = ROUNDS * CALLS_PER_ROUND;
 const WARMUP = 60;
-const TOKEN = "bench-token-0123456789abcdef0123456789abcdef";
-const SIZES = [{ tool: "small", label: "1 KiB" }, { tool: "large", label: "64 KiB" }] as const;
+const SIZES = [
+  { tool: "small", label: "1 KiB" },
+  { tool: "medium", label: "32 KiB" },
+  { tool: "large", label: "64 KiB" },
+] as const;
+/** Concurrent clients of the throughput runs, and the calls each makes per round. */
+const LOADS = [{ clients: 8, calls: 60 }, { clients: 64, calls: 12 }] as const;
+const LOAD_ROUNDS = 6;
+const LOAD_TOOL = "medium";
 
 async function client(url: URL, token?: string): Promise<Client> {
   const connected = new Client({ name: "serve-bench", version: "0" }, {
@@ -47,24 +57,15 @@ export const serveBenchmark: Benchmark = {
   name: "serve",
   describe: () =>
     `sluice serve vs direct, one raw v2 client, ${CALLS} alternating calls per path and size ` +
-    `(${SIZES.map((size) => size.label).join(", ")}), after ${WARMUP} warm-up calls`,
+    `(${SIZES.map((size) => size.label).join(", ")}), after ${WARMUP} warm-up calls; ` +
+    `throughput at ${LOADS.map((load) => load.clients).join(" and ")} concurrent clients, ` +
+    `${LOAD_ROUNDS} alternating rounds, 32 KiB`,
   async run() {
     const upstream = await startConnectServer();
-    const served = await serve({
-      servers: [{ id: "bench", url: `${upstream.origin}/calls` }],
-      allow: SIZES.map((size) => `bench.${size.tool}`),
-      preApproved: SIZES.map((size) => `bench.${size.tool}`),
-      store: new MemoryApprovalStore(),
-      allowNonDurableStoreForTests: true,
-      transport: { dangerouslyAllowLoopback: true },
-      serve: { clients: [{ name: "bench", token: TOKEN }], limits: { maxConcurrentCalls: 64 } },
-    });
-    const listener = Deno.serve(
-      { hostname: "127.0.0.1", port: 0, onListen: () => {} },
-      served.fetch,
-    );
+    const gateway = await startServeProcess(upstream.origin);
+    const endpoint = new URL(`${gateway.origin}/mcp`);
     const direct = await client(new URL(`${upstream.origin}/calls`));
-    const through = await client(new URL(`http://127.0.0.1:${listener.addr.port}/mcp`), TOKEN);
+    const through = await client(endpoint, TOKEN);
     const rows: BenchRow[] = [];
     try {
       for (const size of SIZES) {
@@ -105,13 +106,88 @@ export const serveBenchmark: Benchmark = {
           });
         }
       }
+      for (const load of LOADS) rows.push(...await loadRows(upstream.origin, endpoint, load));
     } finally {
       await direct.close();
       await through.close();
-      await served.close();
-      await listener.shutdown();
+      await gateway.close();
       await upstream.close();
     }
     return rows;
   },
 };
+
+/** One round of `clients` concurrent clients, each making `calls` calls one after another. */
+async function loadRound(
+  clients: readonly Client[],
+  name: string,
+  calls: number,
+): Promise<{ perSecond: number; latencies: number[] }> {
+  const latencies: number[] = [];
+  const start = performance.now();
+  await Promise.all(clients.map(async (connected) => {
+    for (let i = 0; i < calls; i++) {
+      latencies.push(
+        await timed(() => connected.callTool({ name, arguments: { query: "q" } })),
+      );
+    }
+  }));
+  const seconds = (performance.now() - start) / 1000;
+  return { perSecond: (clients.length * calls) / seconds, latencies };
+}
+
+/** Throughput and latency under load, direct vs through serve, rounds alternating. */
+async function loadRows(
+  origin: string,
+  endpoint: URL,
+  load: { readonly clients: number; readonly calls: number },
+): Promise<BenchRow[]> {
+  const open = (url: URL, token?: string) =>
+    Promise.all(Array.from({ length: load.clients }, () => client(url, token)));
+  const paths = [
+    { clients: await open(new URL(`${origin}/calls`)), name: LOAD_TOOL },
+    {
+      clients: await open(endpoint, TOKEN),
+      name: `bench__${LOAD_TOOL}`,
+    },
+  ];
+  try {
+    for (const path of paths) await loadRound(path.clients, path.name, 3);
+    const rates: [number[], number[]] = [[], []];
+    const latencies: [number[], number[]] = [[], []];
+    for (let round = 0; round < LOAD_ROUNDS; round++) {
+      const order = round % 2 === 0 ? [0, 1] : [1, 0];
+      for (const index of order) {
+        const result = await loadRound(paths[index].clients, paths[index].name, load.calls);
+        rates[index].push(result.perSecond);
+        latencies[index].push(...result.latencies);
+      }
+    }
+    const ratios = rates[1].map((rate, round) => rate / rates[0][round]);
+    const label = `32 KiB, ${load.clients} clients`;
+    const rows: BenchRow[] = [{
+      kind: "comparison",
+      subject: `sluice serve throughput ${label}`,
+      subjectMs: median(rates[1]),
+      baseline: `direct throughput ${label}`,
+      baselineMs: median(rates[0]),
+      ratio: median(ratios),
+      ratioRange: [Math.min(...ratios), Math.max(...ratios)],
+      unit: "calls/s",
+    }];
+    for (const q of [0.5, 0.99]) {
+      const name = q === 0.5 ? "p50" : "p99";
+      const [base, subject] = latencies.map((values) => quantile(values, q));
+      rows.push({
+        kind: "comparison",
+        subject: `sluice serve callTool under load ${label}, ${name}`,
+        subjectMs: subject,
+        baseline: `direct callTool under load ${label}, ${name}`,
+        baselineMs: base,
+      });
+    }
+    return rows;
+  } finally {
+    for (const path of paths) await Promise.all(path.clients.map((connected) => connected.close()));
+  }
+}
