@@ -45,7 +45,19 @@ const ALLOWED: Readonly<Record<string, readonly string[]>> = {
   session: ["base", "identity", "transport", "auth"],
   catalog: ["base", "identity", "schema", "screen", "session"],
   calls: ["base", "identity", "schema", "screen", "session", "catalog", "approvals"],
-  gate: ["base", "identity", "schema", "screen", "session", "catalog", "calls", "approvals"],
+  // The host's OpenTelemetry objects, typed structurally: no package, no session.
+  telemetry: ["base", "identity"],
+  gate: [
+    "base",
+    "identity",
+    "schema",
+    "screen",
+    "session",
+    "catalog",
+    "calls",
+    "approvals",
+    "telemetry",
+  ],
   providers: ["base", "identity", "schema", "screen", "catalog"],
   connect: [
     "base",
@@ -60,6 +72,7 @@ const ALLOWED: Readonly<Record<string, readonly string[]>> = {
     "transport",
     "providers",
     "auth",
+    "telemetry",
   ],
   inbox: ["base", "identity", "approvals", "transport"],
   // `sluice serve`: beside cli, on the public surface of connect (the toolkit, its envelope).
