@@ -196,6 +196,33 @@ Deno.test("telemetry: a write pending, approved by a person, resumed by another 
   });
 });
 
+Deno.test("telemetry: approved with edits: superseded by the person, then the edit runs", async () => {
+  await withSetup(async (setup) => {
+    const [pending] = await gateOf(setup).run([save("w1", "rec-1")], { runId: "run-1" });
+    const original = pending.approvalId!;
+    const { approval: edit } = await setup.store.approveWithEdits(original, {
+      by: "bob",
+      arguments: { key: "rec-2", value: SYNTHETIC_VALUE },
+    });
+    const resumed = await gateOf(setup).resume(original);
+    assert.equal(resumed.effect, "committed");
+    assert.ok(setup.server.records.has("rec-2"));
+    const [, span] = setup.sdk.spans();
+    assert.deepEqual(events(span), [
+      ["sluice.approval.superseded", {
+        "sluice.approval.id": original,
+        "sluice.approval.decided_by": "bob",
+      }],
+      ["sluice.approval.approved", {
+        "sluice.approval.id": edit.id,
+        "sluice.approval.decided_by": "bob",
+      }],
+      ["sluice.approval.claimed", { "sluice.approval.id": edit.id }],
+      ["sluice.approval.committed", { "sluice.approval.id": edit.id }],
+    ]);
+  });
+});
+
 Deno.test("telemetry: an inline approval and an isError result: tool_error, unknown, no remote text", async () => {
   await withSetup(async (setup) => {
     const gate = gateOf(setup, { approve: () => true });
