@@ -26,6 +26,9 @@ const TOP_FLOOR = [
   "auth",
 ] as const;
 
+/** What calls may import: what the gate and connect above it may import too. */
+const CALLS_FLOOR = ["base", "identity", "schema", "screen", "session", "catalog", "approvals"];
+
 /** What each part of `src/` may import, besides itself. */
 const ALLOWED: Readonly<Record<string, readonly string[]>> = {
   base: [],
@@ -44,31 +47,15 @@ const ALLOWED: Readonly<Record<string, readonly string[]>> = {
   // (sessionFromClient); transport/errors.ts and auth/errors.ts import only base.
   session: ["base", "identity", "transport", "auth"],
   catalog: ["base", "identity", "schema", "screen", "session"],
-  calls: ["base", "identity", "schema", "screen", "session", "catalog", "approvals"],
+  calls: CALLS_FLOOR,
   // The host's OpenTelemetry objects, typed structurally: no package, no session.
   telemetry: ["base", "identity"],
-  gate: [
-    "base",
-    "identity",
-    "schema",
-    "screen",
-    "session",
-    "catalog",
-    "calls",
-    "approvals",
-    "telemetry",
-  ],
+  gate: [...CALLS_FLOOR, "calls", "telemetry"],
   providers: ["base", "identity", "schema", "screen", "catalog"],
   connect: [
-    "base",
-    "identity",
-    "schema",
-    "screen",
-    "session",
-    "catalog",
+    ...CALLS_FLOOR,
     "calls",
     "gate",
-    "approvals",
     "transport",
     "providers",
     "auth",

@@ -13,54 +13,31 @@ import {
   type ReadableSpan,
   SimpleSpanProcessor,
 } from "@opentelemetry/sdk-trace-base";
-import {
-  DURATION_BUCKETS,
-  Gate,
-  type GateTelemetry,
-  MemoryApprovalStore,
-  TELEMETRY_METRICS,
-} from "../../mod.ts";
+import { DURATION_BUCKETS, Gate, type GateTelemetry, TELEMETRY_METRICS } from "../../mod.ts";
 import { SYNTHETIC_VALUE } from "../../fixtures/write_server.ts";
-import {
-  type MemoryWriteMode,
-  type MemoryWriteServer,
-  startMemoryWriteServer,
-} from "../../fixtures/write_server_memory.ts";
-import { readBinding, writeBinding } from "../../fixtures/write_bindings.ts";
-import { discoverTools, discoverWriteTools } from "../../mod.ts";
+import type { MemoryWriteMode } from "../../fixtures/write_server_memory.ts";
+import { withWriteCatalogs, type WriteCatalogs } from "../support/write_catalogs.ts";
 import { histogram, type OtelSdk, startOtelSdk } from "../../fixtures/otel_sdk.ts";
 
-interface Setup {
-  server: MemoryWriteServer;
-  store: MemoryApprovalStore;
-  reads: Awaited<ReturnType<typeof discoverTools>>;
-  writes: Awaited<ReturnType<typeof discoverWriteTools>>;
+interface Setup extends WriteCatalogs {
   sdk: OtelSdk;
 }
 
 const ADDRESS = { records: { address: "records.example.com", port: 8443 } };
 
-async function withSetup(
+/** The gate suites' setup plus the SDK, with `server.address` and `port` for the server. */
+function withSetup(
   body: (setup: Setup) => Promise<void>,
   options: { mode?: MemoryWriteMode; telemetry?: Partial<GateTelemetry> } = {},
 ): Promise<void> {
-  const server = await startMemoryWriteServer(options.mode);
-  const store = new MemoryApprovalStore();
-  const sdk = startOtelSdk({ servers: ADDRESS, ...options.telemetry });
-  try {
-    const discoverOptions = { monitor: server.monitor };
-    const writes = await discoverWriteTools(server.client, "records", {
-      write_record: writeBinding(),
-    }, discoverOptions);
-    const reads = await discoverTools(server.client, "records", {
-      read_record: readBinding(),
-    }, discoverOptions);
-    await body({ server, store, reads, writes, sdk });
-  } finally {
-    await sdk.shutdown();
-    await store.close();
-    await server.close();
-  }
+  return withWriteCatalogs(async (catalogs) => {
+    const sdk = startOtelSdk({ servers: ADDRESS, ...options.telemetry });
+    try {
+      await body({ ...catalogs, sdk });
+    } finally {
+      await sdk.shutdown();
+    }
+  }, options.mode ? { mode: options.mode } : {});
 }
 
 function gateOf(setup: Setup, extra: Partial<ConstructorParameters<typeof Gate>[0]> = {}): Gate {
