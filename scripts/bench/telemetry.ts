@@ -2,11 +2,13 @@
  * What telemetry costs per call: `toolkit.call` of a `connect()` with no telemetry against the
  * same call with the real OpenTelemetry SDK recording every span and metric into in-memory
  * exporters (`fixtures/otel_sdk.ts`), on one loopback Streamable HTTP server in its own process
- * (`connect_server.ts`, 2026-07-28, the 1 KiB tool). Two connections, one of each; each round
- * runs a batch of calls on each, the order rotating from round to round; reported: the median
- * batch and the median and range of the per-round ratios. Target: at most 1.10×. A third
- * connection with telemetry set to a tracer and meter that record nothing (the API's no-op
- * objects) shows what the instrumentation costs without a recording provider.
+ * (`connect_server.ts`, 2026-07-28, the 1 KiB tool). One connection per path; each round runs
+ * a batch of calls on each, the order rotating from round to round; reported: the median call
+ * and the median and range of the per-round ratios. Target: at most 1.10×. The SDK records
+ * through its `SimpleSpanProcessor` (every span exported as it ends) and, on another
+ * connection, its `BatchSpanProcessor` (what production setups use); a connection given the
+ * API's no-op tracer and meter shows sluice's own instrumentation without a recording provider,
+ * and a second connection without telemetry shows the noise between two equal connections.
  *
  * `deno task bench telemetry` runs it.
  *
@@ -18,7 +20,7 @@ import { startOtelSdk } from "../../fixtures/otel_sdk.ts";
 import { CALL_RESULTS, startConnectServer } from "./connect_server.ts";
 import { type Benchmark, type BenchRow, median, sampleInterleaved } from "./types.ts";
 
-const ROUNDS = 30;
+const ROUNDS = 40;
 const CALLS_PER_ROUND = 20;
 const WARMUP = 3;
 const TOOL = "small";
@@ -69,28 +71,37 @@ export const telemetryBenchmark: Benchmark = {
   async run() {
     const server = await startConnectServer();
     const sdk = startOtelSdk();
+    const batched = startOtelSdk({}, "batch");
     const url = `${server.origin}/calls`;
     const plain = await connection(url);
     const recorded = await connection(url, sdk.telemetry);
+    const recordedInBatches = await connection(url, batched.telemetry);
+    const control = await connection(url);
     const noop = await connection(url, {
       tracer: trace.getTracer("noop"),
       meter: metrics.getMeter("noop"),
     });
     try {
-      const [base, withSdk, withNoop] = await sampleInterleaved(
-        [batch(plain), batch(recorded), batch(noop)],
+      const [base, withSdk, withBatches, withNoop, again] = await sampleInterleaved(
+        [batch(plain), batch(recorded), batch(recordedInBatches), batch(noop), batch(control)],
         { rounds: ROUNDS, warmup: WARMUP, rotate: true },
       );
-      const spans = sdk.spans().length;
+      await batched.flush();
       const expected = (ROUNDS + WARMUP) * CALLS_PER_ROUND;
-      if (spans !== expected) throw new Error(`recorded ${spans} spans, expected ${expected}`);
+      for (const recording of [sdk, batched]) {
+        const spans = recording.spans().length;
+        if (spans !== expected) throw new Error(`recorded ${spans} spans, expected ${expected}`);
+      }
       return [
-        row("toolkit.call, SDK recording spans + metrics", withSdk, base, 1.1),
+        row("toolkit.call, SDK: simple processor + metrics", withSdk, base, 1.1),
+        row("toolkit.call, SDK: batch processor + metrics", withBatches, base, 1.1),
         row("toolkit.call, API no-op tracer + meter", withNoop, base),
+        row("toolkit.call, no telemetry (another connection)", again, base),
       ];
     } finally {
-      await Promise.all([plain.close(), recorded.close(), noop.close()]);
-      await sdk.shutdown();
+      const all = [plain, recorded, recordedInBatches, noop, control];
+      await Promise.all(all.map((item) => item.close()));
+      await Promise.all([sdk.shutdown(), batched.shutdown()]);
       await server.close();
     }
   },
