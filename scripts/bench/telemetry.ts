@@ -18,7 +18,8 @@ import { metrics, trace } from "@opentelemetry/api";
 import { connect, type Connection, type GateTelemetry } from "../../mod.ts";
 import { startOtelSdk } from "../../fixtures/otel_sdk.ts";
 import { CALL_RESULTS, startConnectServer } from "./connect_server.ts";
-import { type Benchmark, type BenchRow, median, sampleInterleaved } from "./types.ts";
+import process from "node:process";
+import { type Benchmark, type BenchRow, median } from "./types.ts";
 
 const ROUNDS = 40;
 const CALLS_PER_ROUND = 20;
@@ -48,13 +49,54 @@ function batch(connection: Connection): () => Promise<void> {
   };
 }
 
-function row(subject: string, samples: number[], baseline: number[], target?: number): BenchRow {
+/** One batch's wall and process CPU milliseconds. */
+interface Sample {
+  readonly ms: number;
+  readonly cpuMs: number;
+}
+
+/**
+ * Runs `rounds` rounds, each running every batch once in an order that rotates from round to
+ * round, after `warmup` rounds; returns each batch's samples (`samples[batch][round]`). The
+ * client's CPU time is less disturbed than wall time by the other processes of a shared machine.
+ */
+async function interleaved(fns: readonly (() => Promise<void>)[]): Promise<Sample[][]> {
+  for (let index = 0; index < WARMUP; index++) for (const fn of fns) await fn();
+  const samples = fns.map(() => [] as Sample[]);
+  for (let round = 0; round < ROUNDS; round++) {
+    for (let step = 0; step < fns.length; step++) {
+      const index = (step + round) % fns.length;
+      const cpu = process.cpuUsage();
+      const start = performance.now();
+      await fns[index]();
+      const ms = performance.now() - start;
+      const used = process.cpuUsage(cpu);
+      samples[index].push({ ms, cpuMs: (used.user + used.system) / 1000 });
+    }
+  }
+  return samples;
+}
+
+function rows(subject: string, samples: Sample[], baseline: Sample[], target?: number): BenchRow[] {
+  return [
+    row(subject, samples.map((s) => s.ms), baseline.map((s) => s.ms), "", target),
+    row(subject, samples.map((s) => s.cpuMs), baseline.map((s) => s.cpuMs), " CPU", target),
+  ];
+}
+
+function row(
+  subject: string,
+  samples: number[],
+  baseline: number[],
+  measure: string,
+  target?: number,
+): BenchRow {
   const ratios = samples.map((sample, index) => sample / baseline[index]);
   return {
     kind: "comparison",
-    subject,
+    subject: `${subject}${measure}`,
     subjectMs: median(samples) / CALLS_PER_ROUND,
-    baseline: "toolkit.call, no telemetry",
+    baseline: `toolkit.call, no telemetry${measure}`,
     baselineMs: median(baseline) / CALLS_PER_ROUND,
     ratio: median(ratios),
     ratioRange: [Math.min(...ratios), Math.max(...ratios)],
@@ -82,9 +124,8 @@ export const telemetryBenchmark: Benchmark = {
       meter: metrics.getMeter("noop"),
     });
     try {
-      const [base, withSdk, withBatches, withNoop, again] = await sampleInterleaved(
+      const [base, withSdk, withBatches, withNoop, again] = await interleaved(
         [batch(plain), batch(recorded), batch(recordedInBatches), batch(noop), batch(control)],
-        { rounds: ROUNDS, warmup: WARMUP, rotate: true },
       );
       await batched.flush();
       const expected = (ROUNDS + WARMUP) * CALLS_PER_ROUND;
@@ -93,10 +134,10 @@ export const telemetryBenchmark: Benchmark = {
         if (spans !== expected) throw new Error(`recorded ${spans} spans, expected ${expected}`);
       }
       return [
-        row("toolkit.call, SDK: simple processor + metrics", withSdk, base, 1.1),
-        row("toolkit.call, SDK: batch processor + metrics", withBatches, base, 1.1),
-        row("toolkit.call, API no-op tracer + meter", withNoop, base),
-        row("toolkit.call, no telemetry (another connection)", again, base),
+        ...rows("toolkit.call, SDK: simple processor + metrics", withSdk, base, 1.1),
+        ...rows("toolkit.call, SDK: batch processor + metrics", withBatches, base, 1.1),
+        ...rows("toolkit.call, API no-op tracer + meter", withNoop, base),
+        ...rows("toolkit.call, no telemetry (another connection)", again, base),
       ];
     } finally {
       const all = [plain, recorded, recordedInBatches, noop, control];
