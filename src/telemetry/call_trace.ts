@@ -82,6 +82,16 @@ export interface TracedEnvelope {
   readonly structured: JsonValue | null;
 }
 
+/** A tool's span name and attributes at one protocol version. */
+interface ToolAttributes {
+  readonly version: string | undefined;
+  readonly name: string;
+  /** The conventions' attributes, shared by the span and the measurements. */
+  readonly common: Readonly<TelemetryAttributes>;
+  /** `common` and sluice's own: the span's. */
+  readonly all: Readonly<TelemetryAttributes>;
+}
+
 /** Codes that are not failures of the call: it waits for a person. */
 const NOT_FAILED = new Set(["approval_pending"]);
 
@@ -100,6 +110,7 @@ function isExecuteTool(span: TelemetrySpan | undefined): span is TelemetrySpan {
 export class GateInstruments {
   readonly #telemetry: GateTelemetry;
   readonly #tracer: TelemetryTracer | undefined;
+  readonly #cache = new Map<TracedTool | undefined, ToolAttributes>();
   /** @internal */
   readonly duration: TelemetryHistogram | undefined;
   /** @internal */
@@ -141,6 +152,31 @@ export class GateInstruments {
    */
   start(tool: TracedTool | undefined, args?: JsonValue): CallTrace {
     const telemetry = this.#telemetry;
+    const { name, common, all } = this.#attributesOf(tool);
+    const attributes = telemetry.recordArguments === true && args !== undefined
+      ? { ...all, [ATTR.toolArguments]: JSON.stringify(args) }
+      : all;
+    let span: TelemetrySpan | undefined;
+    let owned = false;
+    const active = telemetry.activeSpan?.();
+    if (isExecuteTool(active)) {
+      span = active;
+      for (const [key, value] of Object.entries(attributes)) span.setAttribute(key, value);
+    } else if (this.#tracer !== undefined) {
+      span = this.#tracer.startSpan(name, { kind: SPAN_KIND_CLIENT, attributes });
+      owned = true;
+    }
+    return new CallTrace(this, span, owned, common, telemetry.recordResults === true);
+  }
+
+  /**
+   * A tool's span name and attributes, built once per tool and protocol version (calls are the
+   * hot path: nothing is rebuilt per call).
+   */
+  #attributesOf(tool: TracedTool | undefined): ToolAttributes {
+    const version = tool?.protocolVersion();
+    const cached = this.#cache.get(tool);
+    if (cached !== undefined && cached.version === version) return cached;
     const common: TelemetryAttributes = {
       [ATTR.methodName]: TOOLS_CALL,
       [ATTR.operationName]: "execute_tool",
@@ -148,11 +184,10 @@ export class GateInstruments {
     const own: TelemetryAttributes = {};
     if (tool !== undefined) {
       common[ATTR.toolName] = tool.remoteName;
-      const version = tool.protocolVersion();
       if (version !== undefined) common[ATTR.protocolVersion] = version;
       if (tool.serverId !== undefined) {
         common[ATTR.serverId] = tool.serverId;
-        const server = telemetry.servers?.[tool.serverId];
+        const server = this.#telemetry.servers?.[tool.serverId];
         if (server !== undefined) {
           common[ATTR.serverAddress] = server.address;
           if (server.port !== undefined) common[ATTR.serverPort] = server.port;
@@ -166,25 +201,14 @@ export class GateInstruments {
       if (tool.bindingId !== undefined) own[ATTR.bindingId] = tool.bindingId;
       if (tool.effect !== undefined) own[ATTR.effect] = tool.effect;
     }
-    if (telemetry.recordArguments === true && args !== undefined) {
-      own[ATTR.toolArguments] = JSON.stringify(args);
-    }
-    let span: TelemetrySpan | undefined;
-    let owned = false;
-    const active = telemetry.activeSpan?.();
-    if (isExecuteTool(active)) {
-      span = active;
-      for (const [key, value] of Object.entries(common)) span.setAttribute(key, value);
-      for (const [key, value] of Object.entries(own)) span.setAttribute(key, value);
-    } else if (this.#tracer !== undefined) {
-      const name = tool === undefined ? TOOLS_CALL : `${TOOLS_CALL} ${tool.remoteName}`;
-      span = this.#tracer.startSpan(name, {
-        kind: SPAN_KIND_CLIENT,
-        attributes: { ...common, ...own },
-      });
-      owned = true;
-    }
-    return new CallTrace(this, span, owned, common, telemetry.recordResults === true);
+    const built: ToolAttributes = {
+      version,
+      name: tool === undefined ? TOOLS_CALL : `${TOOLS_CALL} ${tool.remoteName}`,
+      common: Object.freeze(common),
+      all: Object.freeze({ ...common, ...own }),
+    };
+    this.#cache.set(tool, built);
+    return built;
   }
 }
 
