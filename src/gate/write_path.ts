@@ -368,7 +368,11 @@ export class WritePath {
       return writeFailure(id, "approval_not_found", "not_started", original.id);
     }
     // The person who edited decided the original too: the store records it on the edit.
-    options.trace?.approval("superseded", { id: original.id, decision: edit.decision });
+    options.trace?.approval("superseded", {
+      id: original.id,
+      createdAt: original.createdAt,
+      ...(edit.decision !== undefined ? { decision: edit.decision } : {}),
+    });
     return await this.settle(id, edit, tool, edit.arguments, await digest(edit.arguments), options);
   }
 

@@ -62,6 +62,8 @@ export interface TracedApproval {
   readonly createdAt?: number;
   /** The decision as the store records it. */
   readonly decision?: { readonly by: string; readonly at: number };
+  /** Set on the approval of an edit: its wait is its original's, counted there. */
+  readonly supersedes?: string;
 }
 
 /**
@@ -266,7 +268,10 @@ export class CallTrace {
     this.#instruments.outcomes?.add(1, measured);
     const decided = approval.decision?.at;
     if (step === "approved" || step === "denied" || step === "superseded") {
-      if (decided !== undefined && approval.createdAt !== undefined) {
+      if (
+        decided !== undefined && approval.createdAt !== undefined &&
+        approval.supersedes === undefined
+      ) {
         this.#instruments.wait?.record(Math.max(0, decided - approval.createdAt) / 1000, measured);
       }
     }

@@ -197,6 +197,13 @@ Deno.test("telemetry: approved with edits: superseded by the person, then the ed
       ["sluice.approval.claimed", { "sluice.approval.id": edit.id }],
       ["sluice.approval.committed", { "sluice.approval.id": edit.id }],
     ]);
+    // The wait is the original's, counted once: from the call to the person's edit.
+    const metrics = await setup.sdk.metrics();
+    const wait = histogram(metrics.get(TELEMETRY_METRICS.approvalWait)).dataPoints;
+    assert.deepEqual(wait.map((point) => point.attributes["sluice.approval.outcome"]), [
+      "superseded",
+    ]);
+    assert.equal(wait[0].value.count, 1);
   });
 });
 
