@@ -13,7 +13,14 @@ import {
   type ReadableSpan,
   SimpleSpanProcessor,
 } from "@opentelemetry/sdk-trace-base";
-import { DURATION_BUCKETS, Gate, type GateTelemetry, TELEMETRY_METRICS } from "../../mod.ts";
+import {
+  createGrant,
+  DURATION_BUCKETS,
+  Gate,
+  type GateTelemetry,
+  grantScopeOf,
+  TELEMETRY_METRICS,
+} from "../../mod.ts";
 import { SYNTHETIC_VALUE } from "../../fixtures/write_server.ts";
 import type { MemoryWriteMode } from "../../fixtures/write_server_memory.ts";
 import { withWriteCatalogs, type WriteCatalogs } from "../support/write_catalogs.ts";
@@ -70,7 +77,8 @@ function common(setup: Setup, tool: string) {
 }
 
 /** A span's events as `[name, attributes]`. */
-const events = (span: ReadableSpan) => span.events.map((event) => [event.name, event.attributes]);
+const events = (span: ReadableSpan) =>
+  span.events.map((event) => [event.name, event.attributes] as const);
 
 Deno.test("telemetry: a read is one CLIENT span named by the conventions, and one duration", async () => {
   await withSetup(async (setup) => {
@@ -204,6 +212,31 @@ Deno.test("telemetry: approved with edits: superseded by the person, then the ed
       "superseded",
     ]);
     assert.equal(wait[0].value.count, 1);
+  });
+});
+
+Deno.test("telemetry: a standing grant approves: decided by grant:<id>, then committed", async () => {
+  await withSetup(async (setup) => {
+    const gate = gateOf(setup);
+    const [first] = await gate.run([save("w1", "rec-1")], { runId: "run-1" });
+    const grant = await createGrant(setup.store, {
+      ...grantScopeOf((await setup.store.get(first.approvalId!))!),
+      runId: "run-1",
+      maxUses: 1,
+      by: "gina",
+    });
+    const [granted] = await gate.run([save("w2", "rec-2")], { runId: "run-1" });
+    assert.equal(granted.effect, "committed");
+    const [, span] = setup.sdk.spans();
+    assert.deepEqual(
+      events(span).map(([name, attributes]) => [name, attributes?.["sluice.approval.decided_by"]]),
+      [
+        ["sluice.approval.pending", undefined],
+        ["sluice.approval.approved", `grant:${grant.id}`],
+        ["sluice.approval.claimed", undefined],
+        ["sluice.approval.committed", undefined],
+      ],
+    );
   });
 });
 
