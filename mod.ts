@@ -285,6 +285,23 @@ export {
   type RunOptions,
 } from "./src/gate/mod.ts";
 export {
+  APPROVAL_EVENTS,
+  type ApprovalStep,
+  DURATION_BUCKETS,
+  type GateTelemetry,
+  TELEMETRY_ATTRIBUTES,
+  TELEMETRY_METRICS,
+  type TelemetryAttributes,
+  type TelemetryAttributeValue,
+  type TelemetryCounter,
+  type TelemetryHistogram,
+  type TelemetryInstrumentOptions,
+  type TelemetryMeter,
+  type TelemetryServerAddress,
+  type TelemetrySpan,
+  type TelemetryTracer,
+} from "./src/telemetry/mod.ts";
+export {
   type AcceptOptions,
   type ApprovalPolicy,
   approvalPolicy,

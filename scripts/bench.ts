@@ -23,6 +23,7 @@ import { writeAbBenchmark } from "./bench/write_ab.ts";
 import { screenBenchmark } from "./bench/screen.ts";
 import { writeFleetBenchmark } from "./bench/write_fleet.ts";
 import { serveBenchmark } from "./bench/serve.ts";
+import { telemetryBenchmark } from "./bench/telemetry.ts";
 
 /** The approval store's figures (libSQL file, WAL, synchronous=FULL), as a registered bench. */
 const approvalsBenchmark: Benchmark = {
@@ -49,6 +50,7 @@ export const benchmarks: readonly Benchmark[] = [
   screenBenchmark,
   writeFleetBenchmark,
   serveBenchmark,
+  telemetryBenchmark,
 ];
 
 function printTable(header: readonly string[], lines: readonly string[][]): void {

@@ -94,6 +94,12 @@ export async function dependencyFields(dependencies: Readonly<Record<string, str
     peers[name] = optional.range;
     meta[name] = { optional: true };
   }
+  // A package only the host imports (its OpenTelemetry API) is a peer the graph never shows.
+  for (const [name, optional] of Object.entries(OPTIONAL_PACKAGES)) {
+    if (Object.hasOwn(peers, name)) continue;
+    peers[name] = optional.range;
+    meta[name] = { optional: true };
+  }
   return { dependencies: required, peerDependencies: peers, peerDependenciesMeta: meta };
 }
 

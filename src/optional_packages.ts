@@ -41,6 +41,11 @@ export const OPTIONAL_PACKAGES = {
     tested: ["0.18.0"],
   },
   postgres: { neededBy: "@sluice/mcp/postgres", range: "^3.4.9", tested: ["3.4.9"] },
+  "@opentelemetry/api": {
+    neededBy: "telemetry (the host passes its tracer and meter; sluice never imports it)",
+    range: "^1.7.0",
+    tested: ["1.10.0"],
+  },
   "@modelcontextprotocol/server": {
     neededBy: "@sluice/mcp/serve (and `sluice serve`)",
     range: "^2.4.0",

@@ -26,6 +26,9 @@ const TOP_FLOOR = [
   "auth",
 ] as const;
 
+/** What calls may import: what the gate and connect above it may import too. */
+const CALLS_FLOOR = ["base", "identity", "schema", "screen", "session", "catalog", "approvals"];
+
 /** What each part of `src/` may import, besides itself. */
 const ALLOWED: Readonly<Record<string, readonly string[]>> = {
   base: [],
@@ -45,22 +48,19 @@ const ALLOWED: Readonly<Record<string, readonly string[]>> = {
   // the server for an observer it is given, so the catalog's monitor stays above it.
   session: ["base", "identity", "transport", "auth"],
   catalog: ["base", "identity", "schema", "screen", "session"],
-  calls: ["base", "identity", "schema", "screen", "session", "catalog", "approvals"],
-  gate: ["base", "identity", "schema", "screen", "session", "catalog", "calls", "approvals"],
+  calls: CALLS_FLOOR,
+  // The host's OpenTelemetry objects, typed structurally: no package, no session.
+  telemetry: ["base", "identity"],
+  gate: [...CALLS_FLOOR, "calls", "telemetry"],
   providers: ["base", "identity", "schema", "screen", "catalog"],
   connect: [
-    "base",
-    "identity",
-    "schema",
-    "screen",
-    "session",
-    "catalog",
+    ...CALLS_FLOOR,
     "calls",
     "gate",
-    "approvals",
     "transport",
     "providers",
     "auth",
+    "telemetry",
   ],
   inbox: ["base", "identity", "approvals", "transport"],
   // `sluice serve`: beside cli, on the public surface of connect (the toolkit, its envelope).

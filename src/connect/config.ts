@@ -1,3 +1,4 @@
+import type { GateTelemetry } from "../telemetry/types.ts";
 import type { SluiceLock } from "../catalog/lock.ts";
 import type { ResultScreen } from "../calls/result.ts";
 import {
@@ -144,6 +145,11 @@ export interface ConnectCommonOptions {
   readonly allowNonDurableStoreForTests?: boolean;
   /** Receives one audit event per discovery and per call. Exceptions are swallowed. */
   readonly onEvent?: (event: ConnectEvent) => void;
+  /**
+   * OpenTelemetry spans and metrics of every call through the host's own tracer and meter
+   * (`server.address` / `server.port` filled from each server's URL); see the gate's option.
+   */
+  readonly telemetry?: GateTelemetry;
   /**
    * Told of each deferred call that ends `approval_pending`, with a copy of the pending record
    * (for example `webhookNotifier` from `@sluice/mcp/inbox`). Never awaited; its failures and
@@ -478,6 +484,9 @@ function checkOptions(config: ConnectAllConfig): void {
   }
   if (config.onEvent !== undefined && typeof config.onEvent !== "function") {
     throw invalid("onEvent must be a function");
+  }
+  if (config.telemetry !== undefined && !isRecord(config.telemetry)) {
+    throw invalid("telemetry must be an object");
   }
   const allowedLegacy = [...LEGACY_PROTOCOL_VERSIONS, ...OPT_IN_PROTOCOL_VERSIONS];
   const legacy = stringList(config.legacyProtocolVersions, "legacyProtocolVersions");

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { serverAddressOf } from "../telemetry/types.ts";
 import type { ToolLimits } from "../catalog/limits.ts";
 import type { ApprovalDecider } from "../catalog/bindings.ts";
 import { secureFetch } from "../transport/secure_fetch.ts";
@@ -103,8 +104,28 @@ export async function discoverInto(
 /** The one gate of the toolkit's servers of now, under the connection's governance. */
 export function gateFor(config: ConnectAllConfig, servers: readonly ToolkitServer[]): Gate {
   const approve = config.approve;
+  const telemetry = config.telemetry;
   return new Gate({
-    catalogs: servers.map((server) => ({ calls: server.tools.map((tool) => tool.plan) })),
+    catalogs: telemetry === undefined
+      ? servers.map((server) => ({ calls: server.tools.map((tool) => tool.plan) }))
+      // Traces name each tool's server and catalog digest.
+      : servers.flatMap((server) =>
+        server.tools.map((tool) => ({
+          calls: [tool.plan],
+          snapshot: { serverId: server.id, revisionDigest: tool.catalogDigest },
+        }))
+      ),
+    ...(telemetry !== undefined
+      ? {
+        telemetry: {
+          ...telemetry,
+          servers: {
+            ...Object.fromEntries(config.servers.map((s) => [s.id, serverAddressOf(s.url)])),
+            ...telemetry.servers,
+          },
+        },
+      }
+      : {}),
     ...(config.store !== undefined ? { store: config.store } : {}),
     ...(approve !== undefined
       ? {

@@ -17,10 +17,13 @@ import type {
   ResumeOptions,
   RunOptions,
 } from "./types.ts";
-import { WritePath } from "./write_path.ts";
+import { type Traced, WritePath } from "./write_path.ts";
 import { writeFailure } from "./write_envelope.ts";
 import { dispatchCall } from "../calls/dispatch.ts";
 import type { CodeIn } from "../codes.ts";
+import { type CallTrace, GateInstruments, type TracedTool } from "../telemetry/call_trace.ts";
+import type { GateTelemetry } from "../telemetry/types.ts";
+import { tracedTools } from "./traced_tools.ts";
 
 /**
  * Stable codes of {@link GateError}.
@@ -79,6 +82,17 @@ function checkDeciders(tools: ReadonlyMap<string, GateTool>, options: GateOption
   }
 }
 
+/** Whether `telemetry` is an object whose tracer and meter (when given) have the methods used. */
+function telemetryOk(telemetry: GateTelemetry): boolean {
+  if (typeof telemetry !== "object" || telemetry === null) return false;
+  const { tracer, meter, activeSpan } = telemetry;
+  return (tracer === undefined || typeof tracer?.startSpan === "function") &&
+    (meter === undefined ||
+      (typeof meter?.createHistogram === "function" &&
+        typeof meter?.createCounter === "function")) &&
+    (activeSpan === undefined || typeof activeSpan === "function");
+}
+
 /**
  * Runs batches of model tool calls against read and write catalogs. Admission (known tool,
  * arguments within budget and schema, scope validator) runs for the whole batch before anything
@@ -119,6 +133,9 @@ export class Gate {
   readonly #store: ApprovalStore | undefined;
   readonly #writes: WritePath | undefined;
   readonly #now: () => number;
+  /** Present only when the host passed telemetry: nothing is built or paid otherwise. */
+  readonly #instruments: GateInstruments | undefined;
+  readonly #traced: ReadonlyMap<string, TracedTool> = new Map();
 
   /**
    * Creates a gate over the given catalogs. Throws a {@link GateError}: `gate_duplicate_name`
@@ -154,6 +171,16 @@ export class Gate {
       throw new GateError("gate_options_invalid", "onPending must be a function");
     }
     checkDeciders(tools, options);
+    if (options.telemetry !== undefined) {
+      if (!telemetryOk(options.telemetry)) {
+        throw new GateError(
+          "gate_options_invalid",
+          "telemetry needs a tracer with startSpan and a meter with createHistogram and createCounter",
+        );
+      }
+      this.#instruments = new GateInstruments(options.telemetry);
+      this.#traced = tracedTools(options.catalogs, tools);
+    }
     const writes = [...tools.values()].filter((tool) => tool.kind === "write");
     // Without a store, inline decisions live in memory for this gate's life only, and tools
     // nobody decides need no record at all: both are stated in the snapshot.
@@ -194,16 +221,29 @@ export class Gate {
       throw new GateError("gate_options_invalid", "runId must be a non-empty string");
     }
     const admitted = await admitBatch(this.#tools, calls, options);
-    if (!Array.isArray(admitted)) return admitted.envelopes;
+    const instruments = this.#instruments;
+    if (!Array.isArray(admitted)) {
+      if (instruments !== undefined) {
+        // Refused before anything ran: one span each, ended at once, arguments never recorded.
+        admitted.envelopes.forEach((envelope, index) =>
+          instruments.start(this.#traced.get(calls[index]?.name)).end(envelope)
+        );
+      }
+      return admitted.envelopes;
+    }
     const envelopes: GateEnvelope[] = [];
     // One call after another: writes are never concurrency-safe, and order is the model's.
     for (const item of admitted) {
+      const trace = instruments?.start(this.#traced.get(item.call.name), item.args);
+      let envelope: GateEnvelope;
       if (item.tool.kind === "write") {
-        envelopes.push(await this.#writes!.run(item, item.tool, options));
+        envelope = await this.#writes!.run(item, item.tool, tracedOptions(options, trace));
       } else {
-        const { envelope } = await dispatchCall(item.tool.plan, item.args, options.signal);
-        envelopes.push({ id: item.call.id, ...envelope });
+        const dispatched = await dispatchCall(item.tool.plan, item.args, options.signal);
+        envelope = { id: item.call.id, ...dispatched.envelope };
       }
+      trace?.end(envelope);
+      envelopes.push(envelope);
     }
     return envelopes;
   }
@@ -220,14 +260,28 @@ export class Gate {
   async resume(approvalId: string, options: ResumeOptions = {}): Promise<GateEnvelope> {
     const store = this.#requireStore();
     let record: ApprovalRecord | undefined;
+    let envelope: GateEnvelope;
     try {
       record = await store.get(approvalId);
     } catch {
-      return writeFailure("", "approval_store_error", "not_started", approvalId);
+      envelope = writeFailure("", "approval_store_error", "not_started", approvalId);
     }
-    if (record === undefined) {
-      return writeFailure("", "approval_not_found", "not_started", approvalId);
-    }
+    const trace = this.#instruments?.start(
+      record === undefined ? undefined : this.#traced.get(record.toolName),
+    );
+    envelope ??= record === undefined
+      ? writeFailure("", "approval_not_found", "not_started", approvalId)
+      : await this.#resume(store, record, tracedOptions(options, trace));
+    trace?.end(envelope);
+    return envelope;
+  }
+
+  async #resume(
+    store: ApprovalStore,
+    record: ApprovalRecord,
+    options: Traced<ResumeOptions>,
+  ): Promise<GateEnvelope> {
+    const approvalId = record.id;
     // An edit's approval carries no call ids: the call is its original's.
     let call = record;
     if (record.supersedes !== undefined) {
@@ -286,4 +340,12 @@ export class Gate {
     }
     return this.#store;
   }
+}
+
+/** The options with the call's trace, or the options themselves when there is none. */
+function tracedOptions<Options extends ResumeOptions>(
+  options: Options,
+  trace: CallTrace | undefined,
+): Traced<Options> {
+  return trace === undefined ? options : { ...options, trace };
 }

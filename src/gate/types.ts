@@ -9,6 +9,7 @@ import type { CallPlan } from "../calls/call_plan.ts";
 import type { WriteEffect } from "../catalog/bindings.ts";
 import type { ApprovalRecord, ApprovalStore, ClaimRefusalCode } from "../approvals/types.ts";
 import type { CodeOf } from "../codes.ts";
+import type { GateTelemetry } from "../telemetry/types.ts";
 import type { GateErrorCodeThrown } from "./gate.ts";
 
 /**
@@ -106,6 +107,11 @@ export type PersistencePoint =
 export interface GateCatalog {
   /** The call plans of `discoverTools` or `discoverWriteTools` (a subset runs only those). */
   readonly calls: readonly CallPlan[];
+  /**
+   * The catalog's server and revision, for telemetry (a discovery result carries its
+   * snapshot); without it a read tool's spans name no server and no snapshot digest.
+   */
+  readonly snapshot?: { readonly serverId: string; readonly revisionDigest: string };
 }
 
 /**
@@ -137,6 +143,11 @@ export interface GateOptions {
   readonly onPending?: (approval: ApprovalRecord) => void | Promise<void>;
   /** Clock in milliseconds since the Unix epoch (default `Date.now`); injectable for tests. */
   readonly now?: () => number;
+  /**
+   * OpenTelemetry spans and metrics of every call, in the MCP semantic conventions, through
+   * the host's own tracer and meter (docs/telemetry.md); absent, nothing is emitted or loaded.
+   */
+  readonly telemetry?: GateTelemetry;
   /**
    * Lets a non-durable store (the in-memory one) gate writes. Only for tests: a crash would lose
    * the record of a claimed write.

@@ -24,6 +24,7 @@ import type { Admitted, WriteTool } from "./admission.ts";
 import { APPROVAL_TEXT } from "./approval_text.ts";
 import { recordedEffect, storeRefusal, writeFailure } from "./write_envelope.ts";
 import { GrantUser } from "./grants.ts";
+import type { CallTrace } from "../telemetry/call_trace.ts";
 import type {
   GateEnvelope,
   GateErrorCode,
@@ -39,6 +40,14 @@ import type {
  * @category Gate
  */
 export const INLINE_DECIDER = "inline-callback";
+
+/**
+ * Options of a call on the write path: the caller's, plus the call's trace when the gate has
+ * telemetry.
+ *
+ * @category Gate
+ */
+export type Traced<Options> = Options & { readonly trace?: CallTrace };
 
 /** The commit of an inline approval of a pending approval: it rides on the claim's. */
 const WITH_NEXT: CommitOptions = Object.freeze({ sync: "with_next" });
@@ -122,7 +131,7 @@ export class WritePath {
    * (an approval with its claim in one commit); otherwise prepares the approval for a person,
    * or a standing grant. An approval the run and call already have is settled as it stands.
    */
-  async run(item: Admitted, tool: WriteTool, options: RunOptions): Promise<GateEnvelope> {
+  async run(item: Admitted, tool: WriteTool, options: Traced<RunOptions>): Promise<GateEnvelope> {
     const id = item.call.id;
     if (tool.decidedBy === "none") return writeFailure(id, "approval_unavailable", "not_started");
     if (!this.durableOk()) return writeFailure(id, "approval_store_not_durable", "not_started");
@@ -146,6 +155,7 @@ export class WritePath {
     }
     if (record.state !== "pending") return await this.#stands(item, tool, options, request, record);
     await this.#point("prepared", record.id);
+    options.trace?.approval("pending", record);
     // A standing grant a person made stands in for that person (deferred decisions only: an
     // inline approver never leaves a call waiting).
     const granted = await this.#grants.approve(this.#context.store, record, this.#context.now());
@@ -167,7 +177,7 @@ export class WritePath {
   async #inline(
     item: Admitted,
     tool: WriteTool,
-    options: RunOptions,
+    options: Traced<RunOptions>,
     request: ApprovalRequest,
     approve: InlineApprover,
   ): Promise<GateEnvelope> {
@@ -197,6 +207,8 @@ export class WritePath {
         return await this.#stands(item, tool, options, request, recorded.existing, approve);
       }
       await this.#point("claimed", approvalId);
+      options.trace?.approval("approved", recorded.approval);
+      options.trace?.approval("claimed", recorded.approval);
       return await this.#dispatchClaimed(id, approvalId, tool, item.args, options);
     }
     // Not approved: the call and the verdict are recorded on a pending approval (synced: a
@@ -211,10 +223,11 @@ export class WritePath {
       return await this.#stands(item, tool, options, request, pending, approve);
     }
     await this.#point("prepared", approvalId);
+    options.trace?.approval("pending", pending);
     if (verdict instanceof DeadlineStopped) {
       return writeFailure(id, verdict.code, "not_started", approvalId);
     }
-    return await this.#deny(id, approvalId);
+    return await this.#deny(id, approvalId, options.trace);
   }
 
   /**
@@ -245,12 +258,14 @@ export class WritePath {
   }
 
   /** Records the inline approver's denial of a pending approval. */
-  async #deny(id: string, approvalId: string): Promise<GateEnvelope> {
+  async #deny(id: string, approvalId: string, trace?: CallTrace): Promise<GateEnvelope> {
+    let denied: ApprovalRecord;
     try {
-      await this.#context.store.deny(approvalId, { by: INLINE_DECIDER });
+      denied = await this.#context.store.deny(approvalId, { by: INLINE_DECIDER });
     } catch (error) {
       return writeFailure(id, storeRefusal(error), "not_started", approvalId);
     }
+    trace?.approval("denied", denied);
     return writeFailure(id, "approval_denied", "not_started", approvalId);
   }
 
@@ -261,7 +276,7 @@ export class WritePath {
   async #met(
     item: Admitted,
     tool: WriteTool,
-    options: RunOptions,
+    options: Traced<RunOptions>,
     request: ApprovalRequest,
     error: unknown,
     approvalId?: string,
@@ -292,7 +307,7 @@ export class WritePath {
   async #stands(
     item: Admitted,
     tool: WriteTool,
-    options: RunOptions,
+    options: Traced<RunOptions>,
     request: ApprovalRequest,
     record: ApprovalRecord,
     approve?: InlineApprover,
@@ -308,6 +323,7 @@ export class WritePath {
       return writeFailure(id, "approval_conflict", "not_started", approvalId);
     }
     if (approve === undefined) {
+      options.trace?.approval("pending", record);
       tellPending(this.#context.onPending, record);
       return writeFailure(id, "approval_pending", "not_started", approvalId);
     }
@@ -317,7 +333,7 @@ export class WritePath {
     if (verdict instanceof DeadlineStopped) {
       return writeFailure(id, verdict.code, "not_started", approvalId);
     }
-    if (verdict !== true) return await this.#deny(id, approvalId);
+    if (verdict !== true) return await this.#deny(id, approvalId, options.trace);
     let approved: ApprovalRecord;
     try {
       // The approval need not wait for the disk: the claim commits next, synced, before
@@ -338,7 +354,7 @@ export class WritePath {
     id: string,
     original: ApprovalRecord,
     tool: WriteTool,
-    options: ResumeOptions,
+    options: Traced<ResumeOptions>,
   ): Promise<GateEnvelope> {
     let edit: ApprovalRecord | undefined;
     try {
@@ -351,6 +367,12 @@ export class WritePath {
     if (edit === undefined) {
       return writeFailure(id, "approval_not_found", "not_started", original.id);
     }
+    // The person who edited decided the original too: the store records it on the edit.
+    options.trace?.approval("superseded", {
+      id: original.id,
+      createdAt: original.createdAt,
+      ...(edit.decision !== undefined ? { decision: edit.decision } : {}),
+    });
     return await this.settle(id, edit, tool, edit.arguments, await digest(edit.arguments), options);
   }
 
@@ -365,7 +387,7 @@ export class WritePath {
     tool: WriteTool,
     args: JsonObject,
     argumentsDigest: string,
-    options: ResumeOptions,
+    options: Traced<ResumeOptions>,
   ): Promise<GateEnvelope> {
     const envelope = await this.#settle(id, record, tool, args, argumentsDigest, options);
     if (record.supersedes === undefined) return envelope;
@@ -378,13 +400,18 @@ export class WritePath {
     tool: WriteTool,
     args: JsonObject,
     argumentsDigest: string,
-    options: ResumeOptions,
+    options: Traced<ResumeOptions>,
   ): Promise<GateEnvelope> {
     const { store } = this.#context;
     const approvalId = record.id;
+    const { trace } = options;
     if (record.state !== "approved") {
+      if (record.state === "denied" || record.state === "expired") {
+        trace?.approval(record.state, record);
+      }
       return writeFailure(id, settledRefusal(record.state), recordedEffect(record), approvalId);
     }
+    trace?.approval("approved", record);
     const expected: ClaimExpectation = { ...tool.binding, argumentsDigest };
     let claim;
     try {
@@ -395,9 +422,12 @@ export class WritePath {
     if (!claim.ok) {
       // Every refusal but a claim made before leaves a state whose effect is `not_started`.
       const effect = claim.approval ? recordedEffect(claim.approval) : "not_started";
+      if (claim.code === "approval_expired") trace?.approval("expired", record);
+      else if (effect === "not_started") trace?.approval("not_started", record, claim.code);
       return writeFailure(id, claim.code, effect, approvalId);
     }
     await this.#point("claimed", approvalId);
+    trace?.approval("claimed", claim.approval);
     return await this.#dispatchClaimed(id, approvalId, tool, args, options);
   }
 
@@ -409,7 +439,7 @@ export class WritePath {
     approvalId: string,
     tool: WriteTool,
     args: JsonObject,
-    options: ResumeOptions,
+    options: Traced<ResumeOptions>,
   ): Promise<GateEnvelope> {
     // Re-check locally at claim time: the catalog may be stale, the scope may now deny.
     let admission;
@@ -419,7 +449,7 @@ export class WritePath {
       admission = { ok: false as const, errorCode: "mcp_protocol_error" as const };
     }
     if (!admission.ok) {
-      return await this.#record(id, approvalId, {
+      return await this.#record(id, approvalId, options.trace, {
         outcome: "not_started",
         code: admission.errorCode,
       });
@@ -431,17 +461,18 @@ export class WritePath {
     await this.#point("replied", approvalId);
     const { envelope } = dispatch;
     if (envelope.errorCode !== undefined) {
-      return await this.#record(id, approvalId, {
+      return await this.#record(id, approvalId, options.trace, {
         outcome: dispatch.sent ? "unknown" : "not_started",
         code: envelope.errorCode,
       });
     }
-    return await this.#record(id, approvalId, { outcome: "committed", envelope });
+    return await this.#record(id, approvalId, options.trace, { outcome: "committed", envelope });
   }
 
   async #record(
     id: string,
     approvalId: string,
+    trace: CallTrace | undefined,
     result:
       | { outcome: "committed"; envelope: ToolEnvelope }
       | { outcome: "not_started" | "unknown"; code: GateErrorCode },
@@ -456,10 +487,12 @@ export class WritePath {
         };
         await store.recordOutcome(approvalId, { outcome: "committed", receipt });
         await this.#point("recorded", approvalId);
+        trace?.approval("committed", { id: approvalId });
         return { id, text, structured, effect: "committed", approvalId, receipt };
       }
       await store.recordOutcome(approvalId, { outcome: result.outcome, reason: result.code });
       await this.#point("recorded", approvalId);
+      trace?.approval(result.outcome, { id: approvalId }, result.code);
       return writeFailure(id, result.code, result.outcome, approvalId);
     } catch {
       // The claim stays recorded (recover() settles it as unknown); the envelope still says

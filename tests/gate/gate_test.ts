@@ -6,54 +6,20 @@
 import assert from "node:assert/strict";
 import {
   type CallPlan,
-  discoverTools,
   discoverWriteTools,
   DiscoveryError,
   Gate,
   type GateEnvelope,
   GateError,
-  MemoryApprovalStore,
-  type ToolLimits,
   type WriteToolBindings,
 } from "../../mod.ts";
 import { SYNTHETIC_VALUE } from "../../fixtures/write_server.ts";
-import {
-  type MemoryWriteMode,
-  type MemoryWriteServer,
-  startMemoryWriteServer,
-} from "../../fixtures/write_server_memory.ts";
-import { readBinding, writeBinding } from "../../fixtures/write_bindings.ts";
+import type { MemoryWriteServer } from "../../fixtures/write_server_memory.ts";
+import { writeBinding } from "../../fixtures/write_bindings.ts";
+import { withWriteCatalogs, type WriteCatalogs } from "../support/write_catalogs.ts";
 
-interface Setup {
-  server: MemoryWriteServer;
-  store: MemoryApprovalStore;
-  writes: Awaited<ReturnType<typeof discoverWriteTools>>;
-  reads: Awaited<ReturnType<typeof discoverTools>>;
-}
-
-async function withSetup(
-  body: (setup: Setup) => Promise<void>,
-  options: { mode?: MemoryWriteMode; limits?: Partial<ToolLimits> } = {},
-): Promise<void> {
-  const server = await startMemoryWriteServer(options.mode);
-  const store = new MemoryApprovalStore();
-  try {
-    const discoverOptions = {
-      monitor: server.monitor,
-      ...(options.limits ? { limits: options.limits } : {}),
-    };
-    const writes = await discoverWriteTools(server.client, "records", {
-      write_record: writeBinding(),
-    }, discoverOptions);
-    const reads = await discoverTools(server.client, "records", {
-      read_record: readBinding(),
-    }, discoverOptions);
-    await body({ server, store, writes, reads });
-  } finally {
-    await store.close();
-    await server.close();
-  }
-}
+type Setup = WriteCatalogs;
+const withSetup = withWriteCatalogs;
 
 function gateOf(setup: Setup, extra: Partial<ConstructorParameters<typeof Gate>[0]> = {}): Gate {
   return new Gate({

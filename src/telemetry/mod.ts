@@ -1,0 +1,25 @@
+/**
+ * OpenTelemetry traces and metrics in the MCP semantic conventions, through the host's own
+ * tracer and meter (the core never imports `@opentelemetry/api`).
+ *
+ * @module
+ */
+export {
+  APPROVAL_EVENTS,
+  type ApprovalStep,
+  ATTR as TELEMETRY_ATTRIBUTES,
+  DURATION_BUCKETS,
+  METRICS as TELEMETRY_METRICS,
+} from "./conventions.ts";
+export type {
+  GateTelemetry,
+  TelemetryAttributes,
+  TelemetryAttributeValue,
+  TelemetryCounter,
+  TelemetryHistogram,
+  TelemetryInstrumentOptions,
+  TelemetryMeter,
+  TelemetryServerAddress,
+  TelemetrySpan,
+  TelemetryTracer,
+} from "./types.ts";

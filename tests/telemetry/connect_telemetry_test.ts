@@ -1,0 +1,71 @@
+/**
+ * `connect()` with telemetry, against real servers on loopback: a 2026-07-28 server
+ * (`read_server_http.ts`) and a 2025-only one (`legacy_server_http.ts`). Every `toolkit.call`
+ * is one span with the negotiated protocol version and the server's address and port taken
+ * from its URL; an `isError` result is `tool_error` and its remote text is never recorded.
+ */
+import assert from "node:assert/strict";
+import { SpanKind, SpanStatusCode } from "@opentelemetry/api";
+import { connect, TELEMETRY_METRICS } from "../../mod.ts";
+import { startHttpServer } from "../../fixtures/read_server_http.ts";
+import { startLegacyHttpServer } from "../../fixtures/legacy_server_http.ts";
+import { REMOTE_SECRET } from "../../fixtures/read_tools.ts";
+import { histogram, startOtelSdk } from "../../fixtures/otel_sdk.ts";
+
+const SERVERS = [
+  { era: "2026-07-28", start: startHttpServer },
+  { era: "2025-11-25", start: startLegacyHttpServer },
+] as const;
+
+for (const { era, start } of SERVERS) {
+  Deno.test(`telemetry: connect() to a ${era} server: one span per call, address and version`, async () => {
+    const server = await start();
+    const sdk = startOtelSdk();
+    const connection = await connect(server.url, {
+      id: "docs",
+      allow: ["echo", "is_error"],
+      preApproved: ["echo", "is_error"],
+      transport: { dangerouslyAllowLoopback: true },
+      telemetry: sdk.telemetry,
+    });
+    try {
+      const ok = await connection.toolkit.call("docs__echo", { message: "hi" });
+      assert.deepEqual(ok.text, ["hi"]);
+      const failed = await connection.toolkit.call("docs__is_error", {});
+      assert.equal(failed.errorCode, "mcp_tool_error");
+      const [echo, error] = sdk.spans();
+      const address = {
+        "mcp.method.name": "tools/call",
+        "gen_ai.operation.name": "execute_tool",
+        "mcp.protocol.version": era,
+        "server.address": "127.0.0.1",
+        "server.port": Number(server.url.port),
+        "sluice.server.id": "docs",
+      };
+      assert.equal(echo.name, "tools/call echo");
+      assert.equal(echo.kind, SpanKind.CLIENT);
+      assert.deepEqual(echo.attributes, {
+        ...address,
+        "gen_ai.tool.name": "echo",
+        "sluice.tool.local_name": "docs__echo",
+        "sluice.snapshot.digest": connection.report().servers[0].catalogDigest,
+        "sluice.outcome": "ok",
+      });
+      assert.equal(error.name, "tools/call is_error");
+      assert.equal(error.status.code, SpanStatusCode.ERROR);
+      assert.equal(error.attributes["error.type"], "tool_error");
+      const recorded = JSON.stringify([error.attributes, error.events, error.status]);
+      assert.ok(!recorded.includes(REMOTE_SECRET), "no remote error text");
+      const metrics = await sdk.metrics();
+      const points = histogram(metrics.get(TELEMETRY_METRICS.operationDuration)).dataPoints;
+      assert.deepEqual(
+        points.map((point) => point.attributes["error.type"] ?? null).sort(),
+        [null, "tool_error"],
+      );
+    } finally {
+      await connection.close();
+      await sdk.shutdown();
+      await server.close();
+    }
+  });
+}
