@@ -1,13 +1,7 @@
 import type { GateTelemetry } from "../telemetry/types.ts";
 import type { SluiceLock } from "../catalog/lock.ts";
 import type { ResultScreen } from "../calls/result.ts";
-import {
-  DEFAULT_SCREEN_POLICY,
-  type DiscoveryScreen,
-  type ResolvedScreenPolicy,
-  resolveScreenPolicy,
-  type ScreenPolicy,
-} from "../catalog/screening.ts";
+import type { DiscoveryScreen, ScreenPolicy } from "../catalog/screening.ts";
 import { isRecord, type JsonObject } from "../identity/mod.ts";
 import type { ApprovalRecord, ApprovalStore } from "../approvals/types.ts";
 import type { ToolLimits } from "../catalog/limits.ts";
@@ -17,7 +11,9 @@ import type { FetchFunction } from "../transport/secure_fetch.ts";
 import type { EraCache } from "../session/era.ts";
 import { ConnectConfigError } from "./errors.ts";
 import type { ConnectEvent } from "./events.ts";
+import { invalid, parseEntry, stringList } from "./config_entries.ts";
 import { assignLocalNames } from "./names.ts";
+import { resolveScreens } from "./screen_config.ts";
 import { MAX_RELIST_INTERVAL_MS, MIN_RELIST_INTERVAL_MS } from "./relister.ts";
 import { LEGACY_PROTOCOL_VERSIONS, OPT_IN_PROTOCOL_VERSIONS } from "../session/protocol.ts";
 
@@ -265,46 +261,6 @@ export interface ResolvedServer {
 // A letter or `_` first: Gemini function names must start with one.
 const SERVER_ID = /^[A-Za-z_][A-Za-z0-9_-]{0,47}$/;
 
-function invalid(message: string): ConnectConfigError {
-  return new ConnectConfigError("connect_config_invalid", message);
-}
-
-function stringList(value: unknown, field: string): readonly string[] {
-  if (value === undefined) return [];
-  if (!Array.isArray(value) || !value.every((item) => typeof item === "string")) {
-    throw invalid(`${field} must be an array of strings`);
-  }
-  return value;
-}
-
-/** Parses one exact `"server.tool"` entry against the known servers. */
-function parseEntry(
-  entry: string,
-  servers: ReadonlySet<string>,
-  field: string,
-): { server: string; tool: string } {
-  // A wildcard anywhere is refused outright: the list must name every tool exactly.
-  if (entry.includes("*")) {
-    throw new ConnectConfigError("connect_allow_invalid", `${field}: wildcards are not allowed`);
-  }
-  const dot = entry.indexOf(".");
-  const server = dot < 0 ? "" : entry.slice(0, dot);
-  const tool = dot < 0 ? "" : entry.slice(dot + 1);
-  if (server === "" || tool === "" || /\s/.test(entry) || !entry.isWellFormed()) {
-    throw new ConnectConfigError(
-      "connect_allow_invalid",
-      `${field}: every entry must be an exact "server.tool"`,
-    );
-  }
-  if (!servers.has(server)) {
-    throw new ConnectConfigError(
-      "connect_allow_invalid",
-      `${field}: "${server.slice(0, 48)}" is not a configured server id`,
-    );
-  }
-  return { server, tool };
-}
-
 function resolveSpecs(value: unknown, servers: ReadonlySet<string>): Map<string, ToolSpec> {
   const specs = new Map<string, ToolSpec>();
   if (value === undefined) return specs;
@@ -406,75 +362,6 @@ function resolveAllowlist(config: ConnectAllConfig, ids: ReadonlySet<string>) {
     }
   }
   return { allowed, preApproved, resend, specs };
-}
-
-/** The screen policy at `field`, checked (a `ConnectConfigError` names the field). */
-function screenPolicyOf(
-  value: unknown,
-  base: ResolvedScreenPolicy | null | undefined,
-  field: string,
-): ResolvedScreenPolicy | null {
-  try {
-    return resolveScreenPolicy(value, base === undefined ? DEFAULT_SCREEN_POLICY : base, field);
-  } catch (error) {
-    throw invalid((error as Error).message);
-  }
-}
-
-/** Each server's screen: its policy, the per-tool ones, and the other servers' names. */
-function resolveScreens(
-  config: ConnectAllConfig,
-  allowed: ReadonlyMap<string, { server: string; tool: string }>,
-  ids: ReadonlySet<string>,
-): Map<string, DiscoveryScreen | false> {
-  const perTool = config.screenTools ?? {};
-  if (typeof perTool !== "object" || perTool === null || Array.isArray(perTool)) {
-    throw invalid('screenTools must be an object of "server.tool" entries');
-  }
-  for (const entry of Object.keys(perTool)) {
-    parseEntry(entry, ids, "screenTools");
-    if (!allowed.has(entry)) {
-      throw new ConnectConfigError(
-        "connect_not_allowed",
-        `screenTools names "${entry}", not in allow`,
-      );
-    }
-  }
-  const screens = new Map<string, DiscoveryScreen | false>();
-  for (const server of config.servers) {
-    const field = `server "${server.id}": screen`;
-    const policy = screenPolicyOf(server.screen, undefined, field);
-    const tools: Record<string, ScreenPolicy | false> = {};
-    const others: string[] = [];
-    for (const [entry, pair] of allowed) {
-      if (pair.server !== server.id) {
-        others.push(pair.tool);
-        continue;
-      }
-      if (!Object.hasOwn(perTool, entry)) continue;
-      const own = screenPolicyOf(perTool[entry], policy, `screenTools["${entry}"]`);
-      tools[pair.tool] = own ?? false;
-    }
-    const anyOn = policy !== null || Object.values(tools).some((tool) => tool !== false);
-    screens.set(
-      server.id,
-      anyOn
-        ? {
-          otherToolNames: [...new Set(others)],
-          serverNames: [...ids].filter((id) => id !== server.id),
-          // A server that is off with a tool on: that tool's policy is whole, the others off.
-          ...(policy !== null ? { policy } : {}),
-          tools: policy !== null ? tools : Object.fromEntries(
-            [...allowed.values()].filter((pair) => pair.server === server.id).map((pair) => [
-              pair.tool,
-              tools[pair.tool] ?? false,
-            ]),
-          ),
-        }
-        : false,
-    );
-  }
-  return screens;
 }
 
 /** The connection-wide options, checked. */

@@ -16,8 +16,9 @@ import type {
   RecoverOptions,
   ResumeOptions,
   RunOptions,
+  Traced,
 } from "./types.ts";
-import { type Traced, WritePath } from "./write_path.ts";
+import { WritePath } from "./write_path.ts";
 import { writeFailure } from "./write_envelope.ts";
 import { dispatchCall } from "../calls/dispatch.ts";
 import type { CodeIn } from "../codes.ts";

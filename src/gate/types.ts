@@ -10,6 +10,7 @@ import type { WriteEffect } from "../catalog/bindings.ts";
 import type { ApprovalRecord, ApprovalStore, ClaimRefusalCode } from "../approvals/types.ts";
 import type { CodeOf } from "../codes.ts";
 import type { GateTelemetry } from "../telemetry/types.ts";
+import type { CallTrace } from "../telemetry/call_trace.ts";
 import type { GateErrorCodeThrown } from "./gate.ts";
 
 /**
@@ -201,4 +202,33 @@ export interface ResumeOptions {
 export interface RecoverOptions {
   /** Only claims made at or before this time (default: now) are settled. */
   readonly claimedBefore?: number;
+}
+
+/**
+ * Options of a call on the write path: the caller's, plus the call's trace when the gate has
+ * telemetry.
+ *
+ * @category Gate
+ */
+export type Traced<Options> = Options & { readonly trace?: CallTrace };
+
+/**
+ * What the write path needs from its gate.
+ *
+ * @category Gate
+ */
+export interface WritePathContext {
+  /** The store approvals are recorded in. */
+  readonly store: ApprovalStore;
+  /** Whether the store is the gate's own in-memory one (inline decisions only, no check). */
+  readonly ephemeral: boolean;
+  readonly approve: InlineApprover | undefined;
+  readonly ttlMs: number;
+  readonly now: () => number;
+  readonly allowNonDurable: boolean;
+  readonly hook:
+    | ((point: PersistencePoint, approvalId: string) => void | Promise<void>)
+    | undefined;
+  /** Told of each call that ends `approval_pending`; never awaited, failures ignored. */
+  readonly onPending?: (approval: ApprovalRecord) => void | Promise<void>;
 }

@@ -16,7 +16,6 @@ import { sameCall, settledRefusal } from "../approvals/machine.ts";
 import type {
   ApprovalRecord,
   ApprovalRequest,
-  ApprovalStore,
   ClaimExpectation,
   CommitOptions,
 } from "../approvals/types.ts";
@@ -32,6 +31,8 @@ import type {
   PersistencePoint,
   ResumeOptions,
   RunOptions,
+  Traced,
+  WritePathContext,
 } from "./types.ts";
 
 /**
@@ -41,37 +42,8 @@ import type {
  */
 export const INLINE_DECIDER = "inline-callback";
 
-/**
- * Options of a call on the write path: the caller's, plus the call's trace when the gate has
- * telemetry.
- *
- * @category Gate
- */
-export type Traced<Options> = Options & { readonly trace?: CallTrace };
-
 /** The commit of an inline approval of a pending approval: it rides on the claim's. */
 const WITH_NEXT: CommitOptions = Object.freeze({ sync: "with_next" });
-
-/**
- * What the write path needs from its gate.
- *
- * @category Gate
- */
-export interface WritePathContext {
-  /** The store approvals are recorded in. */
-  readonly store: ApprovalStore;
-  /** Whether the store is the gate's own in-memory one (inline decisions only, no check). */
-  readonly ephemeral: boolean;
-  readonly approve: InlineApprover | undefined;
-  readonly ttlMs: number;
-  readonly now: () => number;
-  readonly allowNonDurable: boolean;
-  readonly hook:
-    | ((point: PersistencePoint, approvalId: string) => void | Promise<void>)
-    | undefined;
-  /** Told of each call that ends `approval_pending`; never awaited, failures ignored. */
-  readonly onPending?: (approval: ApprovalRecord) => void | Promise<void>;
-}
 
 /** Calls `hook` with a copy of `record` without waiting for it; its failures are dropped. */
 function tellPending(
