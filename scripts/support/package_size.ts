@@ -16,10 +16,10 @@ export const SIZE_BUDGETS = {
   /**
    * The packed tarball (JavaScript, declarations, README). Modules instead of closures (issue
    * 25) add files and declarations of what used to be private, and the tool-poisoning screen and
-   * the OAuth client methods and grants and `sluice serve` add code (387 KB before them, 478 KB
-   * after); the Worker bundle, what a Worker ships, grew by 1 KB.
+   * the OAuth client methods and grants, `sluice serve` and telemetry add code (387 KB before
+   * them, 518 KB after).
    */
-  tarballBytes: 500 * 1024,
+  tarballBytes: 540 * 1024,
   /** `node_modules` after `npm install @sluice/mcp` alone (zod and the MCP SDK are most of it). */
   installedBytes: 24 * 1024 * 1024,
   /** Packages `npm install @sluice/mcp` adds besides sluice itself. */
@@ -27,9 +27,10 @@ export const SIZE_BUDGETS = {
   /**
    * The Worker, gzipped. The goal is 110 KB (the MCP v2 client with the cfworker validator alone
    * is about 95 KB); the RE2 engine sluice runs every `pattern` on is about 47 KB of what is
-   * over it (docs/install.md has the breakdown).
+   * over it (docs/install.md has the breakdown); the poisoning screen, wired into discovery,
+   * adds about 14 KB (186.9 -> 201.2 KB).
    */
-  workerGzipBytes: 195 * 1024,
+  workerGzipBytes: 205 * 1024,
 } as const;
 
 /** The figures of one build. */
