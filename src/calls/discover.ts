@@ -316,12 +316,33 @@ interface Side {
 /** The findings of a side's screened tools, selected and skipped, by remote name. */
 function findingsOf(side: Side): Record<string, readonly ScreenFinding[]> {
   const findings: Record<string, readonly ScreenFinding[]> = {};
-  for (
-    const item of [...side.selected.map((s) => ({ ...s.base, screen: s.screen })), ...side.skipped]
-  ) {
+  for (const item of side.selected) {
+    if (item.screen !== undefined) findings[item.base.remoteName] = item.screen.findings;
+  }
+  for (const item of side.skipped) {
     if (item.screen !== undefined) findings[item.remoteName] = item.screen.findings;
   }
   return findings;
+}
+
+/** One side's discovery result: its snapshot and registrations, what it skipped, its plans. */
+function catalogOf<Snapshot, Registration>(
+  found: Found<AnyResolvedBinding>,
+  side: Side,
+  snapshot: Snapshot,
+  registrations: readonly Registration[],
+  calls: readonly CallPlan[],
+) {
+  return discovered(
+    {
+      snapshot,
+      registrations,
+      skipped: side.skipped,
+      findings: findingsOf(side),
+      ...staleness(found),
+    },
+    calls,
+  );
 }
 
 async function readCatalog(found: Found<AnyResolvedBinding>, side: Side): Promise<DiscoveryResult> {
@@ -342,16 +363,7 @@ async function readCatalog(found: Found<AnyResolvedBinding>, side: Side): Promis
       }),
   );
   const registrations = snapshot.entries.map(createRegistration);
-  return discovered(
-    {
-      snapshot,
-      registrations,
-      skipped: side.skipped,
-      findings: findingsOf(side),
-      ...staleness(found),
-    },
-    calls,
-  );
+  return catalogOf(found, side, snapshot, registrations, calls);
 }
 
 async function writeCatalog(
@@ -389,16 +401,7 @@ async function writeCatalog(
       },
     })
   );
-  return discovered(
-    {
-      snapshot,
-      registrations,
-      skipped: side.skipped,
-      findings: findingsOf(side),
-      ...staleness(found),
-    },
-    calls,
-  );
+  return catalogOf(found, side, snapshot, registrations, calls);
 }
 
 /**
