@@ -8,7 +8,7 @@
  * @module
  */
 import type { ExfiltrationFinding } from "./findings.ts";
-import { CooccurrenceSet, PhraseSet, wordsOf } from "./phrases.ts";
+import { CooccurrenceSet, PhraseSet, type Words, wordsOf } from "./phrases.ts";
 import type { StringRole } from "./strings.ts";
 
 /** What a request asks for; a tool whose name is about it may ask. */
@@ -166,12 +166,12 @@ export interface ExfiltrationMarks {
  * What one string says of exfiltration, independent of where it is and of the tool.
  *
  * @param text the string
- * @param words its words
+ * @param words its words (`readWords`)
  * @param role what the string is
  */
 export function exfiltrationMarks(
   text: string,
-  words: readonly number[],
+  words: Words,
   role: StringRole,
 ): ExfiltrationMarks {
   const parameter = role === "key" && text.length <= MAX_PARAMETER

@@ -7,7 +7,7 @@
  * @module
  */
 import type { ScreenCodeOf } from "./findings.ts";
-import { CooccurrenceSet, PhraseSet } from "./phrases.ts";
+import { CooccurrenceSet, PhraseSet, type Words } from "./phrases.ts";
 
 /** Tag names that address a model (compared lowercase, `-` and `_` alike). */
 const TAG_NAMES = new Set(
@@ -185,9 +185,9 @@ const HEADING_NAMES = new Set("system important instructions admin override".spl
  * The markup codes of one string, each once.
  *
  * @param text the string
- * @param words its words (`wordsOf`)
+ * @param words its words (`readWords`)
  */
-export function markupCodes(text: string, words: readonly number[]): ScreenCodeOf<"markup">[] {
+export function markupCodes(text: string, words: Words): ScreenCodeOf<"markup">[] {
   const codes: ScreenCodeOf<"markup">[] = [];
   if (
     ((text.includes("<") || text.includes("[")) && hasInstructionTag(text)) ||

@@ -99,13 +99,42 @@ export function wordsOf(text: string): string[] {
 }
 
 /**
- * The words of a text as the ids phrases compare ({@link wordsOf}'s words, hashed).
+ * For each word some set's rule can start with: the bits of those sets ({@link PhraseSet}: a
+ * phrase's first words; {@link CooccurrenceSet}: the words of each rule's smallest group). Sets
+ * are made when their modules load, before any text is read.
+ */
+const TRIGGERS = new Map<number, number>();
+let nextBit = 1;
+
+/** A new set's bit, and its trigger words noted under it. */
+function register(triggers: Iterable<number>): number {
+  if (nextBit === 0) throw new Error("more than 32 phrase and co-occurrence sets");
+  const bit = nextBit;
+  nextBit = (nextBit << 1) >>> 0;
+  for (const word of triggers) TRIGGERS.set(word, (TRIGGERS.get(word) ?? 0) | bit);
+  return bit;
+}
+
+/**
+ * A text's words as the sets read them: the ids ({@link wordsOf}'s words hashed, with
+ * {@link SENTENCE} between sentences) and the bits of the sets that may match them, so a set
+ * with none of its trigger words in the text is not run at all (one lookup per word in all).
+ */
+export interface Words {
+  readonly ids: readonly number[];
+  readonly sets: number;
+}
+
+/**
+ * Reads a text's words for the sets ({@link Words}).
  *
  * @param text any string
  */
-export function wordIdsOf(text: string): number[] {
-  // (With {@link SENTENCE} between sentences.)
-  return scan(text);
+export function readWords(text: string): Words {
+  const ids = scan(text);
+  let sets = 0;
+  for (let at = 0; at < ids.length; at++) sets |= TRIGGERS.get(ids[at]) ?? 0;
+  return { ids, sets };
 }
 
 /** One step of a phrase: a set of words (or a gap of up to `gap` arbitrary words). */
@@ -189,6 +218,7 @@ function matchesFrom(
  */
 export class PhraseSet<Tag> {
   readonly #byFirst = new Map<number, { phrase: Phrase; tag: Tag }[]>();
+  readonly #bit: number;
 
   /**
    * @param rules each phrase's source ({@link phrase}) with the tag a match reports
@@ -208,11 +238,14 @@ export class PhraseSet<Tag> {
         this.#byFirst.set(word, list);
       }
     }
+    this.#bit = register(this.#byFirst.keys());
   }
 
-  /** The tags of the phrases found in `words` (ids, {@link wordIdsOf}), each once, in order. */
-  match(words: readonly number[]): Tag[] {
+  /** The tags of the phrases found in `text` ({@link readWords}), each once, in order. */
+  match(text: Words): Tag[] {
     const found: Tag[] = [];
+    if ((text.sets & this.#bit) === 0) return found;
+    const words = text.ids;
     for (let at = 0; at < words.length; at++) {
       const candidates = this.#byFirst.get(words[at]);
       if (candidates === undefined) continue;
@@ -268,6 +301,7 @@ export class CooccurrenceSet<Tag> {
   readonly #cleared: number[] = [];
   #epoch = 0;
   readonly #tags: Tag[] = [];
+  readonly #bit: number;
 
   /**
    * @param rules each co-occurrence's source ({@link cooccurrence}) with the tag a match reports
@@ -277,8 +311,11 @@ export class CooccurrenceSet<Tag> {
     rules: readonly (readonly [string, Tag])[],
     sets: Readonly<Record<string, readonly string[]>> = {},
   ) {
+    const triggers: number[] = [];
     rules.forEach(([source, tag], index) => {
       const rule = cooccurrence(source, sets);
+      // Every group must be met: the smallest one's words alone tell whether it can be.
+      triggers.push(...rule.groups.reduce((a, b) => b.size < a.size ? b : a));
       this.#sizes.push(rule.groups.length);
       this.#offsets.push(this.#offsets[index] + rule.groups.length);
       this.#cleared.push(0);
@@ -292,14 +329,17 @@ export class CooccurrenceSet<Tag> {
         }
       });
     });
+    this.#bit = register(triggers);
   }
 
   /**
-   * The tags of the co-occurrences found in `words` (ids), each once, in order: every group of
-   * a rule met within {@link COOCCURRENCE_WINDOW} words of one sentence.
+   * The tags of the co-occurrences found in `text` ({@link readWords}), each once, in order:
+   * every group of a rule met within {@link COOCCURRENCE_WINDOW} words of one sentence.
    */
-  match(words: readonly number[]): Tag[] {
+  match(text: Words): Tag[] {
     const found: Tag[] = [];
+    if ((text.sets & this.#bit) === 0) return found;
+    const words = text.ids;
     // Each sentence of each call is a new epoch: a rule's places are cleared when it is first
     // met in one (the buffers are the set's own; matching is synchronous).
     const places = this.#places;

@@ -7,7 +7,7 @@
  * @module
  */
 import type { ScreenCodeOf, ShadowingFinding } from "./findings.ts";
-import { CooccurrenceSet, FNV_OFFSET, fnvStep, idOf, PhraseSet } from "./phrases.ts";
+import { CooccurrenceSet, FNV_OFFSET, fnvStep, idOf, PhraseSet, type Words } from "./phrases.ts";
 
 const SETS = {
   tool: ["tool", "tools", "function", "functions", "server", "servers", "integration", "plugin"],
@@ -153,12 +153,12 @@ function nameCode(code: number): number {
  * instructions about other tools (once).
  *
  * @param text the string
- * @param words its words
+ * @param words its words (`readWords`)
  * @param index the names to look for
  */
 export function shadowingMarks(
   text: string,
-  words: readonly number[],
+  words: Words,
   index: MentionIndex,
 ): ShadowingMark[] {
   const marks: ShadowingMark[] = [];
