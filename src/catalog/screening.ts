@@ -5,7 +5,7 @@
  * @module
  */
 import type { ScreenClass, ScreenFinding } from "../screen/findings.ts";
-import { screenTools } from "../screen/screen.ts";
+import { screenToolsInTurns } from "../screen/screen.ts";
 import { DiscoveryError } from "./errors.ts";
 import { canonicalize, type JsonValue } from "../identity/mod.ts";
 
@@ -144,14 +144,16 @@ export function screenRefusal(remoteName: string, finding: ScreenFinding): Disco
  *
  * @param tools the selected tools' model-visible fields
  * @param screen the host's context and policies (`false`: nothing is screened)
+ * @param pause awaited after each tool (discovery's short turns)
  * @returns each screened tool's verdict by remote name
  *
  * @category Tool poisoning screen
  */
-export function screenSelected(
+export async function screenSelected(
   tools: readonly { readonly name: string }[],
   screen: DiscoveryScreen | false | undefined,
-): Map<string, ToolScreen> {
+  pause: () => Promise<void> | void = () => {},
+): Promise<Map<string, ToolScreen>> {
   const verdicts = new Map<string, ToolScreen>();
   if (screen === false) return verdicts;
   const base = resolveScreenPolicy(screen?.policy)!;
@@ -161,10 +163,10 @@ export function screenSelected(
     if (policy !== null) policies.set(tool.name, policy);
   }
   const read = tools.filter((tool) => policies.has(tool.name));
-  const findings = screenTools(read, {
+  const findings = await screenToolsInTurns(read, {
     otherToolNames: screen?.otherToolNames ?? [],
     serverNames: screen?.serverNames ?? [],
-  });
+  }, pause);
   read.forEach((tool, index) => {
     verdicts.set(tool.name, { findings: findings[index], policy: policies.get(tool.name)! });
   });

@@ -313,7 +313,7 @@ export async function selectBound<B extends SelectableBinding>(
     }
   }
   const generation = input.listing?.generation ?? input.monitor.generation;
-  const screened = screenStep(selected, input.screen, input.onUnfit);
+  const screened = await screenStep(selected, input.screen, input.onUnfit, turns);
   unfit.push(...screened.unfit);
   unfit.sort(byLocalName);
   return { generation, header, selected: screened.selected, unfit };
@@ -336,14 +336,19 @@ function visibleOf(base: Selected<SelectableBinding>["base"]) {
  * Screens the selected tools together (once each, on what the model would see) and moves the
  * ones their policy refuses to `unfit` (or throws, with `"fail"`).
  */
-function screenStep<B extends SelectableBinding>(
+async function screenStep<B extends SelectableBinding>(
   selected: readonly Selected<B>[],
   screen: DiscoveryScreen | false | undefined,
   onUnfit: "fail" | "skip",
-): { selected: Selected<B>[]; unfit: UnfitTool[] } {
+  turns: Turns,
+): Promise<{ selected: Selected<B>[]; unfit: UnfitTool[] }> {
   let verdicts: Map<string, ToolScreen>;
   try {
-    verdicts = screenSelected(selected.map((item) => visibleOf(item.base)), screen);
+    verdicts = await screenSelected(
+      selected.map((item) => visibleOf(item.base)),
+      screen,
+      () => turns.next(),
+    );
   } catch (error) {
     throw new DiscoveryError("discovery_options_invalid", (error as Error).message);
   }

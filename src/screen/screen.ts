@@ -17,7 +17,7 @@ import type {
 } from "./findings.ts";
 import { hiddenMarks } from "./hidden.ts";
 import { markupCodes } from "./markup.ts";
-import { wordIdsOf, wordsOf } from "./phrases.ts";
+import { readWords, wordsOf } from "./phrases.ts";
 import { type MentionIndex, mentionIndex, shadowingMarks } from "./shadowing.ts";
 import { type StringRole, visitStrings } from "./strings.ts";
 
@@ -88,7 +88,7 @@ function nameFindings(name: string, prepared: Prepared): HiddenFinding[] {
 function read(text: string, role: StringRole, prepared: Prepared): Reading {
   const marks: Mark[] = hiddenMarks(text);
   if (role === "keyword") return marks.length === 0 ? NOTHING : { marks };
-  const words = wordIdsOf(text);
+  const words = readWords(text);
   for (const code of markupCodes(text, words)) marks.push({ class: "markup", code });
   if (role === "text" || role === "value") {
     marks.push(...shadowingMarks(text, words, prepared.mentions));
@@ -197,7 +197,36 @@ export function screenTools(
   tools: readonly ScreenableTool[],
   context: Omit<ScreenContext, "sameServerToolNames">,
 ): readonly (readonly ScreenFinding[])[] {
+  return [...screening(tools, context)];
+}
+
+/**
+ * {@link screenTools} in short turns: `pause()` is awaited after each tool (discovery passes
+ * its `Turns`), so a large list's screen never stalls the host's event loop.
+ *
+ * @param tools one server's tools
+ * @param context the names of the host's other servers' tools and of the other servers
+ * @param pause called after each tool; a promise it returns is awaited
+ */
+export async function screenToolsInTurns(
+  tools: readonly ScreenableTool[],
+  context: Omit<ScreenContext, "sameServerToolNames">,
+  pause: () => Promise<void> | void,
+): Promise<readonly (readonly ScreenFinding[])[]> {
+  const findings: (readonly ScreenFinding[])[] = [];
+  for (const found of screening(tools, context)) {
+    findings.push(found);
+    await pause();
+  }
+  return findings;
+}
+
+/** The findings of each tool of one list in order, the list prepared once (before the first). */
+function* screening(
+  tools: readonly ScreenableTool[],
+  context: Omit<ScreenContext, "sameServerToolNames">,
+): Generator<readonly ScreenFinding[]> {
   const names = tools.map((tool) => tool.name).filter((name) => typeof name === "string");
   const prepared = prepare(names, context.otherToolNames, context.serverNames ?? [], "");
-  return tools.map((tool) => screenPrepared(tool, prepared));
+  for (const tool of tools) yield screenPrepared(tool, prepared);
 }

@@ -20,6 +20,15 @@ import { discoveryLimits, selectBound } from "../../src/catalog/selection.ts";
 import { listNamedTools } from "../../src/catalog/listing.ts";
 import { resolveBindings } from "../../src/catalog/bindings.ts";
 import { asSession } from "../../src/session/from_client.ts";
+import { screenSelected } from "../../src/catalog/screening.ts";
+import { Turns } from "../../src/turns.ts";
+
+const REPORT_ALL = {
+  hidden: "report",
+  markup: "report",
+  shadowing: "report",
+  exfiltration: "report",
+} as const;
 
 const LIST = JSON.parse(
   Deno.readTextFileSync(
@@ -131,4 +140,14 @@ Deno.test("checking 344 large tools gives the event loop back: a timer set befor
   } finally {
     await close();
   }
+});
+
+Deno.test("screening 344 large tools gives the event loop back: a timer set before it runs before it ends", async () => {
+  // The screen alone (every tool read, each class reported), with discovery's short turns.
+  const turns = new Turns();
+  let timerRan = false;
+  setTimeout(() => timerRan = true, 0);
+  const verdicts = await screenSelected(LIST.tools, { policy: REPORT_ALL }, () => turns.next());
+  assert.equal(verdicts.size, LIST.tools.length);
+  assert.ok(timerRan, "the screen of 344 tools ran in one turn");
 });

@@ -36,17 +36,19 @@ Deno.test("screen policy: defaults, overrides, false, and refusals of anything e
   }
 });
 
-Deno.test("screen verdicts: one pass over the server's tools, per-tool policy and off", () => {
+Deno.test("screen verdicts: one pass over the server's tools, per-tool policy and off", async () => {
   const tools = [poisoned, { ...clean, name: "echo" }, { ...poisoned, name: "sub" }];
-  const verdicts = screenSelected(tools, { tools: { sub: false, echo: { markup: "refuse" } } });
+  const verdicts = await screenSelected(tools, {
+    tools: { sub: false, echo: { markup: "refuse" } },
+  });
   assert.deepEqual([...verdicts.keys()], ["add", "echo"], "sub is not screened");
   assert.equal(refusedFinding(verdicts.get("add")!)?.code, "screen_hidden_tag_characters");
   assert.equal(verdicts.get("echo")!.policy.markup, "refuse");
   assert.deepEqual(verdicts.get("echo")!.findings, []);
-  const reported = screenSelected([poisoned], { policy: { hidden: "report" } }).get("add")!;
+  const reported = (await screenSelected([poisoned], { policy: { hidden: "report" } })).get("add")!;
   assert.equal(refusedFinding(reported), undefined);
   assert.equal(reported.findings.length, 1);
-  assert.equal(screenSelected([poisoned], false).size, 0);
+  assert.equal((await screenSelected([poisoned], false)).size, 0);
 });
 
 Deno.test("lock: each tool's verdict is written and read back; a changed verdict is a mismatch", async () => {
