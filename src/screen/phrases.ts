@@ -27,62 +27,97 @@ export const idOf = (hash: number): number => hash & 0x3fffffff;
 /**
  * Reads the words of a text (see {@link wordsOf}) as ids: a 30-bit FNV-1a hash of each word's
  * lowercase letters, so matching a phrase allocates no string per word. With `strings`, the
- * words themselves are also pushed there.
+ * words themselves are also pushed there. With `runs`, also tells whether the id of a whole
+ * run of ASCII letters and digits (lowercase, not split at humps or apostrophes) is among them:
+ * `true` as well for a normalised text, whose runs are not the text's own.
  */
-function scan(text: string, strings?: string[]): number[] {
-  const source = COMPATIBLE.test(text) ? text.normalize("NFKC") : text;
+function scan(
+  text: string,
+  strings?: string[],
+  runs?: ReadonlySet<number>,
+): { ids: number[]; run: boolean } {
+  // A compatibility character is rare: the text is read again, normalised, only when one is met.
+  const kept = strings?.length ?? 0;
+  const first = read(text, false, strings, runs);
+  if (first !== undefined) return first;
+  if (strings !== undefined) strings.length = kept;
+  return read(text.normalize("NFKC"), true, strings, runs)!;
+}
+
+/** {@link scan} over `source`; `undefined` (before any word is kept) at a compatibility character. */
+function read(
+  source: string,
+  normalized: boolean,
+  strings: string[] | undefined,
+  runs: ReadonlySet<number> | undefined,
+): { ids: number[]; run: boolean } | undefined {
   const ids: number[] = [];
   let hash = 0;
   let start = -1;
+  let runHash = FNV_OFFSET;
+  let inRun = false;
+  let run = normalized;
   // A word that continues after an apostrophe (`don't`): the part before it.
   let carried = "";
-  const end = (at: number) => {
-    if (start < 0) return;
-    ids.push(idOf(hash));
-    strings?.push(carried + source.slice(start, at).toLowerCase());
-    start = -1;
-    carried = "";
-  };
-  for (let index = 0; index < source.length; index++) {
-    const code = source.charCodeAt(index);
+  for (let index = 0; index <= source.length; index++) {
+    const code = index < source.length ? source.charCodeAt(index) : -1;
     const upper = code >= 65 && code <= 90;
     if (upper || (code >= 97 && code <= 122) || (code >= 48 && code <= 57)) {
+      const lower = upper ? code + 32 : code;
+      if (!inRun) {
+        inRun = true;
+        runHash = FNV_OFFSET;
+      }
+      runHash = fnvStep(runHash, lower);
       // A hump: `doNot` splits before `N` (not inside `API` or `HTTPServer`'s capitals).
       if (upper && start >= 0) {
         const previous = source.charCodeAt(index - 1);
-        if (previous >= 97 && previous <= 122) end(index);
+        if (previous >= 97 && previous <= 122) {
+          ids.push(idOf(hash));
+          strings?.push(carried + source.slice(start, index).toLowerCase());
+          start = -1;
+          carried = "";
+        }
       }
       if (start < 0) {
         start = index;
         hash = FNV_OFFSET;
       }
-      hash = fnvStep(hash, upper ? code + 32 : code);
+      hash = fnvStep(hash, lower);
       continue;
+    }
+    if (inRun) {
+      inRun = false;
+      if (!run && runs !== undefined && runs.has(idOf(runHash))) run = true;
+    }
+    if (!normalized && code >= 0x2460 && COMPATIBLE.test(source.slice(index, index + 2))) {
+      return undefined;
     }
     if ((code === 39 || code === 0x2019) && start >= 0 && isLetter(source.charCodeAt(index + 1))) {
       if (strings !== undefined) carried += source.slice(start, index).toLowerCase();
       start = index + 1;
       continue;
     }
-    end(index);
+    if (start >= 0) {
+      ids.push(idOf(hash));
+      strings?.push(carried + source.slice(start, index).toLowerCase());
+      start = -1;
+      carried = "";
+    }
     // A sentence ends: phrases and co-occurrences stay inside one.
     // `.`, `!` and `?` end one only before a space (not in `a.b`, `e.g.x`, an address).
-    const next = source.charCodeAt(index + 1);
-    const spaced = code === 59 || code === 10 || Number.isNaN(next) || next === 32 ||
-      next === 10 || next === 9 || next === 13;
-    if (
-      SENTENCE_ENDS.has(code) && spaced && ids.length > 0 && ids[ids.length - 1] !== SENTENCE
-    ) {
-      ids.push(SENTENCE);
+    if (code === 46 || code === 33 || code === 63 || code === 59 || code === 10) {
+      const next = source.charCodeAt(index + 1);
+      const spaced = code === 59 || code === 10 || Number.isNaN(next) || next === 32 ||
+        next === 10 || next === 9 || next === 13;
+      if (spaced && ids.length > 0 && ids[ids.length - 1] !== SENTENCE) ids.push(SENTENCE);
     }
   }
-  end(source.length);
-  return ids;
+  return { ids, run };
 }
 
 /** The id between two sentences (`.`, `!` or `?` before a space, `;`, a line end): no word has it. */
 export const SENTENCE = -1;
-const SENTENCE_ENDS = new Set([46, 33, 63, 59, 10]);
 
 /**
  * The words of a text: lowercase runs of ASCII letters and digits, split at camelCase humps
@@ -99,11 +134,13 @@ export function wordsOf(text: string): string[] {
 }
 
 /**
- * For each word some set's rule can start with: the bits of those sets ({@link PhraseSet}: a
- * phrase's first words; {@link CooccurrenceSet}: the words of each rule's smallest group). Sets
- * are made when their modules load, before any text is read.
+ * For each word some set's rule can start with, by the low 16 bits of its id: the bits of those
+ * sets ({@link PhraseSet}: a phrase's first words; {@link CooccurrenceSet}: the words of each
+ * rule's smallest group). Two words sharing a slot only make a set run for nothing; a table
+ * read is a tenth of a map lookup, once per word of every text. Sets are made when their
+ * modules load, before any text is read.
  */
-const TRIGGERS = new Map<number, number>();
+const TRIGGERS = new Uint32Array(1 << 16);
 let nextBit = 1;
 
 /** A new set's bit, and its trigger words noted under it. */
@@ -111,7 +148,7 @@ function register(triggers: Iterable<number>): number {
   if (nextBit === 0) throw new Error("more than 32 phrase and co-occurrence sets");
   const bit = nextBit;
   nextBit = (nextBit << 1) >>> 0;
-  for (const word of triggers) TRIGGERS.set(word, (TRIGGERS.get(word) ?? 0) | bit);
+  for (const word of triggers) TRIGGERS[word & 0xffff] |= bit;
   return bit;
 }
 
@@ -123,18 +160,44 @@ function register(triggers: Iterable<number>): number {
 export interface Words {
   readonly ids: readonly number[];
   readonly sets: number;
+  /**
+   * Whether a run of the text's letters and digits is one of the `runs` it was read with (the
+   * first runs of the names the shadowing rules look for), or may be: `true` when read without.
+   */
+  readonly run: boolean;
 }
 
 /**
  * Reads a text's words for the sets ({@link Words}).
  *
  * @param text any string
+ * @param runs the ids ({@link runId}) of runs to tell about
  */
-export function readWords(text: string): Words {
-  const ids = scan(text);
+export function readWords(text: string, runs?: ReadonlySet<number>): Words {
+  const { ids, run } = scan(text, undefined, runs);
   let sets = 0;
-  for (let at = 0; at < ids.length; at++) sets |= TRIGGERS.get(ids[at]) ?? 0;
-  return { ids, sets };
+  for (let at = 0; at < ids.length; at++) sets |= TRIGGERS[ids[at] & 0xffff];
+  return { ids, sets, run: runs === undefined || run };
+}
+
+/**
+ * The id of the first run of ASCII letters and digits of a name, lowercase (`send` for
+ * `Send_Email`), as {@link readWords} compares it; `undefined` for a name with none.
+ *
+ * @param name a tool or server name
+ */
+export function runId(name: string): number | undefined {
+  let hash = FNV_OFFSET;
+  let found = false;
+  for (let at = 0; at <= name.length; at++) {
+    const code = at < name.length ? name.charCodeAt(at) : -1;
+    const upper = code >= 65 && code <= 90;
+    if (upper || (code >= 97 && code <= 122) || (code >= 48 && code <= 57)) {
+      hash = fnvStep(hash, upper ? code + 32 : code);
+      found = true;
+    } else if (found) return idOf(hash);
+  }
+  return undefined;
 }
 
 /** One step of a phrase: a set of words (or a gap of up to `gap` arbitrary words). */
@@ -176,7 +239,7 @@ export function phrase(
       return set;
     });
     const ids = words.map((word) => {
-      const [id, ...more] = scan(word);
+      const [id, ...more] = scan(word).ids;
       if (id === undefined || more.length > 0) {
         throw new Error(`not one word: ${word} in ${source}`);
       }

@@ -88,9 +88,10 @@ function nameFindings(name: string, prepared: Prepared): HiddenFinding[] {
 function read(text: string, role: StringRole, prepared: Prepared): Reading {
   const marks: Mark[] = hiddenMarks(text);
   if (role === "keyword") return marks.length === 0 ? NOTHING : { marks };
-  const words = readWords(text);
+  const shadowed = role === "text" || role === "value";
+  const words = readWords(text, shadowed ? prepared.mentions.firstRuns : undefined);
   for (const code of markupCodes(text, words)) marks.push({ class: "markup", code });
-  if (role === "text" || role === "value") {
+  if (shadowed) {
     marks.push(...shadowingMarks(text, words, prepared.mentions));
   }
   if (role === "name") return { marks };

@@ -7,7 +7,15 @@
  * @module
  */
 import type { ScreenCodeOf, ShadowingFinding } from "./findings.ts";
-import { CooccurrenceSet, FNV_OFFSET, fnvStep, idOf, PhraseSet, type Words } from "./phrases.ts";
+import {
+  CooccurrenceSet,
+  FNV_OFFSET,
+  fnvStep,
+  idOf,
+  PhraseSet,
+  runId,
+  type Words,
+} from "./phrases.ts";
 
 const SETS = {
   tool: ["tool", "tools", "function", "functions", "server", "servers", "integration", "plugin"],
@@ -81,6 +89,11 @@ export interface MentionIndex {
   readonly servers: ReadonlyMap<string, string>;
   /** The ids ({@link idOf}) of every key of both: a token whose id is not here is no name. */
   readonly ids: ReadonlySet<number>;
+  /**
+   * The ids of each key's first run of letters and digits ({@link runId}): a text with none of
+   * these runs names none of them (`undefined` when a key has no such run: every text is read).
+   */
+  readonly firstRuns: ReadonlySet<number> | undefined;
 }
 
 /**
@@ -109,12 +122,16 @@ export function mentionIndex(
   const tools = index(otherToolNames);
   const servers = index(serverNames);
   const ids = new Set<number>();
+  let firstRuns: Set<number> | undefined = new Set<number>();
   for (const name of [...tools.keys(), ...servers.keys()]) {
     let hash = FNV_OFFSET;
     for (let at = 0; at < name.length; at++) hash = fnvStep(hash, name.charCodeAt(at));
     ids.add(idOf(hash));
+    const run = runId(name);
+    if (run === undefined) firstRuns = undefined;
+    else firstRuns?.add(run);
   }
-  return { tools, servers, ids };
+  return { tools, servers, ids, firstRuns };
 }
 
 /** A shadowing finding before it is placed (no pointer yet). */
@@ -162,7 +179,8 @@ export function shadowingMarks(
   index: MentionIndex,
 ): ShadowingMark[] {
   const marks: ShadowingMark[] = [];
-  if (index.ids.size > 0) {
+  // A name is a whole token, so its first run is a whole run of the text: none, no name.
+  if (index.ids.size > 0 && words.run) {
     const named = new Set<string>();
     const found = (start: number, end: number) => {
       const token = text.slice(start, end).toLowerCase();

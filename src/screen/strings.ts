@@ -52,14 +52,13 @@ const MAX_RECURSION = 128;
 
 type Role = "schema" | StringRole;
 
-/** The role of the strings under a member of a schema, `undefined` for an unknown keyword. */
-function memberRole(key: string): Role | undefined {
-  if (SUBSCHEMAS.has(key)) return "schema";
-  if (VALUES.has(key)) return "value";
-  if (TEXTS.has(key)) return "text";
-  if (KEYWORDS.has(key)) return "keyword";
-  return undefined;
-}
+/** The role of the strings under each known member of a schema (one lookup per member). */
+const MEMBER_ROLES: ReadonlyMap<string, Role> = new Map<string, Role>([
+  ...[...KEYWORDS].map((key) => [key, "keyword"] as const),
+  ...[...TEXTS].map((key) => [key, "text"] as const),
+  ...[...VALUES].map((key) => [key, "value"] as const),
+  ...[...SUBSCHEMAS].map((key) => [key, "schema"] as const),
+]);
 
 /**
  * One walk over a tool: the reference tokens of where it is now (pushed and popped, so no path
@@ -144,7 +143,7 @@ class Walk {
         }
         this.#tokens.pop();
       } else {
-        const role = memberRole(key);
+        const role = MEMBER_ROLES.get(key);
         // A keyword the profile does not know: its name and its strings may still reach a model.
         if (role === undefined) this.string(key, key, "keyword", "key");
         this.#child(member, key, role ?? "text");
