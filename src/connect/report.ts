@@ -405,8 +405,13 @@ export function toolSkipReason(
       const problem = /^[a-z0-9_]{1,48}$/.test(error.problem ?? "") ? ` (${error.problem})` : "";
       // Positions stand for the server's names; the operator's tool shows them.
       const names = at.includes("[") ? " (`sluice inspect` shows the names)" : "";
+      const fix = "give the tool an owner spec in specs, or remove it from allow";
+      if (error.problem === "schema_mcp_header_invalid") {
+        return `${error.schema ?? "input"} schema has an x-mcp-header at "${at}"${names} that ` +
+          `the specification does not allow (only on a string, integer or boolean property): ${fix}`;
+      }
       return `${error.schema ?? "input"} schema uses ${keyword} at "${at}"${names}, outside the ` +
-        `schema profile${problem}: give the tool an owner spec in specs, or remove it from allow`;
+        `schema profile${problem}: ${fix}`;
     }
     case "mcp_tool_missing":
       return "the server does not list this tool: check the allow entry";

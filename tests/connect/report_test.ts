@@ -50,3 +50,35 @@ Deno.test("report() reuses its provider exports until accept() changes the tools
     await server.close();
   }
 });
+
+Deno.test("report(): a tool refused for its x-mcp-header says so, not an unknown keyword", async () => {
+  const tools = [
+    tool("lookup"),
+    tool("count", {
+      inputSchema: {
+        type: "object",
+        properties: { n: { type: "number", "x-mcp-header": "Count" } },
+      },
+    }),
+  ];
+  const server = startScriptedServer({ "tools/list": (request) => result(request, { tools }) });
+  const connection = await connect(server.url, {
+    id: "kb",
+    allow: ["lookup", "count"],
+    preApproved: ["lookup", "count"],
+    transport: LOOPBACK,
+  });
+  try {
+    const [skipped] = connection.report().skipped;
+    assert.equal(skipped.code, "mcp_schema_unsupported");
+    assert.equal(
+      skipped.reason,
+      'input schema has an x-mcp-header at "/properties/[0]/[1]" (`sluice inspect` shows the ' +
+        "names) that the specification does not allow (only on a string, integer or boolean property): give " +
+        "the tool an owner spec in specs, or remove it from allow",
+    );
+  } finally {
+    await connection.close();
+    await server.close();
+  }
+});
