@@ -259,6 +259,31 @@ const inputArbitrary = fc.array(
   { maxLength: 8 },
 ).map((characters) => characters.join(""));
 
+/**
+ * ECMA-262's answer for an unanchored `u` pattern: a match tried at each code point boundary in
+ * turn (RegExpBuiltinExec moves on by AdvanceStringIndex). V8's own search also tries the place
+ * between the halves of a surrogate pair, where `\B` holds: `.{0,2}?\B` matches `a😀a` at index 2
+ * in V8 and nowhere by the specification (seed -798013317), so `RegExp.test` is no reference there.
+ */
+function ecmaMatches(sticky: RegExp, input: string): boolean {
+  for (let at = 0; at <= input.length; at += (input.codePointAt(at) ?? 0) > 0xffff ? 2 : 1) {
+    sticky.lastIndex = at;
+    if (sticky.test(input)) return true;
+  }
+  return false;
+}
+
+Deno.test("the reference search tries code point boundaries only, as ECMA-262 says", () => {
+  const sticky = new RegExp(String.raw`.{0,2}?\B`, "uy");
+  assert.equal(new RegExp(String.raw`.{0,2}?\B`, "u").exec("a😀a")?.index, 2, "V8's own search");
+  assert.equal(ecmaMatches(sticky, "a😀a"), false);
+  assert.equal(ecmaMatches(sticky, "ab"), true);
+  assert.equal(
+    compileSchema({ type: "string", pattern: String.raw`.{0,2}?\B` })("a😀a").valid,
+    false,
+  );
+});
+
 Deno.test("property: an admitted pattern matches exactly what ECMA-262 with u matches", () => {
   fc.assert(
     fc.property(patternArbitrary, fc.array(inputArbitrary, { maxLength: 6 }), (pattern, inputs) => {
@@ -270,11 +295,11 @@ Deno.test("property: an admitted pattern matches exactly what ECMA-262 with u ma
           pattern,
         );
       }
-      const ecma = new RegExp(pattern, "u");
+      const ecma = new RegExp(pattern, "uy");
       const validate = compileSchema({ type: "string", pattern });
       for (const input of inputs) {
         // Short inputs: the backtracking reference answers quickly even on nested repeats.
-        assert.equal(validate(input).valid, ecma.test(input), `${pattern} on ${input}`);
+        assert.equal(validate(input).valid, ecmaMatches(ecma, input), `${pattern} on ${input}`);
       }
     }),
     { numRuns: 2_000 },
