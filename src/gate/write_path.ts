@@ -426,9 +426,24 @@ export class WritePath {
         code: admission.errorCode,
       });
     }
+    const handlers = this.#context.handlers;
+    const runId = (options as Partial<RunOptions>).runId;
     const dispatch = await dispatchCall(tool.plan, admission.args, options.signal, {
       onSent: () => this.#point("sent", approvalId),
       failIfCatalogChanged: true,
+      ...(handlers !== undefined
+        ? {
+          handlers,
+          origin: {
+            server: tool.binding.serverId,
+            tool: tool.plan.entry.localName,
+            remoteTool: tool.plan.entry.remoteName,
+            ...(runId !== undefined ? { runId } : {}),
+            ...(id !== "" ? { callId: id } : {}),
+            approvalId,
+          },
+        }
+        : {}),
     });
     await this.#point("replied", approvalId);
     const { envelope } = dispatch;
