@@ -140,7 +140,12 @@ function checkAnswer(
   if (answer.action !== "accept") return "elicitation_answer_invalid";
   if (request.kind === "url") return { action: "accept" };
   const content = answer.content ?? {};
-  if (!isRecord(content) || validate === undefined || !validate(content).valid) {
+  const properties = request.requestedSchema.properties as Record<string, unknown>;
+  if (
+    !isRecord(content) || validate === undefined || !validate(content).valid ||
+    // Only what the form asked for: a property it does not name is not sent either.
+    Object.keys(content).some((name) => !Object.hasOwn(properties, name))
+  ) {
     return "elicitation_answer_invalid";
   }
   // A detached copy: what was validated is what is sent.

@@ -11,7 +11,7 @@ import type {
   ElicitHandler,
   ProgressHandler,
 } from "../calls/host_handlers.ts";
-import type { ClientOffer, LogLevel } from "../session/client_capabilities.ts";
+import { type ClientOffer, LOG_LEVELS, type LogLevel } from "../session/client_capabilities.ts";
 import type { RemoteText } from "../session/remote_text.ts";
 import { invalid } from "./config_entries.ts";
 import type { ConnectEvent } from "./events.ts";
@@ -57,6 +57,12 @@ export interface ConnectClientHandlers {
   readonly progressIdleTimeoutMs?: number;
   /** Hears the servers' log messages. */
   readonly onLog?: LogHandler;
+  /**
+   * With `onLog`: the least severe level passed on (default `"info"`). On 2026-07-28 it is also
+   * sent with each request, as that revision asks for log messages; a 2025 server sends at its
+   * own level, and what is below this one is dropped here.
+   */
+  readonly logLevel?: LogLevel;
 }
 
 /**
@@ -77,6 +83,9 @@ export function checkClientHandlers(config: ConnectClientHandlers): void {
       modes.some((mode) => mode !== "form" && mode !== "url"))
   ) {
     throw invalid('elicitationModes may list only "form" and "url"');
+  }
+  if (config.logLevel !== undefined && !LOG_LEVELS.includes(config.logLevel)) {
+    throw invalid(`logLevel must be one of ${LOG_LEVELS.join(", ")}`);
   }
   const idle = config.progressIdleTimeoutMs;
   if (idle !== undefined && (!Number.isSafeInteger(idle) || idle < 1)) {
@@ -106,6 +115,7 @@ export function offerOf(config: ConnectClientHandlers, server: string): ClientOf
     ...(onLog !== undefined
       ? { onLog: (level: LogLevel, message: RemoteText) => onLog(server, level, message) }
       : {}),
+    ...(config.logLevel !== undefined ? { logLevel: config.logLevel } : {}),
   };
 }
 

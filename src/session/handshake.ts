@@ -133,11 +133,12 @@ export async function handshake(
     supportedProtocolVersions: [...accepted],
   });
   const { transport, replies } = newTransport(options);
-  registerOffer(client, replies, options.offer);
+  const observeOffer = registerOffer(client, replies, options.offer);
   // Observe the initialize answer: the SDK reports a refused version only in its message.
   let answered: unknown;
   transport.onmessage = (message: unknown) => {
     completeByDefault(message);
+    observeOffer?.(message);
     options.observer.onMessage(message);
     if (isRecord(message) && isRecord(message.result) && "serverInfo" in message.result) {
       answered = message.result.protocolVersion;

@@ -30,6 +30,7 @@ export interface RemoteText {
 export const MAX_REMOTE_TEXT_CHARS = 2_000;
 
 /** Code points written as escapes: controls, DEL, C1, bidi controls, zero-width and BOM. */
+// deno-lint-ignore no-control-regex -- matching control characters is the point
 const ESCAPED = /[\u0000-\u001f\u007f-\u009f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/gu;
 
 /**
