@@ -65,6 +65,13 @@ type Call = (
   extra?: { signal?: AbortSignal },
 ) => ReturnType<Awaited<ReturnType<typeof connect>>["toolkit"]["call"]>;
 
+/** The answer the server got: 2025 records it whole, 2026-07-28 as the round's `pick` response. */
+function sentAnswer(era: Era, seen: { readonly detail?: unknown }): unknown {
+  return era === "legacy"
+    ? seen.detail
+    : (seen.detail as { responses: Record<string, unknown> }).responses.pick;
+}
+
 function person(asked: Asked[], answer: (request: ElicitationRequest) => ElicitationAnswer) {
   return (request: ElicitationRequest, call: CallOrigin) => {
     asked.push({ request, call });
@@ -122,9 +129,7 @@ for (const era of ERAS) {
       });
       if (request.kind === "form") assert.deepEqual(request.defaults, { color: "red" });
       const answer = await server.waitFor((event) => event.event === "answer");
-      const sent = era === "legacy"
-        ? answer.detail
-        : (answer.detail as { responses: Record<string, unknown> }).responses.pick;
+      const sent = sentAnswer(era, answer);
       assert.deepEqual(sent, { action: "accept", content: { color: "red", count: 3 } });
       if (era === "modern") {
         // requestState echoed byte for byte on the retry.
@@ -144,17 +149,13 @@ for (const era of ERAS) {
       const answer = await server.waitFor((event) =>
         event.event === "answer" && event.tool === "ask"
       );
-      const sent = era === "legacy"
-        ? answer.detail
-        : (answer.detail as { responses: Record<string, unknown> }).responses.pick;
+      const sent = sentAnswer(era, answer);
       assert.deepEqual(sent, { action: "cancel" });
       await call("ask_bad");
       const bad = await server.waitFor((event) =>
         event.event === "answer" && event.tool === "ask_bad"
       );
-      const badSent = era === "legacy"
-        ? bad.detail
-        : (bad.detail as { responses: Record<string, unknown> }).responses.pick;
+      const badSent = sentAnswer(era, bad);
       assert.deepEqual(badSent, { action: "decline" });
       assert.equal(asked.length, 1, "the bad form never reached the host");
       const elicitations = events.filter((event) => event.kind === "elicitation");
@@ -204,9 +205,7 @@ for (const era of ERAS) {
         assert.equal(request.elicitationId, "e-1");
       }
       const answers = server.seen.filter((event) => event.event === "answer");
-      const last = era === "legacy"
-        ? answers.at(-1)!.detail
-        : (answers.at(-1)!.detail as { responses: Record<string, unknown> }).responses.pick;
+      const last = sentAnswer(era, answers.at(-1)!);
       assert.deepEqual(last, { action: "accept" });
     });
   });
