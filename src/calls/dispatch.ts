@@ -121,6 +121,7 @@ export async function dispatchCall(
   const stopped = catalogProblem(plan);
   if (stopped) return { envelope: failure(stopped), sent: false };
   let raw: unknown;
+  let answered = false;
   // With an elicitation handler a call may take several rounds, all under one deadline.
   const deadline = hooks.handlers?.elicit !== undefined
     ? startDeadline(signal, plan.limits.timeoutMs)
@@ -154,6 +155,8 @@ export async function dispatchCall(
     }
     raw = await pending;
     if (isRecord(raw) && raw.resultType === "input_required" && hooks.handlers !== undefined) {
+      // The first request was answered: whatever happens to a later round, the call was sent.
+      answered = true;
       const fulfilled = await fulfilInputRequired(
         raw,
         send,
@@ -168,7 +171,7 @@ export async function dispatchCall(
     if (error instanceof SessionRequestError) {
       // The call's own deadline over its rounds passed: a timeout, not the caller's abort.
       const code = deadline?.expired && error.code === "mcp_aborted" ? "mcp_timeout" : error.code;
-      return { envelope: failure(code), sent: error.sent };
+      return { envelope: failure(code), sent: answered || error.sent };
     }
     return { envelope: failure("mcp_transport_error"), sent: true };
   } finally {

@@ -253,9 +253,22 @@ for (const era of ERAS) {
 
   Deno.test(`cancellation (${era}): an aborted call reaches the server as a cancellation; the envelope says mcp_aborted`, async () => {
     const controller = new AbortController();
+    const posted: string[] = [];
     await withServer(era, {
       onProgress: (_call, progress) => {
         if (progress.progress === 2) controller.abort();
+      },
+      transport: {
+        dangerouslyAllowLoopback: true,
+        timeoutMs: 10_000,
+        // The JSON-RPC method of every POST, as it leaves.
+        fetch: async (input, init) => {
+          const request = input instanceof Request ? input : new Request(input, init);
+          if (request.method === "POST") {
+            posted.push(String((await request.clone().json()).method ?? "(reply)"));
+          }
+          return fetch(input, init);
+        },
       },
     }, async (server, call) => {
       const envelope = await call("slow", { steps: 50, ms: 30 }, { signal: controller.signal });
@@ -264,6 +277,11 @@ for (const era of ERAS) {
       assert.equal(cancelled.tool, "slow");
       assert.ok((cancelled.detail as { step: number }).step <= 5);
       assert.equal(server.seen.some((event) => event.event === "completed"), false);
+      // 2025: notifications/cancelled; 2026-07-28: the request stream closed, nothing sent.
+      assert.equal(
+        posted.filter((method) => method === "notifications/cancelled").length,
+        era === "legacy" ? 1 : 0,
+      );
     });
   });
 
@@ -343,6 +361,33 @@ Deno.test("elicitation (legacy): one sent on the session's GET stream is tied to
     const answers = server.seen.filter((event) => event.event === "answer");
     assert.deepEqual(answers.at(-1)!.detail, { action: "decline" });
   });
+});
+
+Deno.test("input_required (2026-07-28): a write whose later round fails after the first was answered stays unknown", async () => {
+  const server = await startClientRequestsServer();
+  try {
+    const connection = await connect(server.url, {
+      id: "asker",
+      allow: ["ask_write"],
+      approve: () => true,
+      limits: { timeoutMs: 300 },
+      transport: { dangerouslyAllowLoopback: true, timeoutMs: 10_000 },
+      // The person never answers: the call's one deadline passes while the form is open.
+      elicit: (_request, _call, signal) =>
+        new Promise((resolve) =>
+          signal.addEventListener("abort", () => resolve({ action: "cancel" }), { once: true })
+        ),
+    });
+    try {
+      const envelope = await connection.toolkit.call("asker__ask_write", {});
+      assert.equal(envelope.errorCode, "mcp_timeout");
+      assert.equal((envelope as { effect?: string }).effect, "unknown");
+    } finally {
+      await connection.close();
+    }
+  } finally {
+    await server.close();
+  }
 });
 
 Deno.test("input_required (2026-07-28): rounds are bounded by MAX_INPUT_ROUNDS", async () => {
