@@ -20,9 +20,9 @@ import type {
 } from "./types.ts";
 import { WritePath } from "./write_path.ts";
 import { writeFailure } from "./write_envelope.ts";
-import { dispatchCall, type DispatchHooks } from "../calls/dispatch.ts";
-import type { CallPlan } from "../calls/call_plan.ts";
+import { dispatchCall } from "../calls/dispatch.ts";
 import type { CallHandlers } from "../calls/host_handlers.ts";
+import { handlerHooks } from "./call_hooks.ts";
 import type { CodeIn } from "../codes.ts";
 import { type CallTrace, GateInstruments, type TracedTool } from "../telemetry/call_trace.ts";
 import type { GateTelemetry } from "../telemetry/types.ts";
@@ -249,7 +249,10 @@ export class Gate {
           item.tool.plan,
           item.args,
           options.signal,
-          this.#dispatchHooks(item.tool.plan, options.runId, item.call.id),
+          handlerHooks(this.#handlers, item.tool.plan, {
+            runId: options.runId,
+            ...(item.call.id !== undefined ? { callId: item.call.id } : {}),
+          }),
         );
         envelope = { id: item.call.id, ...dispatched.envelope };
       }
@@ -257,22 +260,6 @@ export class Gate {
       envelopes.push(envelope);
     }
     return envelopes;
-  }
-
-  /** The hooks of a read call: its origin and the host's handlers, when there are any. */
-  #dispatchHooks(plan: CallPlan, runId: string, callId: string | undefined): DispatchHooks {
-    const handlers = this.#handlers;
-    if (handlers === undefined) return {};
-    return {
-      handlers,
-      origin: {
-        server: plan.serverId ?? "",
-        tool: plan.entry.localName,
-        remoteTool: plan.entry.remoteName,
-        runId,
-        ...(callId !== undefined && callId !== "" ? { callId } : {}),
-      },
-    };
   }
 
   /**

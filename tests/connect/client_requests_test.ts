@@ -287,6 +287,7 @@ for (const era of ERAS) {
 
   Deno.test(`cancellation (${era}): an aborted write stays unknown, never not_started`, async () => {
     const server = await startClientRequestsServer({ legacyOnly: era === "legacy" });
+    const origins: CallOrigin[] = [];
     try {
       const controller = new AbortController();
       const connection = await connect(server.url, {
@@ -294,16 +295,30 @@ for (const era of ERAS) {
         allow: ["slow_write"],
         approve: () => true,
         transport: { dangerouslyAllowLoopback: true, timeoutMs: 10_000 },
-        onProgress: (_call, progress) => {
+        onProgress: (call, progress) => {
+          origins.push(call);
           if (progress.progress === 1) controller.abort();
         },
       });
       try {
         const envelope = await connection.toolkit.call("asker__slow_write", { steps: 50, ms: 30 }, {
           signal: controller.signal,
+          runId: "run-w",
+          callId: "w-1",
         });
         assert.equal(envelope.errorCode, "mcp_aborted");
         assert.equal((envelope as { effect?: string }).effect, "unknown");
+        // The write's progress names its approval, run and call.
+        const approvalId = (envelope as { approvalId?: string }).approvalId;
+        assert.equal(typeof approvalId, "string");
+        assert.deepEqual(origins[0], {
+          server: "asker",
+          tool: "asker__slow_write",
+          remoteTool: "slow_write",
+          runId: "run-w",
+          callId: "w-1",
+          approvalId,
+        });
         await server.waitFor((event) => event.event === "cancelled");
       } finally {
         await connection.close();
