@@ -176,8 +176,9 @@ export class ChangeStream {
     this.#stream = stream;
     this.#failures = 0;
     if (host.changes) host.observer.watchSubscription(handle);
-    // A change made while no stream was open went unheard: tell whoever lists again.
-    if (this.#opened++ > 0) {
+    // A change made while no stream was open went unheard: tell whoever lists again (a stream
+    // open only for server requests hears no changes, so its gaps mean nothing).
+    if (this.#opened++ > 0 && host.changes) {
       for (const listener of [...this.#reopenListeners]) {
         try {
           listener();

@@ -405,6 +405,38 @@ Deno.test("input_required (2026-07-28): a write whose later round fails after th
   }
 });
 
+Deno.test("elicitation (legacy): the GET stream opened for server requests re-opens without listing again, and is no change stream", async () => {
+  const methods: string[] = [];
+  await withServer("legacy", {
+    elicit: () => ({ action: "decline" }),
+    transport: {
+      dangerouslyAllowLoopback: true,
+      // Each GET stream lives one transport deadline: it ends and re-opens within the test.
+      timeoutMs: 300,
+      fetch: async (input, init) => {
+        const request = input instanceof Request ? input : new Request(input, init);
+        methods.push(
+          request.method === "POST"
+            ? String((await request.clone().json()).method ?? "(reply)")
+            : request.method,
+        );
+        return fetch(input, init);
+      },
+    },
+  }, async (_server, _call) => {
+    for (
+      let wait = 0;
+      methods.filter((method) => method === "GET").length < 2 && wait < 150;
+      wait++
+    ) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    assert.ok(methods.filter((method) => method === "GET").length >= 2, "the stream re-opened");
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    assert.equal(methods.filter((method) => method === "tools/list").length, 1);
+  });
+});
+
 Deno.test("input_required (2026-07-28): rounds are bounded by MAX_INPUT_ROUNDS", async () => {
   await withServer("modern", { elicit: () => ({ action: "decline" }) }, async (server, call) => {
     const envelope = await call("loop");
