@@ -437,6 +437,24 @@ Deno.test("elicitation (legacy): the GET stream opened for server requests re-op
   });
 });
 
+Deno.test("connect(): handler options are checked before anything is sent", async () => {
+  const bad: Partial<ConnectOptions>[] = [
+    { elicit: "yes" as never },
+    { elicit: () => ({ action: "decline" }), elicitationModes: ["form", "telepathy" as never] },
+    { elicitationModes: [] },
+    { progressIdleTimeoutMs: 100 },
+    { onProgress: () => {}, progressIdleTimeoutMs: 0 },
+    { onLog: () => {}, logLevel: "loud" as never },
+  ];
+  for (const options of bad) {
+    await assert.rejects(
+      connect("https://mcp.example.com/mcp", { allow: ["t"], ...options }),
+      (error: unknown) => (error as { code?: string }).code === "connect_config_invalid",
+      JSON.stringify(Object.keys(options)),
+    );
+  }
+});
+
 Deno.test("input_required (2026-07-28): rounds are bounded by MAX_INPUT_ROUNDS", async () => {
   await withServer("modern", { elicit: () => ({ action: "decline" }) }, async (server, call) => {
     const envelope = await call("loop");
