@@ -397,3 +397,33 @@ export {
   type TokenRecord,
   type TokenStore,
 } from "./src/auth/mod.ts";
+export type {
+  CallHandlers,
+  CallOrigin,
+  ElicitationAnswer,
+  ElicitationDelivery,
+  ElicitationErrorCode,
+  ElicitationOutcome,
+  ElicitationRequest,
+  ElicitHandler,
+  FormElicitation,
+  ProgressHandler,
+  UrlElicitation,
+} from "./src/calls/host_handlers.ts";
+export {
+  MAX_INPUT_REQUESTS,
+  MAX_INPUT_ROUNDS,
+  MAX_REQUEST_STATE_BYTES,
+} from "./src/calls/input_required.ts";
+export { MAX_REMOTE_TEXT_CHARS, type RemoteText, remoteText } from "./src/session/remote_text.ts";
+export type { LogLevel } from "./src/session/client_capabilities.ts";
+export type {
+  ServerRequestDelivery,
+  ServerRequestHandler,
+  SessionProgress,
+} from "./src/session/session.ts";
+export type {
+  ConnectClientHandlers,
+  ElicitationMode,
+  LogHandler,
+} from "./src/connect/client_handlers.ts";

@@ -69,6 +69,8 @@ export function scopeCheckOf(scope: ScopeValidator | null, timeoutMs: number): S
 export interface CallPlan {
   /** The frozen snapshot entry. */
   readonly entry: SnapshotEntryBase;
+  /** The host's id of the tool's server (as its snapshot records it). */
+  readonly serverId?: string;
   /** The session calls go through. */
   readonly session: McpSession;
   /** The session's monitor, asked before every send. */

@@ -434,7 +434,7 @@ export function discovered<T extends object>(
 export function callPlanOf(
   source: Pick<
     Found<AnyResolvedBinding>,
-    "session" | "monitor" | "generation" | "limits" | "digests" | "resultScreen"
+    "session" | "monitor" | "generation" | "limits" | "digests" | "resultScreen" | "header"
   >,
   entry: SnapshotEntryBase,
   item: Selected<AnyResolvedBinding>,
@@ -442,6 +442,7 @@ export function callPlanOf(
 ): CallPlan {
   return Object.freeze({
     entry,
+    serverId: source.header.serverId,
     session: source.session,
     monitor: source.monitor,
     generation: source.generation,

@@ -3,13 +3,17 @@
  *
  * @module
  */
-import type { JsonObject } from "../identity/mod.ts";
-import { SessionRequestError } from "../session/session.ts";
+import { isRecord, type JsonObject } from "../identity/mod.ts";
+import { type Deadline, startDeadline } from "../deadline.ts";
+import { SessionRequestError, type SessionRequestOptions } from "../session/session.ts";
 import { MODERN_PROTOCOL_VERSION } from "../session/protocol.ts";
 import { failure, type ToolEnvelope } from "./envelope.ts";
 import { checkCallResult } from "./result.ts";
 import { paramHeaders } from "./param_headers.ts";
 import { type CallPlan, catalogProblem, toolStatus } from "./call_plan.ts";
+import type { CallHandlers, CallOrigin } from "./host_handlers.ts";
+import { answerElicitation } from "./elicitation.ts";
+import { fulfilInputRequired } from "./input_required.ts";
 
 /**
  * Outcome of sending a call: the envelope and whether the request may have left sluice.
@@ -37,6 +41,64 @@ export interface DispatchHooks {
    * longer be the one that was approved, so the outcome is not proven.
    */
   readonly failIfCatalogChanged?: boolean;
+  /** The call the server's requests and progress belong to (with `handlers`). */
+  readonly origin?: CallOrigin;
+  /** The host's handlers: elicitation (2025 requests, 2026-07-28 `input_required`), progress. */
+  readonly handlers?: CallHandlers;
+}
+
+/** The origin of a call of `plan` when the caller named none. */
+function originOf(plan: CallPlan, hooks: DispatchHooks): CallOrigin {
+  return hooks.origin ?? {
+    server: plan.serverId ?? "",
+    tool: plan.entry.localName,
+    remoteTool: plan.entry.remoteName,
+  };
+}
+
+/**
+ * The session options of each request of one call: the call's signal and deadline, the
+ * headers, and the host's progress listener and elicitation handler tied to the call.
+ */
+function requestOptions(
+  plan: CallPlan,
+  hooks: DispatchHooks,
+  signal: AbortSignal | undefined,
+  deadline: Deadline | undefined,
+  headers: Record<string, string> | undefined,
+): () => SessionRequestOptions {
+  const handlers = hooks.handlers;
+  const origin = handlers === undefined ? undefined : originOf(plan, hooks);
+  const onProgress = handlers?.onProgress;
+  const fixed: Partial<SessionRequestOptions> = {
+    ...(headers ? { headers } : {}),
+    ...(onProgress !== undefined
+      ? { onProgress: (progress) => onProgress(origin!, progress) }
+      : {}),
+    ...(onProgress !== undefined && handlers?.progressIdleTimeoutMs !== undefined
+      ? { idleTimeoutMs: handlers.progressIdleTimeoutMs }
+      : {}),
+    ...(handlers?.elicit !== undefined
+      ? {
+        onServerRequest: (method, params, stop, delivery) =>
+          method === "elicitation/create"
+            ? answerElicitation(
+              params,
+              origin!,
+              handlers,
+              deadline ? AbortSignal.any([stop, deadline.signal]) : stop,
+              delivery === "reply_stream" ? "call_stream" : "session_stream",
+            )
+            : Promise.resolve({ action: "decline" }),
+      }
+      : {}),
+  };
+  // One total deadline over every round of the call: each request gets what is left of it.
+  return () => ({
+    ...fixed,
+    signal: deadline?.signal ?? signal,
+    timeoutMs: deadline ? Math.max(1, deadline.remainingMs()) : plan.limits.timeoutMs,
+  });
 }
 
 /**
@@ -59,17 +121,20 @@ export async function dispatchCall(
   const stopped = catalogProblem(plan);
   if (stopped) return { envelope: failure(stopped), sent: false };
   let raw: unknown;
+  let answered = false;
+  // With an elicitation handler a call may take several rounds, all under one deadline.
+  const deadline = hooks.handlers?.elicit !== undefined
+    ? startDeadline(signal, plan.limits.timeoutMs)
+    : undefined;
   try {
     const headers = plan.paramHeaders?.length &&
         plan.monitor.protocolVersion === MODERN_PROTOCOL_VERSION
       ? paramHeaders(plan.paramHeaders, args)
       : undefined;
-    const send = () =>
-      plan.session.request(
-        "tools/call",
-        { name: plan.entry.remoteName, arguments: args },
-        { signal, timeoutMs: plan.limits.timeoutMs, ...(headers ? { headers } : {}) },
-      );
+    const options = requestOptions(plan, hooks, signal, deadline, headers);
+    const params = { name: plan.entry.remoteName, arguments: args };
+    const send = (extra?: JsonObject) =>
+      plan.session.request("tools/call", extra ? { ...params, ...extra } : params, options());
     const pending = plan.resendOnBrokenStream
       ? send().catch((error) => {
         // The host asked for the revision's rule for this read: a broken stream is sent again,
@@ -89,11 +154,28 @@ export async function dispatchCall(
       await hooks.onSent();
     }
     raw = await pending;
+    if (isRecord(raw) && raw.resultType === "input_required" && hooks.handlers !== undefined) {
+      // The first request was answered: whatever happens to a later round, the call was sent.
+      answered = true;
+      const fulfilled = await fulfilInputRequired(
+        raw,
+        send,
+        originOf(plan, hooks),
+        hooks.handlers,
+        deadline?.signal ?? signal ?? new AbortController().signal,
+      );
+      if ("code" in fulfilled) return { envelope: failure(fulfilled.code), sent: true };
+      raw = fulfilled.raw;
+    }
   } catch (error) {
     if (error instanceof SessionRequestError) {
-      return { envelope: failure(error.code), sent: error.sent };
+      // The call's own deadline over its rounds passed: a timeout, not the caller's abort.
+      const code = deadline?.expired && error.code === "mcp_aborted" ? "mcp_timeout" : error.code;
+      return { envelope: failure(code), sent: answered || error.sent };
     }
     return { envelope: failure("mcp_transport_error"), sent: true };
+  } finally {
+    deadline?.stop();
   }
   if (hooks.failIfCatalogChanged && toolStatus(plan) === "stale") {
     return { envelope: failure("mcp_catalog_stale"), sent: true };

@@ -42,4 +42,44 @@ export const CALL_CODES = {
     meaning:
       'With `screenResults: "refuse"`: the result holds hidden or deceptive text (Tag characters, bidi controls, invisible characters, terminal escapes) a model would read and a person would not see.',
   },
+  elicitation_request_invalid: {
+    stage: "call",
+    meaning:
+      "A server's elicitation request is malformed or in no mode sluice knows; declined without asking the host.",
+  },
+  elicitation_schema_unsupported: {
+    stage: "call",
+    meaning:
+      "A form elicitation's requested schema is outside the schema profile or is not a flat object of string, number, integer, boolean and enum properties; declined.",
+  },
+  elicitation_mode_unsupported: {
+    stage: "call",
+    meaning:
+      "The server asked in a mode the host does not answer (URL mode not enabled, or no handler); declined.",
+  },
+  elicitation_url_refused: {
+    stage: "call",
+    meaning:
+      "A URL elicitation's URL breaks the outbound URL rules (https only, no credentials, no IP literal); declined, never shown.",
+  },
+  elicitation_answer_invalid: {
+    stage: "call",
+    meaning:
+      "The host's answer does not fit the requested schema (or is not an answer); `cancel` was sent instead, none of it.",
+  },
+  elicitation_handler_failed: {
+    stage: "call",
+    meaning:
+      "The host's elicit handler threw, rejected, or the call ended first; `cancel` was sent.",
+  },
+  mcp_input_required_rounds_exceeded: {
+    stage: "call",
+    meaning:
+      "The server answered `input_required` more times in a row than `maxInputRounds` allows; no further round was sent.",
+  },
+  mcp_input_required_too_large: {
+    stage: "call",
+    meaning:
+      "An `input_required` result carries more input requests, or a larger `requestState`, than sluice's bounds allow.",
+  },
 } as const satisfies StageCodes<"call">;

@@ -16,6 +16,7 @@ import { assignLocalNames } from "./names.ts";
 import { resolveScreens } from "./screen_config.ts";
 import { MAX_RELIST_INTERVAL_MS, MIN_RELIST_INTERVAL_MS } from "./relister.ts";
 import { LEGACY_PROTOCOL_VERSIONS, OPT_IN_PROTOCOL_VERSIONS } from "../session/protocol.ts";
+import { checkClientHandlers, type ConnectClientHandlers } from "./client_handlers.ts";
 
 /**
  * One remote server of {@link ConnectAllConfig}.
@@ -109,7 +110,7 @@ export interface ConnectTransportOptions {
  *
  * @category Agent developers: connect()
  */
-export interface ConnectCommonOptions {
+export interface ConnectCommonOptions extends ConnectClientHandlers {
   /** Exact `"server.tool"` entries that need no approval (each must also be allowed). */
   readonly preApproved?: readonly string[];
   /**
@@ -389,6 +390,7 @@ function checkOptions(config: ConnectAllConfig): void {
   if (config.onPending !== undefined && typeof config.onPending !== "function") {
     throw invalid("onPending must be a function");
   }
+  checkClientHandlers(config);
   const interval = config.minRelistIntervalMs;
   if (
     interval !== undefined &&

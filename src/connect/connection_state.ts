@@ -19,6 +19,7 @@ import { CatalogMonitor } from "../catalog/monitor.ts";
 import { acceptedProtocolVersions } from "../session/protocol.ts";
 import { ServerSession } from "../session/server_session.ts";
 import { reloadToolkit, type Toolkit, type ToolkitServer } from "./toolkit.ts";
+import { callHandlersOf, offerOf } from "./client_handlers.ts";
 
 /** What a connection is set up from, fixed for its life. */
 export interface SetupState {
@@ -63,6 +64,7 @@ export function openServer(
     : fetch;
   const legacy = config.legacyProtocolVersions;
   const monitor = new CatalogMonitor({ protocolVersions: acceptedProtocolVersions(legacy) });
+  const offer = offerOf(config, server.id);
   const session = new ServerSession({
     url: server.url,
     fetch: sessionFetch,
@@ -71,6 +73,7 @@ export function openServer(
     ...(config.eraCache ? { eraCache: config.eraCache } : {}),
     ...(legacy ? { legacyProtocolVersions: [...legacy] } : {}),
     observer: monitor,
+    ...(offer !== undefined ? { offer } : {}),
   });
   return { session, monitor, fetch, release: sessionFetch.hold() };
 }
@@ -104,6 +107,11 @@ export async function discoverInto(
 /** The one gate of the toolkit's servers of now, under the connection's governance. */
 export function gateFor(config: ConnectAllConfig, servers: readonly ToolkitServer[]): Gate {
   const approve = config.approve;
+  const handlers = callHandlersOf(
+    config,
+    config.transport?.dangerouslyAllowLoopback === true,
+    config.onEvent,
+  );
   const telemetry = config.telemetry;
   return new Gate({
     catalogs: telemetry === undefined
@@ -135,6 +143,7 @@ export function gateFor(config: ConnectAllConfig, servers: readonly ToolkitServe
       : {}),
     ...(config.approvalTtlMs !== undefined ? { approvalTtlMs: config.approvalTtlMs } : {}),
     ...(config.onPending !== undefined ? { onPending: config.onPending } : {}),
+    ...(handlers !== undefined ? { handlers } : {}),
     ...(config.allowNonDurableStoreForTests === true ? { allowNonDurableStoreForTests: true } : {}),
   });
 }

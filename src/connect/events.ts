@@ -8,7 +8,8 @@ export type ConnectApprovalDecision = "not_required" | "approved" | "denied" | "
 import type { RevisionSummary } from "./revision.ts";
 
 /**
- * One audit event: one per server discovery, one per call, one per staged revision. It carries names the owner
+ * One audit event: one per server discovery, one per call, one per staged revision, one per
+ * elicitation. It carries names the owner
  * configured, fixed codes, a duration and the catalog digest, and never arguments, results,
  * tokens or any text a server sent.
  *
@@ -16,7 +17,7 @@ import type { RevisionSummary } from "./revision.ts";
  */
 export interface ConnectEvent {
   /** What happened. */
-  readonly kind: "discovery" | "call" | "revision";
+  readonly kind: "discovery" | "call" | "revision" | "elicitation";
   /** The owner's server id (`""` for a call to a name the toolkit does not have). */
   readonly server: string;
   /** The remote tool name as allowlisted (calls only; absent for an unknown name). */
@@ -33,6 +34,14 @@ export interface ConnectEvent {
   readonly catalogDigest: string | null;
   /** For `"revision"`: the staged revision's digests and changed field names. */
   readonly revision?: RevisionSummary;
+  /**
+   * For `"elicitation"`: the mode asked for and the action sent to the server (`errorCode`
+   * says why when sluice, not the person, decided it).
+   */
+  readonly elicitation?: {
+    readonly mode: "form" | "url" | "unknown";
+    readonly action: "accept" | "decline" | "cancel";
+  };
 }
 
 /**

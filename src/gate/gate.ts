@@ -21,6 +21,8 @@ import type {
 import { WritePath } from "./write_path.ts";
 import { writeFailure } from "./write_envelope.ts";
 import { dispatchCall } from "../calls/dispatch.ts";
+import type { CallHandlers } from "../calls/host_handlers.ts";
+import { handlerHooks } from "./call_hooks.ts";
 import type { CodeIn } from "../codes.ts";
 import { type CallTrace, GateInstruments, type TracedTool } from "../telemetry/call_trace.ts";
 import type { GateTelemetry } from "../telemetry/types.ts";
@@ -132,6 +134,7 @@ function telemetryOk(telemetry: GateTelemetry): boolean {
 export class Gate {
   readonly #tools: ReadonlyMap<string, GateTool>;
   readonly #store: ApprovalStore | undefined;
+  readonly #handlers: CallHandlers | undefined;
   readonly #writes: WritePath | undefined;
   readonly #now: () => number;
   /** Present only when the host passed telemetry: nothing is built or paid otherwise. */
@@ -203,7 +206,9 @@ export class Gate {
       allowNonDurable: options.allowNonDurableStoreForTests === true,
       hook: options.onPersistencePointForTests,
       onPending: options.onPending,
+      ...(options.handlers !== undefined ? { handlers: options.handlers } : {}),
     });
+    this.#handlers = options.handlers;
   }
 
   /**
@@ -240,7 +245,15 @@ export class Gate {
       if (item.tool.kind === "write") {
         envelope = await this.#writes!.run(item, item.tool, tracedOptions(options, trace));
       } else {
-        const dispatched = await dispatchCall(item.tool.plan, item.args, options.signal);
+        const dispatched = await dispatchCall(
+          item.tool.plan,
+          item.args,
+          options.signal,
+          handlerHooks(this.#handlers, item.tool.plan, {
+            runId: options.runId,
+            ...(item.call.id !== undefined ? { callId: item.call.id } : {}),
+          }),
+        );
         envelope = { id: item.call.id, ...dispatched.envelope };
       }
       trace?.end(envelope);

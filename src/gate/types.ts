@@ -6,6 +6,7 @@
 import type { JsonObject } from "../identity/mod.ts";
 import type { CallErrorCode, ToolEnvelope } from "../calls/envelope.ts";
 import type { CallPlan } from "../calls/call_plan.ts";
+import type { CallHandlers } from "../calls/host_handlers.ts";
 import type { WriteEffect } from "../catalog/bindings.ts";
 import type { ApprovalRecord, ApprovalStore, ClaimRefusalCode } from "../approvals/types.ts";
 import type { CodeOf } from "../codes.ts";
@@ -124,6 +125,13 @@ export interface GateOptions {
   /** Catalogs whose tools this gate runs; local names must be unique across all of them. */
   readonly catalogs: readonly GateCatalog[];
   /**
+   * What the host answers and hears while a call runs: `elicit` answers the server's
+   * elicitation requests (2026-07-28 `input_required` rounds on any session; 2025 requests on
+   * a connect()-built one), `onProgress` hears progress (a progress token is sent only then).
+   * Each is told which call it is for: server, tool, run and call ids, approval id.
+   */
+  readonly handlers?: CallHandlers;
+  /**
    * The approval store; required when any catalog has write tools, except when every write
    * tool is decided inline (`decidedBy: "inline"`, decisions then kept in memory only for
    * this gate's life) or by nobody (`decidedBy: "none"`).
@@ -231,4 +239,6 @@ export interface WritePathContext {
     | undefined;
   /** Told of each call that ends `approval_pending`; never awaited, failures ignored. */
   readonly onPending?: (approval: ApprovalRecord) => void | Promise<void>;
+  /** The host's handlers each dispatched call runs with. */
+  readonly handlers?: CallHandlers;
 }

@@ -23,6 +23,7 @@ import type { Admitted, WriteTool } from "./admission.ts";
 import { APPROVAL_TEXT } from "./approval_text.ts";
 import { recordedEffect, storeRefusal, writeFailure } from "./write_envelope.ts";
 import { GrantUser } from "./grants.ts";
+import { handlerHooks } from "./call_hooks.ts";
 import type { CallTrace } from "../telemetry/call_trace.ts";
 import type {
   GateEnvelope,
@@ -181,7 +182,7 @@ export class WritePath {
       await this.#point("claimed", approvalId);
       options.trace?.approval("approved", recorded.approval);
       options.trace?.approval("claimed", recorded.approval);
-      return await this.#dispatchClaimed(id, approvalId, tool, item.args, options);
+      return await this.#dispatchClaimed(id, approvalId, tool, item.args, options, options.runId);
     }
     // Not approved: the call and the verdict are recorded on a pending approval (synced: a
     // person may decide an undecided one later, and the same run and call id asks again).
@@ -400,7 +401,7 @@ export class WritePath {
     }
     await this.#point("claimed", approvalId);
     trace?.approval("claimed", claim.approval);
-    return await this.#dispatchClaimed(id, approvalId, tool, args, options);
+    return await this.#dispatchClaimed(id, approvalId, tool, args, options, record.runId);
   }
 
   /**
@@ -412,6 +413,7 @@ export class WritePath {
     tool: WriteTool,
     args: JsonObject,
     options: Traced<ResumeOptions>,
+    runId: string | undefined,
   ): Promise<GateEnvelope> {
     // Re-check locally at claim time: the catalog may be stale, the scope may now deny.
     let admission;
@@ -429,6 +431,12 @@ export class WritePath {
     const dispatch = await dispatchCall(tool.plan, admission.args, options.signal, {
       onSent: () => this.#point("sent", approvalId),
       failIfCatalogChanged: true,
+      ...handlerHooks(this.#context.handlers, tool.plan, {
+        server: tool.binding.serverId,
+        ...(runId !== undefined ? { runId } : {}),
+        callId: id,
+        approvalId,
+      }),
     });
     await this.#point("replied", approvalId);
     const { envelope } = dispatch;

@@ -49,6 +49,13 @@ export interface ChangeStreamHost {
   modern(): boolean;
   /** The negotiated protocol version, once connected. */
   protocolVersion(): string | undefined;
+  /**
+   * Whether the stream is for tool list changes (the host's `changeDetection`); when not, it is
+   * opened on 2025 eras only, for server requests, and its notifications are not observed.
+   */
+  readonly changes: boolean;
+  /** Hands a server request heard on the 2025 standalone stream to `sdk`, when set. */
+  readonly onRequest?: (sdk: Client, message: Record<string, unknown>) => void;
 }
 
 /** One session's change stream, across the clients the session goes through. */
@@ -145,6 +152,8 @@ export class ChangeStream {
     const host = this.#host;
     if (!host.current(sdk)) return;
     const kind: ChangeStreamKind = host.modern() ? "subscription" : "get_stream";
+    // Without change detection the stream is only for server requests, which 2026-07-28 has not.
+    if (!host.changes && kind === "subscription") return;
     let handle: ListenHandle | "refused";
     try {
       handle = await openedWithin(
@@ -166,9 +175,10 @@ export class ChangeStream {
     const stream = { sdk, kind, handle };
     this.#stream = stream;
     this.#failures = 0;
-    host.observer.watchSubscription(handle);
-    // A change made while no stream was open went unheard: tell whoever lists again.
-    if (this.#opened++ > 0) {
+    if (host.changes) host.observer.watchSubscription(handle);
+    // A change made while no stream was open went unheard: tell whoever lists again (a stream
+    // open only for server requests hears no changes, so its gaps mean nothing).
+    if (this.#opened++ > 0 && host.changes) {
       for (const listener of [...this.#reopenListeners]) {
         try {
           listener();
@@ -191,11 +201,13 @@ export class ChangeStream {
     if (transport?.sessionId !== undefined) headers["mcp-session-id"] = transport.sessionId;
     const version = this.#host.protocolVersion();
     if (version !== undefined) headers["mcp-protocol-version"] = version;
+    const onRequest = this.#host.onRequest;
     const stream: GetStream | "not_offered" = await openGetStream({
       url: this.#host.url,
       fetch: this.#host.fetch,
       headers,
-      onNotification: this.#host.observer.onMessage,
+      onNotification: this.#host.changes ? this.#host.observer.onMessage : () => {},
+      ...(onRequest !== undefined ? { onRequest: (message) => onRequest(sdk, message) } : {}),
       signal: this.#stop.signal,
     });
     return stream === "not_offered" ? "refused" : stream;

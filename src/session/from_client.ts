@@ -12,7 +12,10 @@ import {
   type McpSession,
   type SessionErrorCode,
   SessionRequestError,
+  type SessionRequestOptions,
 } from "./session.ts";
+import { progressListener } from "./progress.ts";
+import { requestTag } from "./related_requests.ts";
 
 /**
  * A connected official SDK client, v1 (`@modelcontextprotocol/sdk` `Client`) or v2
@@ -37,6 +40,8 @@ type RawRequest = (
     timeout: number;
     allowInputRequired?: boolean;
     headers?: Record<string, string>;
+    onprogress?: (progress: unknown) => void;
+    onresumptiontoken?: (token: string) => void;
   },
 ) => Promise<unknown>;
 
@@ -149,10 +154,11 @@ export function sessionFromClient(client: SdkClientLike): McpSession {
       // signal would grow by one listener per request), stopped when the request settles. On
       // either the SDK rejects at once, sends notifications/cancelled and drops a late response.
       const deadline = deadlines.start(signal, options.timeoutMs);
+      const progress = progressListener(options, deadline.signal);
       let pending: Promise<unknown>;
       try {
         pending = send({ method, params }, PASS_THROUGH, {
-          signal: deadline.signal,
+          signal: progress?.signal ?? deadline.signal,
           // The SDK insists on a timer per request: the longest a timer waits, so it never
           // decides (the deadline aborts first, which the SDK answers as its own timeout).
           timeout: LONGEST_TIMER_MS,
@@ -160,22 +166,29 @@ export function sessionFromClient(client: SdkClientLike): McpSession {
           // the SDK trying to answer it; v1 ignores the option.
           allowInputRequired: true,
           ...(options.headers ? { headers: { ...options.headers } } : {}),
+          ...extraOptions(options, progress?.listener),
         });
       } catch (error) {
         deadline.stop();
+        progress?.stop();
         // A synchronous throw happens before anything reaches the transport.
         return Promise.reject(new SessionRequestError(classify(client, error), false, error));
       }
       return pending.then((result) => {
         deadline.stop();
+        progress?.stop();
         return result;
       }, (error: unknown) => {
         deadline.stop();
+        const idleExpired = progress?.stop() === true;
         // A session sluice built already classified its failure: keep it whole.
-        if (error instanceof SessionRequestError && !signal?.aborted && !deadline.expired) {
+        if (
+          error instanceof SessionRequestError && !signal?.aborted && !deadline.expired &&
+          !idleExpired
+        ) {
           throw error;
         }
-        const code = deadline.expired
+        const code = deadline.expired || idleExpired
           ? "mcp_timeout"
           : signal?.aborted
           ? "mcp_aborted"
@@ -185,6 +198,19 @@ export function sessionFromClient(client: SdkClientLike): McpSession {
         throw new SessionRequestError(code, sent, error);
       });
     },
+  };
+}
+
+/** The SDK options for progress and for server requests tied to this request. */
+function extraOptions(
+  options: SessionRequestOptions,
+  onprogress: ((progress: unknown) => void) | undefined,
+): { onprogress?: (progress: unknown) => void; onresumptiontoken?: (token: string) => void } {
+  return {
+    ...(onprogress !== undefined ? { onprogress } : {}),
+    ...(options.onServerRequest !== undefined
+      ? { onresumptiontoken: requestTag(options.onServerRequest) }
+      : {}),
   };
 }
 

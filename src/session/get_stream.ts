@@ -6,13 +6,14 @@
  *
  * sluice opens it itself, through the hardened fetch it is given (byte cap and deadline on
  * every request, so one stream lives at most one deadline and one byte cap), and reads only
- * notifications off it: a request or a reply on this stream is ignored, so nothing the server
- * sends here can answer or start anything.
+ * notifications off it; a request on it is passed on only to a session that offers to answer
+ * it (elicitation, when the host gave a handler), and a reply is ignored.
  *
  * @module
  */
 import { isRecord } from "../identity/mod.ts";
 import type { FetchFunction } from "../transport/secure_fetch.ts";
+import { SseEvents } from "./sse_events.ts";
 
 /**
  * An open standalone GET stream.
@@ -42,6 +43,11 @@ export interface GetStreamOptions {
   readonly headers: Readonly<Record<string, string>>;
   /** Receives each JSON-RPC notification (a message with a `method` and no `id`). */
   readonly onNotification: (message: Record<string, unknown>) => void;
+  /**
+   * Receives each JSON-RPC request (a `method` and an `id`); without it requests are ignored,
+   * so nothing the server sends here can start anything.
+   */
+  readonly onRequest?: (message: Record<string, unknown>) => void;
   /** Aborts the opening and ends the stream (the session's close). */
   readonly signal?: AbortSignal;
 }
@@ -90,9 +96,9 @@ export async function openGetStream(
     } catch {
       return; // not JSON: skipped, like any event sluice does not act on
     }
-    if (isRecord(message) && typeof message.method === "string" && !("id" in message)) {
-      options.onNotification(message);
-    }
+    if (!isRecord(message) || typeof message.method !== "string") return;
+    if (!("id" in message)) options.onNotification(message);
+    else options.onRequest?.(message);
   }).finally(() => options.signal?.removeEventListener("abort", stop));
   let closing: Promise<void> | undefined;
   return {
@@ -115,33 +121,12 @@ async function readEvents(
   reader: ReadableStreamDefaultReader<string>,
   onData: (data: string) => void,
 ): Promise<void> {
-  let buffer = "";
-  let data: string[] = [];
-  let event = "message";
-  const line = (text: string) => {
-    if (text === "") {
-      if (data.length > 0 && event === "message") onData(data.join("\n"));
-      data = [];
-      event = "message";
-      return;
-    }
-    if (text.startsWith(":")) return; // a comment (keep-alive)
-    const colon = text.indexOf(":");
-    const field = colon < 0 ? text : text.slice(0, colon);
-    let value = colon < 0 ? "" : text.slice(colon + 1);
-    if (value.startsWith(" ")) value = value.slice(1);
-    if (field === "data") data.push(value);
-    else if (field === "event") event = value;
-  };
+  const events = new SseEvents(onData);
   try {
     for (;;) {
       const { value, done } = await reader.read();
       if (done) break;
-      buffer += value;
-      // A trailing CR may be the first half of a CRLF: keep it for the next chunk.
-      const lines = buffer.split(/\r\n|\r(?!$)|\n/);
-      buffer = lines.pop()!;
-      for (const text of lines) line(text);
+      events.push(value);
     }
   } catch {
     // The body failed (byte cap, deadline, reset, a local close): the stream is over.

@@ -17,6 +17,7 @@ import type { EraCache, EraVerdict } from "./era.ts";
 import type { SessionObserver } from "./observer.ts";
 import { type SessionErrorCode, SessionRequestError } from "./session.ts";
 import { ReplyStreams } from "./stream_failure.ts";
+import { type ClientOffer, declaredCapabilities, registerOffer } from "./client_capabilities.ts";
 
 /**
  * Most times one request's reply stream is resumed (2025 eras, `Last-Event-ID`).
@@ -46,6 +47,8 @@ export interface HandshakeOptions {
   /** Whether a reply stream may be resumed now (a 2025 era). */
   readonly resumes: () => boolean;
   readonly observer: SessionObserver;
+  /** The client capabilities declared and the server messages passed on. */
+  readonly offer?: ClientOffer;
 }
 
 /** Whether an SDK rejection is the 404 a server sends for an unknown (expired) session. */
@@ -123,16 +126,19 @@ export async function handshake(
   if (signal?.aborted) throw setupFailed("mcp_aborted");
   const { url, prior, eraCache, accepted } = options;
   const client = new Client(CLIENT_INFO, {
+    capabilities: declaredCapabilities(options.offer),
     jsonSchemaValidator: new CfWorkerJsonSchemaValidator(),
     versionNegotiation: { mode: "auto" },
     // The legacy handshake offers the first 2025 entry and rejects any other answer.
     supportedProtocolVersions: [...accepted],
   });
   const { transport, replies } = newTransport(options);
+  const observeOffer = registerOffer(client, replies, options.offer);
   // Observe the initialize answer: the SDK reports a refused version only in its message.
   let answered: unknown;
   transport.onmessage = (message: unknown) => {
     completeByDefault(message);
+    observeOffer?.(message);
     options.observer.onMessage(message);
     if (isRecord(message) && isRecord(message.result) && "serverInfo" in message.result) {
       answered = message.result.protocolVersion;

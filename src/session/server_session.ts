@@ -13,6 +13,8 @@ import type { Era, EraCache, EraVerdict } from "./era.ts";
 import { sessionFromClient } from "./from_client.ts";
 import { handshake, isSessionExpired, onlyResumptions, setupFailed } from "./handshake.ts";
 import type { SessionObserver } from "./observer.ts";
+import { type ClientOffer, LOG_LEVEL_META } from "./client_capabilities.ts";
+import { isRecord } from "../identity/mod.ts";
 import { acceptedProtocolVersions, MODERN_PROTOCOL_VERSION } from "./protocol.ts";
 import { type McpSession, SessionRequestError, type SessionRequestOptions } from "./session.ts";
 
@@ -41,6 +43,11 @@ export interface ServerSessionOptions {
    * catalog's monitor, made with the same accepted versions: `acceptedProtocolVersions`).
    */
   readonly observer: SessionObserver;
+  /**
+   * The client capabilities declared (elicitation only when the host answers it) and the
+   * server messages passed to the host (log messages).
+   */
+  readonly offer?: ClientOffer;
 }
 
 /**
@@ -59,6 +66,16 @@ export interface SessionStats {
 interface Connected {
   readonly sdk: Client;
   readonly session: McpSession;
+}
+
+/** Hands a message read off the standalone stream to the SDK client, as its transport would. */
+function deliver(sdk: Client, message: Record<string, unknown>): void {
+  const transport = sdk.transport as { onmessage?: (message: unknown) => void } | undefined;
+  try {
+    transport?.onmessage?.(message);
+  } catch {
+    // The SDK reports its own failures to onerror; nothing here may stop the stream.
+  }
 }
 
 /**
@@ -106,6 +123,12 @@ export class ServerSession implements McpSession {
       current: (sdk) => !this.#closed && this.#client?.sdk === sdk,
       modern: () => this.#era === MODERN_PROTOCOL_VERSION,
       protocolVersion: () => this.#protocolVersion,
+      changes: options.changeDetection === true,
+      // A 2025 server may send its elicitation on the standalone stream: the SDK client answers
+      // it as if its transport had read it (its handler finds the call it belongs to).
+      ...(options.offer?.elicitation !== undefined
+        ? { onRequest: (sdk: Client, message: Record<string, unknown>) => deliver(sdk, message) }
+        : {}),
     });
   }
 
@@ -143,6 +166,15 @@ export class ServerSession implements McpSession {
     options: SessionRequestOptions,
   ): Promise<unknown> {
     const client = this.#client;
+    // 2026-07-28 asks for log messages per request, in the envelope.
+    const logLevel =
+      this.#options.offer?.onLog !== undefined && this.#era === MODERN_PROTOCOL_VERSION
+        ? this.#options.offer.logLevel ?? "info"
+        : undefined;
+    if (logLevel !== undefined) {
+      const meta = isRecord(params._meta) ? params._meta : {};
+      params = { ...params, _meta: { ...meta, [LOG_LEVEL_META]: logLevel } };
+    }
     // Connected on 2026-07-28 (no sessions to expire): the request as it is, without a wait.
     if (client !== undefined && this.#era === MODERN_PROTOCOL_VERSION && !this.#closed) {
       return client.session.request(method, params, options);
@@ -191,7 +223,8 @@ export class ServerSession implements McpSession {
 
   /** The change stream open now, if any. */
   get changeStream(): ChangeStreamKind | undefined {
-    return this.#changes.kind;
+    // A stream open only for server requests (elicitation on 2025) is no change stream.
+    return this.#options.changeDetection ? this.#changes.kind : undefined;
   }
 
   /**
@@ -250,6 +283,7 @@ export class ServerSession implements McpSession {
       eraCache,
       resumes: () => this.#era === "legacy",
       observer,
+      ...(this.#options.offer !== undefined ? { offer: this.#options.offer } : {}),
     }, signal);
     if (this.#closed) {
       await client.close().catch(() => {});
@@ -264,7 +298,8 @@ export class ServerSession implements McpSession {
       : { era: MODERN_PROTOCOL_VERSION, discover: client.getDiscoverResult() };
     eraCache?.set(url, this.#verdict);
     const connected = { sdk: client, session: sessionFromClient(client) };
-    if (this.#options.changeDetection) {
+    const requestsStream = this.#options.offer?.elicitation !== undefined && this.#era === "legacy";
+    if (this.#options.changeDetection || requestsStream) {
       // Open before anything is listed, so a change during discovery is heard.
       this.#client = connected;
       await this.#changes.open(client);

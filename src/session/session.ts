@@ -7,6 +7,7 @@
 import type { JsonObject } from "../identity/mod.ts";
 import { SluiceError } from "../errors.ts";
 import type { CodeOf } from "../codes.ts";
+import type { RemoteText } from "./remote_text.ts";
 
 /**
  * Why a request to the server produced no result: a session code, or the hardened fetch's or
@@ -28,7 +29,60 @@ export interface SessionRequestOptions {
   readonly timeoutMs: number;
   /** Extra HTTP headers of this request (2026-07-28 `Mcp-Param-*`), where the transport has any. */
   readonly headers?: Readonly<Record<string, string>>;
+  /**
+   * Hears the server's `notifications/progress` for this request; only when it is given is a
+   * `progressToken` sent.
+   */
+  readonly onProgress?: (progress: SessionProgress) => void;
+  /**
+   * With `onProgress`: an idle deadline in milliseconds that each progress notification
+   * restarts. `timeoutMs` stays the request's total deadline, which progress never extends.
+   */
+  readonly idleTimeoutMs?: number;
+  /**
+   * Answers a request the server sends in the course of this one (2025 eras: an
+   * `elicitation/create` on this request's reply stream), where the session can tell which
+   * request it belongs to.
+   */
+  readonly onServerRequest?: ServerRequestHandler;
 }
+
+/**
+ * One `notifications/progress` of a request, checked: `progress` and `total` finite numbers,
+ * the message bounded and escaped remote text.
+ *
+ * @category Discovery and calls
+ */
+export interface SessionProgress {
+  /** The progress so far (increases with each notification). */
+  readonly progress: number;
+  /** The total, when the server knows it. */
+  readonly total?: number;
+  /** The server's message, when it sent one. */
+  readonly message?: RemoteText;
+}
+
+/**
+ * How a server request was tied to its client request: it came on that request's own reply
+ * stream (`"reply_stream"`), or on the session's standalone stream while that request was the
+ * only one in flight that answers server requests (`"session_stream"`: inferred).
+ *
+ * @category Discovery and calls
+ */
+export type ServerRequestDelivery = "reply_stream" | "session_stream";
+
+/**
+ * Answers one server request tied to a client request: resolves with the result to send back
+ * (never rejects: a refusal is a result such as `{ action: "decline" }`).
+ *
+ * @category Discovery and calls
+ */
+export type ServerRequestHandler = (
+  method: string,
+  params: unknown,
+  signal: AbortSignal,
+  delivery: ServerRequestDelivery,
+) => Promise<JsonObject>;
 
 /**
  * The one thing sluice needs from an MCP session: send a JSON-RPC request and get its raw,

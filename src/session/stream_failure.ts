@@ -30,7 +30,8 @@
 import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { isRecord } from "../identity/mod.ts";
 import { isUndecodable } from "./from_client.ts";
-import { SessionRequestError } from "./session.ts";
+import { type ServerRequestHandler, SessionRequestError } from "./session.ts";
+import { EventScanner, handlerOfTag } from "./related_requests.ts";
 import type { FetchFunction } from "../transport/secure_fetch.ts";
 
 /**
@@ -53,6 +54,8 @@ export class UnansweredReplyError extends SessionRequestError {
 /** The options of a transport `send`, as far as this module reads or adds them. */
 interface SendOptions {
   readonly onRequestStreamEnd?: () => void;
+  /** Where sluice's session put a request's server-request handler (`requestTag`). */
+  readonly onresumptiontoken?: unknown;
 }
 
 type Send = (message: unknown, options?: SendOptions) => Promise<void>;
@@ -125,8 +128,14 @@ class Reply {
     this.#reader?.cancel().catch(() => {});
   }
 
-  /** The reply body as the SDK reads it: the same bytes, with its failure noticed here. */
-  observe(body: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
+  /**
+   * The reply body as the SDK reads it: the same bytes, with its failure noticed here (and each
+   * chunk shown to `scan`, when given).
+   */
+  observe(
+    body: ReadableStream<Uint8Array>,
+    scan?: EventScanner,
+  ): ReadableStream<Uint8Array> {
     const reader = body.getReader();
     this.#reader = reader;
     return new ReadableStream<Uint8Array>({
@@ -140,7 +149,10 @@ class Reply {
           return;
         }
         if (step.done) controller.close();
-        else controller.enqueue(step.value);
+        else {
+          scan?.push(step.value);
+          controller.enqueue(step.value);
+        }
       },
       cancel: (reason) => reader.cancel(reason),
     }, { highWaterMark: 0 });
@@ -166,6 +178,27 @@ export class ReplyStreams {
    * may be waiting for its reply or reading a JSON one.
    */
   #sending = 0;
+  /** The server-request handler of each request in flight that has one, by JSON-RPC id. */
+  readonly #handlers = new Map<unknown, ServerRequestHandler>();
+  /** The client request each server request seen on a reply stream belongs to. */
+  readonly #related = new Map<unknown, unknown>();
+
+  /**
+   * The handler of the client request whose reply stream carried server request `id`, while
+   * that client request is in flight.
+   *
+   * @param id the server request's JSON-RPC id
+   */
+  handlerFor(id: unknown): ServerRequestHandler | undefined {
+    const owner = this.#related.get(id);
+    return owner === undefined ? undefined : this.#handlers.get(owner);
+  }
+
+  /** The handler of the one request in flight that has one; none when zero or several. */
+  soleHandler(): ServerRequestHandler | undefined {
+    if (this.#handlers.size !== 1) return undefined;
+    return this.#handlers.values().next().value;
+  }
 
   /**
    * Wraps the fetch the transport uses: a POST's reply body is observed when it is an event
@@ -200,7 +233,11 @@ export class ReplyStreams {
     this.#sending--;
     if (signal?.aborted) reply.finish();
     else signal?.addEventListener("abort", onAbort, { once: true });
-    return new Response(reply.observe(response.body), {
+    // Only a request that can answer server requests has its stream read for them.
+    const scan = this.#handlers.has(id)
+      ? new EventScanner((serverId) => this.#related.set(serverId, id))
+      : undefined;
+    return new Response(reply.observe(response.body, scan), {
       status: response.status,
       statusText: response.statusText,
       headers: response.headers,
@@ -247,6 +284,15 @@ export class ReplyStreams {
 
   #track(send: Send, message: unknown, id: unknown, options: SendOptions | undefined) {
     this.#sending++;
+    const handler = handlerOfTag(options?.onresumptiontoken);
+    if (handler !== undefined) this.#handlers.set(id, handler);
+    const forget = () => {
+      if (handler === undefined) return;
+      this.#handlers.delete(id);
+      for (const [serverId, owner] of this.#related) {
+        if (owner === id) this.#related.delete(serverId);
+      }
+    };
     return send(message, {
       ...options,
       onRequestStreamEnd: () => {
@@ -261,7 +307,7 @@ export class ReplyStreams {
     }, (error: unknown) => {
       this.#claim(id)?.finish(error);
       throw error;
-    });
+    }).finally(forget);
   }
 
   /** The stream reply of request `id`, now claimed by its settled send, if it has one. */
