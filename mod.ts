@@ -296,10 +296,14 @@ export {
   type TelemetryCounter,
   type TelemetryHistogram,
   type TelemetryInstrumentOptions,
+  type TelemetryLink,
   type TelemetryMeter,
   type TelemetryServerAddress,
   type TelemetrySpan,
+  type TelemetrySpanContext,
   type TelemetryTracer,
+  type TracedServer,
+  tracedSession,
 } from "./src/telemetry/mod.ts";
 export {
   type AcceptOptions,

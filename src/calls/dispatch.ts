@@ -37,6 +37,8 @@ export interface DispatchHooks {
    * longer be the one that was approved, so the outcome is not proven.
    */
   readonly failIfCatalogChanged?: boolean;
+  /** The gate's trace of the call, handed to the session with the request (telemetry). */
+  readonly trace?: object;
 }
 
 /**
@@ -68,7 +70,12 @@ export async function dispatchCall(
       plan.session.request(
         "tools/call",
         { name: plan.entry.remoteName, arguments: args },
-        { signal, timeoutMs: plan.limits.timeoutMs, ...(headers ? { headers } : {}) },
+        {
+          signal,
+          timeoutMs: plan.limits.timeoutMs,
+          ...(headers ? { headers } : {}),
+          ...(hooks.trace ? { trace: hooks.trace } : {}),
+        },
       );
     const pending = plan.resendOnBrokenStream
       ? send().catch((error) => {

@@ -5,6 +5,7 @@
  * @module
  */
 import { serverAddressOf } from "../telemetry/types.ts";
+import { sessionTracing } from "../telemetry/session_tracing.ts";
 import type { ToolLimits } from "../catalog/limits.ts";
 import type { ApprovalDecider } from "../catalog/bindings.ts";
 import { secureFetch } from "../transport/secure_fetch.ts";
@@ -63,6 +64,11 @@ export function openServer(
     : fetch;
   const legacy = config.legacyProtocolVersions;
   const monitor = new CatalogMonitor({ protocolVersions: acceptedProtocolVersions(legacy) });
+  const tracing = config.telemetry === undefined ? undefined : sessionTracing(
+    config.telemetry,
+    { serverId: server.id, ...serverAddressOf(server.url), transport: "tcp" },
+    monitor,
+  );
   const session = new ServerSession({
     url: server.url,
     fetch: sessionFetch,
@@ -70,7 +76,8 @@ export function openServer(
     ...(config.changeDetection === true ? { changeDetection: true } : {}),
     ...(config.eraCache ? { eraCache: config.eraCache } : {}),
     ...(legacy ? { legacyProtocolVersions: [...legacy] } : {}),
-    observer: monitor,
+    observer: tracing?.observer ?? monitor,
+    ...(tracing !== undefined ? { wrapSession: tracing.wrapSession } : {}),
   });
   return { session, monitor, fetch, release: sessionFetch.hold() };
 }

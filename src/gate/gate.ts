@@ -240,7 +240,12 @@ export class Gate {
       if (item.tool.kind === "write") {
         envelope = await this.#writes!.run(item, item.tool, tracedOptions(options, trace));
       } else {
-        const dispatched = await dispatchCall(item.tool.plan, item.args, options.signal);
+        const dispatched = await dispatchCall(
+          item.tool.plan,
+          item.args,
+          options.signal,
+          trace === undefined ? undefined : { trace },
+        );
         envelope = { id: item.call.id, ...dispatched.envelope };
       }
       trace?.end(envelope);

@@ -429,6 +429,7 @@ export class WritePath {
     const dispatch = await dispatchCall(tool.plan, admission.args, options.signal, {
       onSent: () => this.#point("sent", approvalId),
       failIfCatalogChanged: true,
+      ...(options.trace ? { trace: options.trace } : {}),
     });
     await this.#point("replied", approvalId);
     const { envelope } = dispatch;

@@ -41,6 +41,8 @@ export interface ServerSessionOptions {
    * catalog's monitor, made with the same accepted versions: `acceptedProtocolVersions`).
    */
   readonly observer: SessionObserver;
+  /** Wraps the session of each client (telemetry traces every request through it). */
+  readonly wrapSession?: (session: McpSession, client: Client) => McpSession;
 }
 
 /**
@@ -263,7 +265,9 @@ export class ServerSession implements McpSession {
       ? { era: "legacy" }
       : { era: MODERN_PROTOCOL_VERSION, discover: client.getDiscoverResult() };
     eraCache?.set(url, this.#verdict);
-    const connected = { sdk: client, session: sessionFromClient(client) };
+    const session = sessionFromClient(client);
+    const wrap = this.#options.wrapSession;
+    const connected = { sdk: client, session: wrap ? wrap(session, client) : session };
     if (this.#options.changeDetection) {
       // Open before anything is listed, so a change during discovery is heard.
       this.#client = connected;

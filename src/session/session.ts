@@ -28,6 +28,8 @@ export interface SessionRequestOptions {
   readonly timeoutMs: number;
   /** Extra HTTP headers of this request (2026-07-28 `Mcp-Param-*`), where the transport has any. */
   readonly headers?: Readonly<Record<string, string>>;
+  /** The gate's trace of the call this request makes (telemetry); sessions pass it on as is. */
+  readonly trace?: object;
 }
 
 /**

@@ -10,13 +10,12 @@ import {
   APPROVAL_EVENTS,
   type ApprovalStep,
   ATTR,
-  DURATION_BUCKETS,
-  METRICS,
   SPAN_KIND_CLIENT,
   STATUS_ERROR,
   TOOL_ERROR,
   TOOLS_CALL,
 } from "./conventions.ts";
+import { instrumentsOf } from "./instruments.ts";
 import type {
   GateTelemetry,
   TelemetryAttributes,
@@ -128,22 +127,10 @@ export class GateInstruments {
   constructor(telemetry: GateTelemetry) {
     this.#telemetry = telemetry;
     this.#tracer = telemetry.tracer;
-    const meter = telemetry.meter;
-    const advice = { explicitBucketBoundaries: [...DURATION_BUCKETS] };
-    this.duration = meter?.createHistogram(METRICS.operationDuration, {
-      description: "Duration of an MCP request as the client sees it (a gate call).",
-      unit: "s",
-      advice,
-    });
-    this.outcomes = meter?.createCounter(METRICS.approvalOutcomes, {
-      description: "Approval steps that end or decide a write, by outcome.",
-      unit: "{approval}",
-    });
-    this.wait = meter?.createHistogram(METRICS.approvalWait, {
-      description: "Time from a write's approval being prepared to its decision.",
-      unit: "s",
-      advice,
-    });
+    const { duration, outcomes, wait } = instrumentsOf(telemetry);
+    this.duration = duration;
+    this.outcomes = outcomes;
+    this.wait = wait;
   }
 
   /**
@@ -226,6 +213,8 @@ export class CallTrace {
   readonly #common: TelemetryAttributes;
   readonly #recordResult: boolean;
   readonly #start = performance.now();
+  /** The JSON-RPC error code the server answered the call's request with, if it did. */
+  #statusCode: string | undefined;
 
   /**
    * Created by {@link GateInstruments.start}.
@@ -244,6 +233,21 @@ export class CallTrace {
     this.#owned = owned;
     this.#common = common;
     this.#recordResult = recordResult;
+  }
+
+  /** The call's span (sluice's own, or the host's `execute_tool` span), if any. */
+  get span(): TelemetrySpan | undefined {
+    return this.#span;
+  }
+
+  /**
+   * Records the JSON-RPC error code the server answered the call's request with: the
+   * conventions' `rpc.response.status_code`, and the call's `error.type`.
+   *
+   * @param code the JSON-RPC error code, as a string
+   */
+  answered(code: string): void {
+    this.#statusCode = code;
   }
 
   /**
@@ -286,7 +290,10 @@ export class CallTrace {
     const seconds = (performance.now() - this.#start) / 1000;
     const code = envelope.errorCode;
     const failed = code !== undefined && !NOT_FAILED.has(code);
-    const errorType = failed ? (code === "mcp_tool_error" ? TOOL_ERROR : code) : undefined;
+    const status = this.#statusCode;
+    const errorType = failed
+      ? (code === "mcp_tool_error" ? TOOL_ERROR : status ?? code)
+      : undefined;
     const span = this.#span;
     if (span !== undefined) {
       if (envelope.approvalId !== undefined) {
@@ -297,6 +304,7 @@ export class CallTrace {
         code === "approval_pending" ? "pending" : envelope.effect ?? (failed ? "failed" : "ok"),
       );
       if (code !== undefined) span.setAttribute(ATTR.errorCode, code);
+      if (status !== undefined) span.setAttribute(ATTR.statusCode, status);
       if (errorType !== undefined) {
         span.setAttribute(ATTR.errorType, errorType);
         span.setStatus({ code: STATUS_ERROR });
@@ -310,10 +318,12 @@ export class CallTrace {
     }
     const duration = this.#instruments.duration;
     if (duration !== undefined) {
-      duration.record(
-        seconds,
-        errorType === undefined ? this.#common : { ...this.#common, [ATTR.errorType]: errorType },
-      );
+      let measured = this.#common;
+      if (errorType !== undefined) {
+        measured = { ...measured, [ATTR.errorType]: errorType };
+        if (status !== undefined) measured[ATTR.statusCode] = status;
+      }
+      duration.record(seconds, measured);
     }
   }
 }

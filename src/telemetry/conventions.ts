@@ -31,7 +31,13 @@ export const ATTR: Readonly<
     | "decidedBy"
     | "approvalOutcome"
     | "outcome"
-    | "errorCode",
+    | "errorCode"
+    | "requestId"
+    | "statusCode"
+    | "sessionId"
+    | "networkProtocolName"
+    | "networkProtocolVersion"
+    | "networkTransport",
     string
   >
 > = Object.freeze({
@@ -55,6 +61,12 @@ export const ATTR: Readonly<
   approvalOutcome: "sluice.approval.outcome",
   outcome: "sluice.outcome",
   errorCode: "sluice.error_code",
+  requestId: "jsonrpc.request.id",
+  statusCode: "rpc.response.status_code",
+  sessionId: "mcp.session.id",
+  networkProtocolName: "network.protocol.name",
+  networkProtocolVersion: "network.protocol.version",
+  networkTransport: "network.transport",
 });
 
 /**
@@ -96,9 +108,10 @@ export type ApprovalStep =
  * @category Telemetry
  */
 export const METRICS: Readonly<
-  Record<"operationDuration" | "approvalOutcomes" | "approvalWait", string>
+  Record<"operationDuration" | "sessionDuration" | "approvalOutcomes" | "approvalWait", string>
 > = Object.freeze({
   operationDuration: "mcp.client.operation.duration",
+  sessionDuration: "mcp.client.session.duration",
   approvalOutcomes: "sluice.approval.outcomes",
   approvalWait: "sluice.approval.wait.duration",
 });

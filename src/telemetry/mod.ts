@@ -18,8 +18,12 @@ export type {
   TelemetryCounter,
   TelemetryHistogram,
   TelemetryInstrumentOptions,
+  TelemetryLink,
   TelemetryMeter,
   TelemetryServerAddress,
   TelemetrySpan,
+  TelemetrySpanContext,
   TelemetryTracer,
 } from "./types.ts";
+export type { TracedServer } from "./session_trace.ts";
+export { tracedSession } from "./traced_session.ts";
