@@ -274,6 +274,8 @@ export class Gate {
     }
     const trace = this.#instruments?.start(
       record === undefined ? undefined : this.#traced.get(record.toolName),
+      undefined,
+      record?.traceLink,
     );
     envelope ??= record === undefined
       ? writeFailure("", "approval_not_found", "not_started", approvalId)

@@ -21,6 +21,7 @@ import type {
   TelemetryAttributes,
   TelemetryCounter,
   TelemetryHistogram,
+  TelemetryLink,
   TelemetrySpan,
   TelemetryTracer,
 } from "./types.ts";
@@ -93,6 +94,26 @@ interface ToolAttributes {
   readonly all: Readonly<TelemetryAttributes>;
 }
 
+/** The link to the span a W3C traceparent names (an approval's `traceLink`, already checked). */
+function linksTo(traceparent: string): TelemetryLink[] | undefined {
+  const [, traceId, spanId, flags] = traceparent.split("-");
+  if (traceId === undefined || spanId === undefined || flags === undefined) return undefined;
+  return [{
+    context: { traceId, spanId, traceFlags: parseInt(flags, 16), isRemote: true },
+    attributes: { [ATTR.linkKind]: "approval_prepared" },
+  }];
+}
+
+/** The W3C traceparent of a span's context, or `undefined` for an invalid (all-zero) one. */
+function traceparentOf(span: TelemetrySpan | undefined): string | undefined {
+  const context = span?.spanContext?.();
+  if (context === undefined) return undefined;
+  const { traceId, spanId, traceFlags } = context;
+  if (!/^[0-9a-f]{32}$/.test(traceId) || /^0+$/.test(traceId)) return undefined;
+  if (!/^[0-9a-f]{16}$/.test(spanId) || /^0+$/.test(spanId)) return undefined;
+  return `00-${traceId}-${spanId}-${(traceFlags & 0xff).toString(16).padStart(2, "0")}`;
+}
+
 /** Codes that are not failures of the call: it waits for a person. */
 const NOT_FAILED = new Set(["approval_pending"]);
 
@@ -138,8 +159,10 @@ export class GateInstruments {
    *
    * @param tool the tool, or `undefined` when the model named no tool of the gate
    * @param args the admitted arguments (recorded only when the host opted in)
+   * @param linkTo the W3C traceparent of the span that prepared the call's approval, when the
+   *   call resumes one: the new span links to it
    */
-  start(tool: TracedTool | undefined, args?: JsonValue): CallTrace {
+  start(tool: TracedTool | undefined, args?: JsonValue, linkTo?: string): CallTrace {
     const telemetry = this.#telemetry;
     const { name, common, all } = this.#attributesOf(tool);
     const attributes = telemetry.recordArguments === true && args !== undefined
@@ -148,11 +171,18 @@ export class GateInstruments {
     let span: TelemetrySpan | undefined;
     let owned = false;
     const active = telemetry.activeSpan?.();
+    const links = linkTo === undefined ? undefined : linksTo(linkTo);
     if (isExecuteTool(active)) {
       span = active;
       for (const [key, value] of Object.entries(attributes)) span.setAttribute(key, value);
+      if (links !== undefined) span.addLink?.(links[0]);
     } else if (this.#tracer !== undefined) {
-      span = this.#tracer.startSpan(name, { kind: SPAN_KIND_CLIENT, attributes });
+      span = this.#tracer.startSpan(
+        name,
+        links === undefined
+          ? { kind: SPAN_KIND_CLIENT, attributes }
+          : { kind: SPAN_KIND_CLIENT, attributes, links },
+      );
       owned = true;
     }
     return new CallTrace(this, span, owned, common, telemetry.recordResults === true);
@@ -233,6 +263,14 @@ export class CallTrace {
     this.#owned = owned;
     this.#common = common;
     this.#recordResult = recordResult;
+  }
+
+  /**
+   * The W3C traceparent of the call's span, stored with the approval it prepares so the span of
+   * a resume, perhaps in another process, links back to it.
+   */
+  link(): string | undefined {
+    return traceparentOf(this.#span);
   }
 
   /** The call's span (sluice's own, or the host's `execute_tool` span), if any. */

@@ -37,7 +37,8 @@ export const ATTR: Readonly<
     | "sessionId"
     | "networkProtocolName"
     | "networkProtocolVersion"
-    | "networkTransport",
+    | "networkTransport"
+    | "linkKind",
     string
   >
 > = Object.freeze({
@@ -67,6 +68,7 @@ export const ATTR: Readonly<
   networkProtocolName: "network.protocol.name",
   networkProtocolVersion: "network.protocol.version",
   networkTransport: "network.transport",
+  linkKind: "sluice.link.kind",
 });
 
 /**

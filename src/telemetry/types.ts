@@ -38,6 +38,8 @@ export interface TelemetrySpan {
   isRecording(): boolean;
   /** The span's trace id, span id and flags (for links stored with an approval). */
   spanContext?(): TelemetrySpanContext;
+  /** Adds a link after the span started (the host's `execute_tool` span). */
+  addLink?(link: TelemetryLink): unknown;
 }
 
 /**
@@ -52,6 +54,8 @@ export interface TelemetrySpanContext {
   readonly spanId: string;
   /** The W3C trace flags (1: sampled). */
   readonly traceFlags: number;
+  /** Whether the context came from another process. */
+  readonly isRemote?: boolean;
 }
 
 /**
