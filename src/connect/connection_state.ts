@@ -6,6 +6,7 @@
  */
 import { serverAddressOf } from "../telemetry/types.ts";
 import { sessionTracing } from "../telemetry/session_tracing.ts";
+import { catalogCountersOf } from "../telemetry/operator_metrics.ts";
 import type { ToolLimits } from "../catalog/limits.ts";
 import type { ApprovalDecider } from "../catalog/bindings.ts";
 import { secureFetch } from "../transport/secure_fetch.ts";
@@ -39,6 +40,8 @@ export interface ConnectionState extends SetupState {
   closing?: Promise<void>;
   /** How many revisions were staged (each revision's id counts on it). */
   revisionCount: number;
+  /** Stops the operator gauges over the store (telemetry), at close. */
+  stopObserving?: () => void;
 }
 
 /** Who decides a write under this configuration: the inline callback, the store, or nobody. */
@@ -64,6 +67,10 @@ export function openServer(
     : fetch;
   const legacy = config.legacyProtocolVersions;
   const monitor = new CatalogMonitor({ protocolVersions: acceptedProtocolVersions(legacy) });
+  if (config.telemetry !== undefined) {
+    const counters = catalogCountersOf(config.telemetry);
+    monitor.onChange((reason) => counters.stale(server.id, reason));
+  }
   const tracing = config.telemetry === undefined ? undefined : sessionTracing(
     config.telemetry,
     { serverId: server.id, ...serverAddressOf(server.url), transport: "tcp" },
@@ -98,6 +105,14 @@ export async function discoverInto(
     setup.decidedBy,
     expectationsOf(config.lock, item.server.id),
   );
+  if (config.telemetry !== undefined) {
+    const counters = catalogCountersOf(config.telemetry);
+    for (const skipped of item.catalog.skipped) {
+      if (skipped.code === "catalog_lock_mismatch") {
+        counters.lockMismatch(skipped.server, skipped.tool);
+      }
+    }
+  }
   emitEvent(config.onEvent, {
     kind: "discovery",
     server: item.server.id,
@@ -163,6 +178,7 @@ export function closeConnection(state: ConnectionState): Promise<void> {
     const { servers } = state;
     // A reconnect in flight ends first: its new session is then closed with the others.
     await Promise.all(servers.map((item) => item.reconnecting?.catch(() => undefined)));
+    state.stopObserving?.();
     for (const item of servers) {
       clearTimeout(item.ttlTimer);
       item.relister?.close();

@@ -38,7 +38,8 @@ export const ATTR: Readonly<
     | "networkProtocolName"
     | "networkProtocolVersion"
     | "networkTransport"
-    | "linkKind",
+    | "linkKind"
+    | "staleReason",
     string
   >
 > = Object.freeze({
@@ -69,6 +70,7 @@ export const ATTR: Readonly<
   networkProtocolVersion: "network.protocol.version",
   networkTransport: "network.transport",
   linkKind: "sluice.link.kind",
+  staleReason: "sluice.catalog.stale_reason",
 });
 
 /**
@@ -110,12 +112,28 @@ export type ApprovalStep =
  * @category Telemetry
  */
 export const METRICS: Readonly<
-  Record<"operationDuration" | "sessionDuration" | "approvalOutcomes" | "approvalWait", string>
+  Record<
+    | "operationDuration"
+    | "sessionDuration"
+    | "approvalOutcomes"
+    | "approvalWait"
+    | "approvalsPending"
+    | "approvalsPendingAge"
+    | "approvalsUnknown"
+    | "catalogStale"
+    | "lockMismatches",
+    string
+  >
 > = Object.freeze({
   operationDuration: "mcp.client.operation.duration",
   sessionDuration: "mcp.client.session.duration",
   approvalOutcomes: "sluice.approval.outcomes",
   approvalWait: "sluice.approval.wait.duration",
+  approvalsPending: "sluice.approvals.pending",
+  approvalsPendingAge: "sluice.approvals.pending.age",
+  approvalsUnknown: "sluice.approvals.unknown",
+  catalogStale: "sluice.catalog.stale",
+  lockMismatches: "sluice.catalog.lock_mismatches",
 });
 
 /**

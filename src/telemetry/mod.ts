@@ -20,6 +20,8 @@ export type {
   TelemetryInstrumentOptions,
   TelemetryLink,
   TelemetryMeter,
+  TelemetryObservable,
+  TelemetryObservableResult,
   TelemetryServerAddress,
   TelemetrySpan,
   TelemetrySpanContext,
@@ -27,3 +29,8 @@ export type {
 } from "./types.ts";
 export type { TracedServer } from "./session_trace.ts";
 export { tracedSession } from "./traced_session.ts";
+export {
+  observeApprovals,
+  type ObservedApproval,
+  type ObservedApprovalStore,
+} from "./operator_metrics.ts";

@@ -127,6 +127,34 @@ export interface TelemetryMeter {
   createHistogram(name: string, options?: TelemetryInstrumentOptions): TelemetryHistogram;
   /** Creates a monotonic counter. */
   createCounter(name: string, options?: TelemetryInstrumentOptions): TelemetryCounter;
+  /** Creates an observable gauge (operator metrics read from the approval store). */
+  createObservableGauge?(
+    name: string,
+    options?: TelemetryInstrumentOptions,
+  ): TelemetryObservable;
+}
+
+/**
+ * What an observable instrument's callback is handed (the OpenTelemetry API's
+ * `ObservableResult`).
+ *
+ * @category Telemetry
+ */
+export interface TelemetryObservableResult {
+  /** Observes one value for one attribute set. */
+  observe(value: number, attributes?: TelemetryAttributes): void;
+}
+
+/**
+ * The part of an OpenTelemetry observable instrument sluice uses.
+ *
+ * @category Telemetry
+ */
+export interface TelemetryObservable {
+  /** Adds a callback, run at each collection (it may return a promise). */
+  addCallback(callback: (result: TelemetryObservableResult) => void | Promise<void>): void;
+  /** Removes it again. */
+  removeCallback(callback: (result: TelemetryObservableResult) => void | Promise<void>): void;
 }
 
 /**
