@@ -86,12 +86,13 @@ function checkDeciders(tools: ReadonlyMap<string, GateTool>, options: GateOption
 /** Whether `telemetry` is an object whose tracer and meter (when given) have the methods used. */
 function telemetryOk(telemetry: GateTelemetry): boolean {
   if (typeof telemetry !== "object" || telemetry === null) return false;
-  const { tracer, meter, activeSpan } = telemetry;
+  const { tracer, meter, activeSpan, inject } = telemetry;
   return (tracer === undefined || typeof tracer?.startSpan === "function") &&
     (meter === undefined ||
       (typeof meter?.createHistogram === "function" &&
         typeof meter?.createCounter === "function")) &&
-    (activeSpan === undefined || typeof activeSpan === "function");
+    (activeSpan === undefined || typeof activeSpan === "function") &&
+    (inject === undefined || typeof inject === "function");
 }
 
 /**

@@ -108,10 +108,19 @@ export function traceRequests(
  *
  * @example
  * ```ts
- * import { metrics, propagation, trace, context, type Span } from "@opentelemetry/api";
- * import { discoverTools, tracedSession, type GateTelemetry } from "@sluice/mcp";
+ * import { context, metrics, propagation, type Span, trace } from "@opentelemetry/api";
+ * import {
+ *   CatalogMonitor,
+ *   discoverTools,
+ *   Gate,
+ *   type GateTelemetry,
+ *   type ReadToolBindings,
+ *   tracedSession,
+ * } from "@sluice/mcp";
  * import type { Client } from "@modelcontextprotocol/client";
- * declare const client: Client; // connected
+ * declare const client: Client; // connected, its transport feeding `monitor`
+ * declare const monitor: CatalogMonitor;
+ * declare const bindings: ReadToolBindings;
  *
  * const telemetry: GateTelemetry = {
  *   tracer: trace.getTracer("@sluice/mcp"),
@@ -122,8 +131,13 @@ export function traceRequests(
  *       carrier,
  *     ),
  * };
- * const session = tracedSession(client, telemetry, { serverId: "docs", address: "mcp.example.com", port: 443 });
- * const catalog = await discoverTools(session, { serverId: "docs", tools: [] });
+ * const session = tracedSession(client, telemetry, {
+ *   serverId: "docs",
+ *   address: "mcp.example.com",
+ *   port: 443,
+ * });
+ * const catalog = await discoverTools(session, "docs", bindings, { monitor });
+ * const gate = new Gate({ catalogs: [catalog], telemetry });
  * ```
  *
  * @param source a connected SDK client (v1 or v2) or a session

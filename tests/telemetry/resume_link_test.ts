@@ -6,10 +6,9 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { Gate } from "../../mod.ts";
 import { LibsqlApprovalStore } from "../../libsql.ts";
 import { startMemoryWriteServer } from "../../fixtures/write_server_memory.ts";
-import { type ResumeReport, writeCatalogOf } from "../../fixtures/resume_host.ts";
+import { type ResumeReport, tracedWriteGate } from "../../fixtures/resume_host.ts";
 import { SYNTHETIC_VALUE } from "../../fixtures/write_server.ts";
 import { startOtelSdk } from "../../fixtures/otel_sdk.ts";
 
@@ -20,11 +19,7 @@ Deno.test("telemetry: a write resumed in another process links to the span that 
   const server = await startMemoryWriteServer();
   const sdk = startOtelSdk();
   try {
-    const gate = new Gate({
-      catalogs: [await writeCatalogOf(server)],
-      store,
-      telemetry: sdk.telemetry,
-    });
+    const gate = await tracedWriteGate(server, store, sdk.telemetry);
     const [pending] = await gate.run(
       [{ id: "w1", name: "save_record", arguments: { key: "k1", value: SYNTHETIC_VALUE } }],
       { runId: "run-1" },

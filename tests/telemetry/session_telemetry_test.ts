@@ -43,6 +43,20 @@ function named(sdk: OtelSdk, name: string, kind = SpanKind.CLIENT): ReadableSpan
   return sdk.spans().filter((span) => span.name === name && span.kind === kind);
 }
 
+/** The attributes of a `tools/list` span at `version`, to a server on 127.0.0.1:`port`. */
+function listAttributes(list: ReadableSpan, version: string, port: number) {
+  return {
+    "mcp.method.name": "tools/list",
+    "mcp.protocol.version": version,
+    "jsonrpc.request.id": list.attributes["jsonrpc.request.id"],
+    "sluice.server.id": "docs",
+    "server.address": "127.0.0.1",
+    "server.port": port,
+    "network.transport": "tcp",
+    "network.protocol.name": "http",
+  };
+}
+
 function traceparentOf(span: ReadableSpan): string {
   const { traceId, spanId } = span.spanContext();
   return `00-${traceId}-${spanId}-01`;
@@ -91,13 +105,7 @@ Deno.test("telemetry: connect() to a 2026-07-28 server: a span per request, cont
     assert.match(String(discover.attributes["jsonrpc.request.id"]), /^server-discover-probe-\d+$/);
 
     const [list] = named(sdk, "tools/list");
-    assert.deepEqual(list.attributes, {
-      "mcp.method.name": "tools/list",
-      "mcp.protocol.version": "2026-07-28",
-      "jsonrpc.request.id": list.attributes["jsonrpc.request.id"],
-      "sluice.server.id": "docs",
-      ...address,
-    });
+    assert.deepEqual(list.attributes, listAttributes(list, "2026-07-28", Number(server.url.port)));
     assert.notEqual(
       list.attributes["jsonrpc.request.id"],
       discover.attributes["jsonrpc.request.id"],
@@ -209,16 +217,7 @@ Deno.test("telemetry: a host-owned 2025-11-25 session: tools/list and tools/call
     );
     assert.deepEqual(envelope.text, ["hi"]);
     const [list] = named(sdk, "tools/list");
-    assert.deepEqual(list.attributes, {
-      "mcp.method.name": "tools/list",
-      "mcp.protocol.version": "2025-11-25",
-      "jsonrpc.request.id": list.attributes["jsonrpc.request.id"],
-      "sluice.server.id": "docs",
-      "server.address": "127.0.0.1",
-      "server.port": Number(server.url.port),
-      "network.transport": "tcp",
-      "network.protocol.name": "http",
-    });
+    assert.deepEqual(list.attributes, listAttributes(list, "2025-11-25", Number(server.url.port)));
     // The host's handshake was its own (initialize was id 0): sluice's requests come after.
     assert.equal(list.attributes["jsonrpc.request.id"], "1");
     const [echo] = named(sdk, "tools/call echo");
