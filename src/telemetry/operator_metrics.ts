@@ -13,7 +13,11 @@ import type {
   TelemetryObservableResult,
 } from "./types.ts";
 
-/** What the gauges read of an approval (structurally: an `ApprovalRecord` fits). */
+/**
+ * What the gauges read of an approval (structurally: an `ApprovalRecord` fits).
+ *
+ * @category Telemetry
+ */
 export interface ObservedApproval {
   /** The host's server id. */
   readonly serverId: string;
