@@ -309,6 +309,7 @@ export {
   type TelemetryTracer,
   type TracedServer,
   tracedSession,
+  type TracedVerdicts,
 } from "./src/telemetry/mod.ts";
 export {
   type AcceptOptions,

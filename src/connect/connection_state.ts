@@ -13,7 +13,8 @@ import { secureFetch } from "../transport/secure_fetch.ts";
 import { Gate } from "../gate/gate.ts";
 import type { InlineApprovalRequest } from "../gate/types.ts";
 import type { ConnectAllConfig, ResolvedServer } from "./config.ts";
-import { discoverServer } from "./discovery.ts";
+import { type ConnectedTool, discoverServer } from "./discovery.ts";
+import type { TracedVerdicts } from "../telemetry/call_trace.ts";
 import { elapsed, emitEvent } from "./events.ts";
 import { expectationsOf } from "./connection_lock.ts";
 import { closeSessions, type ServerState, toolkitServerOf } from "./server_state.ts";
@@ -123,6 +124,17 @@ export async function discoverInto(
   });
 }
 
+/** The screen's and the lock's verdicts on a ready tool, for its spans. */
+function verdictsOf(tool: ConnectedTool, locked: boolean): TracedVerdicts {
+  const findings = tool.screen?.length;
+  return {
+    screen: findings === undefined ? "not_screened" : findings === 0 ? "clean" : "findings",
+    ...(findings ? { findings } : {}),
+    // A ready tool under a lock passed it; an owner spec is never listed, so never locked.
+    lock: tool.source === "owner_spec" ? "not_listed" : locked ? "matched" : "unlocked",
+  };
+}
+
 /** The one gate of the toolkit's servers of now, under the connection's governance. */
 export function gateFor(config: ConnectAllConfig, servers: readonly ToolkitServer[]): Gate {
   const approve = config.approve;
@@ -134,7 +146,11 @@ export function gateFor(config: ConnectAllConfig, servers: readonly ToolkitServe
       : servers.flatMap((server) =>
         server.tools.map((tool) => ({
           calls: [tool.plan],
-          snapshot: { serverId: server.id, revisionDigest: tool.catalogDigest },
+          snapshot: {
+            serverId: server.id,
+            revisionDigest: tool.catalogDigest,
+            verdicts: verdictsOf(tool, config.lock !== undefined),
+          },
         }))
       ),
     ...(telemetry !== undefined

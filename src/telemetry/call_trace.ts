@@ -48,6 +48,22 @@ export interface TracedTool {
   readonly bindingId?: string;
   /** `write` or `destructive` for a write tool. */
   readonly effect?: string;
+  /** The screen's and the lock's verdicts, when the host knows them (connect()). */
+  readonly verdicts?: TracedVerdicts;
+}
+
+/**
+ * The screen's and the lock's verdicts on a tool, as its spans record them.
+ *
+ * @category Telemetry
+ */
+export interface TracedVerdicts {
+  /** `clean`, `findings` (allowed by the tool's policy) or `not_screened` (an owner spec). */
+  readonly screen: "clean" | "findings" | "not_screened";
+  /** How many findings the screen allowed. */
+  readonly findings?: number;
+  /** `matched` (the listed definition matched the lock), `unlocked` or `not_listed`. */
+  readonly lock: "matched" | "unlocked" | "not_listed";
 }
 
 /**
@@ -219,6 +235,12 @@ export class GateInstruments {
       }
       if (tool.bindingId !== undefined) own[ATTR.bindingId] = tool.bindingId;
       if (tool.effect !== undefined) own[ATTR.effect] = tool.effect;
+      const verdicts = tool.verdicts;
+      if (verdicts !== undefined) {
+        own[ATTR.screenVerdict] = verdicts.screen;
+        if (verdicts.findings !== undefined) own[ATTR.screenFindings] = verdicts.findings;
+        own[ATTR.lockVerdict] = verdicts.lock;
+      }
     }
     const built: ToolAttributes = {
       version,

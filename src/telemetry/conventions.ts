@@ -39,7 +39,10 @@ export const ATTR: Readonly<
     | "networkProtocolVersion"
     | "networkTransport"
     | "linkKind"
-    | "staleReason",
+    | "staleReason"
+    | "screenVerdict"
+    | "screenFindings"
+    | "lockVerdict",
     string
   >
 > = Object.freeze({
@@ -71,6 +74,9 @@ export const ATTR: Readonly<
   networkTransport: "network.transport",
   linkKind: "sluice.link.kind",
   staleReason: "sluice.catalog.stale_reason",
+  screenVerdict: "sluice.screen.verdict",
+  screenFindings: "sluice.screen.findings",
+  lockVerdict: "sluice.lock.verdict",
 });
 
 /**

@@ -29,6 +29,7 @@ export type {
 } from "./types.ts";
 export type { TracedServer } from "./session_trace.ts";
 export { tracedSession } from "./traced_session.ts";
+export type { TracedVerdicts } from "./call_trace.ts";
 export {
   observeApprovals,
   type ObservedApproval,

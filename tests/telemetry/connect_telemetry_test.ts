@@ -10,6 +10,7 @@ import { connect, TELEMETRY_METRICS } from "../../mod.ts";
 import { startHttpServer } from "../../fixtures/read_server_http.ts";
 import { startLegacyHttpServer } from "../../fixtures/legacy_server_http.ts";
 import { REMOTE_SECRET } from "../../fixtures/read_tools.ts";
+import { POISONED_TOOL, startPoisonedServer } from "../../fixtures/poisoned_server.ts";
 import { histogram, startOtelSdk } from "../../fixtures/otel_sdk.ts";
 
 const SERVERS = [
@@ -71,6 +72,9 @@ for (const { era, start } of SERVERS) {
         "sluice.tool.local_name": "docs__echo",
         "sluice.snapshot.digest": connection.report().servers[0].catalogDigest,
         "sluice.outcome": "ok",
+        // The screen read the listed tool and found nothing; no lock was given.
+        "sluice.screen.verdict": "clean",
+        "sluice.lock.verdict": "unlocked",
         ...wire,
       });
       assert.equal(error.name, "tools/call is_error");
@@ -92,3 +96,29 @@ for (const { era, start } of SERVERS) {
     }
   });
 }
+
+Deno.test("telemetry: the screen's verdict on a tool the host let through with a finding", async () => {
+  const server = await startPoisonedServer();
+  const sdk = startOtelSdk();
+  const connection = await connect(server.url, {
+    id: "calc",
+    allow: [POISONED_TOOL],
+    preApproved: [POISONED_TOOL],
+    screenTools: { [POISONED_TOOL]: { hidden: "report" } },
+    transport: { dangerouslyAllowLoopback: true },
+    telemetry: sdk.telemetry,
+  });
+  try {
+    await connection.toolkit.call(`calc__${POISONED_TOOL}`, { a: 2, b: 3 });
+    const span = sdk.spans().find((span) => span.name === `tools/call ${POISONED_TOOL}`);
+    assert.equal(span?.attributes["sluice.screen.verdict"], "findings");
+    assert.equal(span?.attributes["sluice.screen.findings"], 1);
+    assert.equal(span?.attributes["sluice.lock.verdict"], "unlocked");
+    // The finding's text (the hidden instruction) is never recorded.
+    assert.ok(!JSON.stringify(sdk.spans().map((s) => s.attributes)).includes("ssh"));
+  } finally {
+    await connection.close();
+    await sdk.shutdown();
+    await server.close();
+  }
+});

@@ -92,7 +92,7 @@ Deno.test("telemetry: pending and unknown approvals by server and tool, read fro
   }
 });
 
-Deno.test("telemetry: connect() counts a catalog turning stale and a tool refused by the lock", async () => {
+Deno.test("telemetry: connect() counts a catalog turning stale and a tool refused by the lock; the lock's verdict on a call", async () => {
   const sdk = startOtelSdk();
   const server = await startHttpServer();
   const options = {
@@ -128,6 +128,10 @@ Deno.test("telemetry: connect() counts a catalog turning stale and a tool refuse
   const second = await connect(server.url, { ...options, lock });
   try {
     assert.deepEqual(second.report().skipped.map((tool) => tool.code), ["catalog_lock_mismatch"]);
+    // The tool that matched the lock runs, and its span says so.
+    assert.equal((await second.toolkit.call("docs__add", { a: 1, b: 2 })).errorCode, undefined);
+    const add = sdk.spans().find((span) => span.name === "tools/call add");
+    assert.equal(add?.attributes["sluice.lock.verdict"], "matched");
     const mismatches = sum((await sdk.metrics()).get(TELEMETRY_METRICS.lockMismatches));
     assert.deepEqual(mismatches.dataPoints.map((point) => [point.attributes, point.value]), [[{
       "sluice.server.id": "docs",
