@@ -26,6 +26,11 @@ export interface TracedServer {
   readonly port?: number;
   /** `network.transport`: `tcp` for Streamable HTTP (the default), `pipe` for stdio. */
   readonly transport?: "tcp" | "pipe";
+  /**
+   * `mcp.protocol.version` when the client does not say (the v1 SDK's `Client` over memory or
+   * stdio has no way to ask: pass the handshake's answer). A v2 client's own answer wins.
+   */
+  readonly protocolVersion?: string;
 }
 
 /** What a session tracer reads of the session now. */

@@ -152,9 +152,13 @@ export function tracedSession(
   server: TracedServer = {},
 ): McpSession {
   const client = isMcpSession(source) ? undefined : source;
+  const facts = clientFacts(client);
   return traceRequests(
     asSession(source),
     client,
-    new SessionTracer(telemetry, server, clientFacts(client)),
+    new SessionTracer(telemetry, server, {
+      protocolVersion: () => facts.protocolVersion() ?? server.protocolVersion,
+      sessionId: () => facts.sessionId(),
+    }),
   );
 }
