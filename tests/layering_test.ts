@@ -50,7 +50,7 @@ const ALLOWED: Readonly<Record<string, readonly string[]>> = {
   catalog: ["base", "identity", "schema", "screen", "session"],
   calls: CALLS_FLOOR,
   // The host's OpenTelemetry objects, typed structurally: no package, no session.
-  telemetry: ["base", "identity"],
+  telemetry: ["base", "identity", "session"],
   gate: [...CALLS_FLOOR, "calls", "telemetry"],
   providers: ["base", "identity", "schema", "screen", "catalog"],
   connect: [

@@ -126,11 +126,31 @@ export function checkRequest(request: ApprovalRequest): string {
   if (request.runId !== undefined) requireText(request.runId, "runId");
   if (request.callId !== undefined) requireText(request.callId, "callId");
   validateCallerId(request.id);
+  if (request.traceLink !== undefined && !isTraceLink(request.traceLink)) {
+    throw new ApprovalError(
+      "approval_invalid_request",
+      "traceLink must be a W3C traceparent (00-<32 hex>-<16 hex>-<2 hex>)",
+    );
+  }
   const args = request.arguments;
   if (typeof args !== "object" || args === null || Array.isArray(args)) {
     throw new ApprovalError("approval_invalid_request", "arguments must be a JSON object");
   }
   return canonicalize(args);
+}
+
+/** A W3C `traceparent` of version 00 whose trace and span ids are not all zeros. */
+const TRACE_LINK = /^00-(?!0{32})[0-9a-f]{32}-(?!0{16})[0-9a-f]{16}-[0-9a-f]{2}$/;
+
+/**
+ * Whether `value` is a trace link an approval can keep: a W3C `traceparent` of version `00`.
+ *
+ * @param value the candidate
+ *
+ * @category Approvals
+ */
+export function isTraceLink(value: unknown): value is string {
+  return typeof value === "string" && TRACE_LINK.test(value);
 }
 
 /**
@@ -255,6 +275,8 @@ export async function editedRequest(
     arguments: JSON.parse(canonical) as JsonObject,
     argumentsDigest: await digestText(canonical),
     expiresAt: original.expiresAt,
+    // The edit continues the call the original's span prepared.
+    ...(original.traceLink === undefined ? {} : { traceLink: original.traceLink }),
   };
 }
 

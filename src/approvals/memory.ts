@@ -171,6 +171,7 @@ export class MemoryApprovalStore implements ApprovalStore {
       expiresAt: request.expiresAt,
       ...(request.runId === undefined ? {} : { runId: request.runId, callId: request.callId }),
       ...(supersedes === undefined ? {} : { supersedes }),
+      ...(request.traceLink === undefined ? {} : { traceLink: request.traceLink }),
     };
     this.#records.set(record.id, record);
     return record;

@@ -93,6 +93,12 @@ export interface ApprovalRequest extends ApprovalBinding {
    * `approval_conflict`.
    */
   readonly id?: string;
+  /**
+   * The span that prepared the approval, in W3C `traceparent` form
+   * (`00-<trace id>-<span id>-<flags>`), kept so the span of a resume, perhaps in another
+   * process, links to it (telemetry). Not part of what the approval binds.
+   */
+  readonly traceLink?: string;
 }
 
 /**

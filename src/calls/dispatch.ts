@@ -45,6 +45,8 @@ export interface DispatchHooks {
   readonly origin?: CallOrigin;
   /** The host's handlers: elicitation (2025 requests, 2026-07-28 `input_required`), progress. */
   readonly handlers?: CallHandlers;
+  /** The gate's trace of the call, handed to the session with the request (telemetry). */
+  readonly trace?: object;
 }
 
 /** The origin of a call of `plan` when the caller named none. */
@@ -72,6 +74,7 @@ function requestOptions(
   const onProgress = handlers?.onProgress;
   const fixed: Partial<SessionRequestOptions> = {
     ...(headers ? { headers } : {}),
+    ...(hooks.trace ? { trace: hooks.trace } : {}),
     ...(onProgress !== undefined
       ? { onProgress: (progress) => onProgress(origin!, progress) }
       : {}),

@@ -376,6 +376,10 @@ function checkOptions(config: ConnectAllConfig): void {
   if (config.telemetry !== undefined && !isRecord(config.telemetry)) {
     throw invalid("telemetry must be an object");
   }
+  const inject = config.telemetry?.inject;
+  if (inject !== undefined && typeof inject !== "function") {
+    throw invalid("telemetry.inject must be a function");
+  }
   const allowedLegacy = [...LEGACY_PROTOCOL_VERSIONS, ...OPT_IN_PROTOCOL_VERSIONS];
   const legacy = stringList(config.legacyProtocolVersions, "legacyProtocolVersions");
   if (

@@ -1,3 +1,4 @@
+import { observeApprovals } from "../telemetry/operator_metrics.ts";
 import { resolveToolLimits } from "../catalog/limits.ts";
 import { DEFAULT_TIMEOUT_MS } from "../transport/secure_fetch.ts";
 import {
@@ -121,7 +122,16 @@ export async function connectAll(config: ConnectAllConfig): Promise<Connection> 
     await closeSessions(servers);
     throw error;
   }
-  const state: ConnectionState = { ...setup, toolkit, revisionCount: 0 };
+  const { store, telemetry } = config;
+  const state: ConnectionState = {
+    ...setup,
+    toolkit,
+    revisionCount: 0,
+    // Pending and unknown approvals, read from the store at each metric collection.
+    ...(store !== undefined && telemetry !== undefined
+      ? { stopObserving: observeApprovals(store, telemetry) }
+      : {}),
+  };
   for (const item of servers) {
     if (item.catalog!.errorCode === undefined) await activate(state, item);
   }

@@ -5,13 +5,16 @@
  * @module
  */
 import { serverAddressOf } from "../telemetry/types.ts";
+import { sessionTracing } from "../telemetry/session_tracing.ts";
+import { catalogCountersOf } from "../telemetry/operator_metrics.ts";
 import type { ToolLimits } from "../catalog/limits.ts";
 import type { ApprovalDecider } from "../catalog/bindings.ts";
 import { secureFetch } from "../transport/secure_fetch.ts";
 import { Gate } from "../gate/gate.ts";
 import type { InlineApprovalRequest } from "../gate/types.ts";
 import type { ConnectAllConfig, ResolvedServer } from "./config.ts";
-import { discoverServer } from "./discovery.ts";
+import { type ConnectedTool, discoverServer } from "./discovery.ts";
+import type { TracedVerdicts } from "../telemetry/call_trace.ts";
 import { elapsed, emitEvent } from "./events.ts";
 import { expectationsOf } from "./connection_lock.ts";
 import { closeSessions, type ServerState, toolkitServerOf } from "./server_state.ts";
@@ -39,6 +42,8 @@ export interface ConnectionState extends SetupState {
   closing?: Promise<void>;
   /** How many revisions were staged (each revision's id counts on it). */
   revisionCount: number;
+  /** Stops the operator gauges over the store (telemetry), at close. */
+  stopObserving?: () => void;
 }
 
 /** Who decides a write under this configuration: the inline callback, the store, or nobody. */
@@ -65,6 +70,15 @@ export function openServer(
   const legacy = config.legacyProtocolVersions;
   const monitor = new CatalogMonitor({ protocolVersions: acceptedProtocolVersions(legacy) });
   const offer = offerOf(config, server.id);
+  if (config.telemetry !== undefined) {
+    const counters = catalogCountersOf(config.telemetry);
+    monitor.onChange((reason) => counters.stale(server.id, reason));
+  }
+  const tracing = config.telemetry === undefined ? undefined : sessionTracing(
+    config.telemetry,
+    { serverId: server.id, ...serverAddressOf(server.url), transport: "tcp" },
+    monitor,
+  );
   const session = new ServerSession({
     url: server.url,
     fetch: sessionFetch,
@@ -72,8 +86,9 @@ export function openServer(
     ...(config.changeDetection === true ? { changeDetection: true } : {}),
     ...(config.eraCache ? { eraCache: config.eraCache } : {}),
     ...(legacy ? { legacyProtocolVersions: [...legacy] } : {}),
-    observer: monitor,
+    observer: tracing?.observer ?? monitor,
     ...(offer !== undefined ? { offer } : {}),
+    ...(tracing !== undefined ? { wrapSession: tracing.wrapSession } : {}),
   });
   return { session, monitor, fetch, release: sessionFetch.hold() };
 }
@@ -94,6 +109,14 @@ export async function discoverInto(
     setup.decidedBy,
     expectationsOf(config.lock, item.server.id),
   );
+  if (config.telemetry !== undefined) {
+    const counters = catalogCountersOf(config.telemetry);
+    for (const skipped of item.catalog.skipped) {
+      if (skipped.code === "catalog_lock_mismatch") {
+        counters.lockMismatch(skipped.server, skipped.tool);
+      }
+    }
+  }
   emitEvent(config.onEvent, {
     kind: "discovery",
     server: item.server.id,
@@ -102,6 +125,17 @@ export async function discoverInto(
     durationMs: elapsed(start),
     catalogDigest: item.catalog.snapshot?.revisionDigest ?? null,
   });
+}
+
+/** The screen's and the lock's verdicts on a ready tool, for its spans. */
+function verdictsOf(tool: ConnectedTool, locked: boolean): TracedVerdicts {
+  const findings = tool.screen?.length;
+  return {
+    screen: findings === undefined ? "not_screened" : findings === 0 ? "clean" : "findings",
+    ...(findings ? { findings } : {}),
+    // A ready tool under a lock passed it; an owner spec is never listed, so never locked.
+    lock: tool.source === "owner_spec" ? "not_listed" : locked ? "matched" : "unlocked",
+  };
 }
 
 /** The one gate of the toolkit's servers of now, under the connection's governance. */
@@ -120,7 +154,11 @@ export function gateFor(config: ConnectAllConfig, servers: readonly ToolkitServe
       : servers.flatMap((server) =>
         server.tools.map((tool) => ({
           calls: [tool.plan],
-          snapshot: { serverId: server.id, revisionDigest: tool.catalogDigest },
+          snapshot: {
+            serverId: server.id,
+            revisionDigest: tool.catalogDigest,
+            verdicts: verdictsOf(tool, config.lock !== undefined),
+          },
         }))
       ),
     ...(telemetry !== undefined
@@ -165,6 +203,7 @@ export function closeConnection(state: ConnectionState): Promise<void> {
     const { servers } = state;
     // A reconnect in flight ends first: its new session is then closed with the others.
     await Promise.all(servers.map((item) => item.reconnecting?.catch(() => undefined)));
+    state.stopObserving?.();
     for (const item of servers) {
       clearTimeout(item.ttlTimer);
       item.relister?.close();

@@ -88,12 +88,13 @@ function checkDeciders(tools: ReadonlyMap<string, GateTool>, options: GateOption
 /** Whether `telemetry` is an object whose tracer and meter (when given) have the methods used. */
 function telemetryOk(telemetry: GateTelemetry): boolean {
   if (typeof telemetry !== "object" || telemetry === null) return false;
-  const { tracer, meter, activeSpan } = telemetry;
+  const { tracer, meter, activeSpan, inject } = telemetry;
   return (tracer === undefined || typeof tracer?.startSpan === "function") &&
     (meter === undefined ||
       (typeof meter?.createHistogram === "function" &&
         typeof meter?.createCounter === "function")) &&
-    (activeSpan === undefined || typeof activeSpan === "function");
+    (activeSpan === undefined || typeof activeSpan === "function") &&
+    (inject === undefined || typeof inject === "function");
 }
 
 /**
@@ -249,10 +250,13 @@ export class Gate {
           item.tool.plan,
           item.args,
           options.signal,
-          handlerHooks(this.#handlers, item.tool.plan, {
-            runId: options.runId,
-            ...(item.call.id !== undefined ? { callId: item.call.id } : {}),
-          }),
+          {
+            ...handlerHooks(this.#handlers, item.tool.plan, {
+              runId: options.runId,
+              ...(item.call.id !== undefined ? { callId: item.call.id } : {}),
+            }),
+            ...(trace === undefined ? {} : { trace }),
+          },
         );
         envelope = { id: item.call.id, ...dispatched.envelope };
       }
@@ -282,6 +286,8 @@ export class Gate {
     }
     const trace = this.#instruments?.start(
       record === undefined ? undefined : this.#traced.get(record.toolName),
+      undefined,
+      record?.traceLink,
     );
     envelope ??= record === undefined
       ? writeFailure("", "approval_not_found", "not_started", approvalId)

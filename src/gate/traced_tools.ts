@@ -44,6 +44,7 @@ export function tracedTools(
             effect: binding.effect,
           }
           : {}),
+        ...(snapshot?.verdicts !== undefined ? { verdicts: snapshot.verdicts } : {}),
       });
     }
   }

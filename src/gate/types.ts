@@ -11,7 +11,7 @@ import type { WriteEffect } from "../catalog/bindings.ts";
 import type { ApprovalRecord, ApprovalStore, ClaimRefusalCode } from "../approvals/types.ts";
 import type { CodeOf } from "../codes.ts";
 import type { GateTelemetry } from "../telemetry/types.ts";
-import type { CallTrace } from "../telemetry/call_trace.ts";
+import type { CallTrace, TracedVerdicts } from "../telemetry/call_trace.ts";
 import type { GateErrorCodeThrown } from "./gate.ts";
 
 /**
@@ -113,7 +113,12 @@ export interface GateCatalog {
    * The catalog's server and revision, for telemetry (a discovery result carries its
    * snapshot); without it a read tool's spans name no server and no snapshot digest.
    */
-  readonly snapshot?: { readonly serverId: string; readonly revisionDigest: string };
+  readonly snapshot?: {
+    readonly serverId: string;
+    readonly revisionDigest: string;
+    /** The screen's and the lock's verdicts on the catalog's tools, when the host knows them. */
+    readonly verdicts?: TracedVerdicts;
+  };
 }
 
 /**

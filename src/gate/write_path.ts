@@ -108,6 +108,8 @@ export class WritePath {
     const id = item.call.id;
     if (tool.decidedBy === "none") return writeFailure(id, "approval_unavailable", "not_started");
     if (!this.durableOk()) return writeFailure(id, "approval_store_not_durable", "not_started");
+    // The span preparing the approval, for the span of a resume to link to (telemetry).
+    const traceLink = options.trace?.link();
     const request: ApprovalRequest = {
       ...tool.binding,
       argumentsDigest: await digestText(item.canonical),
@@ -115,6 +117,7 @@ export class WritePath {
       expiresAt: this.#context.now() + this.#context.ttlMs,
       runId: options.runId,
       callId: id,
+      ...(traceLink === undefined ? {} : { traceLink }),
     };
     const approve = this.#context.approve;
     if (approve !== undefined) return await this.#inline(item, tool, options, request, approve);
@@ -437,6 +440,7 @@ export class WritePath {
         callId: id,
         approvalId,
       }),
+      ...(options.trace ? { trace: options.trace } : {}),
     });
     await this.#point("replied", approvalId);
     const { envelope } = dispatch;

@@ -112,6 +112,20 @@ function newTransport(
   return { transport, replies };
 }
 
+/** Hands every outbound message to the observer's `onSend`, when it has one. */
+function tapSends(transport: StreamableHTTPClientTransport, observer: SessionObserver): void {
+  const { onSend, onSendSettled } = observer;
+  if (onSend === undefined) return;
+  const send = transport.send.bind(transport);
+  transport.send = (message, options) => {
+    const sent = onSend(message) as typeof message;
+    return send(sent, options).then(() => onSendSettled?.(sent), (error: unknown) => {
+      onSendSettled?.(sent, error);
+      throw error;
+    });
+  };
+}
+
 /**
  * Connects a new client, within the deadline, and returns it with the version it negotiated
  * (one of the accepted). Rejects with the `SessionRequestError` of a failed set-up.
@@ -145,6 +159,7 @@ export async function handshake(
     }
   };
   replies.watch(transport);
+  tapSends(transport, options.observer);
   // One deadline over the whole handshake (probe, initialize, initialized), sluice's own: the
   // SDK gets its signal and a timer that never fires first. The SDK's probe does not take a
   // signal, so the wait ends at the deadline and the client is closed.

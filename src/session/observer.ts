@@ -24,4 +24,11 @@ export interface SessionObserver {
   watchSubscription(stream: ObservedStream): void;
   /** The session closed for good. */
   close(): void;
+  /**
+   * Every outbound message the SDK client sends, before the transport does: returns the message
+   * to send (telemetry adds trace context to `_meta`). Absent, messages go as they are.
+   */
+  readonly onSend?: (message: unknown) => unknown;
+  /** A send that `onSend` saw settled: `error` when it failed (its reply was read by then). */
+  readonly onSendSettled?: (message: unknown, error?: unknown) => void;
 }

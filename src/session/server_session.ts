@@ -48,6 +48,8 @@ export interface ServerSessionOptions {
    * server messages passed to the host (log messages).
    */
   readonly offer?: ClientOffer;
+  /** Wraps the session of each client (telemetry traces every request through it). */
+  readonly wrapSession?: (session: McpSession, client: Client) => McpSession;
 }
 
 /**
@@ -297,7 +299,9 @@ export class ServerSession implements McpSession {
       ? { era: "legacy" }
       : { era: MODERN_PROTOCOL_VERSION, discover: client.getDiscoverResult() };
     eraCache?.set(url, this.#verdict);
-    const connected = { sdk: client, session: sessionFromClient(client) };
+    const session = sessionFromClient(client);
+    const wrap = this.#options.wrapSession;
+    const connected = { sdk: client, session: wrap ? wrap(session, client) : session };
     const requestsStream = this.#options.offer?.elicitation !== undefined && this.#era === "legacy";
     if (this.#options.changeDetection || requestsStream) {
       // Open before anything is listed, so a change during discovery is heard.

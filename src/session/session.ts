@@ -45,6 +45,8 @@ export interface SessionRequestOptions {
    * request it belongs to.
    */
   readonly onServerRequest?: ServerRequestHandler;
+  /** The gate's trace of the call this request makes (telemetry); sessions pass it on as is. */
+  readonly trace?: object;
 }
 
 /**

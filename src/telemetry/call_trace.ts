@@ -10,18 +10,18 @@ import {
   APPROVAL_EVENTS,
   type ApprovalStep,
   ATTR,
-  DURATION_BUCKETS,
-  METRICS,
   SPAN_KIND_CLIENT,
   STATUS_ERROR,
   TOOL_ERROR,
   TOOLS_CALL,
 } from "./conventions.ts";
+import { instrumentsOf } from "./instruments.ts";
 import type {
   GateTelemetry,
   TelemetryAttributes,
   TelemetryCounter,
   TelemetryHistogram,
+  TelemetryLink,
   TelemetrySpan,
   TelemetryTracer,
 } from "./types.ts";
@@ -48,6 +48,22 @@ export interface TracedTool {
   readonly bindingId?: string;
   /** `write` or `destructive` for a write tool. */
   readonly effect?: string;
+  /** The screen's and the lock's verdicts, when the host knows them (connect()). */
+  readonly verdicts?: TracedVerdicts;
+}
+
+/**
+ * The screen's and the lock's verdicts on a tool, as its spans record them.
+ *
+ * @category Telemetry
+ */
+export interface TracedVerdicts {
+  /** `clean`, `findings` (allowed by the tool's policy) or `not_screened` (an owner spec). */
+  readonly screen: "clean" | "findings" | "not_screened";
+  /** How many findings the screen allowed. */
+  readonly findings?: number;
+  /** `matched` (the listed definition matched the lock), `unlocked` or `not_listed`. */
+  readonly lock: "matched" | "unlocked" | "not_listed";
 }
 
 /**
@@ -94,6 +110,26 @@ interface ToolAttributes {
   readonly all: Readonly<TelemetryAttributes>;
 }
 
+/** The link to the span a W3C traceparent names (an approval's `traceLink`, already checked). */
+function linksTo(traceparent: string): TelemetryLink[] | undefined {
+  const [, traceId, spanId, flags] = traceparent.split("-");
+  if (traceId === undefined || spanId === undefined || flags === undefined) return undefined;
+  return [{
+    context: { traceId, spanId, traceFlags: parseInt(flags, 16), isRemote: true },
+    attributes: { [ATTR.linkKind]: "approval_prepared" },
+  }];
+}
+
+/** The W3C traceparent of a span's context, or `undefined` for an invalid (all-zero) one. */
+function traceparentOf(span: TelemetrySpan | undefined): string | undefined {
+  const context = span?.spanContext?.();
+  if (context === undefined) return undefined;
+  const { traceId, spanId, traceFlags } = context;
+  if (!/^[0-9a-f]{32}$/.test(traceId) || /^0+$/.test(traceId)) return undefined;
+  if (!/^[0-9a-f]{16}$/.test(spanId) || /^0+$/.test(spanId)) return undefined;
+  return `00-${traceId}-${spanId}-${(traceFlags & 0xff).toString(16).padStart(2, "0")}`;
+}
+
 /** Codes that are not failures of the call: it waits for a person. */
 const NOT_FAILED = new Set(["approval_pending"]);
 
@@ -128,22 +164,10 @@ export class GateInstruments {
   constructor(telemetry: GateTelemetry) {
     this.#telemetry = telemetry;
     this.#tracer = telemetry.tracer;
-    const meter = telemetry.meter;
-    const advice = { explicitBucketBoundaries: [...DURATION_BUCKETS] };
-    this.duration = meter?.createHistogram(METRICS.operationDuration, {
-      description: "Duration of an MCP request as the client sees it (a gate call).",
-      unit: "s",
-      advice,
-    });
-    this.outcomes = meter?.createCounter(METRICS.approvalOutcomes, {
-      description: "Approval steps that end or decide a write, by outcome.",
-      unit: "{approval}",
-    });
-    this.wait = meter?.createHistogram(METRICS.approvalWait, {
-      description: "Time from a write's approval being prepared to its decision.",
-      unit: "s",
-      advice,
-    });
+    const { duration, outcomes, wait } = instrumentsOf(telemetry);
+    this.duration = duration;
+    this.outcomes = outcomes;
+    this.wait = wait;
   }
 
   /**
@@ -151,8 +175,10 @@ export class GateInstruments {
    *
    * @param tool the tool, or `undefined` when the model named no tool of the gate
    * @param args the admitted arguments (recorded only when the host opted in)
+   * @param linkTo the W3C traceparent of the span that prepared the call's approval, when the
+   *   call resumes one: the new span links to it
    */
-  start(tool: TracedTool | undefined, args?: JsonValue): CallTrace {
+  start(tool: TracedTool | undefined, args?: JsonValue, linkTo?: string): CallTrace {
     const telemetry = this.#telemetry;
     const { name, common, all } = this.#attributesOf(tool);
     const attributes = telemetry.recordArguments === true && args !== undefined
@@ -161,11 +187,18 @@ export class GateInstruments {
     let span: TelemetrySpan | undefined;
     let owned = false;
     const active = telemetry.activeSpan?.();
+    const links = linkTo === undefined ? undefined : linksTo(linkTo);
     if (isExecuteTool(active)) {
       span = active;
       for (const [key, value] of Object.entries(attributes)) span.setAttribute(key, value);
+      if (links !== undefined) span.addLink?.(links[0]);
     } else if (this.#tracer !== undefined) {
-      span = this.#tracer.startSpan(name, { kind: SPAN_KIND_CLIENT, attributes });
+      span = this.#tracer.startSpan(
+        name,
+        links === undefined
+          ? { kind: SPAN_KIND_CLIENT, attributes }
+          : { kind: SPAN_KIND_CLIENT, attributes, links },
+      );
       owned = true;
     }
     return new CallTrace(this, span, owned, common, telemetry.recordResults === true);
@@ -202,6 +235,12 @@ export class GateInstruments {
       }
       if (tool.bindingId !== undefined) own[ATTR.bindingId] = tool.bindingId;
       if (tool.effect !== undefined) own[ATTR.effect] = tool.effect;
+      const verdicts = tool.verdicts;
+      if (verdicts !== undefined) {
+        own[ATTR.screenVerdict] = verdicts.screen;
+        if (verdicts.findings !== undefined) own[ATTR.screenFindings] = verdicts.findings;
+        own[ATTR.lockVerdict] = verdicts.lock;
+      }
     }
     const built: ToolAttributes = {
       version,
@@ -226,6 +265,8 @@ export class CallTrace {
   readonly #common: TelemetryAttributes;
   readonly #recordResult: boolean;
   readonly #start = performance.now();
+  /** The JSON-RPC error code the server answered the call's request with, if it did. */
+  #statusCode: string | undefined;
 
   /**
    * Created by {@link GateInstruments.start}.
@@ -244,6 +285,29 @@ export class CallTrace {
     this.#owned = owned;
     this.#common = common;
     this.#recordResult = recordResult;
+  }
+
+  /**
+   * The W3C traceparent of the call's span, stored with the approval it prepares so the span of
+   * a resume, perhaps in another process, links back to it.
+   */
+  link(): string | undefined {
+    return traceparentOf(this.#span);
+  }
+
+  /** The call's span (sluice's own, or the host's `execute_tool` span), if any. */
+  get span(): TelemetrySpan | undefined {
+    return this.#span;
+  }
+
+  /**
+   * Records the JSON-RPC error code the server answered the call's request with: the
+   * conventions' `rpc.response.status_code`, and the call's `error.type`.
+   *
+   * @param code the JSON-RPC error code, as a string
+   */
+  answered(code: string): void {
+    this.#statusCode = code;
   }
 
   /**
@@ -286,7 +350,10 @@ export class CallTrace {
     const seconds = (performance.now() - this.#start) / 1000;
     const code = envelope.errorCode;
     const failed = code !== undefined && !NOT_FAILED.has(code);
-    const errorType = failed ? (code === "mcp_tool_error" ? TOOL_ERROR : code) : undefined;
+    const status = this.#statusCode;
+    const errorType = failed
+      ? (code === "mcp_tool_error" ? TOOL_ERROR : status ?? code)
+      : undefined;
     const span = this.#span;
     if (span !== undefined) {
       if (envelope.approvalId !== undefined) {
@@ -297,6 +364,7 @@ export class CallTrace {
         code === "approval_pending" ? "pending" : envelope.effect ?? (failed ? "failed" : "ok"),
       );
       if (code !== undefined) span.setAttribute(ATTR.errorCode, code);
+      if (status !== undefined) span.setAttribute(ATTR.statusCode, status);
       if (errorType !== undefined) {
         span.setAttribute(ATTR.errorType, errorType);
         span.setStatus({ code: STATUS_ERROR });
@@ -310,10 +378,12 @@ export class CallTrace {
     }
     const duration = this.#instruments.duration;
     if (duration !== undefined) {
-      duration.record(
-        seconds,
-        errorType === undefined ? this.#common : { ...this.#common, [ATTR.errorType]: errorType },
-      );
+      let measured = this.#common;
+      if (errorType !== undefined) {
+        measured = { ...measured, [ATTR.errorType]: errorType };
+        if (status !== undefined) measured[ATTR.statusCode] = status;
+      }
+      duration.record(seconds, measured);
     }
   }
 }

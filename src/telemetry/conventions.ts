@@ -31,7 +31,18 @@ export const ATTR: Readonly<
     | "decidedBy"
     | "approvalOutcome"
     | "outcome"
-    | "errorCode",
+    | "errorCode"
+    | "requestId"
+    | "statusCode"
+    | "sessionId"
+    | "networkProtocolName"
+    | "networkProtocolVersion"
+    | "networkTransport"
+    | "linkKind"
+    | "staleReason"
+    | "screenVerdict"
+    | "screenFindings"
+    | "lockVerdict",
     string
   >
 > = Object.freeze({
@@ -55,6 +66,17 @@ export const ATTR: Readonly<
   approvalOutcome: "sluice.approval.outcome",
   outcome: "sluice.outcome",
   errorCode: "sluice.error_code",
+  requestId: "jsonrpc.request.id",
+  statusCode: "rpc.response.status_code",
+  sessionId: "mcp.session.id",
+  networkProtocolName: "network.protocol.name",
+  networkProtocolVersion: "network.protocol.version",
+  networkTransport: "network.transport",
+  linkKind: "sluice.link.kind",
+  staleReason: "sluice.catalog.stale_reason",
+  screenVerdict: "sluice.screen.verdict",
+  screenFindings: "sluice.screen.findings",
+  lockVerdict: "sluice.lock.verdict",
 });
 
 /**
@@ -96,11 +118,28 @@ export type ApprovalStep =
  * @category Telemetry
  */
 export const METRICS: Readonly<
-  Record<"operationDuration" | "approvalOutcomes" | "approvalWait", string>
+  Record<
+    | "operationDuration"
+    | "sessionDuration"
+    | "approvalOutcomes"
+    | "approvalWait"
+    | "approvalsPending"
+    | "approvalsPendingAge"
+    | "approvalsUnknown"
+    | "catalogStale"
+    | "lockMismatches",
+    string
+  >
 > = Object.freeze({
   operationDuration: "mcp.client.operation.duration",
+  sessionDuration: "mcp.client.session.duration",
   approvalOutcomes: "sluice.approval.outcomes",
   approvalWait: "sluice.approval.wait.duration",
+  approvalsPending: "sluice.approvals.pending",
+  approvalsPendingAge: "sluice.approvals.pending.age",
+  approvalsUnknown: "sluice.approvals.unknown",
+  catalogStale: "sluice.catalog.stale",
+  lockMismatches: "sluice.catalog.lock_mismatches",
 });
 
 /**

@@ -18,8 +18,20 @@ export type {
   TelemetryCounter,
   TelemetryHistogram,
   TelemetryInstrumentOptions,
+  TelemetryLink,
   TelemetryMeter,
+  TelemetryObservable,
+  TelemetryObservableResult,
   TelemetryServerAddress,
   TelemetrySpan,
+  TelemetrySpanContext,
   TelemetryTracer,
 } from "./types.ts";
+export type { TracedServer } from "./session_trace.ts";
+export { tracedSession } from "./traced_session.ts";
+export type { TracedVerdicts } from "./call_trace.ts";
+export {
+  observeApprovals,
+  type ObservedApproval,
+  type ObservedApprovalStore,
+} from "./operator_metrics.ts";

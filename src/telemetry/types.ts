@@ -36,6 +36,38 @@ export interface TelemetrySpan {
   end(): void;
   /** Whether the span records anything (a non-recording span is left alone). */
   isRecording(): boolean;
+  /** The span's trace id, span id and flags (for links stored with an approval). */
+  spanContext?(): TelemetrySpanContext;
+  /** Adds a link after the span started (the host's `execute_tool` span). */
+  addLink?(link: TelemetryLink): unknown;
+}
+
+/**
+ * A span's identity (the OpenTelemetry API's `SpanContext`): what a link points at.
+ *
+ * @category Telemetry
+ */
+export interface TelemetrySpanContext {
+  /** 32 lowercase hex digits. */
+  readonly traceId: string;
+  /** 16 lowercase hex digits. */
+  readonly spanId: string;
+  /** The W3C trace flags (1: sampled). */
+  readonly traceFlags: number;
+  /** Whether the context came from another process. */
+  readonly isRemote?: boolean;
+}
+
+/**
+ * A link from a span to another span, perhaps of another process.
+ *
+ * @category Telemetry
+ */
+export interface TelemetryLink {
+  /** The span linked to. */
+  readonly context: TelemetrySpanContext;
+  /** What the link means. */
+  readonly attributes?: TelemetryAttributes;
 }
 
 /**
@@ -47,7 +79,7 @@ export interface TelemetryTracer {
   /** Starts a span; its parent is the active context, as the OpenTelemetry API does. */
   startSpan(
     name: string,
-    options?: { kind?: number; attributes?: TelemetryAttributes },
+    options?: { kind?: number; attributes?: TelemetryAttributes; links?: TelemetryLink[] },
   ): TelemetrySpan;
 }
 
@@ -95,6 +127,34 @@ export interface TelemetryMeter {
   createHistogram(name: string, options?: TelemetryInstrumentOptions): TelemetryHistogram;
   /** Creates a monotonic counter. */
   createCounter(name: string, options?: TelemetryInstrumentOptions): TelemetryCounter;
+  /** Creates an observable gauge (operator metrics read from the approval store). */
+  createObservableGauge?(
+    name: string,
+    options?: TelemetryInstrumentOptions,
+  ): TelemetryObservable;
+}
+
+/**
+ * What an observable instrument's callback is handed (the OpenTelemetry API's
+ * `ObservableResult`).
+ *
+ * @category Telemetry
+ */
+export interface TelemetryObservableResult {
+  /** Observes one value for one attribute set. */
+  observe(value: number, attributes?: TelemetryAttributes): void;
+}
+
+/**
+ * The part of an OpenTelemetry observable instrument sluice uses.
+ *
+ * @category Telemetry
+ */
+export interface TelemetryObservable {
+  /** Adds a callback, run at each collection (it may return a promise). */
+  addCallback(callback: (result: TelemetryObservableResult) => void | Promise<void>): void;
+  /** Removes it again. */
+  removeCallback(callback: (result: TelemetryObservableResult) => void | Promise<void>): void;
 }
 
 /**
@@ -142,6 +202,14 @@ export interface GateTelemetry {
   readonly recordArguments?: boolean;
   /** Opt-in: record `gen_ai.tool.call.result` (the validated result as JSON). */
   readonly recordResults?: boolean;
+  /**
+   * Trace context propagation (SEP-414): writes the context of `span` (the request's span, or
+   * the active context when sluice started none) into `carrier` with the host's propagators;
+   * sluice puts what it wrote, unprefixed, into the request's `params._meta`. Absent, nothing is
+   * propagated. With `@opentelemetry/api`:
+   * `(carrier, span) => propagation.inject(span ? trace.setSpan(context.active(), span as Span) : context.active(), carrier)`.
+   */
+  readonly inject?: (carrier: Record<string, string>, span: TelemetrySpan | undefined) => void;
   /** `server.address` / `server.port` per server id, where the host knows them. */
   readonly servers?: Readonly<Record<string, TelemetryServerAddress>>;
 }

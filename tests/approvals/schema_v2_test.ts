@@ -28,7 +28,9 @@ async function v1Row(id: string, call = true) {
   const ids = call ? { runId: "run-v1", callId: "call-v1" } : {};
   const request = await makeRequest(Date.now(), ids);
   const fields = requestFields(request, JSON.stringify(request.arguments), id, Date.now());
-  const columns = INSERT_COLUMNS.filter((column) => column !== "supersedes");
+  const columns = INSERT_COLUMNS.filter((column) =>
+    column !== "supersedes" && column !== "trace_link"
+  );
   return { columns, values: columns.map((column) => fields[column]) };
 }
 

@@ -159,6 +159,40 @@ export function approvalStoreSuite(name: string, factory: StoreFactory): void {
     },
   );
 
+  test(
+    "the trace link of the span that prepared it is kept with the approval and its edit",
+    async (store, clock) => {
+      const link = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
+      const record = await store.prepare(await makeRequest(clock.t, { traceLink: link }));
+      assert.equal(record.traceLink, link);
+      assert.equal((await store.get(record.id))?.traceLink, link);
+      const edited = await store.approveWithEdits(record.id, {
+        by: "erin",
+        arguments: { document: "doc-1", title: "E" },
+      });
+      assert.equal(edited.approval.traceLink, link, "the edit continues the same call");
+      assert.equal((await store.get(edited.approval.id))?.traceLink, link);
+      const plain = await store.prepare(await makeRequest(clock.t));
+      assert.equal(plain.traceLink, undefined);
+      assert.equal("traceLink" in (await store.get(plain.id))!, false);
+      for (
+        const bad of [
+          "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331",
+          "01-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01",
+          `00-${"0".repeat(32)}-b7ad6b7169203331-01`,
+          `00-0af7651916cd43dd8448eb211c80319c-${"0".repeat(16)}-01`,
+          "00-0AF7651916CD43DD8448EB211C80319C-b7ad6b7169203331-01",
+        ]
+      ) {
+        await rejectsWith(
+          store.prepare(await makeRequest(clock.t, { traceLink: bad })),
+          "approval_invalid_request",
+        );
+      }
+      assert.equal((await store.list()).length, 3);
+    },
+  );
+
   test("prepare refuses a digest that is not the digest of the arguments", async (store, clock) => {
     const request = await makeRequest(clock.t);
     await rejectsWith(

@@ -396,7 +396,8 @@ Deno.test("telemetry: no entry imports @opentelemetry/*; the option is checked",
     assert.deepEqual(otel, [], `${entry}: no OpenTelemetry package`);
   }
   await withSetup((setup) => {
-    for (const telemetry of [{ tracer: {} }, { meter: { createHistogram() {} } }, null]) {
+    const invalid = [{ tracer: {} }, { meter: { createHistogram() {} } }, { inject: "w3c" }, null];
+    for (const telemetry of invalid) {
       assert.throws(
         () => gateOf(setup, { telemetry: telemetry as never }),
         (error: Error & { code?: string }) => error.code === "gate_options_invalid",

@@ -12,6 +12,7 @@
 import {
   IDENTITY_COLUMNS,
   IDENTITY_COLUMNS_V1,
+  IDENTITY_COLUMNS_V2,
   LEGAL_TRANSITION_SQL,
   LEGAL_TRANSITION_SQL_V1,
   PENDING_EVENT_SQL,
@@ -49,7 +50,7 @@ const distinct = (column: string) => `NEW.${column} IS DISTINCT FROM OLD.${colum
  * The guard on `approvals` of a version (1: frozen; 2: with `superseded` and edit links; 3: a
  * state change records its instant).
  */
-const guardBody = (version: 1 | 2 | 3) => {
+const guardBody = (version: 1 | 2 | 3 | 4) => {
   const v2 = version >= 2;
   return `
 BEGIN
@@ -70,7 +71,10 @@ BEGIN
   }
     RETURN NEW;
   END IF;
-  IF ${(v2 ? IDENTITY_COLUMNS : IDENTITY_COLUMNS_V1).map(distinct).join("\n    OR ")} THEN
+  IF ${
+    (version >= 4 ? IDENTITY_COLUMNS : v2 ? IDENTITY_COLUMNS_V2 : IDENTITY_COLUMNS_V1).map(distinct)
+      .join("\n    OR ")
+  } THEN
     RAISE EXCEPTION 'sluice: the bound identity of an approval is immutable'
       USING ERRCODE = 'check_violation';
   END IF;
@@ -107,7 +111,7 @@ END`;
  *
  * @category Approvals
  */
-export const GUARD_FUNCTION_BODY: string = guardBody(3);
+export const GUARD_FUNCTION_BODY: string = guardBody(4);
 
 /** The event-log trigger of a version. */
 const eventBody = (transitionEvent: string) => `
@@ -442,10 +446,19 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = Object.freeze([
     // `IF EXISTS`, so that a database whose event trigger was dropped migrates and the open
     // check judges the rest. Dropping the table drops its own two triggers.
     statements: [
-      createFunction("sluice_approvals_guard", GUARD_FUNCTION_BODY, true),
+      createFunction("sluice_approvals_guard", guardBody(3), true),
       "DROP TRIGGER IF EXISTS approvals_event ON approvals",
       "DROP FUNCTION IF EXISTS sluice_approvals_event()",
       "DROP TABLE IF EXISTS approval_events",
+    ],
+  },
+  {
+    version: 4,
+    // The span that prepared the approval (telemetry's cross-process link), set at insertion
+    // and kept immutable by the guard like the rest of the identity.
+    statements: [
+      "ALTER TABLE approvals ADD COLUMN trace_link TEXT",
+      createFunction("sluice_approvals_guard", GUARD_FUNCTION_BODY, true),
     ],
   },
 ]);

@@ -31,14 +31,25 @@ export const IDENTITY_COLUMNS_V1: readonly string[] = Object.freeze([
 ]);
 
 /**
- * Columns that bind an approval to one call; they never change after insertion. `supersedes`
- * (version 2) names the approval an edit replaced.
+ * The identity columns of schema versions 2 and 3 (frozen: their guards are written with them).
+ * `supersedes` names the approval an edit replaced.
+ *
+ * @category Approvals
+ */
+export const IDENTITY_COLUMNS_V2: readonly string[] = Object.freeze([
+  ...IDENTITY_COLUMNS_V1,
+  "supersedes",
+]);
+
+/**
+ * Columns set when an approval is inserted; they never change after. Version 4 adds
+ * `trace_link`, the span that prepared the approval (telemetry's cross-process link).
  *
  * @category Approvals
  */
 export const IDENTITY_COLUMNS: readonly string[] = Object.freeze([
-  ...IDENTITY_COLUMNS_V1,
-  "supersedes",
+  ...IDENTITY_COLUMNS_V2,
+  "trace_link",
 ]);
 
 /**

@@ -74,6 +74,7 @@ export function requestFields(
     call_id: request.callId ?? null,
     created_at: at,
     supersedes: null,
+    trace_link: request.traceLink ?? null,
   };
 }
 
@@ -98,6 +99,7 @@ export function toRecord(row: Fields): ApprovalRecord {
   const supersededAt = optionalNumber(row, "superseded_at");
   const supersedes = optionalText(row, "supersedes");
   const grantId = optionalText(row, "grant_id");
+  const traceLink = optionalText(row, "trace_link");
   return {
     id: text(row, "id"),
     state,
@@ -145,6 +147,7 @@ export function toRecord(row: Fields): ApprovalRecord {
     ...(supersededAt === undefined ? {} : { supersededAt }),
     ...(supersedes === undefined ? {} : { supersedes }),
     ...(grantId === undefined ? {} : { grantId }),
+    ...(traceLink === undefined ? {} : { traceLink }),
   };
 }
 

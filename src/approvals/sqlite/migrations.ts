@@ -10,6 +10,7 @@ import {
   EVENT_COLUMNS,
   IDENTITY_COLUMNS,
   IDENTITY_COLUMNS_V1,
+  IDENTITY_COLUMNS_V2,
   LEGAL_TRANSITION_SQL,
   LEGAL_TRANSITION_SQL_V1,
   PENDING_EVENT_SQL,
@@ -84,12 +85,19 @@ const V2: ApprovalColumns = {
   states: STATES,
   terminal: TERMINAL,
   legal: LEGAL_TRANSITION_SQL,
-  identity: IDENTITY_COLUMNS,
+  identity: IDENTITY_COLUMNS_V2,
   writeOnce: WRITE_ONCE_COLUMNS,
   transitionEvent: TRANSITION_EVENT_SQL,
 };
 
 const V3: ApprovalColumns = { ...V2, eventLog: false };
+
+/** Version 4: `trace_link` joins the identity the guard keeps immutable. */
+const V4: ApprovalColumns = { ...V3, identity: IDENTITY_COLUMNS };
+
+/** The identity guard of a version (version 4 replaces only it). */
+const identityGuard = (c: ApprovalColumns): string =>
+  approvalGuards(c).find((sql) => sql.startsWith("CREATE TRIGGER approvals_identity_immutable"))!;
 
 /** The two approval tables of a version. */
 const approvalTables = (c: ApprovalColumns): string[] => [
@@ -336,6 +344,16 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = Object.freeze([
       ...triggerNames(approvalGuards(V2)).map((name) => `DROP TRIGGER IF EXISTS ${name}`),
       "DROP TABLE IF EXISTS approval_events",
       ...approvalGuards(V3),
+    ],
+  },
+  {
+    version: 4,
+    // A nullable column is added in place (no table rebuild); SQLite writes it into the table's
+    // stored definition after the last column, which the open check expects (`schema_check.ts`).
+    statements: [
+      "ALTER TABLE approvals ADD COLUMN trace_link TEXT",
+      "DROP TRIGGER IF EXISTS approvals_identity_immutable",
+      identityGuard(V4),
     ],
   },
 ]);

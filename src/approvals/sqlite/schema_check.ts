@@ -11,6 +11,9 @@ import { LATEST_SCHEMA_VERSION, SQLITE_MIGRATIONS, SQLITE_VERSION_TABLE } from "
 
 const CREATE = /^CREATE\s+(?:UNIQUE\s+)?(TABLE|INDEX|TRIGGER)\s+(\w+)/;
 const DROP = /^DROP\s+(?:TABLE|INDEX|TRIGGER)\s+(?:IF\s+EXISTS\s+)?(\w+)/;
+const ADD_COLUMN = /^ALTER\s+TABLE\s+(\w+)\s+ADD\s+COLUMN\s+(.+)$/;
+/** Where SQLite writes an added column: after the last column, before the table's checks. */
+const AFTER_LAST_COLUMN = /,(\s*CHECK \()/;
 const normalize = (sql: string) => sql.replace(/\s+/g, " ").trim();
 
 /**
@@ -26,6 +29,12 @@ const EXPECTED: ReadonlyMap<string, { type: string; sql: string }> = (() => {
     }
     const dropped = DROP.exec(statement);
     if (dropped !== null) objects.delete(dropped[1]);
+    const added = ADD_COLUMN.exec(statement);
+    const table = added === null ? undefined : objects.get(added[1]);
+    if (added !== null && table !== undefined) {
+      const sql = table.sql.replace(AFTER_LAST_COLUMN, `, ${added[2]},$1`);
+      objects.set(added[1], { ...table, sql: normalize(sql) });
+    }
   }
   return objects;
 })();
