@@ -1,0 +1,285 @@
+/**
+ * One stdio server's MCP session for connect(): the official v2 client over sluice's own stdio
+ * transport (`transport/stdio/`), started on first use, under the same deadlines as an HTTP
+ * session, its failures given the transport's codes.
+ *
+ * @module
+ */
+import { Client, ProtocolError } from "@modelcontextprotocol/client";
+import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/client/validators/cf-worker";
+import type { JsonObject } from "../identity/mod.ts";
+import { LONGEST_TIMER_MS, startDeadline, within } from "../deadline.ts";
+import { spawnerOf } from "../transport/stdio/process.ts";
+import type { ExitStatus, ProcessSpec } from "../transport/stdio/spawn_types.ts";
+import { StdioError } from "../transport/stdio/stdio_error.ts";
+import {
+  OVERSIZED_RESPONSE_CODE,
+  StdioTransport,
+  type StdioTransportOptions,
+} from "../transport/stdio/stdio_transport.ts";
+import type { ConnectSession } from "./connect_session.ts";
+import type { Era } from "./era.ts";
+import { sessionFromClient } from "./from_client.ts";
+import { CLIENT_INFO, completeByDefault, setupError, setupFailed } from "./handshake.ts";
+import type { SessionObserver } from "./observer.ts";
+import { acceptedProtocolVersions, MODERN_PROTOCOL_VERSION } from "./protocol.ts";
+import type { SessionStats } from "./server_session.ts";
+import { type McpSession, SessionRequestError, type SessionRequestOptions } from "./session.ts";
+
+/**
+ * How one stdio session is built: the command (its environment already built from the host's
+ * allowlist), the bounds, the deadline and the observer.
+ *
+ * @category Agent developers: connect()
+ */
+export interface StdioSessionOptions {
+  /** The command, its arguments, the environment without the inherited names, the folder. */
+  readonly spec: ProcessSpec;
+  /** Names of the host's environment variables copied in (where set and readable). */
+  readonly inheritEnv: readonly string[];
+  /** The bounds of the transport. */
+  readonly bounds: Omit<StdioTransportOptions, "spec" | "spawner">;
+  /** Deadline of the handshake, in milliseconds. */
+  readonly timeoutMs: number;
+  /** The 2025 revisions accepted from `initialize` (default `LEGACY_PROTOCOL_VERSIONS`). */
+  readonly legacyProtocolVersions?: readonly string[];
+  /** Hears every inbound message, the negotiated version and the end. */
+  readonly observer: SessionObserver;
+}
+
+/**
+ * What the operator may see of a stdio server: its process id, how it ended, and the escaped,
+ * bounded tail of its stderr (never shown to a model).
+ *
+ * @category Agent developers: connect()
+ */
+export interface StdioDiagnostics {
+  /** The server's process id, once started. */
+  readonly pid?: number;
+  /** How it ended, once it did. */
+  readonly exit?: ExitStatus;
+  /** The escaped tail of its stderr (at most `maxStderrBytes` bytes of it). */
+  readonly stderr: string;
+  /** Every byte it wrote to stderr. */
+  readonly stderrBytes: number;
+}
+
+interface Connected {
+  readonly sdk: Client;
+  readonly transport: StdioTransport;
+  readonly session: McpSession;
+}
+
+/**
+ * A stdio server's session: implements the session contract ({@link McpSession}); connects on
+ * first use (spawn, then the 2026-07-28 discovery or the 2025 `initialize` within one deadline)
+ * and rejects only with a `SessionRequestError`: a broken or exited server with the transport's
+ * `stdio_*` code, a response over the message cap with `transport_response_too_large`.
+ *
+ * @category Agent developers: connect()
+ */
+export class StdioSession implements ConnectSession {
+  /** Always `"mcp_session"`. */
+  readonly kind = "mcp_session" as const;
+  readonly #options: StdioSessionOptions;
+  readonly #accepted: readonly string[];
+  #client: Connected | undefined;
+  #connecting: Promise<Connected> | undefined;
+  #transport: StdioTransport | undefined;
+  #closed = false;
+  #era: Era | undefined;
+  #protocolVersion: string | undefined;
+  #handshakes = 0;
+
+  /**
+   * Creates a session that starts the server on first use.
+   *
+   * @param options command, bounds, deadline and observer
+   */
+  constructor(options: StdioSessionOptions) {
+    this.#options = options;
+    this.#accepted = acceptedProtocolVersions(options.legacyProtocolVersions);
+  }
+
+  /** The era found by the handshake, once connected. */
+  get era(): Era | undefined {
+    return this.#era;
+  }
+
+  /** The negotiated protocol version, once connected. */
+  get protocolVersion(): string | undefined {
+    return this.#protocolVersion;
+  }
+
+  /** Handshake counters (a stdio session never recovers an expired session). */
+  get stats(): SessionStats {
+    return { handshakes: this.#handshakes, expiredRecoveries: 0 };
+  }
+
+  /** Whether the session is closed for good (closed, or its server ended). */
+  get closed(): boolean {
+    return this.#closed || this.#client?.session.closed === true;
+  }
+
+  /** Notifications arrive on stdout itself: there is no change stream to open. */
+  get changeStream(): undefined {
+    return undefined;
+  }
+
+  /** The server's process id, exit status and stderr tail, once started. */
+  get diagnostics(): StdioDiagnostics | undefined {
+    const transport = this.#transport;
+    if (transport === undefined) return undefined;
+    return {
+      ...(transport.pid !== undefined ? { pid: transport.pid } : {}),
+      ...(transport.exitStatus !== undefined ? { exit: transport.exitStatus } : {}),
+      stderr: transport.stderrTail(),
+      stderrBytes: transport.stderrBytes,
+    };
+  }
+
+  /**
+   * No stream to re-open: the listener is never called. Returns the unsubscribe function.
+   *
+   * @param _listener called after each re-opening
+   */
+  onStreamReopened(_listener: () => void): () => void {
+    return () => {};
+  }
+
+  /**
+   * Starts the server and connects now if not yet connected.
+   *
+   * @param signal aborts the handshake
+   */
+  async ready(signal?: AbortSignal): Promise<void> {
+    await this.#ensure(signal);
+  }
+
+  /**
+   * Sends one request, starting the server first if needed.
+   *
+   * @param method the JSON-RPC method
+   * @param params its params
+   * @param options deadline and signal
+   */
+  async request(
+    method: string,
+    params: JsonObject,
+    options: SessionRequestOptions,
+  ): Promise<unknown> {
+    const client = await this.#ensure(options.signal);
+    try {
+      return await client.session.request(method, params, options);
+    } catch (error) {
+      throw classified(error, client.transport);
+    }
+  }
+
+  /** Ends the server (stdin closed, then SIGTERM, then SIGKILL to its group). Idempotent. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#options.observer.close();
+    const client = this.#client ?? await this.#connecting?.catch(() => undefined);
+    this.#client = undefined;
+    await client?.sdk.close().catch(() => {});
+    await this.#transport?.close();
+  }
+
+  #ensure(signal: AbortSignal | undefined): Promise<Connected> {
+    if (this.#closed) return Promise.reject(setupFailed("mcp_connection_closed"));
+    if (this.#client !== undefined) return Promise.resolve(this.#client);
+    if (this.#transport !== undefined && this.#connecting === undefined) {
+      // A failed set-up: the server is not started twice by one session.
+      return Promise.reject(setupFailed("mcp_connection_closed"));
+    }
+    this.#connecting ??= this.#connect(signal).then((client) => {
+      this.#client = client;
+      return client;
+    }).finally(() => {
+      this.#connecting = undefined;
+    });
+    return this.#connecting;
+  }
+
+  async #connect(signal: AbortSignal | undefined): Promise<Connected> {
+    if (signal?.aborted) throw setupFailed("mcp_aborted");
+    const spawner = spawnerOf();
+    if (spawner === undefined) {
+      throw setupFailed(
+        "stdio_unsupported_runtime",
+        new StdioError("stdio_unsupported_runtime", "this runtime cannot start processes"),
+      );
+    }
+    const { spec, inheritEnv, bounds, observer, timeoutMs } = this.#options;
+    const env: Record<string, string> = {};
+    for (const name of inheritEnv) {
+      const value = spawner.hostEnv(name);
+      if (value !== undefined) env[name] = value;
+    }
+    const transport = new StdioTransport({
+      ...bounds,
+      spawner,
+      spec: { ...spec, env: { ...env, ...spec.env } },
+    });
+    this.#transport = transport;
+    const sdk = new Client(CLIENT_INFO, {
+      jsonSchemaValidator: new CfWorkerJsonSchemaValidator(),
+      versionNegotiation: { mode: "auto" },
+      supportedProtocolVersions: [...this.#accepted],
+    });
+    let answered: unknown;
+    transport.onmessage = (message: unknown) => {
+      completeByDefault(message);
+      observer.onMessage(message);
+      const result = (message as { result?: { serverInfo?: unknown; protocolVersion?: unknown } })
+        .result;
+      if (result?.serverInfo !== undefined) answered = result.protocolVersion;
+    };
+    const deadline = startDeadline(signal, timeoutMs);
+    try {
+      await within((stop) => sdk.connect(transport, { timeout: LONGEST_TIMER_MS, signal: stop }), deadline);
+    } catch (error) {
+      await sdk.close().catch(() => {});
+      await transport.close();
+      if (transport.failure !== undefined) throw setupFailed(transport.failure.code, transport.failure);
+      if (deadline.signal.aborted) throw setupFailed(deadline.expired ? "mcp_timeout" : "mcp_aborted");
+      throw setupError(error, answered, this.#accepted);
+    }
+    const version = sdk.getNegotiatedProtocolVersion();
+    if (this.#closed || typeof version !== "string" || !this.#accepted.includes(version)) {
+      await sdk.close().catch(() => {});
+      await transport.close();
+      throw setupFailed(this.#closed ? "mcp_connection_closed" : "mcp_protocol_version_unsupported");
+    }
+    this.#era = version === MODERN_PROTOCOL_VERSION ? MODERN_PROTOCOL_VERSION : "legacy";
+    this.#protocolVersion = version;
+    observer.acceptProtocolVersion(version);
+    this.#handshakes++;
+    return { sdk, transport, session: sessionFromClient(sdk) };
+  }
+}
+
+/**
+ * A failed request's error with the stdio transport's code where it knows better: the nonce'd
+ * error response that stands for a response over the message cap, or the way the server ended.
+ */
+function classified(error: unknown, transport: StdioTransport): unknown {
+  if (!(error instanceof SessionRequestError)) return error;
+  const cause = error.cause;
+  if (
+    cause instanceof ProtocolError && cause.code === OVERSIZED_RESPONSE_CODE &&
+    (cause.data as { sluiceStdio?: unknown } | undefined)?.sluiceStdio === transport.nonce
+  ) {
+    return new SessionRequestError("transport_response_too_large", true, cause);
+  }
+  const failure = transport.failure;
+  if (
+    failure !== undefined &&
+    (error.code === "mcp_connection_closed" || error.code === "mcp_transport_error")
+  ) {
+    return new SessionRequestError(failure.code, error.sent, failure);
+  }
+  return error;
+}
