@@ -19,6 +19,7 @@ import {
   type ServerReport,
 } from "./report.ts";
 import type { ServerState } from "./server_state.ts";
+import { StdioSession } from "../session/stdio_session.ts";
 import { type Toolkit, toolkitExports } from "./toolkit.ts";
 
 /** How a server's tool list changes reach the connection now. */
@@ -58,6 +59,9 @@ export function serverReport(item: ServerState, config: ConnectAllConfig): Serve
     ...staleOf(item),
     ...(config.changeDetection === true ? { changeDetection: mechanismOf(item) } : {}),
     ...(catalog!.lock ? { lock: reportedLock(catalog!.lock) } : {}),
+    ...(session instanceof StdioSession && session.diagnostics !== undefined
+      ? { stdio: session.diagnostics }
+      : {}),
   };
 }
 

@@ -239,19 +239,28 @@ export class StdioSession implements ConnectSession {
     };
     const deadline = startDeadline(signal, timeoutMs);
     try {
-      await within((stop) => sdk.connect(transport, { timeout: LONGEST_TIMER_MS, signal: stop }), deadline);
+      await within(
+        (stop) => sdk.connect(transport, { timeout: LONGEST_TIMER_MS, signal: stop }),
+        deadline,
+      );
     } catch (error) {
       await sdk.close().catch(() => {});
       await transport.close();
-      if (transport.failure !== undefined) throw setupFailed(transport.failure.code, transport.failure);
-      if (deadline.signal.aborted) throw setupFailed(deadline.expired ? "mcp_timeout" : "mcp_aborted");
+      if (transport.failure !== undefined) {
+        throw setupFailed(transport.failure.code, transport.failure);
+      }
+      if (deadline.signal.aborted) {
+        throw setupFailed(deadline.expired ? "mcp_timeout" : "mcp_aborted");
+      }
       throw setupError(error, answered, this.#accepted);
     }
     const version = sdk.getNegotiatedProtocolVersion();
     if (this.#closed || typeof version !== "string" || !this.#accepted.includes(version)) {
       await sdk.close().catch(() => {});
       await transport.close();
-      throw setupFailed(this.#closed ? "mcp_connection_closed" : "mcp_protocol_version_unsupported");
+      throw setupFailed(
+        this.#closed ? "mcp_connection_closed" : "mcp_protocol_version_unsupported",
+      );
     }
     this.#era = version === MODERN_PROTOCOL_VERSION ? MODERN_PROTOCOL_VERSION : "legacy";
     this.#protocolVersion = version;

@@ -9,8 +9,8 @@ import {
   type ChildProcessHandle,
   type ProcessListener,
   type ProcessSpec,
-  SpawnError,
   type Spawner,
+  SpawnError,
 } from "./spawn_types.ts";
 
 interface DenoChild {
@@ -47,7 +47,9 @@ async function pump(stream: ReadableStream<Uint8Array>, sink: (chunk: Uint8Array
 function failureOf(error: unknown): SpawnError {
   const name = (error as { name?: unknown })?.name;
   return new SpawnError(
-    name === "NotFound" ? "not_found" : name === "NotCapable" || name === "PermissionDenied"
+    name === "NotFound"
+      ? "not_found"
+      : name === "NotCapable" || name === "PermissionDenied"
       ? "permission"
       : "failed",
     error,
@@ -81,7 +83,8 @@ function spawnDeno(
     pump(child.stderr, listener.stderr),
   ]);
   child.status.then(
-    (status) => listener.exit({ code: status.signal === null ? status.code : null, signal: status.signal }),
+    (status) =>
+      listener.exit({ code: status.signal === null ? status.code : null, signal: status.signal }),
     () => listener.exit({ code: null, signal: null }),
   );
   reading.catch(() => {});

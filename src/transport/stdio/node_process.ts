@@ -10,8 +10,8 @@ import {
   type ChildProcessHandle,
   type ProcessListener,
   type ProcessSpec,
-  SpawnError,
   type Spawner,
+  SpawnError,
 } from "./spawn_types.ts";
 
 interface NodeStream {

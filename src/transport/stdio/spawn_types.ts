@@ -16,9 +16,15 @@ export interface ProcessSpec {
   readonly cwd?: string;
 }
 
-/** How a child process ended: its exit code, or the signal that ended it. */
+/**
+ * How a child process ended: its exit code, or the signal that ended it.
+ *
+ * @category Agent developers: connect()
+ */
 export interface ExitStatus {
+  /** The exit code (`null` when a signal ended it). */
   readonly code: number | null;
+  /** The signal that ended it (`"SIGKILL"`, ...), or `null`. */
   readonly signal: string | null;
 }
 

@@ -187,9 +187,10 @@ export class StdioTransport implements Transport {
   }
 
   #error(code: StdioErrorCode | "transport_response_too_large", message?: string): StdioError {
-    const text = message ?? (this.#exit !== undefined
-      ? `the stdio server ${describeExit(this.#exit)}`
-      : "the stdio server is not running");
+    const text = message ??
+      (this.#exit !== undefined
+        ? `the stdio server ${describeExit(this.#exit)}`
+        : "the stdio server is not running");
     return new StdioError(code, text, {
       ...(this.#exit !== undefined ? { exit: this.#exit } : {}),
       stderr: this.#stderr.text(),
