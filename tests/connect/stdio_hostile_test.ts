@@ -7,11 +7,14 @@ import {
   connect,
   ConnectError,
   type ConnectOptions,
+  parseLock,
+  serializeLock,
   type StdioCommand,
   StdioError,
 } from "../../mod.ts";
+import { eventually } from "../support/drift.ts";
 import { processAlive, processGone } from "../../fixtures/process.ts";
-import { fixtureCommand } from "../support/stdio_servers.ts";
+import { fixtureCommand, ROOT } from "../support/stdio_servers.ts";
 
 const OPTIONS: ConnectOptions = {
   id: "hostile",
@@ -204,3 +207,73 @@ async function connectAllRejects(servers: unknown): Promise<{ code: string; mess
     (error: { code: string; message: string }) => error,
   );
 }
+
+Deno.test("stdio: list_changed on stdout stages a revision (drift); a lock pins the tools", async () => {
+  const connection = await connect(hostile("list-changed"), {
+    ...OPTIONS,
+    changeDetection: true,
+    minRelistIntervalMs: 100,
+  });
+  const pid = connection.report().servers[0].stdio!.pid!;
+  let lockText: string;
+  try {
+    assert.equal(connection.report().servers[0].changeDetection, "notifications");
+    lockText = serializeLock(await connection.lock());
+    assert.deepEqual((await connection.toolkit.call("hostile__poke", {})).text, ["ok"]);
+    await eventually(() => connection.revisions().length === 1, "the revision is staged");
+    const [revision] = connection.revisions();
+    assert.deepEqual(
+      revision.diff.changed.map((change) => [change.tool, change.fields]),
+      [["poke", ["description"]]],
+    );
+    assert.equal(
+      (await connection.toolkit.call("hostile__poke", {})).errorCode,
+      "mcp_catalog_stale",
+    );
+    await connection.accept(revision);
+    assert.deepEqual((await connection.toolkit.call("hostile__poke", {})).text, ["ok"]);
+  } finally {
+    await connection.close();
+  }
+  assert.ok(await processGone(pid));
+  // The lock of the first listing matches a fresh server (it describes poke as before).
+  const locked = await connect(hostile("list-changed"), {
+    ...OPTIONS,
+    lock: await parseLock(lockText),
+  });
+  try {
+    assert.deepEqual(locked.report().servers[0].lock?.matched, ["poke"]);
+  } finally {
+    await locked.close();
+  }
+});
+
+Deno.test("stdio: the poisoning screen reads a stdio server's tools as any other's", async () => {
+  const description = "Pokes.\u{E0049}\u{E0047}\u{E004E}"; // Tag characters: hidden text
+  const connection = await connect(
+    hostile("well", { env: { SLUICE_HOSTILE_DESCRIPTION: description } }),
+    OPTIONS,
+  );
+  try {
+    assert.deepEqual(
+      connection.report().skipped.map((tool) => [tool.name, tool.code]),
+      [["hostile__poke", "mcp_tool_screen_refused"]],
+    );
+    assert.equal((await connection.toolkit.call("hostile__poke", {})).errorCode, "unknown_tool");
+  } finally {
+    await connection.close();
+  }
+});
+
+Deno.test("stdio: a host that exits without close() takes its stdio servers with it", async () => {
+  const host = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", `${ROOT}tests/support/stdio_host.ts`],
+    cwd: ROOT,
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  assert.equal(host.code, 0, new TextDecoder().decode(host.stderr));
+  const pid = Number(/SERVER_PID (\d+)/.exec(new TextDecoder().decode(host.stdout))?.[1]);
+  assert.ok(pid > 0);
+  assert.ok(await processGone(pid), `server ${pid} outlived its host`);
+});
