@@ -19,7 +19,6 @@ import {
   type ServerReport,
 } from "./report.ts";
 import type { ServerState } from "./server_state.ts";
-import { StdioSession } from "../session/stdio_session.ts";
 import { type Toolkit, toolkitExports } from "./toolkit.ts";
 
 /** How a server's tool list changes reach the connection now. */
@@ -59,9 +58,7 @@ export function serverReport(item: ServerState, config: ConnectAllConfig): Serve
     ...staleOf(item),
     ...(config.changeDetection === true ? { changeDetection: mechanismOf(item) } : {}),
     ...(catalog!.lock ? { lock: reportedLock(catalog!.lock) } : {}),
-    ...(session instanceof StdioSession && session.diagnostics !== undefined
-      ? { stdio: session.diagnostics }
-      : {}),
+    ...(session.diagnostics !== undefined ? { stdio: session.diagnostics } : {}),
   };
 }
 

@@ -18,7 +18,8 @@ import { closeSessions, type ServerState, toolkitServerOf } from "./server_state
 import { CatalogMonitor } from "../catalog/monitor.ts";
 import { acceptedProtocolVersions } from "../session/protocol.ts";
 import { ServerSession } from "../session/server_session.ts";
-import { StdioSession } from "../session/stdio_session.ts";
+import { openStdioSession } from "../session/stdio_open.ts";
+import type { ConnectSession } from "../session/connect_session.ts";
 import { DEFAULT_MAX_RESPONSE_BYTES } from "../transport/fetch_options.ts";
 import type { ResolvedStdio } from "./stdio_config.ts";
 import { reloadToolkit, type Toolkit, type ToolkitServer } from "./toolkit.ts";
@@ -94,9 +95,9 @@ function stdioSession(
   { config, timeoutMs }: Pick<SetupState, "config" | "timeoutMs">,
   stdio: ResolvedStdio,
   observer: CatalogMonitor,
-): StdioSession {
+): ConnectSession {
   const legacy = config.legacyProtocolVersions;
-  return new StdioSession({
+  return openStdioSession({
     spec: stdio.spec,
     inheritEnv: stdio.inheritEnv,
     bounds: {

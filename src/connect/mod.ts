@@ -16,7 +16,7 @@ export {
   type ToolSpec,
 } from "./config.ts";
 export type { StdioCommand } from "./stdio_config.ts";
-export type { StdioDiagnostics } from "../session/stdio_session.ts";
+export type { StdioDiagnostics } from "../session/stdio_types.ts";
 export type { ExitStatus } from "../transport/stdio/spawn_types.ts";
 export { StdioError, type StdioErrorCode } from "../transport/stdio/stdio_error.ts";
 export {

@@ -1,4 +1,4 @@
-import type { StdioDiagnostics } from "../session/stdio_session.ts";
+import type { StdioDiagnostics } from "../session/stdio_types.ts";
 import { DEFAULT_TOOL_LIMITS, type ToolLimits } from "../catalog/limits.ts";
 import type { DiscoveryError } from "../catalog/errors.ts";
 import type { LockComparison, LockMismatch } from "../catalog/lock.ts";

@@ -8,6 +8,7 @@ import type { ChangeStreamKind } from "./change_stream.ts";
 import type { Era } from "./era.ts";
 import type { SessionStats } from "./server_session.ts";
 import type { McpSession } from "./session.ts";
+import type { StdioDiagnostics } from "./stdio_types.ts";
 
 /**
  * A session connect() owns: the session contract plus the handshake's findings, the change
@@ -28,6 +29,8 @@ export interface ConnectSession extends McpSession {
   ready(signal?: AbortSignal): Promise<void>;
   /** Calls `listener` each time a change stream opens again; returns the unsubscribe. */
   onStreamReopened(listener: () => void): () => void;
+  /** A stdio server's process id, exit status and stderr tail, once started. */
+  readonly diagnostics?: StdioDiagnostics;
   /** Closes the session for good. Idempotent. */
   close(): Promise<void>;
 }

@@ -10,59 +10,16 @@ import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/client/valida
 import type { JsonObject } from "../identity/mod.ts";
 import { LONGEST_TIMER_MS, startDeadline, within } from "../deadline.ts";
 import { spawnerOf } from "../transport/stdio/process.ts";
-import type { ExitStatus, ProcessSpec } from "../transport/stdio/spawn_types.ts";
 import { StdioError } from "../transport/stdio/stdio_error.ts";
-import {
-  OVERSIZED_RESPONSE_CODE,
-  StdioTransport,
-  type StdioTransportOptions,
-} from "../transport/stdio/stdio_transport.ts";
+import { OVERSIZED_RESPONSE_CODE, StdioTransport } from "../transport/stdio/stdio_transport.ts";
 import type { ConnectSession } from "./connect_session.ts";
 import type { Era } from "./era.ts";
 import { sessionFromClient } from "./from_client.ts";
 import { CLIENT_INFO, completeByDefault, setupError, setupFailed } from "./handshake.ts";
-import type { SessionObserver } from "./observer.ts";
 import { acceptedProtocolVersions, MODERN_PROTOCOL_VERSION } from "./protocol.ts";
 import type { SessionStats } from "./server_session.ts";
+import type { StdioDiagnostics, StdioSessionOptions } from "./stdio_types.ts";
 import { type McpSession, SessionRequestError, type SessionRequestOptions } from "./session.ts";
-
-/**
- * How one stdio session is built: the command (its environment already built from the host's
- * allowlist), the bounds, the deadline and the observer.
- *
- * @category Agent developers: connect()
- */
-export interface StdioSessionOptions {
-  /** The command, its arguments, the environment without the inherited names, the folder. */
-  readonly spec: ProcessSpec;
-  /** Names of the host's environment variables copied in (where set and readable). */
-  readonly inheritEnv: readonly string[];
-  /** The bounds of the transport. */
-  readonly bounds: Omit<StdioTransportOptions, "spec" | "spawner">;
-  /** Deadline of the handshake, in milliseconds. */
-  readonly timeoutMs: number;
-  /** The 2025 revisions accepted from `initialize` (default `LEGACY_PROTOCOL_VERSIONS`). */
-  readonly legacyProtocolVersions?: readonly string[];
-  /** Hears every inbound message, the negotiated version and the end. */
-  readonly observer: SessionObserver;
-}
-
-/**
- * What the operator may see of a stdio server: its process id, how it ended, and the escaped,
- * bounded tail of its stderr (never shown to a model).
- *
- * @category Agent developers: connect()
- */
-export interface StdioDiagnostics {
-  /** The server's process id, once started. */
-  readonly pid?: number;
-  /** How it ended, once it did. */
-  readonly exit?: ExitStatus;
-  /** The escaped tail of its stderr (at most `maxStderrBytes` bytes of it). */
-  readonly stderr: string;
-  /** Every byte it wrote to stderr. */
-  readonly stderrBytes: number;
-}
 
 interface Connected {
   readonly sdk: Client;
