@@ -21,12 +21,6 @@ import type { SessionStats } from "./server_session.ts";
 import type { StdioDiagnostics, StdioSessionOptions } from "./stdio_types.ts";
 import { type McpSession, SessionRequestError, type SessionRequestOptions } from "./session.ts";
 
-interface Connected {
-  readonly sdk: Client;
-  readonly transport: StdioTransport;
-  readonly session: McpSession;
-}
-
 /**
  * A stdio server's session: implements the session contract ({@link McpSession}); connects on
  * first use (spawn, then the 2026-07-28 discovery or the 2025 `initialize` within one deadline)
@@ -38,15 +32,13 @@ interface Connected {
 export class StdioSession implements ConnectSession {
   /** Always `"mcp_session"`. */
   readonly kind = "mcp_session" as const;
-  readonly #options: StdioSessionOptions;
-  readonly #accepted: readonly string[];
+  /** The server of now, once started (set before the handshake: its diagnostics). */
+  #transport: StdioTransport | undefined;
   #client: Connected | undefined;
   #connecting: Promise<Connected> | undefined;
-  #transport: StdioTransport | undefined;
+  readonly #accepted: readonly string[];
+  readonly #options: StdioSessionOptions;
   #closed = false;
-  #era: Era | undefined;
-  #protocolVersion: string | undefined;
-  #handshakes = 0;
 
   /**
    * Creates a session that starts the server on first use.
@@ -60,17 +52,17 @@ export class StdioSession implements ConnectSession {
 
   /** The era found by the handshake, once connected. */
   get era(): Era | undefined {
-    return this.#era;
+    return this.#client?.era;
   }
 
   /** The negotiated protocol version, once connected. */
   get protocolVersion(): string | undefined {
-    return this.#protocolVersion;
+    return this.#client?.protocolVersion;
   }
 
   /** Handshake counters (a stdio session never recovers an expired session). */
   get stats(): SessionStats {
-    return { handshakes: this.#handshakes, expiredRecoveries: 0 };
+    return { handshakes: this.#client === undefined ? 0 : 1, expiredRecoveries: 0 };
   }
 
   /** Whether the session is closed for good (closed, or its server ended). */
@@ -120,17 +112,12 @@ export class StdioSession implements ConnectSession {
    * @param params its params
    * @param options deadline and signal
    */
-  async request(
-    method: string,
-    params: JsonObject,
-    options: SessionRequestOptions,
-  ): Promise<unknown> {
-    const client = await this.#ensure(options.signal);
-    try {
-      return await client.session.request(method, params, options);
-    } catch (error) {
-      throw classified(error, client.transport);
-    }
+  request(method: string, params: JsonObject, options: SessionRequestOptions): Promise<unknown> {
+    return this.#ensure(options.signal).then((client) =>
+      client.session.request(method, params, options).catch((error: unknown) => {
+        throw classified(error, client.transport);
+      })
+    );
   }
 
   /** Ends the server (stdin closed, then SIGTERM, then SIGKILL to its group). Idempotent. */
@@ -139,7 +126,6 @@ export class StdioSession implements ConnectSession {
     this.#closed = true;
     this.#options.observer.close();
     const client = this.#client ?? await this.#connecting?.catch(() => undefined);
-    this.#client = undefined;
     await client?.sdk.close().catch(() => {});
     await this.#transport?.close();
   }
@@ -219,11 +205,14 @@ export class StdioSession implements ConnectSession {
         this.#closed ? "mcp_connection_closed" : "mcp_protocol_version_unsupported",
       );
     }
-    this.#era = version === MODERN_PROTOCOL_VERSION ? MODERN_PROTOCOL_VERSION : "legacy";
-    this.#protocolVersion = version;
     observer.acceptProtocolVersion(version);
-    this.#handshakes++;
-    return { sdk, transport, session: sessionFromClient(sdk) };
+    return {
+      sdk,
+      transport,
+      era: version === MODERN_PROTOCOL_VERSION ? MODERN_PROTOCOL_VERSION : "legacy",
+      protocolVersion: version,
+      session: sessionFromClient(sdk),
+    };
   }
 }
 
@@ -248,4 +237,13 @@ function classified(error: unknown, transport: StdioTransport): unknown {
     return new SessionRequestError(failure.code, error.sent, failure);
   }
   return error;
+}
+
+/** The client of a started server, what its handshake found, and the session over it. */
+interface Connected {
+  readonly sdk: Client;
+  readonly transport: StdioTransport;
+  readonly era: Era;
+  readonly protocolVersion: string;
+  readonly session: McpSession;
 }
