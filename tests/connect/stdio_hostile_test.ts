@@ -277,3 +277,27 @@ Deno.test("stdio: a host that exits without close() takes its stdio servers with
   assert.ok(pid > 0);
   assert.ok(await processGone(pid), `server ${pid} outlived its host`);
 });
+
+Deno.test("stdio: a server that never answers the handshake fails the connect at its deadline", async () => {
+  const start = performance.now();
+  const error = await connect(hostile("silent", { closeTimeoutMs: 200 }), {
+    ...OPTIONS,
+    transport: { timeoutMs: 500 },
+  }).then(() => undefined, (error: unknown) => error);
+  const elapsedMs = performance.now() - start;
+  assert.ok(error instanceof ConnectError);
+  assert.equal(error.code, "mcp_timeout");
+  // The deadline, then the close (stdin closed: the server exits at once).
+  assert.ok(elapsedMs >= 450 && elapsedMs < 5_000, `${elapsedMs} ms`);
+  assert.doesNotMatch(error.message, /null/, "names the server as stdio, not a URL origin");
+});
+
+Deno.test("stdio: a call the server never answers ends mcp_timeout; the session goes on", async () => {
+  await withHostile("hang", {}, async (connection, pid) => {
+    const start = performance.now();
+    const envelope = await connection.toolkit.call("hostile__poke", {});
+    assert.equal(envelope.errorCode, "mcp_timeout");
+    assert.ok(performance.now() - start < 2_000);
+    assert.ok(await processAlive(pid), "a late call does not end the server");
+  }, { limits: { timeoutMs: 300 } });
+});
