@@ -301,3 +301,31 @@ Deno.test("stdio: a call the server never answers ends mcp_timeout; the session 
     assert.ok(await processAlive(pid), "a late call does not end the server");
   }, { limits: { timeoutMs: 300 } });
 });
+
+Deno.test("stdio: reconnect(id) starts a server that exited anew; its tools answer again", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "sluice-stdio-reconnect-" });
+  const connection = await connect(
+    hostile("crash", { env: { SLUICE_HOSTILE_MARKER: `${dir}/crashed` } }),
+    OPTIONS,
+  );
+  const first = connection.report().servers[0].stdio!.pid!;
+  try {
+    assert.equal(
+      (await connection.toolkit.call("hostile__poke", {})).errorCode,
+      "stdio_server_exited",
+    );
+    assert.ok(await processGone(first));
+    const report = await connection.reconnect("hostile");
+    assert.equal(report.status, "ready");
+    const second = report.stdio!.pid!;
+    assert.notEqual(second, first);
+    assert.deepEqual((await connection.toolkit.call("hostile__poke", {})).text, ["ok"]);
+    // A live server is not restarted.
+    assert.equal((await connection.reconnect("hostile")).stdio!.pid, second);
+    await connection.close();
+    assert.ok(await processGone(second));
+  } finally {
+    await connection.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
