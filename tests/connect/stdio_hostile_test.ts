@@ -267,7 +267,7 @@ Deno.test("stdio: the poisoning screen reads a stdio server's tools as any other
 
 Deno.test("stdio: a host that exits without close() takes its stdio servers with it", async () => {
   const host = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", `${ROOT}tests/support/stdio_host.ts`],
+    args: ["run", "-A", `${ROOT}tests/support/stdio_host.ts`, "exit"],
     cwd: ROOT,
     stdout: "piped",
     stderr: "piped",
@@ -328,4 +328,16 @@ Deno.test("stdio: reconnect(id) starts a server that exited anew; its tools answ
     await connection.close();
     await Deno.remove(dir, { recursive: true });
   }
+});
+
+Deno.test("stdio: a Deno host without --allow-run is refused with stdio_spawn_failed", async () => {
+  const host = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "--allow-read", "--allow-env", `${ROOT}tests/support/stdio_host.ts`, "spawn"],
+    cwd: ROOT,
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const out = new TextDecoder().decode(host.stdout);
+  assert.equal(host.code, 0, new TextDecoder().decode(host.stderr));
+  assert.match(out, /CODE stdio_spawn_failed/);
 });
