@@ -108,6 +108,7 @@ function stdioSession(
     },
     timeoutMs,
     ...(legacy ? { legacyProtocolVersions: [...legacy] } : {}),
+    ...(config.changeDetection === true ? { changeDetection: true } : {}),
     observer,
   });
 }

@@ -12,6 +12,7 @@ import { LONGEST_TIMER_MS, startDeadline, within } from "../deadline.ts";
 import { spawnerOf } from "../transport/stdio/process.ts";
 import { StdioError } from "../transport/stdio/stdio_error.ts";
 import { OVERSIZED_RESPONSE_CODE, StdioTransport } from "../transport/stdio/stdio_transport.ts";
+import { ChangeStream, type ChangeStreamKind } from "./change_stream.ts";
 import type { ConnectSession } from "./connect_session.ts";
 import type { Era } from "./era.ts";
 import { sessionFromClient } from "./from_client.ts";
@@ -39,6 +40,7 @@ export class StdioSession implements ConnectSession {
   readonly #accepted: readonly string[];
   readonly #options: StdioSessionOptions;
   #closed = false;
+  readonly #changes: ChangeStream;
 
   /**
    * Creates a session that starts the server on first use.
@@ -48,6 +50,16 @@ export class StdioSession implements ConnectSession {
   constructor(options: StdioSessionOptions) {
     this.#options = options;
     this.#accepted = acceptedProtocolVersions(options.legacyProtocolVersions);
+    this.#changes = new ChangeStream({
+      // Only a `subscriptions/listen` stream is opened here: the 2025 GET stream is HTTP's.
+      url: new URL("stdio:session"),
+      fetch: () => Promise.reject(new TypeError("a stdio session has no HTTP")),
+      timeoutMs: options.timeoutMs,
+      observer: options.observer,
+      current: (sdk) => !this.#closed && this.#client?.sdk === sdk,
+      modern: () => true,
+      protocolVersion: () => this.#client?.protocolVersion,
+    });
   }
 
   /** The era found by the handshake, once connected. */
@@ -70,9 +82,12 @@ export class StdioSession implements ConnectSession {
     return this.#closed || this.#client?.session.closed === true;
   }
 
-  /** Notifications arrive on stdout itself: there is no change stream to open. */
-  get changeStream(): undefined {
-    return undefined;
+  /**
+   * The change stream open now: on 2026-07-28 with `changeDetection`, a `subscriptions/listen`
+   * request; on 2025 revisions notifications arrive on stdout itself, without one.
+   */
+  get changeStream(): ChangeStreamKind | undefined {
+    return this.#changes.kind;
   }
 
   /** The server's process id, exit status and stderr tail, once started. */
@@ -88,12 +103,13 @@ export class StdioSession implements ConnectSession {
   }
 
   /**
-   * No stream to re-open: the listener is never called. Returns the unsubscribe function.
+   * Calls `listener` each time the `subscriptions/listen` stream opens again after it ended.
+   * Returns the unsubscribe function.
    *
-   * @param _listener called after each re-opening
+   * @param listener called after each re-opening
    */
-  onStreamReopened(_listener: () => void): () => void {
-    return () => {};
+  onStreamReopened(listener: () => void): () => void {
+    return this.#changes.onReopened(listener);
   }
 
   /**
@@ -125,9 +141,11 @@ export class StdioSession implements ConnectSession {
     if (this.#closed) return;
     this.#closed = true;
     this.#options.observer.close();
+    await this.#changes.close();
     const client = this.#client ?? await this.#connecting?.catch(() => undefined);
     await client?.sdk.close().catch(() => {});
     await this.#transport?.close();
+    await this.#changes.settled();
   }
 
   #ensure(signal: AbortSignal | undefined): Promise<Connected> {
@@ -206,13 +224,19 @@ export class StdioSession implements ConnectSession {
       );
     }
     observer.acceptProtocolVersion(version);
-    return {
+    const connected: Connected = {
       sdk,
       transport,
       era: version === MODERN_PROTOCOL_VERSION ? MODERN_PROTOCOL_VERSION : "legacy",
       protocolVersion: version,
       session: sessionFromClient(sdk),
     };
+    if (this.#options.changeDetection === true && connected.era === MODERN_PROTOCOL_VERSION) {
+      // Open before anything is listed, so a change during discovery is heard.
+      this.#client = connected;
+      await this.#changes.open(sdk);
+    }
+    return connected;
   }
 }
 

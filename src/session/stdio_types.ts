@@ -27,6 +27,8 @@ export interface StdioSessionOptions {
   readonly legacyProtocolVersions?: readonly string[];
   /** Hears every inbound message, the negotiated version and the end. */
   readonly observer: SessionObserver;
+  /** On 2026-07-28, open a `subscriptions/listen` stream for tool list changes. */
+  readonly changeDetection?: boolean;
 }
 
 /**
