@@ -8,8 +8,8 @@
 const decoder = new TextDecoder("utf-8", { fatal: false });
 
 // C0 and C1 controls but tab and newline, DEL, bidi controls, zero-width and Tag characters.
-// deno-lint-ignore no-control-regex
 const UNSAFE =
+  // deno-lint-ignore no-control-regex
   /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]|[\u{e0000}-\u{e007f}]/gu;
 
 /**
