@@ -24,6 +24,7 @@ import { screenBenchmark } from "./bench/screen.ts";
 import { writeFleetBenchmark } from "./bench/write_fleet.ts";
 import { serveBenchmark } from "./bench/serve.ts";
 import { telemetryBenchmark } from "./bench/telemetry.ts";
+import { stdioBenchmark } from "./bench/stdio.ts";
 
 /** The approval store's figures (libSQL file, WAL, synchronous=FULL), as a registered bench. */
 const approvalsBenchmark: Benchmark = {
@@ -51,6 +52,7 @@ export const benchmarks: readonly Benchmark[] = [
   writeFleetBenchmark,
   serveBenchmark,
   telemetryBenchmark,
+  stdioBenchmark,
 ];
 
 function printTable(header: readonly string[], lines: readonly string[][]): void {

@@ -94,7 +94,23 @@ const CONNECT_KEYS = new Set([
   "requireAll",
   "serve",
 ]);
-const SERVER_KEYS = new Set(["id", "url", "token", "tokenEnv", "trustReadOnlyHint"]);
+const SERVER_KEYS = new Set([
+  "id",
+  "url",
+  "token",
+  "tokenEnv",
+  "trustReadOnlyHint",
+  // A stdio server (docs/stdio.md).
+  "transport",
+  "command",
+  "args",
+  "env",
+  "inheritEnv",
+  "cwd",
+  "maxFrameBytes",
+  "maxStderrBytes",
+  "closeTimeoutMs",
+]);
 const CLIENT_KEYS = new Set(["name", "token", "tokenEnv", "allow"]);
 const SERVE_KEYS = new Set(["clients", "limits", "allowedOrigins"]);
 

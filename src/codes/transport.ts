@@ -78,4 +78,27 @@ export const TRANSPORT_CODES = {
     stage: "transport",
     meaning: "The URL carries a user name or password.",
   },
+  stdio_unsupported_runtime: {
+    stage: "transport",
+    meaning:
+      "A stdio server was configured where the runtime has no subprocess API (Workers, browsers).",
+  },
+  stdio_spawn_failed: {
+    stage: "transport",
+    meaning:
+      "The stdio server's command could not be started (not found, or the runtime refused to run it).",
+  },
+  stdio_frame_too_large: {
+    stage: "transport",
+    meaning: "The stdio server wrote a stdout line over `maxFrameBytes`; it was ended.",
+  },
+  stdio_invalid_message: {
+    stage: "transport",
+    meaning: "The stdio server wrote a stdout line that is not a JSON-RPC message; it was ended.",
+  },
+  stdio_server_exited: {
+    stage: "transport",
+    meaning:
+      "The stdio server exited (or was ended by a signal) while in use; the exit status is in the error and `report()`.",
+  },
 } as const satisfies StageCodes<"transport">;

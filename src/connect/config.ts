@@ -14,47 +14,18 @@ import type { ConnectEvent } from "./events.ts";
 import { invalid, parseEntry, stringList } from "./config_entries.ts";
 import { assignLocalNames } from "./names.ts";
 import { resolveScreens } from "./screen_config.ts";
+import { type ResolvedStdio, resolveStdio, stdioUrl } from "./stdio_config.ts";
+import type { ServerConfig, StdioServerConfig } from "./server_config.ts";
+
+export type {
+  HttpServerConfig,
+  ServerConfig,
+  ServerEntryOptions,
+  StdioServerConfig,
+} from "./server_config.ts";
 import { MAX_RELIST_INTERVAL_MS, MIN_RELIST_INTERVAL_MS } from "./relister.ts";
 import { LEGACY_PROTOCOL_VERSIONS, OPT_IN_PROTOCOL_VERSIONS } from "../session/protocol.ts";
 import { checkClientHandlers, type ConnectClientHandlers } from "./client_handlers.ts";
-
-/**
- * One remote server of {@link ConnectAllConfig}.
- *
- * @category Agent developers: connect()
- */
-export interface ServerConfig {
-  /** The owner's id: 1 to 48 characters of `[A-Za-z0-9_-]`, a letter or `_` first, unique. Prefixes local names. */
-  readonly id: string;
-  /** The Streamable HTTP endpoint (https; loopback http only with the transport option). */
-  readonly url: string | URL;
-  /** Bearer token, sent only to this URL's origin. */
-  readonly token?: string;
-  /**
-   * OAuth 2.1 for this server (instead of `token`): discovery, tokens and refresh through the
-   * hardened fetch (see docs/oauth.md).
-   */
-  readonly auth?: OAuthClient;
-  /**
-   * Trust this server's `readOnlyHint: true` annotation: such tools need no approval. Default
-   * `false`: annotations are remote text and grant nothing unless the owner says so here.
-   */
-  readonly trustReadOnlyHint?: boolean;
-  /**
-   * The poisoning screen's policy for this server's tools (docs/screen.md), by class:
-   * `"refuse"` skips a tool with `mcp_tool_screen_refused`, `"report"` keeps it and reports
-   * the finding. Default: `hidden` refused, `markup`, `shadowing` and `exfiltration` reported.
-   * `false` turns the screen off for the server. `screenTools` overrides it per tool.
-   */
-  readonly screen?: ScreenPolicy | false;
-  /**
-   * Screen this server's tool results for hidden or deceptive text (Tag characters, bidi
-   * controls, invisible characters, terminal escapes): `"refuse"` fails such a call with
-   * `mcp_result_hidden_text`, `"reveal"` writes each such character as a visible escape
-   * (`\u{E0041}`). Default: off (results are data the model asked for; see docs/screen.md).
-   */
-  readonly screenResults?: ResultScreen;
-}
 
 /**
  * The owner's description and input schema for one tool; the server's are then never used.
@@ -244,7 +215,10 @@ export interface AllowedTool {
  */
 export interface ResolvedServer {
   readonly id: string;
+  /** The endpoint; for a stdio server `stdio:<id>`, which names it in messages only. */
   readonly url: URL;
+  /** The command of a stdio server. */
+  readonly stdio?: ResolvedStdio;
   readonly token?: string;
   readonly auth?: OAuthClient;
   readonly trustReadOnlyHint: boolean;
@@ -294,6 +268,15 @@ function checkServers(servers: readonly ServerConfig[]): Set<string> {
       );
     }
     if (ids.has(server.id)) throw invalid(`server id "${server.id}" is used twice`);
+    ids.add(server.id);
+    checkShared(server);
+    if (isStdio(server)) continue;
+    if (server.command !== undefined) {
+      throw invalid(`server "${server.id}": a command needs transport: "stdio"`);
+    }
+    if (server.transport !== undefined && server.transport !== "http") {
+      throw invalid(`server "${server.id}": transport must be "http" or "stdio"`);
+    }
     if (typeof server.url !== "string" && !(server.url instanceof URL)) {
       throw invalid(`server "${server.id}" needs a url`);
     }
@@ -310,18 +293,25 @@ function checkServers(servers: readonly ServerConfig[]): Set<string> {
     if (server.auth !== undefined && server.token !== undefined) {
       throw invalid(`server "${server.id}": give token or auth, not both`);
     }
-    if (
-      server.screenResults !== undefined && server.screenResults !== "refuse" &&
-      server.screenResults !== "reveal"
-    ) {
-      throw invalid(`server "${server.id}": screenResults must be "refuse" or "reveal"`);
-    }
-    if (server.trustReadOnlyHint !== undefined && typeof server.trustReadOnlyHint !== "boolean") {
-      throw invalid(`server "${server.id}": trustReadOnlyHint must be a boolean`);
-    }
-    ids.add(server.id);
   }
   return ids;
+}
+
+function isStdio(server: ServerConfig): server is StdioServerConfig {
+  return server.transport === "stdio";
+}
+
+/** What every entry form has: its screen of results and its trust in read-only hints. */
+function checkShared(server: ServerConfig): void {
+  if (
+    server.screenResults !== undefined && server.screenResults !== "refuse" &&
+    server.screenResults !== "reveal"
+  ) {
+    throw invalid(`server "${server.id}": screenResults must be "refuse" or "reveal"`);
+  }
+  if (server.trustReadOnlyHint !== undefined && typeof server.trustReadOnlyHint !== "boolean") {
+    throw invalid(`server "${server.id}": trustReadOnlyHint must be a boolean`);
+  }
 }
 
 /** The allowlist, the pre-approved and resent entries and the owner specs, checked. */
@@ -439,14 +429,18 @@ export function resolveConfig(config: ConnectAllConfig): ResolvedServer[] {
       });
     }
     let url: URL;
+    const stdio = isStdio(server)
+      ? resolveStdio(server.id, server as unknown as Record<string, unknown>)
+      : undefined;
     try {
-      url = new URL(server.url);
+      url = stdio !== undefined ? stdioUrl(server.id) : new URL(server.url!);
     } catch {
       throw invalid(`server "${server.id}" has a url that does not parse`);
     }
     return {
       id: server.id,
       url,
+      ...(stdio !== undefined ? { stdio } : {}),
       ...(server.token !== undefined ? { token: server.token } : {}),
       ...(server.auth !== undefined ? { auth: server.auth } : {}),
       trustReadOnlyHint: server.trustReadOnlyHint === true,

@@ -8,6 +8,7 @@ import {
   type ServerConfig,
   type ToolSpec,
 } from "./config.ts";
+import type { StdioCommand } from "./stdio_config.ts";
 import { type Connection, connectionOf } from "./connection.ts";
 import {
   type ConnectionState,
@@ -156,7 +157,8 @@ export async function connectAll(config: ConnectAllConfig): Promise<Connection> 
  * await connection.close();
  * ```
  *
- * @param url the Streamable HTTP endpoint
+ * @param url the Streamable HTTP endpoint, or a local server's command to run over stdio
+ *   ({@link StdioCommand}: no shell, an environment of only what it names; docs/stdio.md)
  * @param options allowlist, governance and transport options
  * @throws {ConnectConfigError} for a configuration sluice refuses
  * @throws {ConnectError} when the server cannot be reached or is refused (its code as `code`:
@@ -164,8 +166,17 @@ export async function connectAll(config: ConnectAllConfig): Promise<Connection> 
  *
  * @category Agent developers: connect()
  */
-export function connect(url: string | URL, options: ConnectOptions): Promise<Connection> {
+export function connect(
+  url: string | URL | StdioCommand,
+  options: ConnectOptions,
+): Promise<Connection> {
   const id = options.id ?? "mcp";
+  // The stdio form: the host's command object, copied (resolveConfig checks its fields).
+  const target = typeof url === "string" || url instanceof URL
+    ? { url }
+    : typeof url === "object" && url !== null
+    ? { ...url, transport: "stdio" as const }
+    : { url };
   const qualify = (names: readonly string[] | undefined) => {
     if (names === undefined) return undefined;
     if (!Array.isArray(names)) return names; // resolveConfig reports the shape
@@ -188,13 +199,14 @@ export function connect(url: string | URL, options: ConnectOptions): Promise<Con
     ...common,
     servers: [{
       id,
-      url,
+      ...target,
       ...(token !== undefined ? { token } : {}),
       ...(auth !== undefined ? { auth } : {}),
       ...(trustReadOnlyHint !== undefined ? { trustReadOnlyHint } : {}),
       ...(screen !== undefined ? { screen } : {}),
       ...(screenResults !== undefined ? { screenResults } : {}),
-    }],
+      // A token or auth with a command is refused by resolveConfig, with its message.
+    } as ServerConfig],
     ...(screenTools !== undefined && typeof screenTools === "object" && screenTools !== null
       ? {
         screenTools: Object.fromEntries(

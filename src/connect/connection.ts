@@ -81,8 +81,8 @@ export interface Connection {
    * the toolkit: `toolkit.tools` becomes a new frozen array (an array or provider export made
    * before stays as it was; export again to show a model the new tools), `report()` and its
    * `providers` include them, `lock()` covers the server. Resolves with the server's report;
-   * a server that is not failed resolves at once, unchanged. Concurrent calls share one
-   * attempt.
+   * a server that is not failed resolves at once, unchanged (a stdio server that exited counts
+   * as failed: it is started anew). Concurrent calls share one attempt.
    *
    * @param id the server id
    * @throws {ConnectError} when the server still cannot be set up (its tools keep answering

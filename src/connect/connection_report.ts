@@ -58,6 +58,7 @@ export function serverReport(item: ServerState, config: ConnectAllConfig): Serve
     ...staleOf(item),
     ...(config.changeDetection === true ? { changeDetection: mechanismOf(item) } : {}),
     ...(catalog!.lock ? { lock: reportedLock(catalog!.lock) } : {}),
+    ...(session.diagnostics !== undefined ? { stdio: session.diagnostics } : {}),
   };
 }
 

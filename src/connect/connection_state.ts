@@ -21,6 +21,10 @@ import { closeSessions, type ServerState, toolkitServerOf } from "./server_state
 import { CatalogMonitor } from "../catalog/monitor.ts";
 import { acceptedProtocolVersions } from "../session/protocol.ts";
 import { ServerSession } from "../session/server_session.ts";
+import { openStdioSession } from "../session/stdio_open.ts";
+import type { ConnectSession } from "../session/connect_session.ts";
+import { DEFAULT_MAX_RESPONSE_BYTES } from "../transport/fetch_options.ts";
+import type { ResolvedStdio } from "./stdio_config.ts";
 import { reloadToolkit, type Toolkit, type ToolkitServer } from "./toolkit.ts";
 import { callHandlersOf, offerOf } from "./client_handlers.ts";
 
@@ -62,6 +66,17 @@ export function openServer(
     ...transport,
     ...(server.token !== undefined ? { token: server.token, tokenOrigin: server.url.origin } : {}),
   });
+  if (server.stdio !== undefined) {
+    const monitor = new CatalogMonitor({
+      protocolVersions: acceptedProtocolVersions(config.legacyProtocolVersions),
+    });
+    return {
+      session: stdioSession(setup, server.stdio, monitor),
+      monitor,
+      fetch,
+      release: () => {},
+    };
+  }
   const sessionFetch = server.auth !== undefined
     ? server.auth.fetchFor(server.url, transport, {
       legacyDiscovery: config.legacyProtocolVersions?.includes("2025-03-26") === true,
@@ -91,6 +106,29 @@ export function openServer(
     ...(tracing !== undefined ? { wrapSession: tracing.wrapSession } : {}),
   });
   return { session, monitor, fetch, release: sessionFetch.hold() };
+}
+
+/** A stdio server's session, bounded as HTTP is: the same deadline and message cap. */
+function stdioSession(
+  { config, timeoutMs }: Pick<SetupState, "config" | "timeoutMs">,
+  stdio: ResolvedStdio,
+  observer: CatalogMonitor,
+): ConnectSession {
+  const legacy = config.legacyProtocolVersions;
+  return openStdioSession({
+    spec: stdio.spec,
+    inheritEnv: stdio.inheritEnv,
+    bounds: {
+      maxFrameBytes: stdio.maxFrameBytes,
+      maxMessageBytes: config.transport?.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
+      maxStderrBytes: stdio.maxStderrBytes,
+      closeTimeoutMs: stdio.closeTimeoutMs,
+    },
+    timeoutMs,
+    ...(legacy ? { legacyProtocolVersions: [...legacy] } : {}),
+    ...(config.changeDetection === true ? { changeDetection: true } : {}),
+    observer,
+  });
 }
 
 /** Lists and checks one server (at set-up, or again on reconnect); one discovery event. */
@@ -166,7 +204,11 @@ export function gateFor(config: ConnectAllConfig, servers: readonly ToolkitServe
         telemetry: {
           ...telemetry,
           servers: {
-            ...Object.fromEntries(config.servers.map((s) => [s.id, serverAddressOf(s.url)])),
+            ...Object.fromEntries(
+              config.servers.flatMap((s) =>
+                s.url === undefined ? [] : [[s.id, serverAddressOf(s.url)]]
+              ),
+            ),
             ...telemetry.servers,
           },
         },

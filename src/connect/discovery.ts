@@ -36,11 +36,11 @@ import {
   toolSkipReason,
 } from "./report.ts";
 import { serverSkipReason } from "./failure.ts";
-import type { ServerSession } from "../session/server_session.ts";
+import type { ConnectSession } from "../session/connect_session.ts";
 
 /** A server's session and the monitor that hears it. */
 export interface WatchedSession {
-  readonly session: ServerSession;
+  readonly session: ConnectSession;
   readonly monitor: CatalogMonitor;
 }
 

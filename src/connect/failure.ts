@@ -36,6 +36,11 @@ export const CONNECT_SETTINGS: FailureSettings = Object.freeze({
   maxResponseBytes: "transport.maxResponseBytes",
 });
 
+/** The server's origin, or `stdio` for a server run over stdio. */
+function whereOf(url: URL): string {
+  return url.protocol === "stdio:" ? "stdio" : url.origin;
+}
+
 const OWNER_SPEC = "or give every allowed tool of this server an owner spec";
 
 /**
@@ -53,8 +58,22 @@ export function failureHint(
   url: URL,
   settings: FailureSettings = CONNECT_SETTINGS,
 ): string | undefined {
-  const origin = url.origin;
+  const origin = whereOf(url);
   switch (code) {
+    case "stdio_unsupported_runtime":
+      return "this runtime cannot start processes (Workers, browsers): reach the server over " +
+        "Streamable HTTP instead";
+    case "stdio_spawn_failed":
+      return "check the command (an absolute path, or a name on the PATH in env or inheritEnv) " +
+        "and, on Deno, --allow-run for it";
+    case "stdio_frame_too_large":
+      return "the server wrote a stdout line over the cap: raise maxFrameBytes of its entry";
+    case "stdio_invalid_message":
+      return "the server wrote something other than JSON-RPC on stdout (logs belong on " +
+        "stderr; its tail is in report().servers[].stdio)";
+    case "stdio_server_exited":
+      return "the server exited: its exit status and the tail of its stderr are in " +
+        "report().servers[].stdio";
     case "transport_failed":
       return `nothing answered at ${origin} (connection refused or reset, or the reply was cut ` +
         "short): check that the server is running and the URL is right";
@@ -95,6 +114,7 @@ export function failureHint(
         ? "the server's answer is over the response byte cap"
         : `raise ${settings.maxResponseBytes}, ${OWNER_SPEC}`;
     case "mcp_handshake_failed":
+      if (url.protocol === "stdio:") return "the stdio server did not complete the MCP handshake";
       return `${origin} answered, but not as an MCP Streamable HTTP endpoint: check the URL's ` +
         "path (often /mcp)";
     case "mcp_protocol_version_unsupported":
@@ -174,6 +194,8 @@ const DETAILED: ReadonlySet<string> = new Set([
   "transport_permission_denied",
   "transport_address_refused",
   "auth_insufficient_scope",
+  "stdio_server_exited",
+  "stdio_spawn_failed",
 ]);
 
 /**
@@ -209,7 +231,7 @@ export function connectErrorOf(failed: readonly FailedServer[]): ConnectError {
   const parts = failed.map((item, index) => {
     const detail = detailOf(item.error, item.code);
     const reason = failures[index].reason;
-    return `server "${item.id}" at ${item.url.origin}: ${item.code}: ${reason}` +
+    return `server "${item.id}" at ${whereOf(item.url)}: ${item.code}: ${reason}` +
       (detail !== undefined ? ` (${detail})` : "");
   });
   const message = failed.length === 1

@@ -9,9 +9,16 @@ export {
   type ConnectAllConfig,
   type ConnectCommonOptions,
   type ConnectTransportOptions,
+  type HttpServerConfig,
   type ServerConfig,
+  type ServerEntryOptions,
+  type StdioServerConfig,
   type ToolSpec,
 } from "./config.ts";
+export type { StdioCommand } from "./stdio_config.ts";
+export type { StdioDiagnostics } from "../session/stdio_types.ts";
+export type { ExitStatus } from "../transport/stdio/spawn_types.ts";
+export { StdioError, type StdioErrorCode } from "../transport/stdio/stdio_error.ts";
 export {
   connect,
   connectAll,

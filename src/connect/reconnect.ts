@@ -58,7 +58,8 @@ export function reconnect(state: ConnectionState, id: string): Promise<ServerRep
       connectErrorOf([{ id, url: item.server.url, code: "mcp_connection_closed" }]),
     );
   }
-  if (item.catalog!.errorCode === undefined) {
+  // Ready, and its session alive (a stdio server that exited has ended its session: start it anew).
+  if (item.catalog!.errorCode === undefined && !(item.server.stdio && item.session.closed)) {
     return Promise.resolve(structuredClone(serverReport(item, state.config)));
   }
   return item.reconnecting ??= retry(state, item).finally(() => {

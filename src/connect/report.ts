@@ -1,3 +1,4 @@
+import type { StdioDiagnostics } from "../session/stdio_types.ts";
 import { DEFAULT_TOOL_LIMITS, type ToolLimits } from "../catalog/limits.ts";
 import type { DiscoveryError } from "../catalog/errors.ts";
 import type { LockComparison, LockMismatch } from "../catalog/lock.ts";
@@ -183,6 +184,11 @@ export interface ServerReport {
    * digests and changed fields (the diff itself is `connection.lockComparison(id)`).
    */
   readonly lock?: LockReport;
+  /**
+   * A stdio server's process id, exit status and the escaped, bounded tail of its stderr, for
+   * the operator (never shown to a model; docs/stdio.md).
+   */
+  readonly stdio?: StdioDiagnostics;
 }
 
 /**

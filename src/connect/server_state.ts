@@ -13,14 +13,14 @@ import type { FailedServer } from "./failure.ts";
 import type { Relister } from "./relister.ts";
 import type { ServerReport } from "./report.ts";
 import type { StagedRevision } from "./revision.ts";
-import type { ServerSession } from "../session/server_session.ts";
+import type { ConnectSession } from "../session/connect_session.ts";
 import type { ToolkitServer } from "./toolkit.ts";
 
 /** One server of a connection: what it was configured as, and what it is now. */
 export interface ServerState {
   readonly server: ResolvedServer;
   /** The session, its monitor, fetch and hold of now (a reconnect replaces all four). */
-  session: ServerSession;
+  session: ConnectSession;
   /** Hears the session: its tool list changes, streams and end. */
   monitor: CatalogMonitor;
   fetch: SecureFetch;

@@ -29,7 +29,7 @@ import {
 import { ProviderExports } from "../providers/export_cache.ts";
 import type { ConnectedTool } from "./discovery.ts";
 import { type ConnectApprovalDecision, type ConnectEvent, elapsed, emitEvent } from "./events.ts";
-import type { ServerSession } from "../session/server_session.ts";
+import type { ConnectSession } from "../session/connect_session.ts";
 import type { CodeIn } from "../codes.ts";
 
 /**
@@ -101,7 +101,7 @@ export interface ToolkitResumeOptions {
  */
 export interface ToolkitServer {
   readonly id: string;
-  readonly session: ServerSession;
+  readonly session: ConnectSession;
   readonly tools: readonly ConnectedTool[];
   /**
    * Set when the server could not be set up: its code, and the allowed tools that are not

@@ -29,7 +29,8 @@ export const MAX_STREAM_RESUMPTIONS = 3;
 /** Longest wait before resuming, whatever `retry` the server asked for. */
 const MAX_RESUME_DELAY_MS = 5_000;
 
-const CLIENT_INFO = { name: "sluice-connect", version: "0.1.0" };
+/** How sluice names itself to servers. */
+export const CLIENT_INFO = { name: "sluice-connect", version: "0.1.0" };
 
 /** What one handshake is made with. */
 export interface HandshakeOptions {
@@ -196,7 +197,7 @@ export async function handshake(
  * v2 SDK refuses such a result instead). Runs before the SDK reads the message, which it
  * passes through this hook by reference; 2025 results drop the field again in the SDK.
  */
-function completeByDefault(message: unknown): void {
+export function completeByDefault(message: unknown): void {
   if (isRecord(message) && "id" in message && isRecord(message.result)) {
     if (!("resultType" in message.result)) message.result.resultType = "complete";
   }
@@ -208,7 +209,7 @@ export function setupFailed(code: SessionErrorCode, cause?: unknown): SessionReq
 }
 
 /** The code of a handshake the SDK rejected. */
-function setupError(
+export function setupError(
   error: unknown,
   answered: unknown,
   accepted: readonly string[],
