@@ -59,6 +59,7 @@ export class StdioSession implements ConnectSession {
       current: (sdk) => !this.#closed && this.#client?.sdk === sdk,
       modern: () => true,
       protocolVersion: () => this.#client?.protocolVersion,
+      changes: options.changeDetection === true,
     });
   }
 
