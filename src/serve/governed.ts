@@ -8,7 +8,7 @@
  * @module
  */
 import type { CallToolResult, ListToolsResult, Server } from "@modelcontextprotocol/server";
-import type { Toolkit, ToolkitEnvelope } from "../connect/mod.ts";
+import type { Toolkit, ToolkitEnvelope, ToolkitTool } from "../connect/mod.ts";
 import { type ServedCallIds, servedCallIds } from "./call_ids.ts";
 import { clientMay, type ServeClient } from "./clients.ts";
 import { emitServeEvent, type ServeEvent } from "./events.ts";
@@ -45,6 +45,10 @@ export class GovernedTools {
   // rather than the store's "already claimed, outcome not known yet".
   readonly #running = new Map<string, Promise<ToolkitEnvelope>>();
   readonly #shutdown = new AbortController();
+  // The list the clients were last told of; a new `toolkit.tools` (an accepted revision, a
+  // server reconnected) is announced once, then this follows it.
+  #listed: readonly ToolkitTool[];
+  readonly #listeners = new Set<() => void>();
 
   /**
    * @param toolkit the connection's toolkit
@@ -54,6 +58,38 @@ export class GovernedTools {
     this.#toolkit = toolkit;
     this.#options = options;
     this.#slots = new CallSlots(options.limits.maxConcurrentCalls);
+    this.#listed = toolkit.tools;
+  }
+
+  /**
+   * Tells `listener` each time the served list changed (see {@link sync}); returns the function
+   * that stops telling it.
+   *
+   * @param listener sends `notifications/tools/list_changed` on one carrier
+   */
+  onToolsChanged(listener: () => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /**
+   * Whether the toolkit's tools are no longer the list the clients were served; if so, every
+   * listener is told once. The toolkit's list changes only when its owner accepts a staged
+   * revision or a failed server reconnects: an upstream change by itself only stages a
+   * revision, so the served list stays pinned until a person accepts it.
+   */
+  sync(): boolean {
+    const now = this.#toolkit.tools;
+    if (now === this.#listed) return false;
+    this.#listed = now;
+    for (const listener of [...this.#listeners]) {
+      try {
+        listener();
+      } catch {
+        // A carrier that went away misses the notification; it lists again on reconnect.
+      }
+    }
+    return true;
   }
 
   /** How many tool calls are in flight now. */
@@ -67,12 +103,12 @@ export class GovernedTools {
    * @param client the authenticated client
    */
   server(client: ServeClient): Server {
-    const toolkit = this.#toolkit;
     const server = new serverSdk.Server(this.#options.serverInfo ?? DEFAULT_SERVER_INFO, {
-      capabilities: { tools: {} },
+      capabilities: { tools: { listChanged: true } },
     });
     server.setRequestHandler("tools/list", () => {
-      const tools = toolkit.tools.filter((tool) => clientMay(client, tool.name)).map((tool) => ({
+      this.sync();
+      const tools = this.#listed.filter((tool) => clientMay(client, tool.name)).map((tool) => ({
         name: tool.name,
         description: tool.description,
         inputSchema: tool.inputSchema,

@@ -52,6 +52,14 @@ export interface ServeHandler {
   close(): Promise<void>;
   /** How many tool calls are in flight now. */
   readonly inFlight: () => number;
+  /**
+   * Sends `notifications/tools/list_changed` to every open `subscriptions/listen` stream when
+   * the toolkit's tools changed since the clients were last served (its connection accepted a
+   * staged revision, or reconnected a failed server); returns whether they had. `serve()`'s
+   * `accept` and `reconnect` call it; call it yourself after `connection.accept(...)` of a
+   * toolkit you serve with `serveToolkit` (the next request would find it otherwise).
+   */
+  readonly toolsChanged: () => boolean;
 }
 
 /**
@@ -98,6 +106,7 @@ export async function serveToolkit(
     if (client === undefined) throw new Error("sluice serve: request without a client");
     return governed.server(client);
   }, { maxRequestBodySize: limits.maxBodyBytes, onerror: () => {} });
+  governed.onToolsChanged(() => mcp.notify.toolsChanged());
 
   const refuse = (
     code: ServeErrorCode,
@@ -124,6 +133,7 @@ export async function serveToolkit(
 
   const fetch = async (request: Request): Promise<Response> => {
     if (closing) return refuse("serve_shutting_down", 503);
+    governed.sync();
     const origin = request.headers.get("origin");
     if (origin !== null && !origins.has(origin)) return refuse("serve_origin_refused", 403);
     const authorization = request.headers.get("authorization");
@@ -160,7 +170,7 @@ export async function serveToolkit(
     return closed;
   };
 
-  return { fetch, close, inFlight: () => governed.inFlight };
+  return { fetch, close, inFlight: () => governed.inFlight, toolsChanged: () => governed.sync() };
 }
 
 function originsOf(origins: readonly string[] | undefined): readonly string[] {

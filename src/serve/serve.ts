@@ -6,10 +6,13 @@
  * @module
  */
 import {
+  type AcceptOptions,
   connectAll,
   type ConnectAllConfig,
   type Connection,
   localToolName,
+  type ServerReport,
+  type StagedRevision,
 } from "../connect/mod.ts";
 import { ServeClients } from "./clients.ts";
 import { ServeError } from "./errors.ts";
@@ -39,6 +42,28 @@ export interface Served {
   readonly connection: Connection;
   /** The endpoint itself (`inFlight()`). */
   readonly handler: ServeHandler;
+  /**
+   * The upstream changes heard and staged, not yet accepted (`connection.revisions()`): while a
+   * revision waits, the served list stays as it was pinned and a changed tool answers
+   * `mcp_catalog_stale`.
+   */
+  revisions(): readonly StagedRevision[];
+  /**
+   * Accepts a staged revision (`connection.accept`), then sends
+   * `notifications/tools/list_changed` to the clients listening: only now does the served list
+   * change.
+   *
+   * @param revision a revision from {@link revisions}
+   * @param options the tools to take (default all it touches)
+   */
+  accept(revision: StagedRevision, options?: AcceptOptions): Promise<void>;
+  /**
+   * Tries a failed server again (`connection.reconnect`); when its tools join, the clients
+   * listening are sent `notifications/tools/list_changed`.
+   *
+   * @param id the server id
+   */
+  reconnect(id: string): Promise<ServerReport>;
   /** Stops taking requests, lets calls in flight end with their outcome, closes the connection. */
   close(): Promise<void>;
 }
@@ -91,6 +116,16 @@ export async function serve(config: ServeConfig): Promise<Served> {
     fetch: handler.fetch,
     connection,
     handler,
+    revisions: () => connection.revisions(),
+    accept: async (revision, options) => {
+      await connection.accept(revision, options);
+      handler.toolsChanged();
+    },
+    reconnect: async (id) => {
+      const report = await connection.reconnect(id);
+      handler.toolsChanged();
+      return report;
+    },
     close: () => closed ??= handler.close().finally(() => connection.close()).then(() => undefined),
   };
 }

@@ -40,6 +40,11 @@ export interface ServeStdioOptions {
  * @category sluice serve
  */
 export interface StdioServed {
+  /**
+   * Sends `notifications/tools/list_changed` when the toolkit's tools changed since the client
+   * was last served (an accepted revision, a reconnected server); returns whether they had.
+   */
+  toolsChanged(): boolean;
   /** Settles when the connection has ended (the client closed it, or `close()`), calls drained. */
   readonly closed: Promise<void>;
   /** Ends the connection after the calls in flight end with their outcome. */
@@ -98,14 +103,21 @@ export async function serveOnTransport(
   });
   const { promise: ended, resolve: end } = Promise.withResolvers<void>();
   const transport = watched(carrier, end);
-  const handle = stdioSdk.serveStdio(() => governed.server(client), {
-    transport,
-    onerror: () => {},
+  const stops: (() => void)[] = [];
+  const handle = stdioSdk.serveStdio(() => {
+    const server = governed.server(client);
+    // Over stdio the one connection's server announces an accepted change itself.
+    stops.push(governed.onToolsChanged(() => void server.sendToolListChanged().catch(() => {})));
+    return server;
+  }, { transport, onerror: () => {} });
+  const closed = ended.then(() => {
+    for (const stop of stops) stop();
+    return governed.drain();
   });
-  const closed = ended.then(() => governed.drain());
   let closing: Promise<void> | undefined;
   return {
     closed,
+    toolsChanged: () => governed.sync(),
     close: () =>
       closing ??= governed.drain().then(() => handle.close()).then(() => {
         end();
