@@ -35,6 +35,11 @@ export const SERVE_CODES = {
     meaning:
       "A client already has `maxConcurrentCalls` tool calls in flight; this one was not run.",
   },
+  serve_rate_limited: {
+    stage: "serve",
+    meaning:
+      "A client of `sluice serve` is over its `requestsPerMinute`; the request was not read (HTTP 429, `Retry-After`).",
+  },
   serve_shutting_down: {
     stage: "serve",
     meaning: "`sluice serve` is shutting down and takes no new requests (HTTP 503).",

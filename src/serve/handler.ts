@@ -13,6 +13,8 @@ import { ServeError, type ServeErrorCode } from "./errors.ts";
 import { emitServeEvent, type ServeEvent } from "./events.ts";
 import { GovernedTools } from "./governed.ts";
 import { type ServeLimits, serveLimits } from "./limits.ts";
+import { RateLimiter } from "./rate.ts";
+import { rateLimited } from "./refusal.ts";
 import { serverSdk } from "./sdk.ts";
 
 /**
@@ -92,6 +94,9 @@ export async function serveToolkit(
   const limits = serveLimits(options.limits);
   const origins = new Set(originsOf(options.allowedOrigins));
   const byName = new Map(clients.list.map((client) => [client.name, client]));
+  const rate = limits.requestsPerMinute === undefined
+    ? undefined
+    : new RateLimiter(limits.requestsPerMinute, limits.burstRequests!);
   const governed = new GovernedTools(toolkit, {
     limits,
     ...(options.serverInfo ? { serverInfo: options.serverInfo } : {}),
@@ -143,6 +148,16 @@ export async function serveToolkit(
     }
     const length = Number(request.headers.get("content-length") ?? "0");
     if (length > limits.maxBodyBytes) return refuse("serve_body_too_large", 413, client);
+    const waitMs = rate?.take(client.name) ?? 0;
+    if (waitMs > 0) {
+      emitServeEvent(onEvent, {
+        kind: "refused",
+        client: client.name,
+        errorCode: "serve_rate_limited",
+        status: 429,
+      });
+      return await rateLimited(request, waitMs, length > 0);
+    }
     const response = await mcp.fetch(request, {
       // The token stays here: the MCP layer only learns who is calling.
       authInfo: { token: "", clientId: client.name, scopes: [] },

@@ -1,6 +1,7 @@
 /**
  * The limits of `sluice serve` as a public server: how large a request body may be, how many
- * calls one client may have in flight, and how long a shutdown waits for calls in flight.
+ * calls one client may have in flight, how many requests it may send per minute, and how long a
+ * shutdown waits for calls in flight.
  *
  * @module
  */
@@ -21,6 +22,14 @@ export interface ServeLimits {
    * its recorded outcome: a write already sent is `unknown`).
    */
   readonly shutdownTimeoutMs: number;
+  /**
+   * Each client's sustained rate of MCP requests over HTTP (a token bucket refilled at this
+   * rate); one over it is answered 429 `serve_rate_limited` with `Retry-After`. Absent: no rate
+   * limit (only `maxConcurrentCalls`).
+   */
+  readonly requestsPerMinute?: number;
+  /** The bucket's size, how many requests a client may send at once; default `requestsPerMinute`'s sixth. */
+  readonly burstRequests?: number;
 }
 
 /**
@@ -43,16 +52,27 @@ export const DEFAULT_SERVE_LIMITS: ServeLimits = Object.freeze({
  * @category sluice serve
  */
 export function serveLimits(limits: Partial<ServeLimits> = {}): ServeLimits {
-  const resolved = { ...DEFAULT_SERVE_LIMITS, ...limits };
+  const resolved: Record<string, number | undefined> = { ...DEFAULT_SERVE_LIMITS, ...limits };
+  const rate = resolved.requestsPerMinute;
+  if (rate === undefined) delete resolved.requestsPerMinute;
+  if (resolved.burstRequests === undefined) {
+    delete resolved.burstRequests;
+    if (typeof rate === "number") resolved.burstRequests = Math.max(1, Math.ceil(rate / 6));
+  } else if (rate === undefined) {
+    throw new ServeError(
+      "serve_config_invalid",
+      "sluice serve: limits.burstRequests needs limits.requestsPerMinute",
+    );
+  }
   for (const [name, value] of Object.entries(resolved)) {
-    if (!Number.isSafeInteger(value) || value <= 0) {
+    if (!Number.isSafeInteger(value) || value! <= 0) {
       throw new ServeError(
         "serve_config_invalid",
         `sluice serve: limits.${name} must be a positive integer`,
       );
     }
   }
-  return Object.freeze(resolved);
+  return Object.freeze(resolved) as unknown as ServeLimits;
 }
 
 /**
