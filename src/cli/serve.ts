@@ -96,7 +96,7 @@ const CONNECT_KEYS = new Set([
 ]);
 const SERVER_KEYS = new Set(["id", "url", "token", "tokenEnv", "trustReadOnlyHint"]);
 const CLIENT_KEYS = new Set(["name", "token", "tokenEnv", "allow"]);
-const SERVE_KEYS = new Set(["clients", "limits", "allowedOrigins"]);
+const SERVE_KEYS = new Set(["clients", "limits", "allowedOrigins", "oauth"]);
 
 /**
  * Runs `sluice serve <argv>`: serves until the host says stop, then returns the exit code (0
@@ -203,7 +203,7 @@ async function serveHttp(
   const report = served.connection.report();
   output.stdout(
     terminalSafe(
-      `sluice serve: ${report.ready.length} tools for ${config.serve.clients.length} ` +
+      `sluice serve: ${report.ready.length} tools for ${served.handler.clients} ` +
         `clients on http://${shown}:${server.port}/mcp, approvals in ${db}`,
     ) + "\n",
   );
@@ -241,7 +241,7 @@ async function serveStdio(
   options: ServeCliOptions,
 ): Promise<number> {
   const name = flags.get("client") ?? "stdio";
-  const allow = config.serve.clients.find((client) => client.name === name)?.allow;
+  const allow = config.serve.clients?.find((client) => client.name === name)?.allow;
   const { serve: section, ...connectConfig } = config;
   const connection = await connectAll({
     ...connectConfig,
@@ -285,7 +285,9 @@ function configFromFile(
   // Over stdio the clients section is optional: the one client is the process's launcher.
   const section = stdio && file.serve === undefined ? {} : object(file.serve, "serve");
   only(section, SERVE_KEYS, "serve");
-  const listed = stdio && section.clients === undefined ? [] : section.clients;
+  // As an OAuth protected resource, static clients are optional too.
+  const optional = stdio || section.oauth !== undefined;
+  const listed = optional && section.clients === undefined ? [] : section.clients;
   const clients = list(listed, "serve.clients").map((client, index) => {
     const entry = object(client, `serve.clients[${index}]`);
     only(entry, CLIENT_KEYS, `serve.clients[${index}]`);

@@ -14,7 +14,7 @@ import {
   type ServerReport,
   type StagedRevision,
 } from "../connect/mod.ts";
-import { ServeClients } from "./clients.ts";
+import { Authenticator } from "./authenticate.ts";
 import { ServeError } from "./errors.ts";
 import { serveLimits } from "./limits.ts";
 import { type ServeHandler, serveToolkit, type ServeToolkitOptions } from "./handler.ts";
@@ -100,7 +100,7 @@ export async function serve(config: ServeConfig): Promise<Served> {
   if (typeof config.serve !== "object" || config.serve === null) {
     throw new ServeError("serve_config_invalid", "sluice serve: give serve: { clients }");
   }
-  await ServeClients.of(config.serve.clients);
+  await Authenticator.of(config.serve.clients, config.serve.oauth);
   serveLimits(config.serve.limits);
   checkClientAllowlists(config);
   const connection = await connectAll(config);
@@ -138,15 +138,20 @@ function checkClientAllowlists(config: ServeConfig): void {
     const name = dot > 0 ? localToolName(entry.slice(0, dot), entry.slice(dot + 1)) : undefined;
     if (name !== undefined) allowed.add(name);
   }
-  const clients = config.serve.clients;
-  for (const [index, client] of (Array.isArray(clients) ? clients : []).entries()) {
-    for (const name of Array.isArray(client?.allow) ? client.allow : []) {
-      if (!allowed.has(name)) {
-        throw new ServeError(
-          "serve_config_invalid",
-          `sluice serve: serve.clients[${index}].allow names "${name}", which is not the local name ` +
-            "of an allowed tool (<server>__<tool>)",
-        );
+  const lists = [
+    ["clients", config.serve.clients],
+    ["oauth.clients", config.serve.oauth?.clients],
+  ] as const;
+  for (const [where, clients] of lists) {
+    for (const [index, client] of (Array.isArray(clients) ? clients : []).entries()) {
+      for (const name of Array.isArray(client?.allow) ? client.allow : []) {
+        if (!allowed.has(name)) {
+          throw new ServeError(
+            "serve_config_invalid",
+            `sluice serve: serve.${where}[${index}].allow names "${name}", which is not the ` +
+              "local name of an allowed tool (<server>__<tool>)",
+          );
+        }
       }
     }
   }
