@@ -50,6 +50,11 @@ export const SERVE_CODES = {
     meaning:
       "A client of `sluice serve` is over its `requestsPerMinute`; the request was not read (HTTP 429, `Retry-After`).",
   },
+  serve_task_cancelled: {
+    stage: "serve",
+    meaning:
+      "A served call's task was cancelled or expired before the call had an outcome; its approval stays in the store.",
+  },
   serve_shutting_down: {
     stage: "serve",
     meaning: "`sluice serve` is shutting down and takes no new requests (HTTP 503).",

@@ -15,6 +15,8 @@ import { emitServeEvent, type ServeEvent } from "./events.ts";
 import { CallSlots, type ServeLimits } from "./limits.ts";
 import { type ServedEnvelope, servedResult } from "./result.ts";
 import { serverSdk } from "./sdk.ts";
+import { registerTaskHandlers } from "./task_handlers.ts";
+import { ServedTasks, type TaskOutcome } from "./tasks.ts";
 
 /**
  * What a governed server needs besides the toolkit.
@@ -49,6 +51,7 @@ export class GovernedTools {
   // server reconnected) is announced once, then this follows it.
   #listed: readonly ToolkitTool[];
   readonly #listeners = new Set<() => void>();
+  readonly #tasks: ServedTasks;
 
   /**
    * @param toolkit the connection's toolkit
@@ -59,6 +62,11 @@ export class GovernedTools {
     this.#options = options;
     this.#slots = new CallSlots(options.limits.maxConcurrentCalls);
     this.#listed = toolkit.tools;
+    this.#tasks = new ServedTasks({
+      pollMs: options.limits.taskPollMs,
+      ttlMs: options.limits.taskTtlMs,
+      perClient: options.limits.maxTasksPerClient,
+    });
   }
 
   /**
@@ -104,7 +112,11 @@ export class GovernedTools {
    */
   server(client: ServeClient): Server {
     const server = new serverSdk.Server(this.#options.serverInfo ?? DEFAULT_SERVER_INFO, {
-      capabilities: { tools: { listChanged: true } },
+      // Tasks are a 2025-11-25 utility: the SDK leaves them out of a 2026-07-28 handshake.
+      capabilities: {
+        tools: { listChanged: true },
+        tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } },
+      },
     });
     server.setRequestHandler("tools/list", () => {
       this.sync();
@@ -112,6 +124,8 @@ export class GovernedTools {
         name: tool.name,
         description: tool.description,
         inputSchema: tool.inputSchema,
+        // A call that waits for a person may run as a task the client polls.
+        ...(tool.requiresApproval ? { execution: { taskSupport: "optional" } } : {}),
       }));
       emitServeEvent(this.#options.onEvent, {
         kind: "list",
@@ -121,9 +135,13 @@ export class GovernedTools {
       return { tools } as unknown as ListToolsResult;
     });
     server.setRequestHandler("tools/call", (request) => {
-      const params = request.params;
+      const params = request.params as typeof request.params & { task?: { ttl?: unknown } };
+      if (params.task !== undefined && params.task !== null) {
+        return this.#callAsTask(client, params.name, params.arguments, params._meta, params.task);
+      }
       return this.#call(client, params.name, params.arguments, params._meta);
     });
+    registerTaskHandlers(server, client.name, this.#tasks);
     return server;
   }
 
@@ -132,6 +150,8 @@ export class GovernedTools {
    * `limits.shutdownTimeoutMs` (each still ends with its recorded outcome).
    */
   async drain(): Promise<void> {
+    // Tasks stop waiting for decisions at once; a dispatch under way is a call in flight.
+    this.#tasks.stopAll();
     const timer = setTimeout(() => this.#shutdown.abort(), this.#options.limits.shutdownTimeoutMs);
     try {
       while (this.#inFlight.size > 0) await Promise.allSettled([...this.#inFlight]);
@@ -164,6 +184,84 @@ export class GovernedTools {
         release();
       }
     }
+    this.#emitCall(client, served, envelope, ids, start);
+    return servedResult(envelope) as unknown as CallToolResult;
+  }
+
+  /**
+   * A task-augmented call: a tool that needs approval answers at once with a task whose work
+   * is the call, waiting for the decision; the same call sent again is the same task. Any other
+   * tool answers "method not found", as the tasks utility says for a tool without task support.
+   */
+  async #callAsTask(
+    client: ServeClient,
+    name: unknown,
+    args: unknown,
+    meta: Readonly<Record<string, unknown>> | undefined,
+    task: { ttl?: unknown },
+  ): Promise<CallToolResult> {
+    const served = typeof name === "string" && clientMay(client, name) ? name : undefined;
+    const tool = served === undefined ? undefined : this.#listed.find((t) => t.name === served);
+    if (tool?.requiresApproval !== true) {
+      throw new serverSdk.ProtocolError(-32601, "tools/call: this tool does not run as a task");
+    }
+    const start = performance.now();
+    const ids = await servedCallIds(client.name, tool.name, args, meta);
+    const view = this.#tasks.create(
+      client.name,
+      `${ids.runId}\u0000${ids.callId}`,
+      task.ttl,
+      async (signal, note) => {
+        const outcome = await this.#untilDecided(tool.name, args, ids, signal, note);
+        this.#emitCall(client, tool.name, outcome.envelope, ids, start, view?.taskId);
+        return outcome;
+      },
+    );
+    if (view === undefined) {
+      return servedResult({
+        text: [],
+        structured: null,
+        errorCode: "serve_client_busy",
+      }) as unknown as CallToolResult;
+    }
+    // Content beside the task, for a host that shows the model something at once.
+    const note = `This call needs a person's approval; it runs as task ${view.taskId}.`;
+    return {
+      task: view,
+      content: [{ type: "text", text: note }],
+      _meta: { "io.modelcontextprotocol/model-immediate-response": note },
+    } as unknown as CallToolResult;
+  }
+
+  /** Runs the call; while its approval is pending, looks again every poll interval. */
+  async #untilDecided(
+    name: string,
+    args: unknown,
+    ids: ServedCallIds,
+    signal: AbortSignal,
+    note: (statusMessage: string) => void,
+  ): Promise<TaskOutcome & { envelope: ToolkitEnvelope }> {
+    for (;;) {
+      const envelope = await this.#run(name, args, ids);
+      if (envelope.errorCode !== "approval_pending" || signal.aborted) {
+        const result = servedResult(envelope) as unknown as CallToolResult;
+        return { result, failed: envelope.errorCode !== undefined, envelope };
+      }
+      note(
+        `Waiting for a person's approval in the approval store. Approval id: ${envelope.approvalId}.`,
+      );
+      await sleep(this.#options.limits.taskPollMs, signal);
+    }
+  }
+
+  #emitCall(
+    client: ServeClient,
+    served: string | undefined,
+    envelope: ServedEnvelope,
+    ids: ServedCallIds,
+    start: number,
+    taskId?: string,
+  ): void {
     emitServeEvent(this.#options.onEvent, {
       kind: "call",
       client: client.name,
@@ -172,10 +270,10 @@ export class GovernedTools {
       ...(envelope.errorCode === undefined ? {} : { errorCode: envelope.errorCode }),
       ...(envelope.effect === undefined ? {} : { effect: envelope.effect }),
       ...(envelope.approvalId === undefined ? {} : { approvalId: envelope.approvalId }),
+      ...(taskId === undefined ? {} : { taskId }),
       runId: ids.runId,
       durationMs: performance.now() - start,
     });
-    return servedResult(envelope) as unknown as CallToolResult;
   }
 
   #run(name: string, args: unknown, ids: ServedCallIds): Promise<ToolkitEnvelope> {
@@ -193,4 +291,18 @@ export class GovernedTools {
     });
     return call;
   }
+}
+
+/** Resolves after `ms`, or at once when `signal` aborts. */
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener("abort", done);
+  });
 }

@@ -22,6 +22,12 @@ export interface ServeLimits {
    * its recorded outcome: a write already sent is `unknown`).
    */
   readonly shutdownTimeoutMs: number;
+  /** A task's suggested `pollInterval`, and how often a waiting task reads the store again. */
+  readonly taskPollMs: number;
+  /** Longest (and default) lifetime of a task, from its creation; then it is forgotten. */
+  readonly taskTtlMs: number;
+  /** Most tasks one client may hold at once; one more answers `serve_client_busy`. */
+  readonly maxTasksPerClient: number;
   /**
    * Each client's sustained rate of MCP requests over HTTP (a token bucket refilled at this
    * rate); one over it is answered 429 `serve_rate_limited` with `Retry-After`. Absent: no rate
@@ -33,7 +39,8 @@ export interface ServeLimits {
 }
 
 /**
- * The default limits: 1 MiB bodies, 8 calls in flight per client, 30 s to finish on shutdown.
+ * The default limits: 1 MiB bodies, 8 calls in flight per client, 30 s to finish on shutdown;
+ * tasks polled every second, kept a day, 100 per client; no rate limit.
  *
  * @category sluice serve
  */
@@ -41,6 +48,9 @@ export const DEFAULT_SERVE_LIMITS: ServeLimits = Object.freeze({
   maxBodyBytes: 1024 * 1024,
   maxConcurrentCalls: 8,
   shutdownTimeoutMs: 30_000,
+  taskPollMs: 1_000,
+  taskTtlMs: 24 * 60 * 60 * 1000,
+  maxTasksPerClient: 100,
 });
 
 /**
