@@ -35,6 +35,7 @@ export { type ServeHandler, serveToolkit, type ServeToolkitOptions } from "./src
 export { DEFAULT_SERVE_LIMITS, type ServeLimits } from "./src/serve/limits.ts";
 export type { ServeOAuth, ServeOAuthClient } from "./src/serve/oauth.ts";
 export { RATE_LIMITED_JSONRPC_CODE } from "./src/serve/refusal.ts";
+export { recoverServedClaims, type ServeRecoverOptions } from "./src/serve/recover.ts";
 export {
   OUTCOME_META_KEY,
   type ServedEnvelope,

@@ -13,6 +13,7 @@ import { connectAll, type ConnectAllConfig, type ServerConfig } from "../connect
 import type { InboxHandler } from "../inbox/approval_inbox.ts";
 import { serve, type ServeConfig } from "../serve/serve.ts";
 import type { ServeClient } from "../serve/clients.ts";
+import { recoverServedClaims } from "../serve/recover.ts";
 import { serveToolkitStdio } from "../serve/stdio.ts";
 import { CliError } from "./errors.ts";
 import { EXIT_OK, EXIT_USAGE } from "./exit_codes.ts";
@@ -96,7 +97,7 @@ const CONNECT_KEYS = new Set([
 ]);
 const SERVER_KEYS = new Set(["id", "url", "token", "tokenEnv", "trustReadOnlyHint"]);
 const CLIENT_KEYS = new Set(["name", "token", "tokenEnv", "allow"]);
-const SERVE_KEYS = new Set(["clients", "limits", "allowedOrigins", "oauth"]);
+const SERVE_KEYS = new Set(["clients", "limits", "allowedOrigins", "oauth", "recover"]);
 
 /**
  * Runs `sluice serve <argv>`: serves until the host says stop, then returns the exit code (0
@@ -199,6 +200,12 @@ async function serveHttp(
     await served.close();
     throw error;
   }
+  if (served.recovered.length > 0) {
+    output.stderr(
+      `recovered ${served.recovered.length} claimed writes a stopped process left: recorded ` +
+        `unknown (${served.recovered.join(", ")})\n`,
+    );
+  }
   const shown = host.includes(":") ? `[${host}]` : host;
   const report = served.connection.report();
   output.stdout(
@@ -243,6 +250,7 @@ async function serveStdio(
   const name = flags.get("client") ?? "stdio";
   const allow = config.serve.clients?.find((client) => client.name === name)?.allow;
   const { serve: section, ...connectConfig } = config;
+  if (section.recover !== false) await recoverServedClaims(store, section.recover);
   const connection = await connectAll({
     ...connectConfig,
     store,

@@ -17,6 +17,7 @@ import {
 import { Authenticator } from "./authenticate.ts";
 import { ServeError } from "./errors.ts";
 import { serveLimits } from "./limits.ts";
+import { recoverServedClaims, type ServeRecoverOptions } from "./recover.ts";
 import { type ServeHandler, serveToolkit, type ServeToolkitOptions } from "./handler.ts";
 
 /**
@@ -26,8 +27,12 @@ import { type ServeHandler, serveToolkit, type ServeToolkitOptions } from "./han
  * @category sluice serve
  */
 export interface ServeConfig extends ConnectAllConfig {
-  /** Who may call, the endpoint's limits and origins, and its audit events. */
-  readonly serve: ServeToolkitOptions;
+  /**
+   * Who may call, the endpoint's limits and origins, its audit events, and (`recover`) how
+   * claims a crash left behind are settled at start-up: default every claimed served write is
+   * recorded `unknown` before anything is served; `false` leaves them.
+   */
+  readonly serve: ServeToolkitOptions & { readonly recover?: ServeRecoverOptions | false };
 }
 
 /**
@@ -64,6 +69,8 @@ export interface Served {
    * @param id the server id
    */
   reconnect(id: string): Promise<ServerReport>;
+  /** The approvals settled `unknown` at start-up (claimed by a process that stopped). */
+  readonly recovered: readonly string[];
   /** Stops taking requests, lets calls in flight end with their outcome, closes the connection. */
   close(): Promise<void>;
 }
@@ -103,6 +110,10 @@ export async function serve(config: ServeConfig): Promise<Served> {
   await Authenticator.of(config.serve.clients, config.serve.oauth);
   serveLimits(config.serve.limits);
   checkClientAllowlists(config);
+  const { recover } = config.serve;
+  const recovered = config.store === undefined || recover === false
+    ? []
+    : await recoverServedClaims(config.store, recover);
   const connection = await connectAll(config);
   let handler: ServeHandler;
   try {
@@ -116,6 +127,7 @@ export async function serve(config: ServeConfig): Promise<Served> {
     fetch: handler.fetch,
     connection,
     handler,
+    recovered: Object.freeze(recovered),
     revisions: () => connection.revisions(),
     accept: async (revision, options) => {
       await connection.accept(revision, options);
