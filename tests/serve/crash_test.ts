@@ -12,62 +12,7 @@ import { createWriteWorkspace, startWriteServerHttp } from "../../fixtures/write
 import { SYNTHETIC_VALUE as VALUE } from "../../fixtures/write_server.ts";
 import { readLedger, receivedCounts, receivedFor } from "../../fixtures/write_ledger.ts";
 import { approveInFile, connectClient, IDE_TOKEN, outcomeOf } from "./setup.ts";
-
-const CLI = new URL("../../cli.ts", import.meta.url).pathname;
-
-/** `sluice serve` as a child process; resolves once it printed its URL. */
-async function startGateway(config: string, db: string) {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "-A",
-      CLI,
-      "serve",
-      "--config",
-      config,
-      "--db",
-      db,
-      "--port",
-      "0",
-      "--allow-loopback",
-    ],
-    env: { IDE_TOKEN },
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  const stderr: string[] = [];
-  (async () => {
-    for await (const chunk of child.stderr.pipeThrough(new TextDecoderStream())) stderr.push(chunk);
-  })().catch(() => {});
-  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let seen = "";
-  let url: URL | undefined;
-  while (url === undefined) {
-    const { value, done } = await reader.read();
-    if (done) throw new Error(`sluice serve exited: ${stderr.join("")}`);
-    seen += value;
-    const match = /(http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(seen);
-    if (match) url = new URL(match[1]);
-  }
-  // Keep draining the audit lines so the child never blocks on a full pipe.
-  (async () => {
-    for (;;) if ((await reader.read()).done) break;
-  })().catch(() => {});
-  return {
-    url,
-    stderr,
-    pid: child.pid,
-    kill: async () => {
-      Deno.kill(child.pid, "SIGKILL");
-      return await child.status;
-    },
-    stop: async () => {
-      Deno.kill(child.pid, "SIGTERM");
-      return await child.status;
-    },
-  };
-}
+import { startGateway } from "./gateway_process.ts";
 
 Deno.test("serve crash: SIGKILL mid-approval and mid-dispatch; the restart records unknown, never dispatches twice", async () => {
   const records = await createWriteWorkspace();
