@@ -97,7 +97,14 @@ const CONNECT_KEYS = new Set([
 ]);
 const SERVER_KEYS = new Set(["id", "url", "token", "tokenEnv", "trustReadOnlyHint"]);
 const CLIENT_KEYS = new Set(["name", "token", "tokenEnv", "allow"]);
-const SERVE_KEYS = new Set(["clients", "limits", "allowedOrigins", "oauth", "recover"]);
+const SERVE_KEYS = new Set([
+  "clients",
+  "limits",
+  "allowedOrigins",
+  "oauth",
+  "recover",
+  "toolNames",
+]);
 
 /**
  * Runs `sluice serve <argv>`: serves until the host says stop, then returns the exit code (0

@@ -15,6 +15,7 @@ import { emitServeEvent, type ServeEvent } from "./events.ts";
 import { CallSlots, type ServeLimits } from "./limits.ts";
 import { type ServedEnvelope, servedResult } from "./result.ts";
 import { serverSdk } from "./sdk.ts";
+import { ServedNames, type ServedToolNames } from "./names.ts";
 import { registerTaskHandlers } from "./task_handlers.ts";
 import { ServedTasks, type TaskOutcome } from "./tasks.ts";
 
@@ -28,6 +29,8 @@ export interface GovernedOptions {
   /** The server's name and version in the MCP handshake. */
   readonly serverInfo?: { readonly name: string; readonly version: string };
   readonly onEvent?: (event: ServeEvent) => void;
+  /** Local names (default) or the upstreams' own, for clients. */
+  readonly toolNames?: ServedToolNames;
 }
 
 const DEFAULT_SERVER_INFO = { name: "sluice-serve", version: "1" } as const;
@@ -52,6 +55,7 @@ export class GovernedTools {
   #listed: readonly ToolkitTool[];
   readonly #listeners = new Set<() => void>();
   readonly #tasks: ServedTasks;
+  readonly #names: ServedNames;
 
   /**
    * @param toolkit the connection's toolkit
@@ -62,6 +66,9 @@ export class GovernedTools {
     this.#options = options;
     this.#slots = new CallSlots(options.limits.maxConcurrentCalls);
     this.#listed = toolkit.tools;
+    this.#names = new ServedNames(options.toolNames);
+    this.#names.check(toolkit.tools);
+    this.#names.use(toolkit.tools);
     this.#tasks = new ServedTasks({
       pollMs: options.limits.taskPollMs,
       ttlMs: options.limits.taskTtlMs,
@@ -90,6 +97,7 @@ export class GovernedTools {
     const now = this.#toolkit.tools;
     if (now === this.#listed) return false;
     this.#listed = now;
+    this.#names.use(now);
     for (const listener of [...this.#listeners]) {
       try {
         listener();
@@ -120,8 +128,11 @@ export class GovernedTools {
     });
     server.setRequestHandler("tools/list", () => {
       this.sync();
-      const tools = this.#listed.filter((tool) => clientMay(client, tool.name)).map((tool) => ({
-        name: tool.name,
+      const names = this.#names;
+      const tools = this.#listed.filter((tool) =>
+        clientMay(client, tool.name) && names.external(tool.name) !== undefined
+      ).map((tool) => ({
+        name: names.external(tool.name)!,
         description: tool.description,
         inputSchema: tool.inputSchema,
         // A call that waits for a person may run as a task the client polls.
@@ -136,10 +147,11 @@ export class GovernedTools {
     });
     server.setRequestHandler("tools/call", (request) => {
       const params = request.params as typeof request.params & { task?: { ttl?: unknown } };
+      const name = this.#names.local(params.name);
       if (params.task !== undefined && params.task !== null) {
-        return this.#callAsTask(client, params.name, params.arguments, params._meta, params.task);
+        return this.#callAsTask(client, name, params.arguments, params._meta, params.task);
       }
-      return this.#call(client, params.name, params.arguments, params._meta);
+      return this.#call(client, name, params.arguments, params._meta);
     });
     registerTaskHandlers(server, client.name, this.#tasks);
     return server;

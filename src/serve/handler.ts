@@ -14,6 +14,7 @@ import { ServeError, type ServeErrorCode } from "./errors.ts";
 import { emitServeEvent, type ServeEvent } from "./events.ts";
 import { GovernedTools } from "./governed.ts";
 import { type ServeLimits, serveLimits } from "./limits.ts";
+import type { ServedToolNames } from "./names.ts";
 import type { ServeOAuth } from "./oauth.ts";
 import { RateLimiter } from "./rate.ts";
 import { rateLimited } from "./refusal.ts";
@@ -45,6 +46,12 @@ export interface ServeToolkitOptions {
   readonly allowedOrigins?: readonly string[];
   /** The server's name and version in the MCP handshake. */
   readonly serverInfo?: { readonly name: string; readonly version: string };
+  /**
+   * The names clients see: `"local"` (default, `<server>__<tool>`) or `"remote"`, the upstream's
+   * own (only when no two served tools share one: `serve_config_invalid` otherwise). Client
+   * allowlists and events always use local names.
+   */
+  readonly toolNames?: ServedToolNames;
   /** Told of every refused request, tool list and call, naming the client. */
   readonly onEvent?: (event: ServeEvent) => void;
 }
@@ -114,6 +121,7 @@ export async function serveToolkit(
     limits,
     ...(options.serverInfo ? { serverInfo: options.serverInfo } : {}),
     ...(options.onEvent ? { onEvent: options.onEvent } : {}),
+    ...(options.toolNames ? { toolNames: options.toolNames } : {}),
   });
   let closing = false;
   const { onEvent } = options;

@@ -12,6 +12,7 @@ import { ServeClients } from "./clients.ts";
 import type { ServeEvent } from "./events.ts";
 import { GovernedTools } from "./governed.ts";
 import { type ServeLimits, serveLimits } from "./limits.ts";
+import type { ServedToolNames } from "./names.ts";
 
 const stdioSdk = await loadOptional(
   "@modelcontextprotocol/server",
@@ -32,6 +33,8 @@ export interface ServeStdioOptions {
   readonly serverInfo?: { readonly name: string; readonly version: string };
   /** Told of every tool list and call. */
   readonly onEvent?: (event: ServeEvent) => void;
+  /** Local names (default) or the upstreams' own (see `ServeToolkitOptions.toolNames`). */
+  readonly toolNames?: ServedToolNames;
 }
 
 /**
@@ -100,6 +103,7 @@ export async function serveOnTransport(
     limits: serveLimits(options.limits),
     ...(options.serverInfo ? { serverInfo: options.serverInfo } : {}),
     ...(options.onEvent ? { onEvent: options.onEvent } : {}),
+    ...(options.toolNames ? { toolNames: options.toolNames } : {}),
   });
   const { promise: ended, resolve: end } = Promise.withResolvers<void>();
   const transport = watched(carrier, end);
