@@ -45,6 +45,7 @@ export {
 } from "./src/serve/result.ts";
 export { serve, type ServeConfig, type Served } from "./src/serve/serve.ts";
 export { type ServeStdioOptions, serveToolkitStdio, type StdioServed } from "./src/serve/stdio.ts";
+export { serveFetchHandler, type ServeWorker, type WorkerContextLike } from "./src/serve/worker.ts";
 // The types the serve API names (the toolkit, its envelope, connectAll's configuration), so
 // this entry documents itself completely; types only, nothing more is loaded.
 export type * from "./mod.ts";

@@ -49,7 +49,9 @@ export class GovernedTools {
   // The same approval-bound call sent again while it runs waits for it and gets its envelope,
   // rather than the store's "already claimed, outcome not known yet".
   readonly #running = new Map<string, Promise<ToolkitEnvelope>>();
-  readonly #shutdown = new AbortController();
+  // One controller per call, made in the call's own request: a Worker refuses an abort signal
+  // made in another request's context. Shutdown aborts those still open after the wait.
+  readonly #aborts = new Set<AbortController>();
   // The list the clients were last told of; a new `toolkit.tools` (an accepted revision, a
   // server reconnected) is announced once, then this follows it.
   #listed: readonly ToolkitTool[];
@@ -164,7 +166,9 @@ export class GovernedTools {
   async drain(): Promise<void> {
     // Tasks stop waiting for decisions at once; a dispatch under way is a call in flight.
     this.#tasks.stopAll();
-    const timer = setTimeout(() => this.#shutdown.abort(), this.#options.limits.shutdownTimeoutMs);
+    const timer = setTimeout(() => {
+      for (const controller of this.#aborts) controller.abort();
+    }, this.#options.limits.shutdownTimeoutMs);
     try {
       while (this.#inFlight.size > 0) await Promise.allSettled([...this.#inFlight]);
     } finally {
@@ -294,10 +298,13 @@ export class GovernedTools {
     const key = `${ids.runId}\u0000${ids.callId}`;
     const joined = coalesce ? this.#running.get(key) : undefined;
     if (joined !== undefined) return joined;
-    const call = toolkit.call(name, args ?? {}, { ...ids, signal: this.#shutdown.signal });
+    const controller = new AbortController();
+    this.#aborts.add(controller);
+    const call = toolkit.call(name, args ?? {}, { ...ids, signal: controller.signal });
     this.#inFlight.add(call);
     if (coalesce) this.#running.set(key, call);
     call.finally(() => {
+      this.#aborts.delete(controller);
       this.#inFlight.delete(call);
       if (this.#running.get(key) === call) this.#running.delete(key);
     });
