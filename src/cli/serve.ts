@@ -14,6 +14,7 @@ import type { InboxHandler } from "../inbox/approval_inbox.ts";
 import { serve, type ServeConfig } from "../serve/serve.ts";
 import type { ServeClient } from "../serve/clients.ts";
 import { recoverServedClaims } from "../serve/recover.ts";
+import { oneTimeLogin } from "../inbox/one_time_login.ts";
 import { serveToolkitStdio } from "../serve/stdio.ts";
 import { CliError } from "./errors.ts";
 import { EXIT_OK, EXIT_USAGE } from "./exit_codes.ts";
@@ -62,7 +63,7 @@ export interface ServeCliOptions
  * @category CLI
  */
 export const SERVE_USAGE =
-  `usage: sluice serve --config <file> --db <url> [--auth-token <t>] [--port N] [--host H] [--allow-loopback]
+  `usage: sluice serve --config <file> --db <url> [--auth-token <t>] [--port N] [--host H] [--allow-loopback] [--inbox [--as <person>]]
        sluice serve --stdio [--client <name>] --config <file> --db <url> [--allow-loopback]
   serves the allowed tools of the configured servers as one governed MCP endpoint on
   http://<host>:<port>/mcp (default 127.0.0.1:8931; port 0 picks one), to the clients the
@@ -70,6 +71,8 @@ export const SERVE_USAGE =
   sluice approvals or sluice inbox). Audit events are printed as JSON lines.
   --allow-loopback lets upstream servers be plain http on loopback (tests, development).
   Stop it with Ctrl-C: calls in flight end with their outcome first.
+  --inbox also mounts the approval inbox at /inbox on the same server and prints a one-time
+  login link; decisions are recorded as made by --as <person> (default: USER or LOGNAME).
   --stdio serves one client on stdin/stdout (a desktop client launches it); status and audit
   lines then go to stderr, and it ends when the client closes stdin.
 --db and --auth-token as for sluice approvals (the store must exist already).`;
@@ -132,8 +135,8 @@ export async function runServeCli(
   let file: Record<string, unknown>;
   try {
     const parsed = parseFlags(argv, {
-      values: ["config", "db", "auth-token", "port", "host", "client"],
-      booleans: ["allow-loopback", "stdio"],
+      values: ["config", "db", "auth-token", "port", "host", "client", "as"],
+      booleans: ["allow-loopback", "stdio", "inbox"],
       command: "serve",
     });
     if (parsed.positional.length > 0) {
@@ -152,6 +155,12 @@ export async function runServeCli(
     host = flags.get("host") ?? "127.0.0.1";
     if (flags.has("stdio") && (flags.has("port") || flags.has("host"))) {
       throw new UsageError("--stdio serves on stdin and stdout: no --port or --host");
+    }
+    if (flags.has("inbox") && flags.has("stdio")) {
+      throw new UsageError("--inbox mounts the inbox on the HTTP endpoint: not with --stdio");
+    }
+    if (flags.has("as") && !flags.has("inbox")) {
+      throw new UsageError("--as names who decides in the inbox: it needs --inbox");
     }
     if (flags.has("client") && !flags.has("stdio")) {
       throw new UsageError("--client names the stdio client: it needs --stdio");
@@ -192,17 +201,23 @@ async function serveHttp(
     store,
     transport: { dangerouslyAllowLoopback: flags.has("allow-loopback") },
   };
+  const person = flags.get("as") ?? options.env("USER") ?? options.env("LOGNAME") ?? "operator";
+  const login = flags.has("inbox") ? oneTimeLogin({ person, basePath: "/inbox" }) : undefined;
   const served = await serve({
     ...config,
     serve: {
       ...config.serve,
       serverInfo: { name: "sluice", version: VERSION },
       onEvent: (event) => output.stdout(JSON.stringify(event) + "\n"),
+      ...(login ? { inbox: { authorize: login.authorize } } : {}),
     },
   });
+  const handler = login === undefined
+    ? served.fetch
+    : (request: Request) => login.handle(request) ?? served.fetch(request);
   let server: ServeCliServer;
   try {
-    server = await options.listen(served.fetch, { hostname: host, port });
+    server = await options.listen(handler, { hostname: host, port });
   } catch (error) {
     await served.close();
     throw error;
@@ -221,6 +236,12 @@ async function serveHttp(
         `clients on http://${shown}:${server.port}/mcp, approvals in ${db}`,
     ) + "\n",
   );
+  if (login !== undefined) {
+    output.stdout(
+      terminalSafe(`inbox: decided as ${person} on http://${shown}:${server.port}/inbox/`) +
+        `\nopen this link once to sign in: http://${shown}:${server.port}${login.loginPath}\n`,
+    );
+  }
   for (const skipped of report.skipped) {
     output.stderr(
       terminalSafe(

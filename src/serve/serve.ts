@@ -14,6 +14,8 @@ import {
   type ServerReport,
   type StagedRevision,
 } from "../connect/mod.ts";
+import { approvalInbox } from "../inbox/approval_inbox.ts";
+import type { InboxAuthorize } from "../inbox/options.ts";
 import { Authenticator } from "./authenticate.ts";
 import { ServeError } from "./errors.ts";
 import { serveLimits } from "./limits.ts";
@@ -32,7 +34,29 @@ export interface ServeConfig extends ConnectAllConfig {
    * claims a crash left behind are settled at start-up: default every claimed served write is
    * recorded `unknown` before anything is served; `false` leaves them.
    */
-  readonly serve: ServeToolkitOptions & { readonly recover?: ServeRecoverOptions | false };
+  readonly serve: ServeToolkitOptions & {
+    readonly recover?: ServeRecoverOptions | false;
+    /**
+     * Mounts the approval inbox (`approvalInbox`) on the same server, over the configured store,
+     * at `basePath` (default `/inbox`): people decide there; everything else is the MCP
+     * endpoint. The inbox authorizes its own requests (`authorize`, such as `oneTimeLogin`'s).
+     */
+    readonly inbox?: ServeInboxOptions;
+  };
+}
+
+/**
+ * The approval inbox mounted beside the endpoint.
+ *
+ * @category sluice serve
+ */
+export interface ServeInboxOptions {
+  /** Who an inbox request comes from (see `approvalInbox`); nobody gets in without it. */
+  readonly authorize: InboxAuthorize;
+  /** Where it is mounted; default `/inbox`. */
+  readonly basePath?: string;
+  /** Origins its forms may be posted from (default: the request's own). */
+  readonly allowedOrigins?: readonly string[];
 }
 
 /**
@@ -110,6 +134,9 @@ export async function serve(config: ServeConfig): Promise<Served> {
   await Authenticator.of(config.serve.clients, config.serve.oauth);
   serveLimits(config.serve.limits);
   checkClientAllowlists(config);
+  if (config.serve.inbox !== undefined && config.store === undefined) {
+    throw new ServeError("serve_config_invalid", "sluice serve: serve.inbox needs a store");
+  }
   const { recover } = config.serve;
   const recovered = config.store === undefined || recover === false
     ? []
@@ -124,7 +151,7 @@ export async function serve(config: ServeConfig): Promise<Served> {
   }
   let closed: Promise<void> | undefined;
   return {
-    fetch: handler.fetch,
+    fetch: withInbox(config, handler.fetch),
     connection,
     handler,
     recovered: Object.freeze(recovered),
@@ -139,6 +166,30 @@ export async function serve(config: ServeConfig): Promise<Served> {
       return report;
     },
     close: () => closed ??= handler.close().finally(() => connection.close()).then(() => undefined),
+  };
+}
+
+/** The endpoint's fetch, with the inbox answering under its base path when one is mounted. */
+function withInbox(
+  config: ServeConfig,
+  endpoint: (request: Request) => Promise<Response>,
+): (request: Request) => Promise<Response> {
+  const options = config.serve.inbox;
+  if (options === undefined) return endpoint;
+  if (config.store === undefined) {
+    throw new ServeError("serve_config_invalid", "sluice serve: serve.inbox needs a store");
+  }
+  const basePath = options.basePath ?? "/inbox";
+  const inbox = approvalInbox({
+    store: config.store,
+    authorize: options.authorize,
+    basePath,
+    ...(options.allowedOrigins ? { allowedOrigins: options.allowedOrigins } : {}),
+  });
+  return async (request) => {
+    const path = new URL(request.url).pathname;
+    const inside = path === basePath || path.startsWith(`${basePath}/`);
+    return inside ? await inbox(request) : await endpoint(request);
   };
 }
 
