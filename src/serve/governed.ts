@@ -58,6 +58,10 @@ export class GovernedTools {
   readonly #listeners = new Set<() => void>();
   readonly #tasks: ServedTasks;
   readonly #names: ServedNames;
+  #approval: { of: readonly ToolkitTool[] | undefined; names: ReadonlySet<string> } = {
+    of: undefined,
+    names: new Set(),
+  };
 
   /**
    * @param toolkit the connection's toolkit
@@ -184,7 +188,8 @@ export class GovernedTools {
   ): Promise<CallToolResult> {
     const start = performance.now();
     const served = typeof name === "string" && clientMay(client, name) ? name : undefined;
-    const ids = await servedCallIds(client.name, served ?? "", args, meta);
+    // A read meets no approval: its call id needs no digest of the arguments.
+    const ids = await servedCallIds(client.name, served ?? "", args, meta, this.#approving(served));
     let envelope: ServedEnvelope;
     const release = this.#slots.take(client.name);
     if (served === undefined) {
@@ -270,6 +275,16 @@ export class GovernedTools {
     }
   }
 
+  /** Whether the served tool `name` needs an approval (so its calls have stable ids). */
+  #approving(name: string | undefined): boolean {
+    if (name === undefined) return false;
+    if (this.#approval.of !== this.#listed) {
+      const names = this.#listed.filter((tool) => tool.requiresApproval).map((tool) => tool.name);
+      this.#approval = { of: this.#listed, names: new Set(names) };
+    }
+    return this.#approval.names.has(name);
+  }
+
   #emitCall(
     client: ServeClient,
     served: string | undefined,
@@ -278,6 +293,7 @@ export class GovernedTools {
     start: number,
     taskId?: string,
   ): void {
+    if (this.#options.onEvent === undefined) return;
     emitServeEvent(this.#options.onEvent, {
       kind: "call",
       client: client.name,
@@ -294,7 +310,7 @@ export class GovernedTools {
 
   #run(name: string, args: unknown, ids: ServedCallIds): Promise<ToolkitEnvelope> {
     const toolkit = this.#toolkit;
-    const coalesce = toolkit.tools.find((tool) => tool.name === name)?.requiresApproval === true;
+    const coalesce = this.#approving(name);
     const key = `${ids.runId}\u0000${ids.callId}`;
     const joined = coalesce ? this.#running.get(key) : undefined;
     if (joined !== undefined) return joined;

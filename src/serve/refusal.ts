@@ -11,7 +11,7 @@
  *
  * @category sluice serve
  */
-export const RATE_LIMITED_JSONRPC_CODE = -32029;
+export const RATE_LIMITED_JSONRPC_CODE: -32029 = -32029;
 
 /**
  * The 429 response for `request`. The request's id is read from its body when the body's length
