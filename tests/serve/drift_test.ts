@@ -6,27 +6,21 @@ import assert from "node:assert/strict";
 import { Client } from "@modelcontextprotocol/client";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/client/validators/cf-worker";
 import { InMemoryTransport } from "@modelcontextprotocol/server";
-import { MemoryApprovalStore } from "../../mod.ts";
 import { serve } from "../../serve.ts";
 import { serveOnTransport } from "../../src/serve/stdio.ts";
 import { startHttpServer } from "../../fixtures/read_server_http.ts";
 import { addBccToAdd, eventually } from "../support/drift.ts";
-import { connectClient, IDE_TOKEN, outcomeOf } from "./setup.ts";
+import { connectClient, docsConfig, IDE_TOKEN, outcomeOf } from "./setup.ts";
 
-const TOOLS = ["echo", "add", "json_text"].map((tool) => `docs.${tool}`);
+const TOOLS = ["echo", "add", "json_text"];
 
 async function drifting() {
   const upstream = await startHttpServer();
-  const served = await serve({
-    servers: [{ id: "docs", url: upstream.url.href }],
-    allow: TOOLS,
-    preApproved: TOOLS,
-    store: new MemoryApprovalStore(),
-    allowNonDurableStoreForTests: true,
-    changeDetection: true,
-    transport: { dangerouslyAllowLoopback: true, timeoutMs: 10_000 },
-    serve: { clients: [{ name: "ide", token: IDE_TOKEN }] },
-  });
+  const served = await serve(
+    docsConfig(upstream.url, TOOLS, { clients: [{ name: "ide", token: IDE_TOKEN }] }, {
+      changeDetection: true,
+    }),
+  );
   const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, served.fetch);
   return {
     upstream,

@@ -5,26 +5,18 @@ import assert from "node:assert/strict";
 import { MemoryApprovalStore } from "../../mod.ts";
 import { serve } from "../../serve.ts";
 import { startHttpServer } from "../../fixtures/read_server_http.ts";
-import { connectClient, IDE_TOKEN, outcomeOf, READER_TOKEN, textOf } from "./setup.ts";
+import { connectClient, docsConfig, IDE_TOKEN, outcomeOf, READER_TOKEN, textOf } from "./setup.ts";
 
 Deno.test("serve toolNames remote: listed and called under the upstream's names; allowlists in local names", async () => {
   const upstream = await startHttpServer();
-  const served = await serve({
-    servers: [{ id: "docs", url: upstream.url.href }],
-    allow: ["docs.echo", "docs.add"],
-    preApproved: ["docs.echo", "docs.add"],
-    store: new MemoryApprovalStore(),
-    allowNonDurableStoreForTests: true,
-    transport: { dangerouslyAllowLoopback: true, timeoutMs: 10_000 },
-    serve: {
-      toolNames: "remote",
-      clients: [
-        { name: "ide", token: IDE_TOKEN },
-        { name: "reader", token: READER_TOKEN, allow: ["docs__echo"] },
-      ],
-      onEvent: (event) => events.push(event),
-    },
-  });
+  const served = await serve(docsConfig(upstream.url, ["echo", "add"], {
+    toolNames: "remote",
+    clients: [
+      { name: "ide", token: IDE_TOKEN },
+      { name: "reader", token: READER_TOKEN, allow: ["docs__echo"] },
+    ],
+    onEvent: (event) => events.push(event),
+  }));
   const events: unknown[] = [];
   const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, served.fetch);
   const url = new URL(`http://127.0.0.1:${server.addr.port}/mcp`);

@@ -10,7 +10,7 @@ import { MemoryApprovalStore } from "../../mod.ts";
 import { serve, type ServeConfig, type Served, type ServeEvent } from "../../serve.ts";
 import { startHttpServer } from "../../fixtures/read_server_http.ts";
 import { startAuthorizationServer } from "../../fixtures/oauth_mcp_server.ts";
-import { connectClient, outcomeOf, textOf } from "./setup.ts";
+import { connectClient, docsConfig, outcomeOf, textOf } from "./setup.ts";
 
 async function tokenFor(
   issuer: string,
@@ -44,23 +44,15 @@ Deno.test("serve oauth: JWT access tokens of a real authorization server; metada
   const as = await startAuthorizationServer(url);
   const events: ServeEvent[] = [];
   try {
-    served = await serve({
-      servers: [{ id: "docs", url: upstream.url.href }],
-      allow: ["docs.echo", "docs.add"],
-      preApproved: ["docs.echo", "docs.add"],
-      store: new MemoryApprovalStore(),
-      allowNonDurableStoreForTests: true,
-      transport: { dangerouslyAllowLoopback: true, timeoutMs: 10_000 },
-      serve: {
-        oauth: {
-          issuer: as.issuer,
-          resource: url.href,
-          requiredScopes: ["mcp:tools"],
-          clients: [{ clientId: "m2m", name: "agent", allow: ["docs__echo"] }],
-        },
-        onEvent: (event) => events.push(event),
+    served = await serve(docsConfig(upstream.url, ["echo", "add"], {
+      oauth: {
+        issuer: as.issuer,
+        resource: url.href,
+        requiredScopes: ["mcp:tools"],
+        clients: [{ clientId: "m2m", name: "agent", allow: ["docs__echo"] }],
       },
-    });
+      onEvent: (event) => events.push(event),
+    }));
 
     // RFC 9728 metadata, at the path-inserted well-known URL and at the root one.
     for (
