@@ -71,8 +71,9 @@ export const SERVE_USAGE =
   sluice approvals or sluice inbox). Audit events are printed as JSON lines.
   --allow-loopback lets upstream servers be plain http on loopback (tests, development).
   Stop it with Ctrl-C: calls in flight end with their outcome first.
-  --inbox also mounts the approval inbox at /inbox on the same server and prints a one-time
-  login link; decisions are recorded as made by --as <person> (default: USER or LOGNAME).
+  --inbox also mounts the approval inbox at /inbox on the same server (staged upstream changes
+  to review and accept at /inbox/revisions) and prints a one-time login link; decisions are
+  recorded as made by --as <person> (default: USER or LOGNAME).
   --stdio serves one client on stdin/stdout (a desktop client launches it); status and audit
   lines then go to stderr, and it ends when the client closes stdin.
 --db and --auth-token as for sluice approvals (the store must exist already).`;
@@ -238,7 +239,10 @@ async function serveHttp(
   );
   if (login !== undefined) {
     output.stdout(
-      terminalSafe(`inbox: decided as ${person} on http://${shown}:${server.port}/inbox/`) +
+      terminalSafe(
+        `inbox: decided as ${person} on http://${shown}:${server.port}/inbox/ ` +
+          `(staged upstream changes: /inbox/revisions)`,
+      ) +
         `\nopen this link once to sign in: http://${shown}:${server.port}${login.loginPath}\n`,
     );
   }

@@ -15,7 +15,8 @@ import {
   type StagedRevision,
 } from "../connect/mod.ts";
 import { approvalInbox } from "../inbox/approval_inbox.ts";
-import type { InboxAuthorize } from "../inbox/options.ts";
+import { type InboxAuthorize, inboxSettings } from "../inbox/options.ts";
+import { revisionsRoute, type RevisionsSource } from "./revisions_page.ts";
 import { Authenticator } from "./authenticate.ts";
 import { ServeError } from "./errors.ts";
 import { serveLimits } from "./limits.ts";
@@ -38,8 +39,9 @@ export interface ServeConfig extends ConnectAllConfig {
     readonly recover?: ServeRecoverOptions | false;
     /**
      * Mounts the approval inbox (`approvalInbox`) on the same server, over the configured store,
-     * at `basePath` (default `/inbox`): people decide there; everything else is the MCP
-     * endpoint. The inbox authorizes its own requests (`authorize`, such as `oneTimeLogin`'s).
+     * at `basePath` (default `/inbox`): people decide there, and review and accept the staged
+     * upstream changes at `<basePath>/revisions`; everything else is the MCP endpoint. The inbox
+     * authorizes its own requests (`authorize`, such as `oneTimeLogin`'s).
      */
     readonly inbox?: ServeInboxOptions;
   };
@@ -150,16 +152,18 @@ export async function serve(config: ServeConfig): Promise<Served> {
     throw error;
   }
   let closed: Promise<void> | undefined;
+  const accept = async (revision: StagedRevision, options?: AcceptOptions) => {
+    await connection.accept(revision, options);
+    handler.toolsChanged();
+  };
+  const revisions = () => connection.revisions();
   return {
-    fetch: withInbox(config, handler.fetch),
+    fetch: withInbox(config, handler.fetch, { revisions, accept }),
     connection,
     handler,
     recovered: Object.freeze(recovered),
-    revisions: () => connection.revisions(),
-    accept: async (revision, options) => {
-      await connection.accept(revision, options);
-      handler.toolsChanged();
-    },
+    revisions,
+    accept,
     reconnect: async (id) => {
       const report = await connection.reconnect(id);
       handler.toolsChanged();
@@ -173,6 +177,7 @@ export async function serve(config: ServeConfig): Promise<Served> {
 function withInbox(
   config: ServeConfig,
   endpoint: (request: Request) => Promise<Response>,
+  source: RevisionsSource,
 ): (request: Request) => Promise<Response> {
   const options = config.serve.inbox;
   if (options === undefined) return endpoint;
@@ -180,16 +185,19 @@ function withInbox(
     throw new ServeError("serve_config_invalid", "sluice serve: serve.inbox needs a store");
   }
   const basePath = options.basePath ?? "/inbox";
-  const inbox = approvalInbox({
+  const inboxOptions = {
     store: config.store,
     authorize: options.authorize,
     basePath,
     ...(options.allowedOrigins ? { allowedOrigins: options.allowedOrigins } : {}),
-  });
+  };
+  const inbox = approvalInbox(inboxOptions);
+  const revisionsPage = revisionsRoute(inboxSettings(inboxOptions), source);
   return async (request) => {
     const path = new URL(request.url).pathname;
     const inside = path === basePath || path.startsWith(`${basePath}/`);
-    return inside ? await inbox(request) : await endpoint(request);
+    if (!inside) return await endpoint(request);
+    return await (revisionsPage(request) ?? inbox(request));
   };
 }
 

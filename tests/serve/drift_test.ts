@@ -120,3 +120,72 @@ Deno.test("serve drift: over a stdio carrier the one client hears an accepted ch
     await gateway.close();
   }
 });
+
+Deno.test("serve drift: the mounted inbox shows the staged diff; accepting it there tells the client", async () => {
+  const upstream = await startHttpServer();
+  const served = await serve(
+    docsConfig(upstream.url, TOOLS, {
+      clients: [{ name: "ide", token: IDE_TOKEN }],
+      // The test's sign-in: a person named by a header (the CLI uses a one-time login link).
+      inbox: { authorize: (request) => request.headers.get("x-test-person") ?? undefined },
+    }, { changeDetection: true }),
+  );
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, served.fetch);
+  const origin = `http://127.0.0.1:${server.addr.port}`;
+  const client = await connectClient(new URL("/mcp", origin), IDE_TOKEN);
+  let heard = 0;
+  client.setNotificationHandler("notifications/tools/list_changed", () => {
+    heard++;
+  });
+  const subscription = await client.listen({ toolsListChanged: true });
+  try {
+    const person = { "x-test-person": "dana" };
+    const empty = await (await fetch(`${origin}/inbox/revisions`, { headers: person })).text();
+    assert.match(empty, /No upstream change waits/);
+    const anonymous = await fetch(`${origin}/inbox/revisions`);
+    assert.equal(anonymous.status, 401);
+    await anonymous.body?.cancel();
+
+    upstream.catalog.changeTools();
+    await eventually(() => served.revisions().length === 1, "the revision is staged");
+    const [revision] = served.revisions();
+    const listing = await (await fetch(`${origin}/inbox/revisions`, { headers: person })).text();
+    assert.ok(listing.includes(revision.id), "the page names the revision");
+    assert.match(listing, /echo/);
+    assert.match(listing, /description/);
+    const token = /name="token" value="([^"]+)"/.exec(listing)![1];
+    const action = /action="([^"]+\/accept)"/.exec(listing)![1];
+    const form = (fields: Record<string, string>, headers: Record<string, string>) =>
+      fetch(`${origin}${action}`, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded", ...headers },
+        body: new URLSearchParams(fields),
+      });
+    // Another person's token, another origin: refused, nothing accepted.
+    const foreign = await form({ token, version: revision.id }, {
+      "x-test-person": "eve",
+      origin,
+    });
+    assert.equal(foreign.status, 403);
+    await foreign.body?.cancel();
+    const crossSite = await form({ token, version: revision.id }, {
+      ...person,
+      origin: "http://evil.example",
+    });
+    assert.equal(crossSite.status, 403);
+    await crossSite.body?.cancel();
+    assert.equal(served.revisions().length, 1);
+    assert.equal(heard, 0);
+
+    const accepted = await form({ token, version: revision.id }, { ...person, origin });
+    assert.match(await accepted.text(), /accepted by dana/);
+    await eventually(() => heard === 1, "list_changed after the inbox accepted");
+    assert.equal(served.revisions().length, 0);
+  } finally {
+    await subscription.close();
+    await client.close();
+    await served.close();
+    await server.shutdown();
+    await upstream.close();
+  }
+});
