@@ -33,14 +33,19 @@ export { ServeError, type ServeErrorCode } from "./src/serve/errors.ts";
 export { type ServeEvent } from "./src/serve/events.ts";
 export { type ServeHandler, serveToolkit, type ServeToolkitOptions } from "./src/serve/handler.ts";
 export { DEFAULT_SERVE_LIMITS, type ServeLimits } from "./src/serve/limits.ts";
+export type { ServedToolNames } from "./src/serve/names.ts";
+export type { ServeOAuth, ServeOAuthClient } from "./src/serve/oauth.ts";
+export { RATE_LIMITED_JSONRPC_CODE } from "./src/serve/refusal.ts";
+export { recoverServedClaims, type ServeRecoverOptions } from "./src/serve/recover.ts";
 export {
   OUTCOME_META_KEY,
   type ServedEnvelope,
   type ServedResult,
   servedResult,
 } from "./src/serve/result.ts";
-export { serve, type ServeConfig, type Served } from "./src/serve/serve.ts";
+export { serve, type ServeConfig, type Served, type ServeInboxOptions } from "./src/serve/serve.ts";
 export { type ServeStdioOptions, serveToolkitStdio, type StdioServed } from "./src/serve/stdio.ts";
+export { serveFetchHandler, type ServeWorker, type WorkerContextLike } from "./src/serve/worker.ts";
 // The types the serve API names (the toolkit, its envelope, connectAll's configuration), so
 // this entry documents itself completely; types only, nothing more is loaded.
 export type * from "./mod.ts";

@@ -51,6 +51,11 @@ export const OPTIONAL_PACKAGES = {
     range: "^2.4.0",
     tested: ["2.4.0"],
   },
+  jose: {
+    neededBy: "@sluice/mcp/serve as an OAuth protected resource (JWT access tokens)",
+    range: "^6.0.0",
+    tested: ["6.2.18"],
+  },
 } as const satisfies Readonly<Record<string, OptionalPackage>>;
 
 /**

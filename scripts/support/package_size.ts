@@ -17,9 +17,10 @@ export const SIZE_BUDGETS = {
    * The packed tarball (JavaScript, declarations, README). Modules instead of closures (issue
    * 25) add files and declarations of what used to be private, and the tool-poisoning screen and
    * the OAuth client methods and grants, `sluice serve` and telemetry add code (387 KB before
-   * them, 518 KB after).
+   * them, 518 KB after). The rest of `sluice serve` (tasks, OAuth resource mode, rate limits,
+   * drift, the inbox mount, Workers) took it to 540.4 KB.
    */
-  tarballBytes: 540 * 1024,
+  tarballBytes: 560 * 1024,
   /** `node_modules` after `npm install @sluice/mcp` alone (zod and the MCP SDK are most of it). */
   installedBytes: 24 * 1024 * 1024,
   /** Packages `npm install @sluice/mcp` adds besides sluice itself. */

@@ -13,6 +13,8 @@ import { connectAll, type ConnectAllConfig, type ServerConfig } from "../connect
 import type { InboxHandler } from "../inbox/approval_inbox.ts";
 import { serve, type ServeConfig } from "../serve/serve.ts";
 import type { ServeClient } from "../serve/clients.ts";
+import { recoverServedClaims } from "../serve/recover.ts";
+import { oneTimeLogin } from "../inbox/one_time_login.ts";
 import { serveToolkitStdio } from "../serve/stdio.ts";
 import { CliError } from "./errors.ts";
 import { EXIT_OK, EXIT_USAGE } from "./exit_codes.ts";
@@ -61,7 +63,7 @@ export interface ServeCliOptions
  * @category CLI
  */
 export const SERVE_USAGE =
-  `usage: sluice serve --config <file> --db <url> [--auth-token <t>] [--port N] [--host H] [--allow-loopback]
+  `usage: sluice serve --config <file> --db <url> [--auth-token <t>] [--port N] [--host H] [--allow-loopback] [--inbox [--as <person>]]
        sluice serve --stdio [--client <name>] --config <file> --db <url> [--allow-loopback]
   serves the allowed tools of the configured servers as one governed MCP endpoint on
   http://<host>:<port>/mcp (default 127.0.0.1:8931; port 0 picks one), to the clients the
@@ -69,6 +71,9 @@ export const SERVE_USAGE =
   sluice approvals or sluice inbox). Audit events are printed as JSON lines.
   --allow-loopback lets upstream servers be plain http on loopback (tests, development).
   Stop it with Ctrl-C: calls in flight end with their outcome first.
+  --inbox also mounts the approval inbox at /inbox on the same server (staged upstream changes
+  to review and accept at /inbox/revisions) and prints a one-time login link; decisions are
+  recorded as made by --as <person> (default: USER or LOGNAME).
   --stdio serves one client on stdin/stdout (a desktop client launches it); status and audit
   lines then go to stderr, and it ends when the client closes stdin.
 --db and --auth-token as for sluice approvals (the store must exist already).`;
@@ -112,7 +117,14 @@ const SERVER_KEYS = new Set([
   "closeTimeoutMs",
 ]);
 const CLIENT_KEYS = new Set(["name", "token", "tokenEnv", "allow"]);
-const SERVE_KEYS = new Set(["clients", "limits", "allowedOrigins"]);
+const SERVE_KEYS = new Set([
+  "clients",
+  "limits",
+  "allowedOrigins",
+  "oauth",
+  "recover",
+  "toolNames",
+]);
 
 /**
  * Runs `sluice serve <argv>`: serves until the host says stop, then returns the exit code (0
@@ -140,8 +152,8 @@ export async function runServeCli(
   let file: Record<string, unknown>;
   try {
     const parsed = parseFlags(argv, {
-      values: ["config", "db", "auth-token", "port", "host", "client"],
-      booleans: ["allow-loopback", "stdio"],
+      values: ["config", "db", "auth-token", "port", "host", "client", "as"],
+      booleans: ["allow-loopback", "stdio", "inbox"],
       command: "serve",
     });
     if (parsed.positional.length > 0) {
@@ -160,6 +172,12 @@ export async function runServeCli(
     host = flags.get("host") ?? "127.0.0.1";
     if (flags.has("stdio") && (flags.has("port") || flags.has("host"))) {
       throw new UsageError("--stdio serves on stdin and stdout: no --port or --host");
+    }
+    if (flags.has("inbox") && flags.has("stdio")) {
+      throw new UsageError("--inbox mounts the inbox on the HTTP endpoint: not with --stdio");
+    }
+    if (flags.has("as") && !flags.has("inbox")) {
+      throw new UsageError("--as names who decides in the inbox: it needs --inbox");
     }
     if (flags.has("client") && !flags.has("stdio")) {
       throw new UsageError("--client names the stdio client: it needs --stdio");
@@ -200,29 +218,50 @@ async function serveHttp(
     store,
     transport: { dangerouslyAllowLoopback: flags.has("allow-loopback") },
   };
+  const person = flags.get("as") ?? options.env("USER") ?? options.env("LOGNAME") ?? "operator";
+  const login = flags.has("inbox") ? oneTimeLogin({ person, basePath: "/inbox" }) : undefined;
   const served = await serve({
     ...config,
     serve: {
       ...config.serve,
       serverInfo: { name: "sluice", version: VERSION },
       onEvent: (event) => output.stdout(JSON.stringify(event) + "\n"),
+      ...(login ? { inbox: { authorize: login.authorize } } : {}),
     },
   });
+  const handler = login === undefined
+    ? served.fetch
+    : (request: Request) => login.handle(request) ?? served.fetch(request);
   let server: ServeCliServer;
   try {
-    server = await options.listen(served.fetch, { hostname: host, port });
+    server = await options.listen(handler, { hostname: host, port });
   } catch (error) {
     await served.close();
     throw error;
+  }
+  if (served.recovered.length > 0) {
+    output.stderr(
+      `recovered ${served.recovered.length} claimed writes a stopped process left: recorded ` +
+        `unknown (${served.recovered.join(", ")})\n`,
+    );
   }
   const shown = host.includes(":") ? `[${host}]` : host;
   const report = served.connection.report();
   output.stdout(
     terminalSafe(
-      `sluice serve: ${report.ready.length} tools for ${config.serve.clients.length} ` +
+      `sluice serve: ${report.ready.length} tools for ${served.handler.clients} ` +
         `clients on http://${shown}:${server.port}/mcp, approvals in ${db}`,
     ) + "\n",
   );
+  if (login !== undefined) {
+    output.stdout(
+      terminalSafe(
+        `inbox: decided as ${person} on http://${shown}:${server.port}/inbox/ ` +
+          `(staged upstream changes: /inbox/revisions)`,
+      ) +
+        `\nopen this link once to sign in: http://${shown}:${server.port}${login.loginPath}\n`,
+    );
+  }
   for (const skipped of report.skipped) {
     output.stderr(
       terminalSafe(
@@ -257,8 +296,9 @@ async function serveStdio(
   options: ServeCliOptions,
 ): Promise<number> {
   const name = flags.get("client") ?? "stdio";
-  const allow = config.serve.clients.find((client) => client.name === name)?.allow;
+  const allow = config.serve.clients?.find((client) => client.name === name)?.allow;
   const { serve: section, ...connectConfig } = config;
+  if (section.recover !== false) await recoverServedClaims(store, section.recover);
   const connection = await connectAll({
     ...connectConfig,
     store,
@@ -301,7 +341,9 @@ function configFromFile(
   // Over stdio the clients section is optional: the one client is the process's launcher.
   const section = stdio && file.serve === undefined ? {} : object(file.serve, "serve");
   only(section, SERVE_KEYS, "serve");
-  const listed = stdio && section.clients === undefined ? [] : section.clients;
+  // As an OAuth protected resource, static clients are optional too.
+  const optional = stdio || section.oauth !== undefined;
+  const listed = optional && section.clients === undefined ? [] : section.clients;
   const clients = list(listed, "serve.clients").map((client, index) => {
     const entry = object(client, `serve.clients[${index}]`);
     only(entry, CLIENT_KEYS, `serve.clients[${index}]`);

@@ -35,6 +35,26 @@ export const SERVE_CODES = {
     meaning:
       "A client already has `maxConcurrentCalls` tool calls in flight; this one was not run.",
   },
+  serve_forbidden: {
+    stage: "serve",
+    meaning:
+      "A valid OAuth access token to `sluice serve` whose client is not configured, or that lacks a required scope (HTTP 403).",
+  },
+  serve_oauth_unavailable: {
+    stage: "serve",
+    meaning:
+      "`sluice serve` could not read its OAuth issuer's metadata (its issuer and `jwks_uri`) when it was built.",
+  },
+  serve_rate_limited: {
+    stage: "serve",
+    meaning:
+      "A client of `sluice serve` is over its `requestsPerMinute`; the request was not read (HTTP 429, `Retry-After`).",
+  },
+  serve_task_cancelled: {
+    stage: "serve",
+    meaning:
+      "A served call's task was cancelled or expired before the call had an outcome; its approval stays in the store.",
+  },
   serve_shutting_down: {
     stage: "serve",
     meaning: "`sluice serve` is shutting down and takes no new requests (HTTP 503).",

@@ -44,6 +44,8 @@ const ID = /^[\x21-\x7e]{1,128}$/;
  * @param tool the served tool's local name
  * @param args the arguments as sent
  * @param meta the request's `_meta`
+ * @param derive whether to derive the call id from the arguments (calls that meet an approval);
+ *   otherwise a call without its own id gets a fresh one
  *
  * @category sluice serve
  */
@@ -52,10 +54,12 @@ export async function servedCallIds(
   tool: string,
   args: unknown,
   meta: Readonly<Record<string, unknown>> | undefined,
+  derive = true,
 ): Promise<ServedCallIds> {
   const run = idOf(meta?.[CALL_ID_META_KEYS.runId]) ?? "default";
   const own = idOf(meta?.[CALL_ID_META_KEYS.callId]);
   let callId = own;
+  if (callId === undefined && !derive) callId = `call:${crypto.randomUUID()}`;
   if (callId === undefined) {
     try {
       callId = `args:${await digest({ tool, arguments: args ?? {} })}`;

@@ -5,6 +5,7 @@
  * @module
  */
 import { digestText } from "../identity/mod.ts";
+import { checkedAllow, checkedName } from "./client_checks.ts";
 import { ServeError } from "./errors.ts";
 
 /**
@@ -34,9 +35,6 @@ export interface ServeClient {
  * @category sluice serve
  */
 export const MIN_TOKEN_LENGTH = 32;
-
-const NAME = /^[A-Za-z0-9_.-]{1,64}$/;
-const LOCAL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
 /** A configured client with the digest its token is compared by. */
 interface KnownClient {
@@ -72,9 +70,7 @@ export class ServeClients {
     const known: KnownClient[] = [];
     for (const [index, client] of clients.entries()) {
       const where = `clients[${index}]`;
-      if (typeof client?.name !== "string" || !NAME.test(client.name)) {
-        throw invalid(`${where}.name must be 1 to 64 characters of [A-Za-z0-9_.-]`);
-      }
+      checkedName(client?.name, where);
       if (names.has(client.name)) throw invalid(`${where}.name "${client.name}" is repeated`);
       names.add(client.name);
       if (typeof client.token !== "string" || client.token.length < MIN_TOKEN_LENGTH) {
@@ -83,18 +79,11 @@ export class ServeClients {
       if (/\s/.test(client.token)) throw invalid(`${where}.token must not contain whitespace`);
       if (tokens.has(client.token)) throw invalid(`${where}.token is another client's token`);
       tokens.add(client.token);
-      if (client.allow !== undefined) {
-        if (!Array.isArray(client.allow)) throw invalid(`${where}.allow must be a list`);
-        for (const name of client.allow) {
-          if (typeof name !== "string" || !LOCAL_NAME.test(name)) {
-            throw invalid(`${where}.allow holds an entry that is not a local tool name`);
-          }
-        }
-      }
+      const allow = checkedAllow(client.allow, where);
       const frozen: ServeClient = Object.freeze({
         name: client.name,
         token: client.token,
-        ...(client.allow === undefined ? {} : { allow: Object.freeze([...client.allow]) }),
+        ...(allow === undefined ? {} : { allow }),
       });
       known.push({ client: frozen, digest: await tokenDigest(client.token) });
     }

@@ -42,6 +42,8 @@ export type ServeEvent =
     readonly effect?: "committed" | "not_started" | "unknown";
     /** Calls with an approval: its id. */
     readonly approvalId?: string;
+    /** A task-augmented call: its task (the event comes when the task's call has its outcome). */
+    readonly taskId?: string;
     /** The run id the call was recorded under (`serve:<client>:<run>`). */
     readonly runId: string;
     readonly durationMs: number;

@@ -1,6 +1,6 @@
 /**
- * The governed MCP endpoint: a Web-standard handler that authenticates every request by bearer
- * token, then serves the toolkit's tools through the official v2 server SDK (2026-07-28, and the
+ * The governed MCP endpoint: a Web-standard handler that authenticates every request (a static
+ * bearer token, or an OAuth JWT access token), then serves the toolkit's tools through the official v2 server SDK (2026-07-28, and the
  * stateless 2025 fallback). It lists only the tools the client may call, under their local names
  * and with their input schemas as sluice admitted them, and runs every call through
  * `toolkit.call` (so through the gate); what goes back is the envelope.
@@ -8,11 +8,16 @@
  * @module
  */
 import type { Toolkit } from "../connect/mod.ts";
-import { type ServeClient, ServeClients } from "./clients.ts";
+import { Authenticator } from "./authenticate.ts";
+import type { ServeClient } from "./clients.ts";
 import { ServeError, type ServeErrorCode } from "./errors.ts";
 import { emitServeEvent, type ServeEvent } from "./events.ts";
 import { GovernedTools } from "./governed.ts";
 import { type ServeLimits, serveLimits } from "./limits.ts";
+import type { ServedToolNames } from "./names.ts";
+import type { ServeOAuth } from "./oauth.ts";
+import { RateLimiter } from "./rate.ts";
+import { rateLimited } from "./refusal.ts";
 import { serverSdk } from "./sdk.ts";
 
 /**
@@ -21,8 +26,17 @@ import { serverSdk } from "./sdk.ts";
  * @category sluice serve
  */
 export interface ServeToolkitOptions {
-  /** Who may call: at least one client, each with its own token and allowlist. */
-  readonly clients: readonly ServeClient[];
+  /**
+   * Who may call with a static bearer token: each client its own token and allowlist. At least
+   * one, unless `oauth` is given.
+   */
+  readonly clients?: readonly ServeClient[];
+  /**
+   * Serve as an OAuth 2.1 protected resource: JWT access tokens of the configured issuer and
+   * audience, each OAuth client with its own allowlist; the protected resource metadata is
+   * served at its well-known path. Static `clients` may be given beside it.
+   */
+  readonly oauth?: ServeOAuth;
   /** Body cap, per-client concurrency and the shutdown wait; defaults in `DEFAULT_SERVE_LIMITS`. */
   readonly limits?: Partial<ServeLimits>;
   /**
@@ -32,6 +46,12 @@ export interface ServeToolkitOptions {
   readonly allowedOrigins?: readonly string[];
   /** The server's name and version in the MCP handshake. */
   readonly serverInfo?: { readonly name: string; readonly version: string };
+  /**
+   * The names clients see: `"local"` (default, `<server>__<tool>`) or `"remote"`, the upstream's
+   * own (only when no two served tools share one: `serve_config_invalid` otherwise). Client
+   * allowlists and events always use local names.
+   */
+  readonly toolNames?: ServedToolNames;
   /** Told of every refused request, tool list and call, naming the client. */
   readonly onEvent?: (event: ServeEvent) => void;
 }
@@ -52,6 +72,16 @@ export interface ServeHandler {
   close(): Promise<void>;
   /** How many tool calls are in flight now. */
   readonly inFlight: () => number;
+  /** How many clients are configured (bearer-token and OAuth ones). */
+  readonly clients: number;
+  /**
+   * Sends `notifications/tools/list_changed` to every open `subscriptions/listen` stream when
+   * the toolkit's tools changed since the clients were last served (its connection accepted a
+   * staged revision, or reconnected a failed server); returns whether they had. `serve()`'s
+   * `accept` and `reconnect` call it; call it yourself after `connection.accept(...)` of a
+   * toolkit you serve with `serveToolkit` (the next request would find it otherwise).
+   */
+  readonly toolsChanged: () => boolean;
 }
 
 /**
@@ -80,17 +110,23 @@ export async function serveToolkit(
   toolkit: Toolkit,
   options: ServeToolkitOptions,
 ): Promise<ServeHandler> {
-  const clients = await ServeClients.of(options.clients);
+  const auth = await Authenticator.of(options.clients, options.oauth);
   const limits = serveLimits(options.limits);
   const origins = new Set(originsOf(options.allowedOrigins));
-  const byName = new Map(clients.list.map((client) => [client.name, client]));
+  const byName = new Map(auth.clients.map((client) => [client.name, client]));
+  const rate = limits.requestsPerMinute === undefined
+    ? undefined
+    : new RateLimiter(limits.requestsPerMinute, limits.burstRequests!);
   const governed = new GovernedTools(toolkit, {
     limits,
     ...(options.serverInfo ? { serverInfo: options.serverInfo } : {}),
     ...(options.onEvent ? { onEvent: options.onEvent } : {}),
+    ...(options.toolNames ? { toolNames: options.toolNames } : {}),
   });
   let closing = false;
   const { onEvent } = options;
+  const refuse = (code: ServeErrorCode, status: number, client?: ServeClient, challenge?: string) =>
+    refusal(onEvent, code, status, client, challenge);
 
   const mcp = serverSdk.createMcpHandler((ctx) => {
     const client = byName.get(ctx.authInfo?.clientId ?? "");
@@ -98,53 +134,31 @@ export async function serveToolkit(
     if (client === undefined) throw new Error("sluice serve: request without a client");
     return governed.server(client);
   }, { maxRequestBodySize: limits.maxBodyBytes, onerror: () => {} });
-
-  const refuse = (
-    code: ServeErrorCode,
-    status: number,
-    client?: ServeClient,
-    presented = false,
-  ): Response => {
-    emitServeEvent(onEvent, {
-      kind: "refused",
-      errorCode: code,
-      status,
-      ...(client === undefined ? {} : { client: client.name }),
-    });
-    const headers = new Headers({ "content-type": "application/json" });
-    if (status === 401) {
-      headers.set(
-        "www-authenticate",
-        `Bearer realm="sluice"${presented ? ', error="invalid_token"' : ""}`,
-      );
-    }
-    if (status === 503) headers.set("retry-after", "1");
-    return new Response(JSON.stringify({ error: code }), { status, headers });
-  };
+  governed.onToolsChanged(() => mcp.notify.toolsChanged());
 
   const fetch = async (request: Request): Promise<Response> => {
     if (closing) return refuse("serve_shutting_down", 503);
+    governed.sync();
+    const metadata = auth.metadata(request);
+    if (metadata !== undefined) return metadata;
     const origin = request.headers.get("origin");
     if (origin !== null && !origins.has(origin)) return refuse("serve_origin_refused", 403);
-    const authorization = request.headers.get("authorization");
-    const client = await clients.identify(authorization);
-    if (client === undefined) {
-      return refuse("serve_unauthorized", 401, undefined, authorization !== null);
+    const { client, refusal: denied } = await auth.identify(request);
+    if (denied !== undefined) {
+      return refuse(denied.code, denied.status, undefined, denied.challenge);
     }
     const length = Number(request.headers.get("content-length") ?? "0");
     if (length > limits.maxBodyBytes) return refuse("serve_body_too_large", 413, client);
+    const waitMs = rate?.take(client.name) ?? 0;
+    if (waitMs > 0) {
+      emitRefused(onEvent, "serve_rate_limited", 429, client);
+      return await rateLimited(request, waitMs, length > 0);
+    }
     const response = await mcp.fetch(request, {
       // The token stays here: the MCP layer only learns who is calling.
       authInfo: { token: "", clientId: client.name, scopes: [] },
     });
-    if (response.status === 413) {
-      emitServeEvent(onEvent, {
-        kind: "refused",
-        client: client.name,
-        errorCode: "serve_body_too_large",
-        status: 413,
-      });
-    }
+    if (response.status === 413) emitRefused(onEvent, "serve_body_too_large", 413, client);
     return response;
   };
 
@@ -160,7 +174,42 @@ export async function serveToolkit(
     return closed;
   };
 
-  return { fetch, close, inFlight: () => governed.inFlight };
+  return {
+    fetch,
+    close,
+    clients: auth.clients.length,
+    inFlight: () => governed.inFlight,
+    toolsChanged: () => governed.sync(),
+  };
+}
+
+function emitRefused(
+  onEvent: ServeToolkitOptions["onEvent"],
+  code: ServeErrorCode,
+  status: number,
+  client?: ServeClient,
+): void {
+  emitServeEvent(onEvent, {
+    kind: "refused",
+    errorCode: code,
+    status,
+    ...(client === undefined ? {} : { client: client.name }),
+  });
+}
+
+/** A refused request: the event, and a small JSON body naming the code. */
+function refusal(
+  onEvent: ServeToolkitOptions["onEvent"],
+  code: ServeErrorCode,
+  status: number,
+  client: ServeClient | undefined,
+  challenge: string | undefined,
+): Response {
+  emitRefused(onEvent, code, status, client);
+  const headers = new Headers({ "content-type": "application/json" });
+  if (challenge !== undefined) headers.set("www-authenticate", challenge);
+  if (status === 503) headers.set("retry-after", "1");
+  return new Response(JSON.stringify({ error: code }), { status, headers });
 }
 
 function originsOf(origins: readonly string[] | undefined): readonly string[] {

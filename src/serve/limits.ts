@@ -1,6 +1,7 @@
 /**
  * The limits of `sluice serve` as a public server: how large a request body may be, how many
- * calls one client may have in flight, and how long a shutdown waits for calls in flight.
+ * calls one client may have in flight, how many requests it may send per minute, and how long a
+ * shutdown waits for calls in flight.
  *
  * @module
  */
@@ -21,10 +22,25 @@ export interface ServeLimits {
    * its recorded outcome: a write already sent is `unknown`).
    */
   readonly shutdownTimeoutMs: number;
+  /** A task's suggested `pollInterval`, and how often a waiting task reads the store again. */
+  readonly taskPollMs: number;
+  /** Longest (and default) lifetime of a task, from its creation; then it is forgotten. */
+  readonly taskTtlMs: number;
+  /** Most tasks one client may hold at once; one more answers `serve_client_busy`. */
+  readonly maxTasksPerClient: number;
+  /**
+   * Each client's sustained rate of MCP requests over HTTP (a token bucket refilled at this
+   * rate); one over it is answered 429 `serve_rate_limited` with `Retry-After`. Absent: no rate
+   * limit (only `maxConcurrentCalls`).
+   */
+  readonly requestsPerMinute?: number;
+  /** The bucket's size, how many requests a client may send at once; default `requestsPerMinute`'s sixth. */
+  readonly burstRequests?: number;
 }
 
 /**
- * The default limits: 1 MiB bodies, 8 calls in flight per client, 30 s to finish on shutdown.
+ * The default limits: 1 MiB bodies, 8 calls in flight per client, 30 s to finish on shutdown;
+ * tasks polled every second, kept a day, 100 per client; no rate limit.
  *
  * @category sluice serve
  */
@@ -32,6 +48,9 @@ export const DEFAULT_SERVE_LIMITS: ServeLimits = Object.freeze({
   maxBodyBytes: 1024 * 1024,
   maxConcurrentCalls: 8,
   shutdownTimeoutMs: 30_000,
+  taskPollMs: 1_000,
+  taskTtlMs: 24 * 60 * 60 * 1000,
+  maxTasksPerClient: 100,
 });
 
 /**
@@ -43,16 +62,27 @@ export const DEFAULT_SERVE_LIMITS: ServeLimits = Object.freeze({
  * @category sluice serve
  */
 export function serveLimits(limits: Partial<ServeLimits> = {}): ServeLimits {
-  const resolved = { ...DEFAULT_SERVE_LIMITS, ...limits };
+  const resolved: Record<string, number | undefined> = { ...DEFAULT_SERVE_LIMITS, ...limits };
+  const rate = resolved.requestsPerMinute;
+  if (rate === undefined) delete resolved.requestsPerMinute;
+  if (resolved.burstRequests === undefined) {
+    delete resolved.burstRequests;
+    if (typeof rate === "number") resolved.burstRequests = Math.max(1, Math.ceil(rate / 6));
+  } else if (rate === undefined) {
+    throw new ServeError(
+      "serve_config_invalid",
+      "sluice serve: limits.burstRequests needs limits.requestsPerMinute",
+    );
+  }
   for (const [name, value] of Object.entries(resolved)) {
-    if (!Number.isSafeInteger(value) || value <= 0) {
+    if (!Number.isSafeInteger(value) || value! <= 0) {
       throw new ServeError(
         "serve_config_invalid",
         `sluice serve: limits.${name} must be a positive integer`,
       );
     }
   }
-  return Object.freeze(resolved);
+  return Object.freeze(resolved) as unknown as ServeLimits;
 }
 
 /**

@@ -6,14 +6,21 @@
  * @module
  */
 import {
+  type AcceptOptions,
   connectAll,
   type ConnectAllConfig,
   type Connection,
   localToolName,
+  type ServerReport,
+  type StagedRevision,
 } from "../connect/mod.ts";
-import { ServeClients } from "./clients.ts";
+import { approvalInbox } from "../inbox/approval_inbox.ts";
+import { type InboxAuthorize, inboxSettings } from "../inbox/options.ts";
+import { revisionsRoute, type RevisionsSource } from "./revisions_page.ts";
+import { Authenticator } from "./authenticate.ts";
 import { ServeError } from "./errors.ts";
 import { serveLimits } from "./limits.ts";
+import { recoverServedClaims, type ServeRecoverOptions } from "./recover.ts";
 import { type ServeHandler, serveToolkit, type ServeToolkitOptions } from "./handler.ts";
 
 /**
@@ -23,8 +30,35 @@ import { type ServeHandler, serveToolkit, type ServeToolkitOptions } from "./han
  * @category sluice serve
  */
 export interface ServeConfig extends ConnectAllConfig {
-  /** Who may call, the endpoint's limits and origins, and its audit events. */
-  readonly serve: ServeToolkitOptions;
+  /**
+   * Who may call, the endpoint's limits and origins, its audit events, and (`recover`) how
+   * claims a crash left behind are settled at start-up: default every claimed served write is
+   * recorded `unknown` before anything is served; `false` leaves them.
+   */
+  readonly serve: ServeToolkitOptions & {
+    readonly recover?: ServeRecoverOptions | false;
+    /**
+     * Mounts the approval inbox (`approvalInbox`) on the same server, over the configured store,
+     * at `basePath` (default `/inbox`): people decide there, and review and accept the staged
+     * upstream changes at `<basePath>/revisions`; everything else is the MCP endpoint. The inbox
+     * authorizes its own requests (`authorize`, such as `oneTimeLogin`'s).
+     */
+    readonly inbox?: ServeInboxOptions;
+  };
+}
+
+/**
+ * The approval inbox mounted beside the endpoint.
+ *
+ * @category sluice serve
+ */
+export interface ServeInboxOptions {
+  /** Who an inbox request comes from (see `approvalInbox`); nobody gets in without it. */
+  readonly authorize: InboxAuthorize;
+  /** Where it is mounted; default `/inbox`. */
+  readonly basePath?: string;
+  /** Origins its forms may be posted from (default: the request's own). */
+  readonly allowedOrigins?: readonly string[];
 }
 
 /**
@@ -39,6 +73,30 @@ export interface Served {
   readonly connection: Connection;
   /** The endpoint itself (`inFlight()`). */
   readonly handler: ServeHandler;
+  /**
+   * The upstream changes heard and staged, not yet accepted (`connection.revisions()`): while a
+   * revision waits, the served list stays as it was pinned and a changed tool answers
+   * `mcp_catalog_stale`.
+   */
+  revisions(): readonly StagedRevision[];
+  /**
+   * Accepts a staged revision (`connection.accept`), then sends
+   * `notifications/tools/list_changed` to the clients listening: only now does the served list
+   * change.
+   *
+   * @param revision a revision from {@link revisions}
+   * @param options the tools to take (default all it touches)
+   */
+  accept(revision: StagedRevision, options?: AcceptOptions): Promise<void>;
+  /**
+   * Tries a failed server again (`connection.reconnect`); when its tools join, the clients
+   * listening are sent `notifications/tools/list_changed`.
+   *
+   * @param id the server id
+   */
+  reconnect(id: string): Promise<ServerReport>;
+  /** The approvals settled `unknown` at start-up (claimed by a process that stopped). */
+  readonly recovered: readonly string[];
   /** Stops taking requests, lets calls in flight end with their outcome, closes the connection. */
   close(): Promise<void>;
 }
@@ -75,9 +133,16 @@ export async function serve(config: ServeConfig): Promise<Served> {
   if (typeof config.serve !== "object" || config.serve === null) {
     throw new ServeError("serve_config_invalid", "sluice serve: give serve: { clients }");
   }
-  await ServeClients.of(config.serve.clients);
+  await Authenticator.of(config.serve.clients, config.serve.oauth);
   serveLimits(config.serve.limits);
   checkClientAllowlists(config);
+  if (config.serve.inbox !== undefined && config.store === undefined) {
+    throw new ServeError("serve_config_invalid", "sluice serve: serve.inbox needs a store");
+  }
+  const { recover } = config.serve;
+  const recovered = config.store === undefined || recover === false
+    ? []
+    : await recoverServedClaims(config.store, recover);
   const connection = await connectAll(config);
   let handler: ServeHandler;
   try {
@@ -87,11 +152,52 @@ export async function serve(config: ServeConfig): Promise<Served> {
     throw error;
   }
   let closed: Promise<void> | undefined;
+  const accept = async (revision: StagedRevision, options?: AcceptOptions) => {
+    await connection.accept(revision, options);
+    handler.toolsChanged();
+  };
+  const revisions = () => connection.revisions();
   return {
-    fetch: handler.fetch,
+    fetch: withInbox(config, handler.fetch, { revisions, accept }),
     connection,
     handler,
+    recovered: Object.freeze(recovered),
+    revisions,
+    accept,
+    reconnect: async (id) => {
+      const report = await connection.reconnect(id);
+      handler.toolsChanged();
+      return report;
+    },
     close: () => closed ??= handler.close().finally(() => connection.close()).then(() => undefined),
+  };
+}
+
+/** The endpoint's fetch, with the inbox answering under its base path when one is mounted. */
+function withInbox(
+  config: ServeConfig,
+  endpoint: (request: Request) => Promise<Response>,
+  source: RevisionsSource,
+): (request: Request) => Promise<Response> {
+  const options = config.serve.inbox;
+  if (options === undefined) return endpoint;
+  if (config.store === undefined) {
+    throw new ServeError("serve_config_invalid", "sluice serve: serve.inbox needs a store");
+  }
+  const basePath = options.basePath ?? "/inbox";
+  const inboxOptions = {
+    store: config.store,
+    authorize: options.authorize,
+    basePath,
+    ...(options.allowedOrigins ? { allowedOrigins: options.allowedOrigins } : {}),
+  };
+  const inbox = approvalInbox(inboxOptions);
+  const revisionsPage = revisionsRoute(inboxSettings(inboxOptions), source);
+  return async (request) => {
+    const path = new URL(request.url).pathname;
+    const inside = path === basePath || path.startsWith(`${basePath}/`);
+    if (!inside) return await endpoint(request);
+    return await (revisionsPage(request) ?? inbox(request));
   };
 }
 
@@ -103,15 +209,20 @@ function checkClientAllowlists(config: ServeConfig): void {
     const name = dot > 0 ? localToolName(entry.slice(0, dot), entry.slice(dot + 1)) : undefined;
     if (name !== undefined) allowed.add(name);
   }
-  const clients = config.serve.clients;
-  for (const [index, client] of (Array.isArray(clients) ? clients : []).entries()) {
-    for (const name of Array.isArray(client?.allow) ? client.allow : []) {
-      if (!allowed.has(name)) {
-        throw new ServeError(
-          "serve_config_invalid",
-          `sluice serve: serve.clients[${index}].allow names "${name}", which is not the local name ` +
-            "of an allowed tool (<server>__<tool>)",
-        );
+  const lists = [
+    ["clients", config.serve.clients],
+    ["oauth.clients", config.serve.oauth?.clients],
+  ] as const;
+  for (const [where, clients] of lists) {
+    for (const [index, client] of (Array.isArray(clients) ? clients : []).entries()) {
+      for (const name of Array.isArray(client?.allow) ? client.allow : []) {
+        if (!allowed.has(name)) {
+          throw new ServeError(
+            "serve_config_invalid",
+            `sluice serve: serve.${where}[${index}].allow names "${name}", which is not the ` +
+              "local name of an allowed tool (<server>__<tool>)",
+          );
+        }
       }
     }
   }

@@ -12,6 +12,7 @@ import { ServeClients } from "./clients.ts";
 import type { ServeEvent } from "./events.ts";
 import { GovernedTools } from "./governed.ts";
 import { type ServeLimits, serveLimits } from "./limits.ts";
+import type { ServedToolNames } from "./names.ts";
 
 const stdioSdk = await loadOptional(
   "@modelcontextprotocol/server",
@@ -32,6 +33,8 @@ export interface ServeStdioOptions {
   readonly serverInfo?: { readonly name: string; readonly version: string };
   /** Told of every tool list and call. */
   readonly onEvent?: (event: ServeEvent) => void;
+  /** Local names (default) or the upstreams' own (see `ServeToolkitOptions.toolNames`). */
+  readonly toolNames?: ServedToolNames;
 }
 
 /**
@@ -40,6 +43,11 @@ export interface ServeStdioOptions {
  * @category sluice serve
  */
 export interface StdioServed {
+  /**
+   * Sends `notifications/tools/list_changed` when the toolkit's tools changed since the client
+   * was last served (an accepted revision, a reconnected server); returns whether they had.
+   */
+  toolsChanged(): boolean;
   /** Settles when the connection has ended (the client closed it, or `close()`), calls drained. */
   readonly closed: Promise<void>;
   /** Ends the connection after the calls in flight end with their outcome. */
@@ -95,17 +103,25 @@ export async function serveOnTransport(
     limits: serveLimits(options.limits),
     ...(options.serverInfo ? { serverInfo: options.serverInfo } : {}),
     ...(options.onEvent ? { onEvent: options.onEvent } : {}),
+    ...(options.toolNames ? { toolNames: options.toolNames } : {}),
   });
   const { promise: ended, resolve: end } = Promise.withResolvers<void>();
   const transport = watched(carrier, end);
-  const handle = stdioSdk.serveStdio(() => governed.server(client), {
-    transport,
-    onerror: () => {},
+  const stops: (() => void)[] = [];
+  const handle = stdioSdk.serveStdio(() => {
+    const server = governed.server(client);
+    // Over stdio the one connection's server announces an accepted change itself.
+    stops.push(governed.onToolsChanged(() => void server.sendToolListChanged().catch(() => {})));
+    return server;
+  }, { transport, onerror: () => {} });
+  const closed = ended.then(() => {
+    for (const stop of stops) stop();
+    return governed.drain();
   });
-  const closed = ended.then(() => governed.drain());
   let closing: Promise<void> | undefined;
   return {
     closed,
+    toolsChanged: () => governed.sync(),
     close: () =>
       closing ??= governed.drain().then(() => handle.close()).then(() => {
         end();

@@ -134,3 +134,65 @@ Deno.test("sluice serve: a config it does not understand is refused with its cod
     await ws.remove();
   }
 });
+
+Deno.test("sluice serve --inbox: the inbox on the same server; a person approves there, the retried call commits once", async () => {
+  const upstreams = await startUpstreams();
+  const { db, ws } = upstreams;
+  const config = await upstreams.writeConfig({
+    allow: ["records.write_record"],
+    serve: { clients: [{ name: "ide", tokenEnv: "IDE_TOKEN" }] },
+  });
+  const out: string[] = [];
+  const err: string[] = [];
+  const { promise: stop, resolve: stopNow } = Promise.withResolvers<void>();
+  const run = runServeCli(
+    ["--config", config, "--db", db, "--port", "0", "--allow-loopback", "--inbox", "--as", "carol"],
+    { stdout: (text) => out.push(text), stderr: (text) => err.push(text) },
+    cliOptions({ IDE_TOKEN }, stop),
+  );
+  try {
+    for (let i = 0; i < 400 && !out.join("").includes("sign in:"); i++) {
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    const link = /sign in: (\S+)/.exec(out.join(""))?.[1];
+    assert.ok(link, `the command printed the inbox link (stderr: ${err.join("")})`);
+    assert.match(link, /^http:\/\/127\.0\.0\.1:\d+\/inbox\/login\?token=/);
+    const origin = new URL(link).origin;
+    const client = await connectClient(new URL("/mcp", origin), IDE_TOKEN);
+    const args = { key: "cli-inbox", value: VALUE };
+    try {
+      const pending = await client.callTool({ name: "records__write_record", arguments: args });
+      const approvalId = outcomeOf(pending).approvalId as string;
+      // The inbox answers only a signed-in person; the MCP endpoint's token does not open it.
+      const anonymous = await fetch(`${origin}/inbox/`, {
+        headers: { authorization: `Bearer ${IDE_TOKEN}` },
+      });
+      assert.match(await anonymous.text(), /inbox_unauthorized/);
+      const exchange = await fetch(link, { redirect: "manual" });
+      await exchange.body?.cancel();
+      const cookie = exchange.headers.get("set-cookie")!.split(";")[0];
+      const page = await (await fetch(`${origin}/inbox/approvals/${approvalId}`, {
+        headers: { cookie },
+      })).text();
+      const token = /name="token" value="([^"]+)"/.exec(page)![1];
+      const version = /name="version" value="([^"]+)"/.exec(page)![1];
+      const decided = await fetch(`${origin}/inbox/approvals/${approvalId}/decide`, {
+        method: "POST",
+        headers: { cookie, origin, "content-type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams({ token, version, decision: "approve" }),
+      });
+      assert.match(await decided.text(), /Approved by carol/);
+      const done = await client.callTool({ name: "records__write_record", arguments: args });
+      assert.equal(outcomeOf(done).effect, "committed");
+      assert.equal(receivedFor(await readLedger(ws.ledger), "cli-inbox").length, 1);
+    } finally {
+      await client.close();
+    }
+    stopNow();
+    assert.equal(await run, 0);
+  } finally {
+    stopNow();
+    await run.catch(() => {});
+    await upstreams.close();
+  }
+});

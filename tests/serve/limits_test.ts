@@ -129,3 +129,72 @@ Deno.test("serve shutdown: a write still in flight after shutdownTimeoutMs ends 
     await endpoint.close();
   }
 });
+
+Deno.test("serve limits: a client over requestsPerMinute gets 429 serve_rate_limited; another client is not", async () => {
+  // One request a minute after a burst of 4: the client's handshake and a call use the burst.
+  const endpoint = await startEndpoint({ limits: { requestsPerMinute: 1, burstRequests: 4 } });
+  const post = (token: string, id: number) =>
+    fetch(endpoint.url, {
+      method: "POST",
+      headers: {
+        authorization: `Bearer ${token}`,
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        "mcp-protocol-version": "2025-11-25",
+      },
+      body: JSON.stringify({ jsonrpc: "2.0", id, method: "tools/list", params: {} }),
+    });
+  try {
+    const statuses: number[] = [];
+    let refused: Response | undefined;
+    for (let id = 1; id <= 6; id++) {
+      const response = await post(IDE_TOKEN, id);
+      statuses.push(response.status);
+      if (response.status === 429 && refused === undefined) refused = response;
+      else await response.body?.cancel();
+    }
+    assert.deepEqual(statuses, [200, 200, 200, 200, 429, 429]);
+    assert.equal(refused!.headers.get("retry-after"), "60");
+    const body = await refused!.json();
+    assert.equal(body.id, 5);
+    assert.equal(body.error.code, -32029);
+    assert.equal(body.error.data.errorCode, "serve_rate_limited");
+    assert.ok(body.error.data.retryAfterMs > 50_000);
+    // Another client has its own bucket.
+    const other = await post(READER_TOKEN, 1);
+    assert.equal(other.status, 200);
+    await other.body?.cancel();
+    assert.equal(
+      endpoint.events.filter((event) =>
+        event.kind === "refused" && event.errorCode === "serve_rate_limited" &&
+        event.client === "ide"
+      ).length,
+      2,
+    );
+    // A real SDK client over its limit fails the request; nothing reaches the upstream.
+    const client = await connectClient(endpoint.url, READER_TOKEN);
+    let answered = 0;
+    try {
+      await assert.rejects(async () => {
+        for (let i = 0; i < 5; i++) {
+          await client.callTool({ name: "docs__echo", arguments: { message: "x" } });
+          answered++;
+        }
+      }, /429|rate/i);
+    } finally {
+      await client.close();
+    }
+    assert.ok(answered < 5);
+  } finally {
+    await endpoint.close();
+  }
+});
+
+Deno.test("serve limits: burstRequests without requestsPerMinute, or a bad rate, is serve_config_invalid", async () => {
+  const { serveLimits } = await import("../../src/serve/limits.ts");
+  assert.throws(() => serveLimits({ burstRequests: 3 }), { code: "serve_config_invalid" });
+  assert.throws(() => serveLimits({ requestsPerMinute: 0 }), { code: "serve_config_invalid" });
+  assert.throws(() => serveLimits({ requestsPerMinute: 1.5 }), { code: "serve_config_invalid" });
+  assert.equal(serveLimits({ requestsPerMinute: 600 }).burstRequests, 100);
+  assert.equal(serveLimits().requestsPerMinute, undefined);
+});

@@ -7,7 +7,13 @@ import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/cli
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/client/validators/cf-worker";
 import { type ApprovalStore, MemoryApprovalStore } from "../../mod.ts";
 import { LibsqlApprovalStore } from "../../libsql.ts";
-import { serve, type ServeClient, type Served, type ServeEvent } from "../../serve.ts";
+import {
+  serve,
+  type ServeClient,
+  type ServeConfig,
+  type Served,
+  type ServeEvent,
+} from "../../serve.ts";
 import type { ServeLimits } from "../../serve.ts";
 import { startHttpServer } from "../../fixtures/read_server_http.ts";
 import {
@@ -180,4 +186,27 @@ export function textOf(result: { content?: unknown }): string[] {
 export function outcomeOf(result: { _meta?: unknown }): Record<string, unknown> {
   return ((result._meta ?? {}) as Record<string, Record<string, unknown>>)["io.sluice/outcome"] ??
     {};
+}
+
+/**
+ * A `serve()` configuration over the read fixture alone (server `docs` at `url`): `tools` (remote
+ * names) allowed and pre-approved, an in-memory store, loopback allowed; `serveOptions` as given.
+ */
+export function docsConfig(
+  url: URL,
+  tools: readonly string[],
+  serveOptions: ServeConfig["serve"],
+  extra: Partial<ServeConfig> = {},
+): ServeConfig {
+  const allow = tools.map((tool) => `docs.${tool}`);
+  return {
+    servers: [{ id: "docs", url: url.href }],
+    allow,
+    preApproved: allow,
+    store: new MemoryApprovalStore(),
+    allowNonDurableStoreForTests: true,
+    transport: { dangerouslyAllowLoopback: true, timeoutMs: 10_000 },
+    ...extra,
+    serve: serveOptions,
+  };
 }

@@ -53,14 +53,20 @@ async function ensureMiniflare(): Promise<void> {
   if (!output.success) throw new Error(new TextDecoder().decode(output.stderr));
 }
 
-/** Bundles the Worker and starts it with `databases` D1 databases. */
-export async function startD1Worker(databases: number): Promise<D1Worker> {
+/**
+ * Bundles the Worker (`entry`, default the store RPC Worker) and starts it with `databases` D1
+ * databases.
+ */
+export async function startD1Worker(
+  databases: number,
+  entry = "tests/support/d1_worker.ts",
+): Promise<D1Worker> {
   await ensureMiniflare();
   const dir = await Deno.makeTempDir({ prefix: "sluice-d1-" });
   const bundle = `${dir}/worker.mjs`;
   await Deno.writeTextFile(
     bundle,
-    await bundleForBrowser("tests/support/d1_worker.ts", "sluice-d1-bundle-"),
+    await bundleForBrowser(entry, "sluice-d1-bundle-"),
   );
   const child = new Deno.Command("node", {
     args: [`${root}tests/support/d1_host.mjs`, cacheDir, bundle, String(databases)],

@@ -1,0 +1,183 @@
+// MCP tasks through `sluice serve` (protocol 2025-11-25): a real MCP client with task support
+// (the v1 SDK's `experimental.tasks`, over the 2025 fallback) calls a write as a task, polls
+// `tasks/get` while it waits for a person, and receives the result once the approval is decided
+// in the store; the write commits once on the upstream's ledger however often the client sends
+// the call again (as a task or not). `tasks/list`, `tasks/cancel` and per-client isolation
+// answer as the tasks utility says, and a client that sends no task keeps the immediate answer.
+import assert from "node:assert/strict";
+import { Client as V1Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport as V1Transport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js";
+import { readLedger, receivedFor } from "../../fixtures/write_ledger.ts";
+import { SYNTHETIC_VALUE as VALUE } from "../../fixtures/write_server.ts";
+import { connectClient, IDE_TOKEN, outcomeOf, READER_TOKEN, startEndpoint } from "./setup.ts";
+
+const WRITE = "records__write_record";
+
+async function v1Client(url: URL, token: string): Promise<V1Client> {
+  const client = new V1Client({ name: "tasks-test", version: "0" }, {
+    capabilities: { tasks: { list: {}, cancel: {} } },
+  });
+  await client.connect(
+    new V1Transport(url, { requestInit: { headers: { authorization: `Bearer ${token}` } } }),
+  );
+  return client;
+}
+
+/** The approval id a working task's status message names. */
+function approvalIdOf(statusMessage: string | undefined): string | undefined {
+  return /Approval id: ([^\s.]+)/.exec(statusMessage ?? "")?.[1];
+}
+
+Deno.test("serve tasks: a write as a task; the client polls; the result arrives once a person approves; committed once", async () => {
+  const endpoint = await startEndpoint({ limits: { taskPollMs: 50 } });
+  const client = await v1Client(endpoint.url, IDE_TOKEN);
+  const args = { key: "t1", value: VALUE };
+  try {
+    assert.ok(client.getServerCapabilities()?.tasks?.requests?.tools?.call);
+    const tools = (await client.listTools()).tools as {
+      name: string;
+      execution?: { taskSupport?: string };
+    }[];
+    const write = tools.find((tool) => tool.name === WRITE);
+    assert.equal(write?.execution?.taskSupport, "optional");
+    assert.equal(tools.find((tool) => tool.name === "docs__echo")?.execution, undefined);
+
+    const messages: { type: string; task?: { taskId: string; status: string } }[] = [];
+    let approvalId: string | undefined;
+    const stream = client.experimental.tasks.callToolStream(
+      { name: WRITE, arguments: args },
+      CallToolResultSchema,
+      { task: { ttl: 60_000 } },
+    );
+    let result: Record<string, unknown> | undefined;
+    for await (const message of stream) {
+      messages.push(message as never);
+      if (message.type === "taskCreated" || message.type === "taskStatus") {
+        const task = message.task;
+        // Working, and nothing sent upstream, while the task waits for the person.
+        if (approvalId === undefined) {
+          assert.equal(task.status, "working");
+          assert.equal(receivedFor(await readLedger(endpoint.ws.ledger), "t1").length, 0);
+        }
+        const named = approvalIdOf(task.statusMessage);
+        if (named !== undefined && approvalId === undefined) {
+          approvalId = named;
+          assert.equal((await endpoint.store.get(approvalId))?.state, "pending");
+          // The client retries the task-augmented call: the same task, no second approval.
+          const again = await client.request(
+            { method: "tools/call", params: { name: WRITE, arguments: args, task: {} } },
+            (await import("@modelcontextprotocol/sdk/types.js")).CreateTaskResultSchema,
+          );
+          assert.equal(again.task.taskId, task.taskId);
+          await endpoint.store.approve(approvalId, { by: "alice" });
+        }
+      }
+      if (message.type === "result") result = message.result as Record<string, unknown>;
+      if (message.type === "error") assert.fail(String(message.error));
+    }
+    assert.equal(messages[0].type, "taskCreated");
+    assert.ok(messages.some((message) => message.type === "taskStatus"), "the client polled");
+    assert.ok(approvalId !== undefined);
+    assert.equal(result?.isError, undefined);
+    assert.deepEqual((result?.structuredContent as { key: string }).key, "t1");
+    assert.equal(outcomeOf(result!).effect, "committed");
+    const taskId = messages[0].task!.taskId;
+    assert.deepEqual(
+      (result?._meta as Record<string, unknown>)["io.modelcontextprotocol/related-task"],
+      { taskId },
+    );
+
+    // Sent again after the task ended, with or without a task: never a second dispatch.
+    const task = await client.experimental.tasks.getTask(taskId);
+    assert.equal(task.status, "completed");
+    const plain = await client.callTool({ name: WRITE, arguments: args });
+    assert.equal(outcomeOf(plain).errorCode, "approval_already_claimed");
+    assert.equal(receivedFor(await readLedger(endpoint.ws.ledger), "t1").length, 1);
+    assert.equal((await endpoint.store.get(approvalId!))?.state, "committed");
+
+    // tasks/list has it; a finished task cannot be cancelled; another client cannot see it.
+    const listed = await client.experimental.tasks.listTasks();
+    assert.ok(listed.tasks.some((entry: { taskId: string }) => entry.taskId === taskId));
+    await assert.rejects(() => client.experimental.tasks.cancelTask(taskId), /-32602|ended/);
+    const reader = await v1Client(endpoint.url, READER_TOKEN);
+    try {
+      await assert.rejects(() => reader.experimental.tasks.getTask(taskId), /not found/i);
+      assert.deepEqual((await reader.experimental.tasks.listTasks()).tasks, []);
+    } finally {
+      await reader.close();
+    }
+    const event = endpoint.events.find((entry) => entry.kind === "call" && entry.taskId === taskId);
+    assert.equal(event?.kind === "call" ? event.effect : undefined, "committed");
+  } finally {
+    await client.close();
+    await endpoint.close();
+  }
+});
+
+Deno.test("serve tasks: a cancelled task stops waiting; approving later dispatches nothing; a read is not a task", async () => {
+  const endpoint = await startEndpoint({ limits: { taskPollMs: 50 } });
+  const client = await v1Client(endpoint.url, IDE_TOKEN);
+  const { CreateTaskResultSchema } = await import("@modelcontextprotocol/sdk/types.js");
+  try {
+    const created = await client.request(
+      {
+        method: "tools/call",
+        params: { name: WRITE, arguments: { key: "t2", value: VALUE }, task: { ttl: 5_000 } },
+      },
+      CreateTaskResultSchema,
+    );
+    const { taskId } = created.task;
+    assert.equal(created.task.ttl, 5_000);
+    let approvalId: string | undefined;
+    for (let polls = 0; approvalId === undefined && polls < 200; polls++) {
+      approvalId = approvalIdOf((await client.experimental.tasks.getTask(taskId)).statusMessage);
+      if (approvalId === undefined) await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    assert.ok(approvalId !== undefined, "the task names its approval");
+    const cancelled = await client.experimental.tasks.cancelTask(taskId);
+    assert.equal(cancelled.status, "cancelled");
+    const result = await client.experimental.tasks.getTaskResult(taskId, CallToolResultSchema);
+    assert.equal(result.isError, true);
+    assert.equal(outcomeOf(result).errorCode, "serve_task_cancelled");
+    await endpoint.store.approve(approvalId!, { by: "alice" });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    assert.equal(receivedFor(await readLedger(endpoint.ws.ledger), "t2").length, 0);
+    assert.equal((await endpoint.store.get(approvalId!))?.state, "approved");
+
+    // A read as a task: method not found, as the tasks utility says; as a plain call it runs.
+    await assert.rejects(
+      () =>
+        client.request(
+          {
+            method: "tools/call",
+            params: { name: "docs__echo", arguments: { message: "x" }, task: {} },
+          },
+          CreateTaskResultSchema,
+        ),
+      /-32601|does not run as a task/,
+    );
+    await assert.rejects(() => client.experimental.tasks.getTask("no-such-task"), /not found/i);
+  } finally {
+    await client.close();
+    await endpoint.close();
+  }
+});
+
+Deno.test("serve tasks: a 2026-07-28 client without tasks gets the immediate pending answer, no task", async () => {
+  const endpoint = await startEndpoint();
+  const client = await connectClient(endpoint.url, IDE_TOKEN);
+  try {
+    assert.equal(client.getServerCapabilities()?.tasks, undefined);
+    const { tools } = await client.listTools();
+    assert.equal(
+      (tools.find((tool) => tool.name === WRITE) as { execution?: unknown }).execution,
+      undefined,
+    );
+    const pending = await client.callTool({ name: WRITE, arguments: { key: "t3", value: VALUE } });
+    assert.equal(outcomeOf(pending).errorCode, "approval_pending");
+  } finally {
+    await client.close();
+    await endpoint.close();
+  }
+});
