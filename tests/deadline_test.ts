@@ -86,6 +86,24 @@ Deno.test("DeadlineQueue: deadlines of different durations each pass at their ow
   assert.equal(long.signal.aborted, false);
 });
 
+Deno.test("DeadlineQueue: deadlines that pass in one late firing end in the order they pass", async () => {
+  const deadlines = new DeadlineQueue(60_000);
+  const long = deadlines.start(undefined);
+  const short = deadlines.start(undefined, 20);
+  const shorter = deadlines.start(undefined, 10);
+  const order: string[] = [];
+  const both = Promise.all([
+    aborted(short.signal).then(() => order.push("short")),
+    aborted(shorter.signal).then(() => order.push("shorter")),
+  ]);
+  // A busy host: the timer fires once, after both have passed (as on a loaded machine).
+  const until = performance.now() + 40;
+  while (performance.now() < until) { /* the event loop is held */ }
+  await both;
+  assert.deepEqual(order, ["shorter", "short"]);
+  long.stop();
+});
+
 Deno.test("DeadlineQueue: without a duration of its own a deadline needs one", () => {
   assert.throws(() => new DeadlineQueue().start(undefined), TypeError);
 });
