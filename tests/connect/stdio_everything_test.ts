@@ -22,6 +22,8 @@ import { fixtureCommand, ROOT } from "../support/stdio_servers.ts";
 interface Frame {
   readonly to: "server" | "client";
   readonly message: Record<string, unknown>;
+  /** Held back by the tee (`--drop`), never passed on. */
+  readonly dropped?: boolean;
 }
 
 /** The tee's log: the server's pid and every frame so far, parsed. */
@@ -29,11 +31,13 @@ async function readTee(file: string): Promise<{ pid?: number; frames: Frame[] }>
   const text = await Deno.readTextFile(file).catch(() => "");
   let pid: number | undefined;
   const frames: Frame[] = [];
-  for (const line of text.split("\n")) {
-    if (line === "") continue;
+  // Only complete lines: the tee may be writing the last one now.
+  for (const line of text.split("\n").slice(0, -1)) {
     const entry = JSON.parse(line);
     if (typeof entry.pid === "number") pid = entry.pid;
-    else if (entry.line !== "") frames.push({ to: entry.to, message: JSON.parse(entry.line) });
+    else if (entry.line !== "") {
+      frames.push({ to: entry.to, message: JSON.parse(entry.line), dropped: entry.dropped });
+    }
   }
   return { pid, frames };
 }
@@ -55,6 +59,36 @@ async function until(test: () => boolean, what: string): Promise<void> {
   assert.ok(test(), what);
 }
 
+/** server-everything over stdio, behind the tee logging to `file` (dropping `drop`). */
+function everythingBehindTee(file: string, drop?: string) {
+  return fixtureCommand("stdio_tee.ts", [
+    file,
+    ...(drop !== undefined ? ["--drop", drop] : []),
+    Deno.execPath(),
+    "run",
+    "-A",
+    `${ROOT}fixtures/server_everything.ts`,
+    "stdio",
+  ]);
+}
+
+/** Whether the server answered request `id` (a result or an error) by now. */
+async function answered(file: string, id: unknown): Promise<boolean> {
+  return (await readTee(file)).frames.some((frame) =>
+    frame.to === "client" && frame.message.id === id &&
+    ("result" in frame.message || "error" in frame.message)
+  );
+}
+
+/** Waits until the server sent the progress step `step` of the request with `token`. */
+function stepSent(file: string, token: unknown, step: number): Promise<Frame> {
+  return frameWhere(file, (frame) => {
+    const params = frame.message.params as { progressToken?: unknown; progress?: unknown };
+    return frame.to === "client" && frame.message.method === "notifications/progress" &&
+      params.progressToken === token && params.progress === step;
+  });
+}
+
 const TOOLS = [
   "trigger-long-running-operation",
   "trigger-elicitation-request",
@@ -71,14 +105,7 @@ Deno.test("server-everything over stdio: progress to onProgress, elicitation, on
   const events: ConnectEvent[] = [];
   const logs: [string, string, string][] = [];
   const connection = await connect(
-    fixtureCommand("stdio_tee.ts", [
-      tee,
-      Deno.execPath(),
-      "run",
-      "-A",
-      `${ROOT}fixtures/server_everything.ts`,
-      "stdio",
-    ]),
+    everythingBehindTee(tee),
     {
       id: "everything",
       allow: TOOLS,
@@ -188,27 +215,59 @@ Deno.test("server-everything over stdio: progress to onProgress, elicitation, on
     assert.equal((cancelled.message.params as { requestId: unknown }).requestId, second.id);
     // The tool runs on to its last step (it does not watch the signal) ...
     const token = (second.params as { _meta: { progressToken: unknown } })._meta.progressToken;
-    await frameWhere(
-      tee,
-      (frame) =>
-        frame.to === "client" && frame.message.method === "notifications/progress" &&
-        (frame.message.params as { progressToken: unknown; progress: number }).progressToken ===
-          token &&
-        (frame.message.params as { progress: number }).progress === 30,
-    );
+    await stepSent(tee, token, 30);
     // ... and a request sent after its last step is answered ...
     const echo = await connection.toolkit.call("everything__echo", { message: "after" });
     assert.equal(echo.errorCode, undefined);
-    // ... while the cancelled request never is: the server heard the cancellation. The call
-    // that was not cancelled was answered, as every request is.
-    const { frames } = await readTee(tee);
-    const answered = (id: unknown) =>
-      frames.some((frame) =>
-        frame.to === "client" && frame.message.id === id &&
-        ("result" in frame.message || "error" in frame.message)
-      );
-    assert.equal(answered(first.id), true, "the call that was not aborted was answered");
-    assert.equal(answered(second.id), false, "the cancelled call was never answered");
+    // ... while the cancelled request never is: the server heard the cancellation (the control
+    // test below shows it answers when the notification is held back). The call that was not
+    // cancelled was answered, as every request is.
+    assert.equal(await answered(tee, first.id), true, "the call not aborted was answered");
+    assert.equal(await answered(tee, second.id), false, "the cancelled call was never answered");
+  } finally {
+    await connection.close();
+  }
+  assert.ok(teePid !== undefined && await processGone(teePid), "the tee is gone");
+  assert.ok(serverPid !== undefined && await processGone(serverPid), "the server is gone");
+  await Deno.remove(dir, { recursive: true });
+});
+
+Deno.test("server-everything over stdio, control: with notifications/cancelled held back on the wire, the server does answer the aborted call", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "sluice-stdio-tee-" });
+  const tee = `${dir}/wire.jsonl`;
+  const steps: number[] = [];
+  const controller = new AbortController();
+  const connection = await connect(everythingBehindTee(tee, "notifications/cancelled"), {
+    id: "everything",
+    allow: ["trigger-long-running-operation"],
+    preApproved: ["trigger-long-running-operation"],
+    transport: { timeoutMs: 20_000 },
+    onProgress: (_call, step) => {
+      steps.push(step.progress);
+      controller.abort();
+    },
+  });
+  const teePid = connection.report().servers[0].stdio?.pid;
+  let serverPid: number | undefined;
+  try {
+    serverPid = (await readTee(tee)).pid;
+    const envelope = await connection.toolkit.call("everything__trigger-long-running-operation", {
+      duration: 1.5,
+      steps: 15,
+    }, { signal: controller.signal });
+    assert.equal(envelope.errorCode, "mcp_aborted");
+    assert.deepEqual(steps, [1], "nothing heard after the abort");
+    const cancelled = await frameWhere(
+      tee,
+      (frame) => frame.message.method === "notifications/cancelled",
+    );
+    assert.equal(cancelled.dropped, true, "sluice sent it; the tee held it back");
+    const call = await frameWhere(tee, (frame) => frame.message.method === "tools/call");
+    const token = (call.message.params as { _meta: { progressToken: unknown } })._meta
+      .progressToken;
+    await stepSent(tee, token, 15);
+    await frameWhere(tee, (frame) => frame.to === "client" && frame.message.id === call.message.id);
+    assert.equal(await answered(tee, call.message.id), true, "answered: it never heard the cancel");
   } finally {
     await connection.close();
   }
