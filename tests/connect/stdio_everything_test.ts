@@ -16,6 +16,7 @@ import {
   type SessionProgress,
 } from "../../mod.ts";
 import { processAlive, processGone } from "../../fixtures/process.ts";
+import { assertFormDeclined, assertProgressSteps } from "../support/everything_asks.ts";
 import { fixtureCommand, ROOT } from "../support/stdio_servers.ts";
 
 /** One line of the tee's log. */
@@ -141,29 +142,8 @@ Deno.test("server-everything over stdio: progress to onProgress, elicitation, on
       { elicitation: { form: {}, url: {} } },
     );
 
-    // Progress: every step reaches onProgress, tied to its call.
-    const done = await connection.toolkit.call("everything__trigger-long-running-operation", {
-      duration: 1,
-      steps: 4,
-    }, { callId: "long-1" });
-    assert.equal(done.errorCode, undefined);
-    assert.deepEqual(progress.map(([, step]) => [step.progress, step.total]), [
-      [1, 4],
-      [2, 4],
-      [3, 4],
-      [4, 4],
-    ]);
-    assert.equal(progress[0][0].tool, "everything__trigger-long-running-operation");
-    assert.equal(progress[0][0].callId, "long-1");
-
-    // Its form carries `enumNames`, outside the schema profile: declined with a code, the
-    // person never asked, and the server itself reports the decline.
-    const form = await connection.toolkit.call("everything__trigger-elicitation-request", {});
-    assert.equal(form.errorCode, undefined);
-    assert.match(form.text.join("\n"), /declined to provide the requested information/);
-    assert.equal(asked.length, 0);
-    const elicitation = events.find((event) => event.kind === "elicitation");
-    assert.equal(elicitation?.errorCode, "elicitation_schema_unsupported");
+    await assertProgressSteps(connection.toolkit, progress);
+    await assertFormDeclined(connection.toolkit, asked, events);
 
     // URL mode: the URL is checked, shown to the host (never opened), the answer reaches it.
     const url = await connection.toolkit.call("everything__trigger-url-elicitation", {
