@@ -92,10 +92,11 @@ Deno.test("stdio elicitation (legacy): with two calls in flight a request cannot
   });
 });
 
-Deno.test("stdio telemetry: the handshake and tools/list are traced as session spans over a pipe", async () => {
+Deno.test("stdio telemetry: the handshake, tools/list, subscriptions/listen and the call are traced over a pipe", async () => {
   for (const era of ERAS) {
     const sdk = startOtelSdk();
-    await withStdio(era, { telemetry: sdk.telemetry }, async (_server, call) => {
+    const options = era === "modern" ? { changeDetection: true } : {};
+    await withStdio(era, { telemetry: sdk.telemetry, ...options }, async (_server, call) => {
       assert.equal((await call("slow", { steps: 1, ms: 1 })).errorCode, undefined);
     });
     const client = sdk.spans().filter((span) => span.kind === SpanKind.CLIENT);
@@ -113,6 +114,14 @@ Deno.test("stdio telemetry: the handshake and tools/list are traced as session s
       list.attributes["mcp.protocol.version"],
       era === "legacy" ? "2025-11-25" : "2026-07-28",
     );
+    if (era === "modern") {
+      assert.ok(names.includes("subscriptions/listen"), `the listen request is traced: ${names}`);
+    }
+    // The gate's span of the call carries the session's facts too.
+    const [slow] = client.filter((span) => span.name === "tools/call slow");
+    assert.ok(slow !== undefined, `${era}: the call is traced`);
+    assert.equal(slow.attributes["network.transport"], "pipe");
+    assert.equal(slow.attributes["mcp.protocol.version"], list.attributes["mcp.protocol.version"]);
     await sdk.shutdown();
   }
 });
