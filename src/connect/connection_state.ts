@@ -20,7 +20,7 @@ import { expectationsOf } from "./connection_lock.ts";
 import { closeSessions, type ServerState, toolkitServerOf } from "./server_state.ts";
 import { CatalogMonitor } from "../catalog/monitor.ts";
 import { acceptedProtocolVersions } from "../session/protocol.ts";
-import { ServerSession } from "../session/server_session.ts";
+import { ServerSession, type ServerSessionOptions } from "../session/server_session.ts";
 import { openStdioSession } from "../session/stdio_open.ts";
 import type { ConnectSession } from "../session/connect_session.ts";
 import { DEFAULT_MAX_RESPONSE_BYTES } from "../transport/fetch_options.ts";
@@ -66,34 +66,17 @@ export function openServer(
     ...transport,
     ...(server.token !== undefined ? { token: server.token, tokenOrigin: server.url.origin } : {}),
   });
+  const legacy = config.legacyProtocolVersions;
+  const monitor = new CatalogMonitor({ protocolVersions: acceptedProtocolVersions(legacy) });
+  const hooks = sessionHooks(config, server, monitor);
   if (server.stdio !== undefined) {
-    const monitor = new CatalogMonitor({
-      protocolVersions: acceptedProtocolVersions(config.legacyProtocolVersions),
-    });
-    return {
-      session: stdioSession(setup, server.stdio, monitor),
-      monitor,
-      fetch,
-      release: () => {},
-    };
+    return { session: stdioSession(setup, server.stdio, hooks), monitor, fetch, release: () => {} };
   }
   const sessionFetch = server.auth !== undefined
     ? server.auth.fetchFor(server.url, transport, {
-      legacyDiscovery: config.legacyProtocolVersions?.includes("2025-03-26") === true,
+      legacyDiscovery: legacy?.includes("2025-03-26") === true,
     })
     : fetch;
-  const legacy = config.legacyProtocolVersions;
-  const monitor = new CatalogMonitor({ protocolVersions: acceptedProtocolVersions(legacy) });
-  const offer = offerOf(config, server.id);
-  if (config.telemetry !== undefined) {
-    const counters = catalogCountersOf(config.telemetry);
-    monitor.onChange((reason) => counters.stale(server.id, reason));
-  }
-  const tracing = config.telemetry === undefined ? undefined : sessionTracing(
-    config.telemetry,
-    { serverId: server.id, ...serverAddressOf(server.url), transport: "tcp" },
-    monitor,
-  );
   const session = new ServerSession({
     url: server.url,
     fetch: sessionFetch,
@@ -101,18 +84,47 @@ export function openServer(
     ...(config.changeDetection === true ? { changeDetection: true } : {}),
     ...(config.eraCache ? { eraCache: config.eraCache } : {}),
     ...(legacy ? { legacyProtocolVersions: [...legacy] } : {}),
+    ...hooks,
+  });
+  return { session, monitor, fetch, release: sessionFetch.hold() };
+}
+
+/** What a server's session is given alike over Streamable HTTP and stdio. */
+type SessionHooks = Pick<ServerSessionOptions, "observer" | "offer" | "wrapSession">;
+
+/**
+ * The observer, the client offer (elicitation, log messages) and the telemetry of a server's
+ * session, the same for either transport (stdio is traced as `network.transport` `pipe`).
+ */
+function sessionHooks(
+  config: ConnectAllConfig,
+  server: ResolvedServer,
+  monitor: CatalogMonitor,
+): SessionHooks {
+  const offer = offerOf(config, server.id);
+  if (config.telemetry !== undefined) {
+    const counters = catalogCountersOf(config.telemetry);
+    monitor.onChange((reason) => counters.stale(server.id, reason));
+  }
+  const tracing = config.telemetry === undefined ? undefined : sessionTracing(
+    config.telemetry,
+    server.stdio !== undefined
+      ? { serverId: server.id, transport: "pipe" }
+      : { serverId: server.id, ...serverAddressOf(server.url), transport: "tcp" },
+    monitor,
+  );
+  return {
     observer: tracing?.observer ?? monitor,
     ...(offer !== undefined ? { offer } : {}),
     ...(tracing !== undefined ? { wrapSession: tracing.wrapSession } : {}),
-  });
-  return { session, monitor, fetch, release: sessionFetch.hold() };
+  };
 }
 
 /** A stdio server's session, bounded as HTTP is: the same deadline and message cap. */
 function stdioSession(
   { config, timeoutMs }: Pick<SetupState, "config" | "timeoutMs">,
   stdio: ResolvedStdio,
-  observer: CatalogMonitor,
+  hooks: SessionHooks,
 ): ConnectSession {
   const legacy = config.legacyProtocolVersions;
   return openStdioSession({
@@ -127,7 +139,7 @@ function stdioSession(
     timeoutMs,
     ...(legacy ? { legacyProtocolVersions: [...legacy] } : {}),
     ...(config.changeDetection === true ? { changeDetection: true } : {}),
-    observer,
+    ...hooks,
   });
 }
 

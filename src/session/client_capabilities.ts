@@ -6,9 +6,11 @@
  * @module
  */
 import type { Client } from "@modelcontextprotocol/client";
-import { isRecord } from "../identity/mod.ts";
+import { isRecord, type JsonObject } from "../identity/mod.ts";
+import type { Era } from "./era.ts";
+import { MODERN_PROTOCOL_VERSION } from "./protocol.ts";
 import { type RemoteText, remoteText } from "./remote_text.ts";
-import type { ReplyStreams } from "./stream_failure.ts";
+import type { ServerRequestHandler } from "./session.ts";
 
 /**
  * The severity of a server's log message (RFC 5424 names, as MCP has them).
@@ -69,6 +71,36 @@ export interface ClientOffer {
   readonly logLevel?: LogLevel;
 }
 
+/**
+ * Which call a server request belongs to, as far as the session's transport can tell: over
+ * Streamable HTTP the reply streams (`ReplyStreams`), over stdio only the calls in flight
+ * (stdio carries no per-call stream, so a request is tied to the only call that answers one).
+ */
+export interface ServerRequestRoutes {
+  /** The handler of the call whose own reply stream carried server request `id`, if any. */
+  handlerFor(id: unknown): ServerRequestHandler | undefined;
+  /** The handler of the one call in flight that has one; none when zero or several. */
+  soleHandler(): ServerRequestHandler | undefined;
+}
+
+/**
+ * `params` with the log level `offer` asks for on 2026-07-28 (that revision asks for log
+ * messages per request, in `_meta`); as they are otherwise.
+ *
+ * @param params a request's params
+ * @param offer what the session offers
+ * @param era the session's era, once known
+ */
+export function withLogLevel(
+  params: JsonObject,
+  offer: ClientOffer | undefined,
+  era: Era | undefined,
+): JsonObject {
+  if (offer?.onLog === undefined || era !== MODERN_PROTOCOL_VERSION) return params;
+  const meta = isRecord(params._meta) ? params._meta : {};
+  return { ...params, _meta: { ...meta, [LOG_LEVEL_META]: offer.logLevel ?? "info" } };
+}
+
 /** The `capabilities` client option for `offer`. */
 export function declaredCapabilities(offer: ClientOffer | undefined): Record<string, unknown> {
   const elicitation = offer?.elicitation;
@@ -90,12 +122,12 @@ export function declaredCapabilities(offer: ClientOffer | undefined): Record<str
  * transport's `onmessage` must call with every raw inbound message, when one is needed.
  *
  * @param client the new client, before it connects
- * @param replies the transport's reply streams, which know which call a request came with
+ * @param replies which call a server request came with (the transport's reply streams)
  * @param offer what the session offers
  */
 export function registerOffer(
   client: Client,
-  replies: ReplyStreams,
+  replies: ServerRequestRoutes,
   offer: ClientOffer | undefined,
 ): ((message: unknown) => void) | undefined {
   let observe: ((message: unknown) => void) | undefined;

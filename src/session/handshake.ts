@@ -6,7 +6,13 @@
  *
  * @module
  */
-import { Client, SdkHttpError, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import {
+  Client,
+  type JSONRPCMessage,
+  SdkHttpError,
+  StreamableHTTPClientTransport,
+  type TransportSendOptions,
+} from "@modelcontextprotocol/client";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/client/validators/cf-worker";
 import { isRecord } from "../identity/mod.ts";
 import { LONGEST_TIMER_MS, startDeadline, within } from "../deadline.ts";
@@ -113,8 +119,18 @@ function newTransport(
   return { transport, replies };
 }
 
-/** Hands every outbound message to the observer's `onSend`, when it has one. */
-function tapSends(transport: StreamableHTTPClientTransport, observer: SessionObserver): void {
+/** The part of a client transport {@link tapSends} wraps. */
+interface Sending {
+  send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void>;
+}
+
+/**
+ * Hands every outbound message to the observer's `onSend`, when it has one.
+ *
+ * @param transport the session's client transport (Streamable HTTP or stdio)
+ * @param observer the session's observer
+ */
+export function tapSends(transport: Sending, observer: SessionObserver): void {
   const { onSend, onSendSettled } = observer;
   if (onSend === undefined) return;
   const send = transport.send.bind(transport);
@@ -125,6 +141,23 @@ function tapSends(transport: StreamableHTTPClientTransport, observer: SessionObs
       throw error;
     });
   };
+}
+
+/**
+ * The official v2 client of one session: 2026-07-28 first, the accepted 2025 revisions as
+ * fallback, the Worker-safe validator, and the capabilities `offer` declares.
+ *
+ * @param accepted the versions the session accepts
+ * @param offer what the session offers
+ */
+export function sessionClient(accepted: readonly string[], offer: ClientOffer | undefined): Client {
+  return new Client(CLIENT_INFO, {
+    capabilities: declaredCapabilities(offer),
+    jsonSchemaValidator: new CfWorkerJsonSchemaValidator(),
+    versionNegotiation: { mode: "auto" },
+    // The legacy handshake offers the first 2025 entry and rejects any other answer.
+    supportedProtocolVersions: [...accepted],
+  });
 }
 
 /**
@@ -140,13 +173,7 @@ export async function handshake(
 ): Promise<{ readonly client: Client; readonly version: string }> {
   if (signal?.aborted) throw setupFailed("mcp_aborted");
   const { url, prior, eraCache, accepted } = options;
-  const client = new Client(CLIENT_INFO, {
-    capabilities: declaredCapabilities(options.offer),
-    jsonSchemaValidator: new CfWorkerJsonSchemaValidator(),
-    versionNegotiation: { mode: "auto" },
-    // The legacy handshake offers the first 2025 entry and rejects any other answer.
-    supportedProtocolVersions: [...accepted],
-  });
+  const client = sessionClient(accepted, options.offer);
   const { transport, replies } = newTransport(options);
   const observeOffer = registerOffer(client, replies, options.offer);
   // Observe the initialize answer: the SDK reports a refused version only in its message.

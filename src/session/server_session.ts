@@ -13,8 +13,7 @@ import type { Era, EraCache, EraVerdict } from "./era.ts";
 import { sessionFromClient } from "./from_client.ts";
 import { handshake, isSessionExpired, onlyResumptions, setupFailed } from "./handshake.ts";
 import type { SessionObserver } from "./observer.ts";
-import { type ClientOffer, LOG_LEVEL_META } from "./client_capabilities.ts";
-import { isRecord } from "../identity/mod.ts";
+import { type ClientOffer, withLogLevel } from "./client_capabilities.ts";
 import { acceptedProtocolVersions, MODERN_PROTOCOL_VERSION } from "./protocol.ts";
 import { type McpSession, SessionRequestError, type SessionRequestOptions } from "./session.ts";
 
@@ -168,15 +167,7 @@ export class ServerSession implements McpSession {
     options: SessionRequestOptions,
   ): Promise<unknown> {
     const client = this.#client;
-    // 2026-07-28 asks for log messages per request, in the envelope.
-    const logLevel =
-      this.#options.offer?.onLog !== undefined && this.#era === MODERN_PROTOCOL_VERSION
-        ? this.#options.offer.logLevel ?? "info"
-        : undefined;
-    if (logLevel !== undefined) {
-      const meta = isRecord(params._meta) ? params._meta : {};
-      params = { ...params, _meta: { ...meta, [LOG_LEVEL_META]: logLevel } };
-    }
+    params = withLogLevel(params, this.#options.offer, this.#era);
     // Connected on 2026-07-28 (no sessions to expire): the request as it is, without a wait.
     if (client !== undefined && this.#era === MODERN_PROTOCOL_VERSION && !this.#closed) {
       return client.session.request(method, params, options);

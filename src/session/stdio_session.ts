@@ -5,8 +5,7 @@
  *
  * @module
  */
-import { Client, ProtocolError } from "@modelcontextprotocol/client";
-import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/client/validators/cf-worker";
+import { type Client, ProtocolError } from "@modelcontextprotocol/client";
 import type { JsonObject } from "../identity/mod.ts";
 import { LONGEST_TIMER_MS, startDeadline, within } from "../deadline.ts";
 import { spawnerOf } from "../transport/stdio/process.ts";
@@ -16,11 +15,23 @@ import { ChangeStream, type ChangeStreamKind } from "./change_stream.ts";
 import type { ConnectSession } from "./connect_session.ts";
 import type { Era } from "./era.ts";
 import { sessionFromClient } from "./from_client.ts";
-import { CLIENT_INFO, completeByDefault, setupError, setupFailed } from "./handshake.ts";
+import { registerOffer, type ServerRequestRoutes, withLogLevel } from "./client_capabilities.ts";
+import {
+  completeByDefault,
+  sessionClient,
+  setupError,
+  setupFailed,
+  tapSends,
+} from "./handshake.ts";
 import { acceptedProtocolVersions, MODERN_PROTOCOL_VERSION } from "./protocol.ts";
 import type { SessionStats } from "./server_session.ts";
 import type { StdioDiagnostics, StdioSessionOptions } from "./stdio_types.ts";
-import { type McpSession, SessionRequestError, type SessionRequestOptions } from "./session.ts";
+import {
+  type McpSession,
+  type ServerRequestHandler,
+  SessionRequestError,
+  type SessionRequestOptions,
+} from "./session.ts";
 
 /**
  * A stdio server's session: implements the session contract ({@link McpSession}); connects on
@@ -41,6 +52,17 @@ export class StdioSession implements ConnectSession {
   readonly #options: StdioSessionOptions;
   #closed = false;
   readonly #changes: ChangeStream;
+  /**
+   * The server-request handlers of the calls in flight that have one. stdio carries no reply
+   * stream per call, so a server request is tied to a call only when that call is the only one
+   * in flight that answers server requests (as on HTTP's standalone stream).
+   */
+  readonly #handlers = new Set<{ readonly handler: ServerRequestHandler }>();
+  readonly #routes: ServerRequestRoutes = {
+    handlerFor: () => undefined,
+    soleHandler: () =>
+      this.#handlers.size === 1 ? this.#handlers.values().next().value?.handler : undefined,
+  };
 
   /**
    * Creates a session that starts the server on first use.
@@ -130,11 +152,14 @@ export class StdioSession implements ConnectSession {
    * @param options deadline and signal
    */
   request(method: string, params: JsonObject, options: SessionRequestOptions): Promise<unknown> {
-    return this.#ensure(options.signal).then((client) =>
-      client.session.request(method, params, options).catch((error: unknown) => {
-        throw classified(error, client.transport);
-      })
+    const handler = options.onServerRequest;
+    const entry = handler === undefined ? undefined : { handler };
+    if (entry !== undefined) this.#handlers.add(entry);
+    const sent = this.#ensure(options.signal).then((client) =>
+      client.session.request(method, withLogLevel(params, this.#options.offer, client.era), options)
     );
+    if (entry === undefined) return sent;
+    return sent.finally(() => this.#handlers.delete(entry));
   }
 
   /** Ends the server (stdin closed, then SIGTERM, then SIGKILL to its group). Idempotent. */
@@ -165,6 +190,26 @@ export class StdioSession implements ConnectSession {
     return this.#connecting;
   }
 
+  /**
+   * The session over a connected client: failures given the transport's codes, then wrapped
+   * (telemetry) as the host asked, so a trace records the code the caller gets.
+   */
+  #wrapped(sdk: Client, transport: StdioTransport): McpSession {
+    const base = sessionFromClient(sdk);
+    const session: McpSession = {
+      kind: "mcp_session",
+      get closed() {
+        return base.closed;
+      },
+      request: (method, params, options) =>
+        base.request(method, params, options).catch((error: unknown) => {
+          throw classified(error, transport);
+        }),
+    };
+    const wrap = this.#options.wrapSession;
+    return wrap === undefined ? session : wrap(session, sdk);
+  }
+
   async #connect(signal: AbortSignal | undefined): Promise<Connected> {
     if (signal?.aborted) throw setupFailed("mcp_aborted");
     const spawner = spawnerOf();
@@ -174,7 +219,7 @@ export class StdioSession implements ConnectSession {
         new StdioError("stdio_unsupported_runtime", "this runtime cannot start processes"),
       );
     }
-    const { spec, inheritEnv, bounds, observer, timeoutMs } = this.#options;
+    const { spec, inheritEnv, bounds, observer, timeoutMs, offer } = this.#options;
     const env: Record<string, string> = {};
     for (const name of inheritEnv) {
       const value = spawner.hostEnv(name);
@@ -186,19 +231,18 @@ export class StdioSession implements ConnectSession {
       spec: { ...spec, env: { ...env, ...spec.env } },
     });
     this.#transport = transport;
-    const sdk = new Client(CLIENT_INFO, {
-      jsonSchemaValidator: new CfWorkerJsonSchemaValidator(),
-      versionNegotiation: { mode: "auto" },
-      supportedProtocolVersions: [...this.#accepted],
-    });
+    const sdk = sessionClient(this.#accepted, offer);
+    const observeOffer = registerOffer(sdk, this.#routes, offer);
     let answered: unknown;
     transport.onmessage = (message: unknown) => {
       completeByDefault(message);
+      observeOffer?.(message);
       observer.onMessage(message);
       const result = (message as { result?: { serverInfo?: unknown; protocolVersion?: unknown } })
         .result;
       if (result?.serverInfo !== undefined) answered = result.protocolVersion;
     };
+    tapSends(transport, observer);
     const deadline = startDeadline(signal, timeoutMs);
     try {
       await within(
@@ -230,7 +274,7 @@ export class StdioSession implements ConnectSession {
       transport,
       era: version === MODERN_PROTOCOL_VERSION ? MODERN_PROTOCOL_VERSION : "legacy",
       protocolVersion: version,
-      session: sessionFromClient(sdk),
+      session: this.#wrapped(sdk, transport),
     };
     if (this.#options.changeDetection === true && connected.era === MODERN_PROTOCOL_VERSION) {
       // Open before anything is listed, so a change during discovery is heard.

@@ -6,11 +6,15 @@
  */
 import type { ExitStatus, ProcessSpec } from "../transport/stdio/spawn_types.ts";
 import type { StdioTransportOptions } from "../transport/stdio/stdio_transport.ts";
+import type { Client } from "@modelcontextprotocol/client";
+import type { ClientOffer } from "./client_capabilities.ts";
 import type { SessionObserver } from "./observer.ts";
+import type { McpSession } from "./session.ts";
 
 /**
  * How one stdio session is built: the command (its environment already built from the host's
- * allowlist), the bounds, the deadline and the observer.
+ * allowlist), the bounds, the deadline and the observer; what it offers the server and how its
+ * requests are traced, as for a Streamable HTTP session.
  *
  * @category Agent developers: connect()
  */
@@ -29,6 +33,13 @@ export interface StdioSessionOptions {
   readonly observer: SessionObserver;
   /** On 2026-07-28, open a `subscriptions/listen` stream for tool list changes. */
   readonly changeDetection?: boolean;
+  /**
+   * The client capabilities declared (elicitation only when the host answers it) and the
+   * server messages passed to the host (log messages).
+   */
+  readonly offer?: ClientOffer;
+  /** Wraps the session of the client (telemetry traces every request through it). */
+  readonly wrapSession?: (session: McpSession, client: Client) => McpSession;
 }
 
 /**

@@ -12,6 +12,7 @@ import {
   type SessionProgress,
 } from "../../mod.ts";
 import { startEverythingHttp } from "../../fixtures/connect_servers.ts";
+import { assertFormDeclined, assertProgressSteps } from "../support/everything_asks.ts";
 import { processAlive } from "../support/sessions.ts";
 
 /** One POST the client sent, and the status the server answered it with. */
@@ -52,27 +53,9 @@ Deno.test("server-everything: progress reaches onProgress, its form is judged by
       onEvent: (event) => events.push(event),
     });
     try {
-      const done = await connection.toolkit.call("everything__trigger-long-running-operation", {
-        duration: 1,
-        steps: 4,
-      }, { callId: "long-1" });
-      assert.equal(done.errorCode, undefined);
-      assert.deepEqual(progress.map(([, step]) => [step.progress, step.total]), [
-        [1, 4],
-        [2, 4],
-        [3, 4],
-        [4, 4],
-      ]);
-      assert.equal(progress[0][0].tool, "everything__trigger-long-running-operation");
-      assert.equal(progress[0][0].callId, "long-1");
-
-      // Its form carries `enumNames`, outside the schema profile: declined with a code, the
-      // person never asked, and the server told `decline`.
-      const form = await connection.toolkit.call("everything__trigger-elicitation-request", {});
-      assert.equal(form.errorCode, undefined);
-      assert.equal(asked.length, 0);
-      const elicitation = events.find((event) => event.kind === "elicitation");
-      assert.equal(elicitation?.errorCode, "elicitation_schema_unsupported");
+      await assertProgressSteps(connection.toolkit, progress);
+      // Its form is outside the schema profile: declined with a code, the person never asked.
+      await assertFormDeclined(connection.toolkit, asked, events);
       assert.deepEqual(
         sent.find((item) =>
           item.body.result !== undefined && "action" in (item.body.result as object)

@@ -68,6 +68,10 @@ export class StdioTransport implements Transport {
   #broken = false;
   /** `onclose` was called. */
   #ended = false;
+  /** Complete lines read and not yet handed on, in order (from `#next`). */
+  #lines: Uint8Array[] = [];
+  #next = 0;
+  #draining = false;
 
   /**
    * Creates the transport; the process starts with `start()` (the SDK's `connect` calls it).
@@ -206,29 +210,53 @@ export class StdioTransport implements Transport {
         `the stdio server wrote a line over ${this.#options.maxFrameBytes} bytes`,
       ));
     }
-    for (const line of lines) {
-      if (this.#broken || this.#ended) return;
-      this.#onLine(line);
-    }
+    if (lines.length === 0) return;
+    for (const line of lines) this.#lines.push(line);
+    if (!this.#draining) void this.#drain();
   }
 
-  #onLine(line: Uint8Array): void {
+  /**
+   * Hands the lines read on, in order. The v2 SDK settles a response the moment it gets it but
+   * runs a notification's handler one microtask later (`Promise.resolve().then`), so after a
+   * notification the next message waits for that turn. Handed on in one synchronous loop, a
+   * call's last progress steps written in the same chunk as its answer would find the call's
+   * progress handler already removed by the answer. Only microtasks are awaited: the lines of a
+   * chunk are all handed on before any other event (the server's exit) is taken.
+   */
+  async #drain(): Promise<void> {
+    this.#draining = true;
+    while (this.#next < this.#lines.length && !this.#broken && !this.#ended) {
+      const line = this.#lines[this.#next++];
+      if (this.#onLine(line) && this.#next < this.#lines.length) await Promise.resolve();
+    }
+    this.#lines = [];
+    this.#next = 0;
+    this.#draining = false;
+  }
+
+  /** Hands one line on; returns whether it was a notification (what the SDK defers). */
+  #onLine(line: Uint8Array): boolean {
     let value: unknown;
     try {
       const text = decoder.decode(line);
-      if (text.trim() === "") return;
+      if (text.trim() === "") return false;
       value = JSON.parse(text);
     } catch {
       value = undefined;
     }
     if (!isMessage(value)) {
-      return this.#fail(this.#error(
+      this.#fail(this.#error(
         "stdio_invalid_message",
         "the stdio server wrote a line on stdout that is not a JSON-RPC message",
       ));
+      return false;
     }
-    if (line.length > this.#options.maxMessageBytes) return this.#oversized(value);
+    if (line.length > this.#options.maxMessageBytes) {
+      this.#oversized(value);
+      return false;
+    }
     this.onmessage?.(value);
+    return "method" in value && !("id" in value);
   }
 
   /** A message over the message cap: a response fails its request; anything else is dropped. */
