@@ -18,7 +18,7 @@ Deno.test("stdio: progress steps and a log message written in one chunk with the
     allow: ["poke"],
     preApproved: ["poke"],
     transport: { timeoutMs: 10_000 },
-    onProgress: (call, progress) => steps.at(-1)!.push(progress.progress),
+    onProgress: (_call, progress) => steps.at(-1)!.push(progress.progress),
     onLog: (_server, _level, message) => logs.push(message.text),
   });
   const pid = connection.report().servers[0].stdio!.pid!;
