@@ -26,6 +26,10 @@ export class SdkClock {
   ms = 0;
   /** SDK method calls. */
   calls = 0;
+  /** Milliseconds the same timing takes around an empty function, and how many times. */
+  idleMs = 0;
+  /** How many empty functions were timed. */
+  idleCalls = 0;
   /** The last call's span name, start attributes and attributes set after. */
   span: { name: string; started: TelemetryAttributes; set: TelemetryAttributes } | undefined;
   /** The attributes of the last duration measurement. */
@@ -41,8 +45,29 @@ export class SdkClock {
   reset(): void {
     this.ms = 0;
     this.calls = 0;
+    this.idleMs = 0;
+    this.idleCalls = 0;
     this.span = undefined;
     this.measured = undefined;
+  }
+
+  /**
+   * The time inside SDK methods less what the timing itself takes (measured around an empty
+   * function at each span start, in the same place of the call path).
+   */
+  netMs(): number {
+    return this.ms - (this.idleCalls === 0 ? 0 : this.calls * this.idleMs / this.idleCalls);
+  }
+
+  /** Times an empty function, as `time` would. */
+  idle(): void {
+    const start = performance.now();
+    try {
+      nothing();
+    } finally {
+      this.idleMs += performance.now() - start;
+      this.idleCalls++;
+    }
   }
 
   /** Runs `work`, adding its time. */
@@ -56,6 +81,8 @@ export class SdkClock {
     }
   }
 }
+
+function nothing(): void {}
 
 /** A span whose every method is timed. */
 class TimedSpan implements TelemetrySpan {
@@ -103,6 +130,7 @@ export function timedTelemetry(telemetry: GateTelemetry, clock: SdkClock): GateT
       // The first call's span is kept, to be replayed alone.
       const first = clock.span === undefined && name.startsWith("tools/call ");
       if (first) clock.span = { name, started: { ...options?.attributes }, set: {} };
+      clock.idle();
       const span = clock.time(() => tracer.startSpan(name, options));
       return new TimedSpan(span, clock, first ? clock.span!.set : undefined);
     },

@@ -148,10 +148,15 @@ async function setUp(url: string) {
 }
 
 /** The figures of the timed path: the SDK's time per call in situ, and alone. */
-async function sdkFigures(clock: SdkClock, timedCall: Sample[]): Promise<BenchRow[]> {
+async function sdkFigures(
+  clock: SdkClock,
+  timedCall: Sample[],
+  base: Sample[],
+): Promise<BenchRow[]> {
   const calls = ROUNDS * TURNS;
-  const inSitu = clock.ms * 1000 / calls;
+  const inSitu = clock.netMs() * 1000 / calls;
   const callUs = median(timedCall.map((sample) => sample.ms)) * 1000;
+  const baseCpuUs = median(base.map((sample) => sample.cpuMs)) * 1000;
   const alone = startOtelSdk({}, "batch");
   const aloneUs = sdkAlone(alone.telemetry, clock.recorded(), ALONE_ITERATIONS);
   await alone.shutdown();
@@ -168,7 +173,19 @@ async function sdkFigures(clock: SdkClock, timedCall: Sample[]): Promise<BenchRo
       value: inSitu / callUs * 100,
       unit: "%",
     },
+    {
+      kind: "figure",
+      name: "  as a share of a no-telemetry call's client CPU",
+      value: inSitu / baseCpuUs * 100,
+      unit: "%",
+    },
     { kind: "figure", name: "  SDK method calls per call", value: clock.calls / calls, unit: "" },
+    {
+      kind: "figure",
+      name: "  timing overhead per method, subtracted",
+      value: clock.idleMs * 1000 / clock.idleCalls,
+      unit: "us",
+    },
     {
       kind: "figure",
       name: "the same SDK calls alone, per call (warm loop)",
@@ -213,6 +230,7 @@ async function measure(setup: Awaited<ReturnType<typeof setUp>>) {
       ...rows("toolkit.call, no telemetry (another connection)", again, base),
     ],
     timed,
+    base,
   };
 }
 
@@ -235,6 +253,6 @@ export const telemetryBenchmark: Benchmark = {
     }
     // The SDK alone runs once everything else is closed and collected.
     collect();
-    return [...measured.rows, ...(await sdkFigures(setup.clock, measured.timed))];
+    return [...measured.rows, ...(await sdkFigures(setup.clock, measured.timed, measured.base))];
   },
 };
