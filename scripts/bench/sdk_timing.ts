@@ -30,6 +30,8 @@ export class SdkClock {
   idleMs = 0;
   /** How many empty functions were timed. */
   idleCalls = 0;
+  /** Milliseconds and calls by SDK method. */
+  readonly methods = new Map<string, { ms: number; calls: number }>();
   /** The last call's span name, start attributes and attributes set after. */
   span: { name: string; started: TelemetryAttributes; set: TelemetryAttributes } | undefined;
   /** The attributes of the last duration measurement. */
@@ -47,6 +49,7 @@ export class SdkClock {
     this.calls = 0;
     this.idleMs = 0;
     this.idleCalls = 0;
+    this.methods.clear();
     this.span = undefined;
     this.measured = undefined;
   }
@@ -56,7 +59,12 @@ export class SdkClock {
    * function at each span start, in the same place of the call path).
    */
   netMs(): number {
-    return this.ms - (this.idleCalls === 0 ? 0 : this.calls * this.idleMs / this.idleCalls);
+    return this.ms - this.calls * this.idleOverheadMs();
+  }
+
+  /** What one timing takes around an empty function, in milliseconds. */
+  idleOverheadMs(): number {
+    return this.idleCalls === 0 ? 0 : this.idleMs / this.idleCalls;
   }
 
   /** Times an empty function, as `time` would. */
@@ -71,13 +79,20 @@ export class SdkClock {
   }
 
   /** Runs `work`, adding its time. */
-  time<T>(work: () => T): T {
+  time<T>(method: string, work: () => T): T {
     const start = performance.now();
     try {
       return work();
     } finally {
-      this.ms += performance.now() - start;
+      const ms = performance.now() - start;
+      this.ms += ms;
       this.calls++;
+      const seen = this.methods.get(method);
+      if (seen === undefined) this.methods.set(method, { ms, calls: 1 });
+      else {
+        seen.ms += ms;
+        seen.calls++;
+      }
     }
   }
 }
@@ -99,16 +114,16 @@ class TimedSpan implements TelemetrySpan {
 
   setAttribute(key: string, value: TelemetryAttributeValue): unknown {
     if (this.#capture !== undefined) this.#capture[key] = value;
-    return this.#clock.time(() => this.#span.setAttribute(key, value));
+    return this.#clock.time("span.setAttribute", () => this.#span.setAttribute(key, value));
   }
   addEvent(name: string, attributes?: TelemetryAttributes): unknown {
-    return this.#clock.time(() => this.#span.addEvent(name, attributes));
+    return this.#clock.time("span.addEvent", () => this.#span.addEvent(name, attributes));
   }
   setStatus(status: { code: number }): unknown {
-    return this.#clock.time(() => this.#span.setStatus(status));
+    return this.#clock.time("span.setStatus", () => this.#span.setStatus(status));
   }
   end(): void {
-    this.#clock.time(() => this.#span.end());
+    this.#clock.time("span.end", () => this.#span.end());
   }
   isRecording(): boolean {
     return this.#span.isRecording();
@@ -117,7 +132,7 @@ class TimedSpan implements TelemetrySpan {
     return this.#span.spanContext!();
   }
   addLink(link: TelemetryLink): unknown {
-    return this.#clock.time(() => this.#span.addLink!(link));
+    return this.#clock.time("span.addLink", () => this.#span.addLink!(link));
   }
 }
 
@@ -131,7 +146,7 @@ export function timedTelemetry(telemetry: GateTelemetry, clock: SdkClock): GateT
       const first = clock.span === undefined && name.startsWith("tools/call ");
       if (first) clock.span = { name, started: { ...options?.attributes }, set: {} };
       clock.idle();
-      const span = clock.time(() => tracer.startSpan(name, options));
+      const span = clock.time("tracer.startSpan", () => tracer.startSpan(name, options));
       return new TimedSpan(span, clock, first ? clock.span!.set : undefined);
     },
   };
@@ -140,16 +155,21 @@ export function timedTelemetry(telemetry: GateTelemetry, clock: SdkClock): GateT
       const histogram = meter.createHistogram(name, options);
       return {
         record: (value, attributes) => {
-          if (clock.measured === undefined && name === "mcp.client.operation.duration") {
+          if (
+            clock.measured === undefined && name === "mcp.client.operation.duration" &&
+            attributes?.["mcp.method.name"] === "tools/call"
+          ) {
             clock.measured = { ...attributes };
           }
-          clock.time(() => histogram.record(value, attributes));
+          clock.time("histogram.record", () => histogram.record(value, attributes));
         },
       };
     },
     createCounter(name: string, options?: TelemetryInstrumentOptions): TelemetryCounter {
       const counter = meter.createCounter(name, options);
-      return { add: (value, attributes) => clock.time(() => counter.add(value, attributes)) };
+      return {
+        add: (value, attributes) => clock.time("counter.add", () => counter.add(value, attributes)),
+      };
     },
   };
   return { ...telemetry, tracer: timedTracer, meter: timedMeter };
