@@ -6,8 +6,10 @@
  * process. Each round is a run of turns; in each turn every path makes one call, in an order
  * that rotates from turn to turn, each call timed on its own (wall and this process's CPU
  * time). A round gives each path's mean call (stalls and garbage collection included: they are
- * part of what recording costs); reported: the median and range of the per-round ratios to the
- * no-telemetry path. Target: at most 1.10× with the SDK recording.
+ * part of what recording costs); between rounds, outside the timing, the spans are counted and
+ * dropped (as an exporter that sends them does) and, with `--expose-gc`, the heap is collected.
+ * Reported: the median and range of the per-round ratios to the no-telemetry path. Target: at
+ * most 1.10× with the SDK recording.
  *
  * Paths: the SDK with its `SimpleSpanProcessor` (every span exported as it ends) and with its
  * `BatchSpanProcessor` (what production setups use), each with the `MeterProvider` recording
@@ -15,7 +17,8 @@
  * recording SDK); a second connection without telemetry (the noise between two equal
  * connections); and the batch setup once more with every SDK method timed
  * (`sdk_timing.ts`): the SDK's own time per call on the real call path, as a share of that
- * path's call. Last, the same SDK calls as one recorded call, alone in a loop (warm caches).
+ * path's call, and by method. Last, the same SDK calls as one recorded call asked for, replayed
+ * alone in a loop after the warm-up (warm caches).
  *
  * `deno task bench telemetry` runs it.
  *
