@@ -322,20 +322,23 @@ export class CallTrace {
   }
 
   /**
-   * The call's span with `session`'s attributes on it: started now, with every attribute in one
-   * `startSpan`, when there is none yet (its start time the call's). `session` is a frozen
-   * object a session tracer caches; an object given again is not set again.
+   * The call's span with `session`'s attributes (and the request id, when known) on it: started
+   * now, with every attribute in one `startSpan`, when there is none yet (its start time the
+   * call's). `session` is a frozen object a session tracer caches; an object given again is not
+   * set again.
    *
    * @param session the attributes of the session the request goes through
+   * @param requestId the request's JSON-RPC id, when it was sent already
    * @internal
    */
-  open(session?: Readonly<TelemetryAttributes>): TelemetrySpan | undefined {
+  open(session?: Readonly<TelemetryAttributes>, requestId?: string): TelemetrySpan | undefined {
     const span = this.#span;
     if (span !== undefined || this.#owned) {
       if (span !== undefined && session !== undefined && session !== this.#session) {
         this.#session = session;
         for (const key in session) span.setAttribute(key, session[key]);
       }
+      if (requestId !== undefined) span?.setAttribute(ATTR.requestId, requestId);
       return span;
     }
     const tracer = this.#instruments.tracer;
@@ -352,8 +355,12 @@ export class CallTrace {
       }
       attributes = merged;
     }
-    if (this.#arguments !== undefined) {
-      attributes = { ...attributes, [ATTR.toolArguments]: this.#arguments };
+    if (this.#arguments !== undefined || requestId !== undefined) {
+      attributes = {
+        ...attributes,
+        ...(requestId !== undefined ? { [ATTR.requestId]: requestId } : {}),
+        ...(this.#arguments !== undefined ? { [ATTR.toolArguments]: this.#arguments } : {}),
+      };
     }
     const links = this.#links;
     this.#span = tracer.startSpan(

@@ -232,6 +232,11 @@ export class SessionTracer {
     return new RequestTrace(this, span, measured);
   }
 
+  /** Whether the host passed a propagator (`telemetry.inject`). */
+  get propagates(): boolean {
+    return this.#telemetry.inject !== undefined;
+  }
+
   /**
    * `params` with the trace context of `span` (or the active context) in `_meta`, unprefixed,
    * when the host passed a propagator; `params` itself otherwise.

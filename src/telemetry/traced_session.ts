@@ -95,9 +95,11 @@ function requestIdOf(client: SdkClientLike | undefined, before: number | undefin
 }
 
 /**
- * A `tools/call` of the gate's `call`: its span starts here with the session's attributes (one
- * `startSpan`), the request id is the one attribute set after, and the request's promise goes
- * back as it is (the dispatch reports a failure to the trace: nothing is wrapped per call).
+ * A `tools/call` of the gate's `call`: its span starts here with the session's attributes, all
+ * in one `startSpan`, and the request's promise goes back as it is (the dispatch reports a
+ * failure to the trace: nothing is wrapped per call). Without a propagator the request is sent
+ * first, so its id (the SDK numbers requests as it sends them) is in the start too; with one, the
+ * span starts first (the trace context names it) and the id is the one attribute set after.
  */
 function callRequest(
   session: McpSession,
@@ -108,7 +110,14 @@ function callRequest(
   params: JsonObject,
   options: SessionRequestOptions,
 ): Promise<unknown> {
-  const span = call.open(tracer.callAttributes());
+  const attributes = tracer.callAttributes();
+  if (!tracer.propagates) {
+    const before = nextRequestId(client);
+    const pending = session.request(method, params, options);
+    call.open(attributes, requestIdOf(client, before));
+    return pending;
+  }
+  const span = call.open(attributes);
   const sent = tracer.propagate(params, span);
   const before = nextRequestId(client);
   const pending = session.request(method, sent, options);

@@ -1,11 +1,20 @@
 /**
- * A `toolkit.call`'s span is started once with every attribute known before the request goes
- * out (the tool's, the server's and the session's), read by a span processor of the real SDK at
- * `onStart`; after the start only the request id and the outcome are set. One span per call, its
- * start time the call's.
+ * A `toolkit.call`'s span is started once with every attribute known by then (the tool's, the
+ * server's, the session's and, without a propagator, the request id: the request went first),
+ * read by a span processor of the real SDK at `onStart`; after the start only the outcome is set
+ * (with a propagator the span names the request's trace context, so it starts first and the
+ * request id is set after). One span per call, its start time the call's.
  */
 import assert from "node:assert/strict";
-import type { Context } from "@opentelemetry/api";
+import {
+  type Context,
+  context,
+  defaultTextMapSetter,
+  ROOT_CONTEXT,
+  type Span as ApiSpan,
+  trace,
+} from "@opentelemetry/api";
+import { W3CTraceContextPropagator } from "@opentelemetry/core";
 import {
   BasicTracerProvider,
   InMemorySpanExporter,
@@ -14,7 +23,7 @@ import {
   type Span,
   type SpanProcessor,
 } from "@opentelemetry/sdk-trace-base";
-import { connect } from "../../mod.ts";
+import { connect, type GateTelemetry } from "../../mod.ts";
 import { startHttpServer } from "../../fixtures/read_server_http.ts";
 import { startLegacyHttpServer } from "../../fixtures/legacy_server_http.ts";
 
@@ -38,60 +47,79 @@ const SERVERS = [
   { era: "2025-11-25", start: startLegacyHttpServer },
 ] as const;
 
+const propagator = new W3CTraceContextPropagator();
+const inject: GateTelemetry["inject"] = (carrier, span) =>
+  propagator.inject(
+    span ? trace.setSpan(ROOT_CONTEXT, span as ApiSpan) : context.active(),
+    carrier,
+    defaultTextMapSetter,
+  );
+
 for (const { era, start } of SERVERS) {
-  Deno.test(`telemetry: a ${era} call's span starts with every static attribute at once`, async () => {
-    const server = await start();
-    const recorder = new StartRecorder();
-    const exporter = new InMemorySpanExporter();
-    const provider = new BasicTracerProvider({
-      spanProcessors: [recorder, new SimpleSpanProcessor(exporter)],
-    });
-    const connection = await connect(server.url, {
-      id: "docs",
-      allow: ["echo"],
-      preApproved: ["echo"],
-      transport: { dangerouslyAllowLoopback: true },
-      telemetry: { tracer: provider.getTracer("@sluice/mcp") },
-    });
-    try {
-      const before = performance.timeOrigin + performance.now();
-      const envelope = await connection.toolkit.call("docs__echo", { message: "hi" });
-      const after = performance.timeOrigin + performance.now();
-      assert.deepEqual(envelope.text, ["hi"]);
-      const calls = exporter.getFinishedSpans().filter((span) =>
-        span.attributes["mcp.method.name"] === "tools/call"
-      );
-      assert.equal(calls.length, 1, "one span for the call and its request");
-      const [span] = calls;
-      const started = recorder.started.get(span.spanContext().spanId);
-      assert.ok(started, "the processor saw the span start");
-      assert.deepEqual(started, {
-        "mcp.method.name": "tools/call",
-        "gen_ai.operation.name": "execute_tool",
-        "gen_ai.tool.name": "echo",
-        "mcp.protocol.version": era,
-        "server.address": "127.0.0.1",
-        "server.port": Number(server.url.port),
-        "sluice.server.id": "docs",
-        "sluice.tool.local_name": "docs__echo",
-        "sluice.snapshot.digest": span.attributes["sluice.snapshot.digest"],
-        "sluice.screen.verdict": "clean",
-        "sluice.lock.verdict": "unlocked",
-        "network.transport": "tcp",
-        "network.protocol.name": "http",
-        ...(era === "2026-07-28" ? {} : { "mcp.session.id": span.attributes["mcp.session.id"] }),
+  for (const propagated of [false, true]) {
+    const how = propagated ? "with a propagator" : "without a propagator";
+    Deno.test(`telemetry: a ${era} call's span starts with its attributes at once, ${how}`, async () => {
+      const server = await start();
+      const recorder = new StartRecorder();
+      const exporter = new InMemorySpanExporter();
+      const provider = new BasicTracerProvider({
+        spanProcessors: [recorder, new SimpleSpanProcessor(exporter)],
       });
-      assert.match(String(started["sluice.snapshot.digest"]), /^sha256:[0-9a-f]{64}$/);
-      const setAfter = Object.keys(span.attributes).filter((key) => !(key in started)).sort();
-      assert.deepEqual(setAfter, ["jsonrpc.request.id", "sluice.outcome"]);
-      assert.equal(span.attributes["sluice.outcome"], "ok");
-      const startMs = span.startTime[0] * 1000 + span.startTime[1] / 1e6;
-      const endMs = span.endTime[0] * 1000 + span.endTime[1] / 1e6;
-      assert.ok(startMs >= before - 1 && endMs <= after + 1, "the span covers the call");
-    } finally {
-      await connection.close();
-      await provider.shutdown();
-      await server.close();
-    }
-  });
+      const connection = await connect(server.url, {
+        id: "docs",
+        allow: ["echo"],
+        preApproved: ["echo"],
+        transport: { dangerouslyAllowLoopback: true },
+        telemetry: {
+          tracer: provider.getTracer("@sluice/mcp"),
+          ...(propagated ? { inject } : {}),
+        },
+      });
+      try {
+        const before = performance.timeOrigin + performance.now();
+        const envelope = await connection.toolkit.call("docs__echo", { message: "hi" });
+        const after = performance.timeOrigin + performance.now();
+        assert.deepEqual(envelope.text, ["hi"]);
+        const calls = exporter.getFinishedSpans().filter((span) =>
+          span.attributes["mcp.method.name"] === "tools/call"
+        );
+        assert.equal(calls.length, 1, "one span for the call and its request");
+        const [span] = calls;
+        const started = recorder.started.get(span.spanContext().spanId);
+        assert.ok(started, "the processor saw the span start");
+        assert.deepEqual(started, {
+          "mcp.method.name": "tools/call",
+          "gen_ai.operation.name": "execute_tool",
+          "gen_ai.tool.name": "echo",
+          "mcp.protocol.version": era,
+          "server.address": "127.0.0.1",
+          "server.port": Number(server.url.port),
+          "sluice.server.id": "docs",
+          "sluice.tool.local_name": "docs__echo",
+          "sluice.snapshot.digest": span.attributes["sluice.snapshot.digest"],
+          "sluice.screen.verdict": "clean",
+          "sluice.lock.verdict": "unlocked",
+          "network.transport": "tcp",
+          "network.protocol.name": "http",
+          ...(era === "2026-07-28" ? {} : { "mcp.session.id": span.attributes["mcp.session.id"] }),
+          ...(propagated ? {} : { "jsonrpc.request.id": span.attributes["jsonrpc.request.id"] }),
+        });
+        assert.match(String(span.attributes["jsonrpc.request.id"]), /^\d+$/);
+        assert.match(String(started["sluice.snapshot.digest"]), /^sha256:[0-9a-f]{64}$/);
+        const setAfter = Object.keys(span.attributes).filter((key) => !(key in started)).sort();
+        assert.deepEqual(
+          setAfter,
+          propagated ? ["jsonrpc.request.id", "sluice.outcome"] : ["sluice.outcome"],
+        );
+        assert.equal(span.attributes["sluice.outcome"], "ok");
+        const startMs = span.startTime[0] * 1000 + span.startTime[1] / 1e6;
+        const endMs = span.endTime[0] * 1000 + span.endTime[1] / 1e6;
+        assert.ok(startMs >= before - 1 && endMs <= after + 1, "the span covers the call");
+      } finally {
+        await connection.close();
+        await provider.shutdown();
+        await server.close();
+      }
+    });
+  }
 }
