@@ -45,8 +45,11 @@ export interface DispatchHooks {
   readonly origin?: CallOrigin;
   /** The host's handlers: elicitation (2025 requests, 2026-07-28 `input_required`), progress. */
   readonly handlers?: CallHandlers;
-  /** The gate's trace of the call, handed to the session with the request (telemetry). */
-  readonly trace?: object;
+  /**
+   * The gate's trace of the call, handed to the session with the request (telemetry), and told
+   * why a request failed (the server's JSON-RPC code is on the error's cause chain).
+   */
+  readonly trace?: { failed?(error: unknown): void };
 }
 
 /** The origin of a call of `plan` when the caller named none. */
@@ -171,6 +174,7 @@ export async function dispatchCall(
       raw = fulfilled.raw;
     }
   } catch (error) {
+    hooks.trace?.failed?.(error);
     if (error instanceof SessionRequestError) {
       // The call's own deadline over its rounds passed: a timeout, not the caller's abort.
       const code = deadline?.expired && error.code === "mcp_aborted" ? "mcp_timeout" : error.code;

@@ -131,11 +131,12 @@ interface Sending {
  * @param observer the session's observer
  */
 export function tapSends(transport: Sending, observer: SessionObserver): void {
-  const { onSend, onSendSettled } = observer;
+  const { onSend, onSendSettled, settles } = observer;
   if (onSend === undefined) return;
   const send = transport.send.bind(transport);
   transport.send = (message, options) => {
     const sent = onSend(message) as typeof message;
+    if (onSendSettled === undefined || settles?.(sent) === false) return send(sent, options);
     return send(sent, options).then(() => onSendSettled?.(sent), (error: unknown) => {
       onSendSettled?.(sent, error);
       throw error;

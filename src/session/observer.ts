@@ -31,4 +31,9 @@ export interface SessionObserver {
   readonly onSend?: (message: unknown) => unknown;
   /** A send that `onSend` saw settled: `error` when it failed (its reply was read by then). */
   readonly onSendSettled?: (message: unknown, error?: unknown) => void;
+  /**
+   * Whether `onSendSettled` wants to hear how the send of `message` (what `onSend` returned)
+   * settles; a send it does not want goes without a promise chained to it. Absent, every send.
+   */
+  readonly settles?: (message: unknown) => boolean;
 }

@@ -16,6 +16,7 @@ import {
   TOOLS_CALL,
 } from "./conventions.ts";
 import { instrumentsOf } from "./instruments.ts";
+import { statusCodeOf } from "./session_trace.ts";
 import type {
   GateTelemetry,
   TelemetryAttributes,
@@ -108,6 +109,12 @@ interface ToolAttributes {
   readonly common: Readonly<TelemetryAttributes>;
   /** `common` and sluice's own: the span's. */
   readonly all: Readonly<TelemetryAttributes>;
+  /** `all` with a session's attributes, by the session's (frozen, cached) attribute object. */
+  readonly withSession: WeakMap<object, Readonly<TelemetryAttributes>>;
+  /** The measurements of a failed call, by `error.type` and status code. */
+  readonly failed: Map<string, Readonly<TelemetryAttributes>>;
+  /** The measurements of an approval step (`common` without the operation name, the step). */
+  readonly steps: Map<string, Readonly<TelemetryAttributes>>;
 }
 
 /** The link to the span a W3C traceparent names (an approval's `traceLink`, already checked). */
@@ -147,7 +154,8 @@ function isExecuteTool(span: TelemetrySpan | undefined): span is TelemetrySpan {
  */
 export class GateInstruments {
   readonly #telemetry: GateTelemetry;
-  readonly #tracer: TelemetryTracer | undefined;
+  /** @internal */
+  readonly tracer: TelemetryTracer | undefined;
   readonly #cache = new Map<TracedTool | undefined, ToolAttributes>();
   /** @internal */
   readonly duration: TelemetryHistogram | undefined;
@@ -163,7 +171,7 @@ export class GateInstruments {
    */
   constructor(telemetry: GateTelemetry) {
     this.#telemetry = telemetry;
-    this.#tracer = telemetry.tracer;
+    this.tracer = telemetry.tracer;
     const { duration, outcomes, wait } = instrumentsOf(telemetry);
     this.duration = duration;
     this.outcomes = outcomes;
@@ -171,7 +179,10 @@ export class GateInstruments {
   }
 
   /**
-   * Starts the trace of one call.
+   * Starts the trace of one call. sluice's own span starts when the call's request is handed to
+   * its session (with the session's attributes, all in one `startSpan`, its start time the
+   * call's), or at the first approval step or the end, whichever comes first; the host's
+   * `execute_tool` span, when it is the active one, gets the attributes at once.
    *
    * @param tool the tool, or `undefined` when the model named no tool of the gate
    * @param args the admitted arguments (recorded only when the host opted in)
@@ -180,28 +191,19 @@ export class GateInstruments {
    */
   start(tool: TracedTool | undefined, args?: JsonValue, linkTo?: string): CallTrace {
     const telemetry = this.#telemetry;
-    const { name, common, all } = this.#attributesOf(tool);
-    const attributes = telemetry.recordArguments === true && args !== undefined
-      ? { ...all, [ATTR.toolArguments]: JSON.stringify(args) }
-      : all;
-    let span: TelemetrySpan | undefined;
-    let owned = false;
-    const active = telemetry.activeSpan?.();
+    const attributes = this.#attributesOf(tool);
+    const argumentsJson = telemetry.recordArguments === true && args !== undefined
+      ? JSON.stringify(args)
+      : undefined;
     const links = linkTo === undefined ? undefined : linksTo(linkTo);
-    if (isExecuteTool(active)) {
-      span = active;
-      for (const [key, value] of Object.entries(attributes)) span.setAttribute(key, value);
-      if (links !== undefined) span.addLink?.(links[0]);
-    } else if (this.#tracer !== undefined) {
-      span = this.#tracer.startSpan(
-        name,
-        links === undefined
-          ? { kind: SPAN_KIND_CLIENT, attributes }
-          : { kind: SPAN_KIND_CLIENT, attributes, links },
-      );
-      owned = true;
+    const active = telemetry.activeSpan?.();
+    if (!isExecuteTool(active)) {
+      return new CallTrace(this, attributes, undefined, argumentsJson, links, telemetry);
     }
-    return new CallTrace(this, span, owned, common, telemetry.recordResults === true);
+    for (const key in attributes.all) active.setAttribute(key, attributes.all[key]);
+    if (argumentsJson !== undefined) active.setAttribute(ATTR.toolArguments, argumentsJson);
+    if (links !== undefined) active.addLink?.(links[0]);
+    return new CallTrace(this, attributes, active, undefined, undefined, telemetry);
   }
 
   /**
@@ -228,29 +230,52 @@ export class GateInstruments {
           if (server.port !== undefined) common[ATTR.serverPort] = server.port;
         }
       }
-      own[ATTR.localName] = tool.localName;
-      if (tool.snapshotDigest !== undefined) own[ATTR.snapshotDigest] = tool.snapshotDigest;
-      if (tool.writeCatalogDigest !== undefined) {
-        own[ATTR.writeCatalogDigest] = tool.writeCatalogDigest;
-      }
-      if (tool.bindingId !== undefined) own[ATTR.bindingId] = tool.bindingId;
-      if (tool.effect !== undefined) own[ATTR.effect] = tool.effect;
-      const verdicts = tool.verdicts;
-      if (verdicts !== undefined) {
-        own[ATTR.screenVerdict] = verdicts.screen;
-        if (verdicts.findings !== undefined) own[ATTR.screenFindings] = verdicts.findings;
-        own[ATTR.lockVerdict] = verdicts.lock;
-      }
+      Object.assign(own, ownAttributesOf(tool));
     }
     const built: ToolAttributes = {
       version,
       name: tool === undefined ? TOOLS_CALL : `${TOOLS_CALL} ${tool.remoteName}`,
       common: Object.freeze(common),
       all: Object.freeze({ ...common, ...own }),
+      withSession: new WeakMap(),
+      failed: new Map(),
+      steps: new Map(),
     };
     this.#cache.set(tool, built);
     return built;
   }
+}
+
+/** sluice's own attributes of a tool: its local name, digests, binding, effect, verdicts. */
+function ownAttributesOf(tool: TracedTool): TelemetryAttributes {
+  const own: TelemetryAttributes = { [ATTR.localName]: tool.localName };
+  if (tool.snapshotDigest !== undefined) own[ATTR.snapshotDigest] = tool.snapshotDigest;
+  if (tool.writeCatalogDigest !== undefined) {
+    own[ATTR.writeCatalogDigest] = tool.writeCatalogDigest;
+  }
+  if (tool.bindingId !== undefined) own[ATTR.bindingId] = tool.bindingId;
+  if (tool.effect !== undefined) own[ATTR.effect] = tool.effect;
+  const verdicts = tool.verdicts;
+  if (verdicts !== undefined) {
+    own[ATTR.screenVerdict] = verdicts.screen;
+    if (verdicts.findings !== undefined) own[ATTR.screenFindings] = verdicts.findings;
+    own[ATTR.lockVerdict] = verdicts.lock;
+  }
+  return own;
+}
+
+/** The measurement attributes of `key` in `cache`, built by `build` the first time. */
+function cachedIn(
+  cache: Map<string, Readonly<TelemetryAttributes>>,
+  key: string,
+  build: () => TelemetryAttributes,
+): Readonly<TelemetryAttributes> {
+  let found = cache.get(key);
+  if (found === undefined) {
+    found = Object.freeze(build());
+    cache.set(key, found);
+  }
+  return found;
 }
 
 /**
@@ -260,10 +285,17 @@ export class GateInstruments {
  */
 export class CallTrace {
   readonly #instruments: GateInstruments;
-  readonly #span: TelemetrySpan | undefined;
-  readonly #owned: boolean;
-  readonly #common: TelemetryAttributes;
-  readonly #recordResult: boolean;
+  readonly #attributes: ToolAttributes;
+  readonly #telemetry: GateTelemetry;
+  /** The opt-in arguments attribute, until sluice's own span starts with it. */
+  readonly #arguments: string | undefined;
+  readonly #links: TelemetryLink[] | undefined;
+  /** The call's span once started (sluice's own), or the host's `execute_tool` span. */
+  #span: TelemetrySpan | undefined;
+  /** Whether sluice started `#span` (and ends it); the host's span is the host's to end. */
+  #owned = false;
+  /** The session attributes the span carries (their frozen, cached object). */
+  #session: object | undefined;
   readonly #start = performance.now();
   /** The JSON-RPC error code the server answered the call's request with, if it did. */
   #statusCode: string | undefined;
@@ -275,16 +307,69 @@ export class CallTrace {
    */
   constructor(
     instruments: GateInstruments,
-    span: TelemetrySpan | undefined,
-    owned: boolean,
-    common: TelemetryAttributes,
-    recordResult: boolean,
+    attributes: ToolAttributes,
+    hostSpan: TelemetrySpan | undefined,
+    argumentsJson: string | undefined,
+    links: TelemetryLink[] | undefined,
+    telemetry: GateTelemetry,
   ) {
     this.#instruments = instruments;
-    this.#span = span;
-    this.#owned = owned;
-    this.#common = common;
-    this.#recordResult = recordResult;
+    this.#attributes = attributes;
+    this.#span = hostSpan;
+    this.#arguments = argumentsJson;
+    this.#links = links;
+    this.#telemetry = telemetry;
+  }
+
+  /**
+   * The call's span with `session`'s attributes (and the request id, when known) on it: started
+   * now, with every attribute in one `startSpan`, when there is none yet (its start time the
+   * call's). `session` is a frozen object a session tracer caches; an object given again is not
+   * set again.
+   *
+   * @param session the attributes of the session the request goes through
+   * @param requestId the request's JSON-RPC id, when it was sent already
+   * @internal
+   */
+  open(session?: Readonly<TelemetryAttributes>, requestId?: string): TelemetrySpan | undefined {
+    const span = this.#span;
+    if (span !== undefined || this.#owned) {
+      if (span !== undefined && session !== undefined && session !== this.#session) {
+        this.#session = session;
+        for (const key in session) span.setAttribute(key, session[key]);
+      }
+      if (requestId !== undefined) span?.setAttribute(ATTR.requestId, requestId);
+      return span;
+    }
+    const tracer = this.#instruments.tracer;
+    this.#owned = true;
+    if (tracer === undefined) return undefined;
+    const tool = this.#attributes;
+    let attributes = tool.all;
+    if (session !== undefined) {
+      this.#session = session;
+      let merged = tool.withSession.get(session);
+      if (merged === undefined) {
+        merged = Object.freeze({ ...tool.all, ...session });
+        tool.withSession.set(session, merged);
+      }
+      attributes = merged;
+    }
+    if (this.#arguments !== undefined || requestId !== undefined) {
+      attributes = {
+        ...attributes,
+        ...(requestId !== undefined ? { [ATTR.requestId]: requestId } : {}),
+        ...(this.#arguments !== undefined ? { [ATTR.toolArguments]: this.#arguments } : {}),
+      };
+    }
+    const links = this.#links;
+    this.#span = tracer.startSpan(
+      tool.name,
+      links === undefined
+        ? { kind: SPAN_KIND_CLIENT, attributes, startTime: this.#start }
+        : { kind: SPAN_KIND_CLIENT, attributes, links, startTime: this.#start },
+    );
+    return this.#span;
   }
 
   /**
@@ -292,22 +377,29 @@ export class CallTrace {
    * a resume, perhaps in another process, links back to it.
    */
   link(): string | undefined {
-    return traceparentOf(this.#span);
+    return traceparentOf(this.open());
   }
 
-  /** The call's span (sluice's own, or the host's `execute_tool` span), if any. */
+  /** The call's span (sluice's own, started now if it was not, or the host's), if any. */
   get span(): TelemetrySpan | undefined {
-    return this.#span;
+    return this.open();
+  }
+
+  /** The host's propagator, when it passed one. */
+  get inject(): GateTelemetry["inject"] {
+    return this.#telemetry.inject;
   }
 
   /**
-   * Records the JSON-RPC error code the server answered the call's request with: the
-   * conventions' `rpc.response.status_code`, and the call's `error.type`.
+   * The call's request failed with `error`: the JSON-RPC error code on its cause chain, when the
+   * server answered with one, is the conventions' `rpc.response.status_code` and the call's
+   * `error.type`. Called by the dispatch (never on success: no promise is wrapped per call).
    *
-   * @param code the JSON-RPC error code, as a string
+   * @param error why the request failed
    */
-  answered(code: string): void {
-    this.#statusCode = code;
+  failed(error: unknown): void {
+    const status = statusCodeOf(error);
+    if (status !== undefined) this.#statusCode = status;
   }
 
   /**
@@ -325,10 +417,14 @@ export class CallTrace {
       attributes[ATTR.decidedBy] = by;
     }
     if (code !== undefined) attributes[ATTR.errorCode] = code;
-    this.#span?.addEvent(APPROVAL_EVENTS[step], attributes);
+    this.open()?.addEvent(APPROVAL_EVENTS[step], attributes);
     if (step === "claimed" || step === "pending") return;
-    const measured: TelemetryAttributes = { ...this.#common, [ATTR.approvalOutcome]: step };
-    delete measured[ATTR.operationName];
+    const common = this.#attributes.common;
+    const measured = cachedIn(this.#attributes.steps, step, () => {
+      const built: TelemetryAttributes = { [ATTR.approvalOutcome]: step };
+      for (const key in common) if (key !== ATTR.operationName) built[key] = common[key];
+      return built;
+    });
     this.#instruments.outcomes?.add(1, measured);
     const decided = approval.decision?.at;
     if (step === "approved" || step === "denied" || step === "superseded") {
@@ -354,7 +450,7 @@ export class CallTrace {
     const errorType = failed
       ? (code === "mcp_tool_error" ? TOOL_ERROR : status ?? code)
       : undefined;
-    const span = this.#span;
+    const span = this.open();
     if (span !== undefined) {
       if (envelope.approvalId !== undefined) {
         span.setAttribute(ATTR.approvalId, envelope.approvalId);
@@ -368,7 +464,7 @@ export class CallTrace {
       if (errorType !== undefined) {
         span.setAttribute(ATTR.errorType, errorType);
         span.setStatus({ code: STATUS_ERROR });
-      } else if (this.#recordResult) {
+      } else if (this.#telemetry.recordResults === true) {
         span.setAttribute(
           ATTR.toolResult,
           JSON.stringify({ text: envelope.text, structured: envelope.structured }),
@@ -377,13 +473,19 @@ export class CallTrace {
       if (this.#owned) span.end();
     }
     const duration = this.#instruments.duration;
-    if (duration !== undefined) {
-      let measured = this.#common;
-      if (errorType !== undefined) {
-        measured = { ...measured, [ATTR.errorType]: errorType };
-        if (status !== undefined) measured[ATTR.statusCode] = status;
-      }
-      duration.record(seconds, measured);
-    }
+    if (duration === undefined) return;
+    const common = this.#attributes.common;
+    duration.record(
+      seconds,
+      errorType === undefined ? common : cachedIn(
+        this.#attributes.failed,
+        `${errorType}\u0000${status ?? ""}`,
+        () => ({
+          ...common,
+          [ATTR.errorType]: errorType,
+          ...(status !== undefined ? { [ATTR.statusCode]: status } : {}),
+        }),
+      ),
+    );
   }
 }

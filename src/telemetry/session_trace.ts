@@ -41,6 +41,12 @@ export interface SessionFacts {
   sessionId(): string | undefined;
 }
 
+/** A method's span attributes and its measurements' (the span's without the session id). */
+interface MethodAttributes {
+  readonly span: Readonly<TelemetryAttributes>;
+  readonly measured: Readonly<TelemetryAttributes>;
+}
+
 /** The JSON-RPC facts of one request as they are known. */
 export interface RequestFacts {
   /** `jsonrpc.request.id`, when known. */
@@ -137,8 +143,12 @@ export class SessionTracer {
   readonly #facts: SessionFacts;
   /** The instruments, shared by every tracer and gate of the same telemetry. */
   readonly instruments: TelemetryInstruments;
-  /** The attributes of a method at a version and session, built once each. */
-  readonly #attributes = new Map<string, Readonly<TelemetryAttributes>>();
+  /** The span and measurement attributes of a method at a version and session, built once. */
+  readonly #attributes = new Map<string, MethodAttributes>();
+  /** The attributes of a call span through this session, for the session id they name. */
+  #call:
+    | { readonly sessionId: string | undefined; readonly attributes: TelemetryAttributes }
+    | undefined;
   /** Requests the SDK sent itself, by JSON-RPC id, until their answer. */
   readonly #wire = new Map<string | number, RequestTrace>();
   /** When the session's handshake started, while it is open. */
@@ -159,7 +169,7 @@ export class SessionTracer {
   }
 
   /** The conventions' session-wide attributes now: version, server, network, session id. */
-  #base(method: string): Readonly<TelemetryAttributes> {
+  #base(method: string): MethodAttributes {
     const version = this.#facts.protocolVersion();
     const sessionId = this.#facts.sessionId();
     const key = `${method}\u0000${version ?? ""}\u0000${sessionId ?? ""}`;
@@ -175,10 +185,29 @@ export class SessionTracer {
     built[ATTR.networkTransport] = server.transport ?? "tcp";
     if ((server.transport ?? "tcp") === "tcp") built[ATTR.networkProtocolName] = "http";
     if (server.serverId !== undefined) built[ATTR.serverId] = server.serverId;
+    // The measurement's: a session id would make every session a series of its own.
+    const measured = Object.freeze({ ...built });
     if (sessionId !== undefined) built[ATTR.sessionId] = sessionId;
-    const frozen = Object.freeze(built);
-    this.#attributes.set(key, frozen);
-    return frozen;
+    const attributes = { span: Object.freeze(built), measured };
+    this.#attributes.set(key, attributes);
+    return attributes;
+  }
+
+  /**
+   * The attributes this session adds to the span of a `tools/call` through it (the gate's
+   * span): network transport and protocol, the session id. Frozen, and the same object while
+   * the session id stays, so the call span is started with them at once.
+   */
+  callAttributes(): Readonly<TelemetryAttributes> {
+    const sessionId = this.#facts.sessionId();
+    const cached = this.#call;
+    if (cached !== undefined && cached.sessionId === sessionId) return cached.attributes;
+    const transport = this.#server.transport ?? "tcp";
+    const attributes: TelemetryAttributes = { [ATTR.networkTransport]: transport };
+    if (transport === "tcp") attributes[ATTR.networkProtocolName] = "http";
+    if (sessionId !== undefined) attributes[ATTR.sessionId] = sessionId;
+    this.#call = { sessionId, attributes: Object.freeze(attributes) };
+    return this.#call.attributes;
   }
 
   /**
@@ -189,32 +218,23 @@ export class SessionTracer {
    * @param requestId its id, when known now
    */
   start(method: string, requestId?: string): RequestTrace {
-    const base = this.#base(method);
+    const { span: attributes, measured } = this.#base(method);
     const tracer = this.#telemetry.tracer;
     let span: TelemetrySpan | undefined;
     if (tracer !== undefined) {
-      span = tracer.startSpan(method, { kind: SPAN_KIND_CLIENT, attributes: base });
-      if (requestId !== undefined) span.setAttribute(ATTR.requestId, requestId);
+      span = tracer.startSpan(method, {
+        kind: SPAN_KIND_CLIENT,
+        attributes: requestId === undefined
+          ? attributes
+          : { ...attributes, [ATTR.requestId]: requestId },
+      });
     }
-    const measured: TelemetryAttributes = { ...base };
-    delete measured[ATTR.sessionId];
     return new RequestTrace(this, span, measured);
   }
 
-  /**
-   * The gate's span of a `tools/call` request: the session's attributes and the request id.
-   *
-   * @param span the call's span
-   * @param requestId the request's JSON-RPC id, when known
-   */
-  annotate(span: TelemetrySpan, requestId: string | undefined): void {
-    const sessionId = this.#facts.sessionId();
-    if (requestId !== undefined) span.setAttribute(ATTR.requestId, requestId);
-    if (sessionId !== undefined) span.setAttribute(ATTR.sessionId, sessionId);
-    span.setAttribute(ATTR.networkTransport, this.#server.transport ?? "tcp");
-    if ((this.#server.transport ?? "tcp") === "tcp") {
-      span.setAttribute(ATTR.networkProtocolName, "http");
-    }
+  /** Whether the host passed a propagator (`telemetry.inject`). */
+  get propagates(): boolean {
+    return this.#telemetry.inject !== undefined;
   }
 
   /**
@@ -288,6 +308,18 @@ export class SessionTracer {
     trace?.end();
   }
 
+  /**
+   * Whether the send of `message` is one this tracer waits to settle: a request the SDK sent by
+   * itself that it traces (the calls and lists sluice sends are traced where they are sent).
+   *
+   * @param message the message `sending` returned
+   */
+  settles(message: unknown): boolean {
+    if (this.#wire.size === 0 || !isRecord(message)) return false;
+    const id = message.id;
+    return (typeof id === "string" || typeof id === "number") && this.#wire.has(id);
+  }
+
   /** Ends the wire request `id` with `error`, if it is in flight. */
   #endWire(id: unknown, error: SluiceError, errorType?: string): void {
     if (typeof id !== "string" && typeof id !== "number") return;
@@ -337,10 +369,10 @@ export class SessionTracer {
     const start = this.#sessionStart;
     if (start === undefined) return;
     this.#sessionStart = undefined;
-    const attributes = { ...this.#base("") };
-    delete attributes[ATTR.methodName];
-    delete attributes[ATTR.sessionId];
-    delete attributes[ATTR.serverId];
+    const attributes: TelemetryAttributes = {};
+    for (const [key, value] of Object.entries(this.#base("").measured)) {
+      if (key !== ATTR.methodName && key !== ATTR.serverId) attributes[key] = value;
+    }
     this.instruments.sessionDuration?.record((performance.now() - start) / 1000, attributes);
   }
 

@@ -53,6 +53,10 @@ export function sessionTracing(
       tracer.sendSettled(message, error);
       inner.onSendSettled?.(message, error);
     },
+    // The calls and lists sluice sends are traced by the session wrapper, not here.
+    settles: (message) =>
+      tracer.settles(message) || (inner.onSendSettled !== undefined &&
+        inner.settles?.(message) !== false),
   };
   return {
     observer,

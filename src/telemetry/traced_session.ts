@@ -9,12 +9,8 @@ import type { JsonObject } from "../identity/mod.ts";
 import { asSession, type SdkClientLike } from "../session/from_client.ts";
 import { isMcpSession, type McpSession, type SessionRequestOptions } from "../session/session.ts";
 import { CallTrace } from "./call_trace.ts";
-import {
-  type SessionFacts,
-  SessionTracer,
-  statusCodeOf,
-  type TracedServer,
-} from "./session_trace.ts";
+import { ATTR } from "./conventions.ts";
+import { type SessionFacts, SessionTracer, type TracedServer } from "./session_trace.ts";
 import type { GateTelemetry } from "./types.ts";
 
 /** The parts of an SDK client (v1 or v2) a trace reads; all optional, read structurally. */
@@ -66,37 +62,68 @@ export function traceRequests(
     },
     request(method: string, params: JsonObject, options: SessionRequestOptions) {
       const call = options.trace instanceof CallTrace ? options.trace : undefined;
-      const own = call === undefined ? tracer.start(method) : undefined;
-      const span = call?.span ?? own?.span;
-      const sent = tracer.propagate(params, span);
+      if (call !== undefined) {
+        return callRequest(session, client, tracer, call, method, params, options);
+      }
+      const own = tracer.start(method);
+      const sent = tracer.propagate(params, own.span);
       const before = nextRequestId(client);
       let pending: Promise<unknown>;
       try {
         pending = session.request(method, sent, options);
       } catch (error) {
-        own?.end(error);
+        own.end(error);
         throw error;
       }
-      const after = nextRequestId(client);
-      const requestId = before !== undefined && after === before + 1 ? String(before) : undefined;
-      if (call !== undefined) {
-        if (span !== undefined) tracer.annotate(span, requestId);
-        return pending.catch((error: unknown) => {
-          const status = statusCodeOf(error);
-          if (status !== undefined) call.answered(status);
-          throw error;
-        });
-      }
-      if (requestId !== undefined) own?.span?.setAttribute("jsonrpc.request.id", requestId);
+      const requestId = requestIdOf(client, before);
+      if (requestId !== undefined) own.span?.setAttribute(ATTR.requestId, requestId);
       return pending.then((result) => {
-        own?.end();
+        own.end();
         return result;
       }, (error: unknown) => {
-        own?.end(error);
+        own.end(error);
         throw error;
       });
     },
   };
+}
+
+/** The id the SDK took for the request just sent, when it took exactly one from `before`. */
+function requestIdOf(client: SdkClientLike | undefined, before: number | undefined) {
+  const after = nextRequestId(client);
+  return before !== undefined && after === before + 1 ? String(before) : undefined;
+}
+
+/**
+ * A `tools/call` of the gate's `call`: its span starts here with the session's attributes, all
+ * in one `startSpan`, and the request's promise goes back as it is (the dispatch reports a
+ * failure to the trace: nothing is wrapped per call). Without a propagator the request is sent
+ * first, so its id (the SDK numbers requests as it sends them) is in the start too; with one, the
+ * span starts first (the trace context names it) and the id is the one attribute set after.
+ */
+function callRequest(
+  session: McpSession,
+  client: SdkClientLike | undefined,
+  tracer: SessionTracer,
+  call: CallTrace,
+  method: string,
+  params: JsonObject,
+  options: SessionRequestOptions,
+): Promise<unknown> {
+  const attributes = tracer.callAttributes();
+  if (!tracer.propagates) {
+    const before = nextRequestId(client);
+    const pending = session.request(method, params, options);
+    call.open(attributes, requestIdOf(client, before));
+    return pending;
+  }
+  const span = call.open(attributes);
+  const sent = tracer.propagate(params, span);
+  const before = nextRequestId(client);
+  const pending = session.request(method, sent, options);
+  const requestId = requestIdOf(client, before);
+  if (requestId !== undefined) span?.setAttribute(ATTR.requestId, requestId);
+  return pending;
 }
 
 /**

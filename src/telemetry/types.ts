@@ -76,10 +76,20 @@ export interface TelemetryLink {
  * @category Telemetry
  */
 export interface TelemetryTracer {
-  /** Starts a span; its parent is the active context, as the OpenTelemetry API does. */
+  /**
+   * Starts a span; its parent is the active context, as the OpenTelemetry API does. sluice
+   * passes every attribute it knows at the start here, once (`attributes` is frozen and shared
+   * by the calls of a tool: copy it, never change it), and `startTime` as a
+   * `performance.now()` reading.
+   */
   startSpan(
     name: string,
-    options?: { kind?: number; attributes?: TelemetryAttributes; links?: TelemetryLink[] },
+    options?: {
+      kind?: number;
+      attributes?: Readonly<TelemetryAttributes>;
+      links?: TelemetryLink[];
+      startTime?: number;
+    },
   ): TelemetrySpan;
 }
 
