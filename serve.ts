@@ -33,6 +33,7 @@ export { ServeError, type ServeErrorCode } from "./src/serve/errors.ts";
 export { type ServeEvent } from "./src/serve/events.ts";
 export { type ServeHandler, serveToolkit, type ServeToolkitOptions } from "./src/serve/handler.ts";
 export { DEFAULT_SERVE_LIMITS, type ServeLimits } from "./src/serve/limits.ts";
+export type { ServedTaskSupport } from "./src/serve/governed.ts";
 export type { ServedToolNames } from "./src/serve/names.ts";
 export type { ServeOAuth, ServeOAuthClient } from "./src/serve/oauth.ts";
 export { RATE_LIMITED_JSONRPC_CODE } from "./src/serve/refusal.ts";
