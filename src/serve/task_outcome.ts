@@ -24,7 +24,10 @@ export function taskOutcome(envelope: ServedEnvelope): TaskOutcome {
   const result = servedResult(envelope) as unknown as CallToolResult;
   const code = envelope.errorCode;
   if (code === undefined || !PROTOCOL_FAILURES.has(code)) {
-    return { result, failed: code !== undefined };
+    // Run once elsewhere (another instance of a fleet claimed it) and committed: the call has
+    // its outcome, though its result went back to the instance that ran it.
+    const ranElsewhere = code === "approval_already_claimed" && envelope.effect === "committed";
+    return { result, failed: code !== undefined && !ranElsewhere };
   }
   return {
     result,
