@@ -353,6 +353,16 @@ export class GovernedTools {
     const ids: ServedCallIds = { runId: record.runId, callId: record.callId };
     const args = record.arguments;
     const start = performance.now();
+    // One step now, so the answer already says where the call stands (a decided approval is
+    // claimed and run here, as a Worker's request must before it ends).
+    const first = await this.#run(tool.name, args, ids);
+    if (!(await this.#undecided(first))) {
+      this.#emitCall(client, tool.name, first, ids, start, taskId);
+      return {
+        key: `${ids.runId}\u0000${ids.callId}`,
+        work: () => Promise.resolve(taskOutcome(first)),
+      };
+    }
     return {
       key: `${ids.runId}\u0000${ids.callId}`,
       work: async (signal, note) => {

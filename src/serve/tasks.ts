@@ -340,6 +340,8 @@ export class ServedTasks {
       if (adopted !== undefined) {
         this.create(client, adopted.key, undefined, adopted.work, taskId);
         task = this.#tasks.get(taskId);
+        // Work that already has its outcome settles the task before it is answered.
+        await Promise.race([task?.ended, new Promise((resolve) => setTimeout(resolve, 0))]);
       }
     }
     // Another client's task is answered as no task: ids are not shared.
