@@ -171,15 +171,9 @@ export async function serveToolkit(
       emitRefused(onEvent, "serve_rate_limited", 429, client);
       return await rateLimited(request, waitMs, length > 0);
     }
-    // The body is read once, here, and handed over parsed: the SDK would otherwise clone the
-    // request to read it (a tee of the body, and an abort signal that Deno.serve then aborts
-    // with a fresh DOMException when the response is done), on every request.
-    const parsedBody = await parsedBodyOf(request, limits.maxBodyBytes);
-    if (parsedBody === TOO_LARGE) return refuse("serve_body_too_large", 413, client);
     const response = await mcp.fetch(request, {
       // The token stays here: the MCP layer only learns who is calling.
       authInfo: { token: "", clientId: client.name, scopes: [] },
-      ...(parsedBody === undefined ? {} : { parsedBody }),
     });
     if (response.status === 413) emitRefused(onEvent, "serve_body_too_large", 413, client);
     return response;
@@ -204,27 +198,6 @@ export async function serveToolkit(
     inFlight: () => governed.inFlight,
     toolsChanged: () => governed.sync(),
   };
-}
-
-const TOO_LARGE = Symbol("too large");
-
-/**
- * A POST's JSON body, read within `maxBytes`; `undefined` when there is none or it is not JSON
- * (the SDK then answers as for any such request, from the consumed request).
- */
-async function parsedBodyOf(
-  request: Request,
-  maxBytes: number,
-): Promise<unknown | typeof TOO_LARGE | undefined> {
-  if (request.method !== "POST" || request.body === null) return undefined;
-  const read = await serverSdk.readRequestBody(request, maxBytes).catch(() => undefined);
-  if (read === undefined) return undefined;
-  if (read.tooLarge) return TOO_LARGE;
-  try {
-    return read.text.length === 0 ? undefined : JSON.parse(read.text);
-  } catch {
-    return undefined;
-  }
 }
 
 function emitRefused(
