@@ -8,8 +8,9 @@
  *   each timed on its own (wall clock). Per result size (1 KiB, 32 KiB, 64 KiB of text): p50 and
  *   p99 of each path over every call, the median and range of the per-round ratios (10 rounds of
  *   200 calls), the pooled differences in ms, and the per-round differences' median, min and
- *   max. Both servers run with `--unstable-no-legacy-abort` (see `serve_process.ts`); the load
- *   average at the start is printed with the description.
+ *   max; and the gateway process's CPU time per call (all its threads, from `process.cpuUsage()`
+ *   at `serve_process.ts`'s bench-only route), which contention on the machine blurs far less
+ *   than wall-clock tails. The load average at the start is printed with the description.
  * - Throughput: 8 and 64 concurrent clients (each its own `Client`, calling one after another),
  *   32 KiB results; rounds alternate the paths. Per concurrency: calls per second of each path
  *   (median of rounds, per-round ratio range) and p50 / p99 per call under that load.
@@ -20,13 +21,8 @@
  */
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/client/validators/cf-worker";
-import {
-  CPU_PATH,
-  SERVE_BENCH_FLAGS,
-  SERVE_BENCH_TOKEN as TOKEN,
-  startServeProcess,
-  startServeUpstream,
-} from "./serve_process.ts";
+import { startConnectServer } from "./connect_server.ts";
+import { CPU_PATH, SERVE_BENCH_TOKEN as TOKEN, startServeProcess } from "./serve_process.ts";
 import { type Benchmark, type BenchRow, median, quantile } from "./types.ts";
 
 // Enough calls that one round's p99 is not its single slowest call (200 per round: the 2nd).
@@ -85,10 +81,10 @@ export const serveBenchmark: Benchmark = {
     `sluice serve vs direct, one raw v2 client, ${CALLS} alternating calls per path and size ` +
     `(${SIZES.map((size) => size.label).join(", ")}), after ${WARMUP} warm-up calls; ` +
     `throughput at ${LOADS.map((load) => load.clients).join(" and ")} concurrent clients, ` +
-    `${LOAD_ROUNDS} alternating rounds, 32 KiB; both servers run ${SERVE_BENCH_FLAGS.join(" ")}; ` +
+    `${LOAD_ROUNDS} alternating rounds, 32 KiB; ` +
     `load average at start ${loadAverage()}`,
   async run() {
-    const upstream = await startServeUpstream();
+    const upstream = await startConnectServer();
     const gateway = await startServeProcess(upstream.origin);
     const endpoint = new URL(`${gateway.origin}/mcp`);
     const direct = await client(new URL(`${upstream.origin}/calls`));

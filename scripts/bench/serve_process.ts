@@ -13,7 +13,12 @@
 import process from "node:process";
 import { MemoryApprovalStore } from "../../mod.ts";
 import { serve } from "../../serve.ts";
-import { CALL_RESULTS, type ConnectServer, stopOnParentExit } from "./connect_server.ts";
+import {
+  CALL_RESULTS,
+  type ConnectServer,
+  startBenchProcess,
+  stopOnParentExit,
+} from "./connect_server.ts";
 
 /** Where the gateway process answers its own CPU time, `{ user, system }` in microseconds. */
 export const CPU_PATH = "/__bench/cpu";
@@ -21,72 +26,9 @@ export const CPU_PATH = "/__bench/cpu";
 /** The token of the benchmark's one client. */
 export const SERVE_BENCH_TOKEN = "bench-token-0123456789abcdef0123456789abcdef";
 
-/**
- * The runtime flag both benchmark servers (the upstream and the gateway) run with: Deno.serve's
- * legacy behaviour aborts every request's signal when its response is done, building a
- * `DOMException` per request (seen in a CPU profile of the gateway); the flag turns that off.
- * It is what `docs/serve.md` recommends for a deployed gateway, and both paths get it.
- */
-export const SERVE_BENCH_FLAGS: readonly string[] = ["--unstable-no-legacy-abort"];
-
 /** Starts `serve()` in its own process in front of `upstreamOrigin`'s `/calls`. */
 export function startServeProcess(upstreamOrigin: string): Promise<ConnectServer> {
-  return startFlaggedProcess(import.meta.url, [upstreamOrigin]);
-}
-
-/** Starts the benchmark server (`connect_server.ts`) with the same flags as the gateway. */
-export function startServeUpstream(): Promise<ConnectServer> {
-  return startFlaggedProcess(new URL("./connect_server.ts", import.meta.url).href, []);
-}
-
-/**
- * A benchmark server module as a child process with {@link SERVE_BENCH_FLAGS} (loopback
- * network, read and env access), as `startBenchProcess` starts one; waits for `LISTENING`.
- */
-async function startFlaggedProcess(
-  module: string,
-  args: readonly string[],
-): Promise<ConnectServer> {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "--quiet",
-      ...SERVE_BENCH_FLAGS,
-      "--allow-net=127.0.0.1",
-      "--allow-read",
-      "--allow-env",
-      new URL(module).pathname,
-      ...args,
-    ],
-    cwd: new URL("../../", import.meta.url).pathname,
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "null",
-  }).spawn();
-  const lines = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let buffered = "";
-  while (!buffered.includes("\n")) {
-    const { value, done } = await lines.read();
-    if (done) throw new Error("the benchmark server exited before listening");
-    buffered += value;
-  }
-  const match = /LISTENING (\S+)/.exec(buffered);
-  if (match === null) throw new Error(`unexpected server output: ${buffered}`);
-  lines.releaseLock();
-  child.stdout.cancel().catch(() => {});
-  return {
-    origin: match[1]!,
-    close: async () => {
-      await child.stdin.close().catch(() => {});
-      const timer = setTimeout(() => {
-        try {
-          child.kill("SIGTERM");
-        } catch { /* already gone */ }
-      }, 5_000);
-      await child.status;
-      clearTimeout(timer);
-    },
-  };
+  return startBenchProcess(import.meta.url, [upstreamOrigin]);
 }
 
 if (import.meta.main) {
