@@ -45,6 +45,7 @@ export {
   servedResult,
 } from "./src/serve/result.ts";
 export { serve, type ServeConfig, type Served, type ServeInboxOptions } from "./src/serve/serve.ts";
+export type { InboxAuthorize } from "./src/inbox/options.ts";
 export { type ServeStdioOptions, serveToolkitStdio, type StdioServed } from "./src/serve/stdio.ts";
 export { serveFetchHandler, type ServeWorker, type WorkerContextLike } from "./src/serve/worker.ts";
 // The types the serve API names (the toolkit, its envelope, connectAll's configuration), so

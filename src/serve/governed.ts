@@ -308,14 +308,12 @@ export class GovernedTools {
     const emit = (envelope: ServedEnvelope, taskId?: string) =>
       this.#emitCall(client.name, tool.name, envelope, ids, start, taskId);
     if (!approving) {
-      let taskId: string | undefined;
-      const view = this.#tasks.create(client.name, key, ttl, async (signal) => {
+      const taskId = crypto.randomUUID();
+      return this.#tasks.create(client.name, key, ttl, async (signal) => {
         const envelope = await this.#run(tool.name, args, ids, signal);
         emit(envelope, taskId);
         return taskOutcome(envelope);
-      });
-      taskId = view?.taskId;
-      return view;
+      }, taskId);
     }
     const first = await this.#run(tool.name, args, ids);
     if (first.errorCode !== "approval_pending" || first.approvalId === undefined) {
