@@ -13,7 +13,14 @@ import { readLedger, receivedFor } from "../../fixtures/write_ledger.ts";
 import { SYNTHETIC_VALUE as VALUE } from "../../fixtures/write_server.ts";
 import { RELATED_TASK_META_KEY } from "../../src/serve/tasks.ts";
 import { ModernClient, TASKS } from "./modern_client.ts";
-import { connectClient, IDE_TOKEN, outcomeOf, READER_TOKEN, startEndpoint } from "./setup.ts";
+import {
+  connectClient,
+  IDE_TOKEN,
+  outcomeOf,
+  READER_TOKEN,
+  startEndpoint,
+  textOf,
+} from "./setup.ts";
 
 const WRITE = "records__write_record";
 
@@ -294,4 +301,74 @@ Deno.test("serve tasks (2026-07-28 extension): without the extension tasks/* is 
   } finally {
     await endpoint.close();
   }
+});
+
+Deno.test("serve tasks: an operator's task tool (taskTools) runs as a task for clients that negotiated tasks, answers at once for others; `required` refuses a 2026-07-28 client without the extension", async () => {
+  const endpoint = await startEndpoint({
+    limits: { taskPollMs: 50 },
+    taskTools: { docs__echo: "optional", docs__add: "required" },
+  });
+  const modern = new ModernClient(endpoint.url, IDE_TOKEN);
+  const plain = new ModernClient(endpoint.url, IDE_TOKEN, false);
+  const legacy = await v1Client(endpoint.url, IDE_TOKEN);
+  try {
+    const created = (await modern.request("tools/call", {
+      name: "docs__echo",
+      arguments: { message: "as a task" },
+    })).result!;
+    assert.equal(created.resultType, "task");
+    const ended = await modern.untilEnded(created.taskId as string);
+    assert.equal(ended.status, "completed");
+    assert.deepEqual(textOf(ended.result as { content: unknown }), ["as a task"]);
+    // No approval behind it: the task lives here, and the store holds nothing.
+    assert.equal((await endpoint.store.list()).length, 0);
+
+    const direct = (await plain.request("tools/call", {
+      name: "docs__echo",
+      arguments: { message: "at once" },
+    })).result!;
+    assert.equal(direct.resultType, "complete");
+    assert.deepEqual(textOf(direct), ["at once"]);
+    const refused = await plain.request("tools/call", {
+      name: "docs__add",
+      arguments: { a: 1, b: 2 },
+    });
+    assert.equal(refused.error?.code, -32021);
+
+    // A 2025-11-25 client's task-augmented call of the same tool is a task too.
+    const tools = (await legacy.listTools()).tools as {
+      name: string;
+      execution?: { taskSupport?: string };
+    }[];
+    assert.equal(
+      tools.find((tool) => tool.name === "docs__echo")?.execution?.taskSupport,
+      "optional",
+    );
+    assert.equal(
+      tools.find((tool) => tool.name === "docs__add")?.execution?.taskSupport,
+      "required",
+    );
+    let taskId: string | undefined;
+    for await (
+      const message of legacy.experimental.tasks.callToolStream(
+        { name: "docs__add", arguments: { a: 2, b: 3 } },
+        CallToolResultSchema,
+        { task: { ttl: 60_000 } },
+      )
+    ) {
+      if (message.type === "taskCreated") taskId = message.task.taskId;
+      if (message.type === "result") assert.deepEqual(textOf(message.result), ['{"sum":5}']);
+    }
+    assert.ok(taskId !== undefined);
+  } finally {
+    await legacy.close();
+    await endpoint.close();
+  }
+});
+
+Deno.test("serve tasks: taskTools that is not a map to optional or required is serve_config_invalid", async () => {
+  await assert.rejects(
+    () => startEndpoint({ taskTools: { docs__echo: "always" as never } }),
+    (error: unknown) => (error as { code?: string }).code === "serve_config_invalid",
+  );
 });
