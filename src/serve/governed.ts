@@ -78,6 +78,9 @@ export class GovernedTools {
   readonly #listeners = new Set<() => void>();
   readonly #tasks: ServedTasks;
   readonly #names: ServedNames;
+  // The clients served so far, by name: a task found in the store is checked against its
+  // client's allowlist.
+  readonly #clients = new Map<string, ServeClient>();
   #approval: { of: readonly ToolkitTool[] | undefined; names: ReadonlySet<string> } = {
     of: undefined,
     names: new Set(),
@@ -145,6 +148,7 @@ export class GovernedTools {
    * @param client the authenticated client
    */
   server(client: ServeClient): Server {
+    this.#clients.set(client.name, client);
     const server = new serverSdk.Server(this.#options.serverInfo ?? DEFAULT_SERVER_INFO, {
       // `tasks` is the 2025-11-25 utility (the SDK leaves it out of a 2026-07-28 handshake);
       // 2026-07-28 clients see the Tasks extension.
@@ -342,10 +346,12 @@ export class GovernedTools {
     if (record === undefined || record.runId === undefined || record.callId === undefined) {
       return undefined;
     }
-    if (!record.runId.startsWith(`serve:${client}:`)) return undefined;
+    const served = this.#clients.get(client);
+    if (served === undefined || !record.runId.startsWith(`serve:${client}:`)) return undefined;
+    // Only a tool this client may still call here: its allowlist holds on every instance.
     const tool = this.#listed.find((entry) =>
       entry.server === record.serverId && entry.tool === record.remoteToolName &&
-      entry.requiresApproval
+      entry.requiresApproval && clientMay(served, entry.name)
     );
     if (tool === undefined) return undefined;
     const ids: ServedCallIds = { runId: record.runId, callId: record.callId };
