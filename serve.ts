@@ -33,6 +33,7 @@ export { ServeError, type ServeErrorCode } from "./src/serve/errors.ts";
 export { type ServeEvent } from "./src/serve/events.ts";
 export { type ServeHandler, serveToolkit, type ServeToolkitOptions } from "./src/serve/handler.ts";
 export { DEFAULT_SERVE_LIMITS, type ServeLimits } from "./src/serve/limits.ts";
+export type { ServedTaskSupport } from "./src/serve/governed.ts";
 export type { ServedToolNames } from "./src/serve/names.ts";
 export type { ServeOAuth, ServeOAuthClient } from "./src/serve/oauth.ts";
 export { RATE_LIMITED_JSONRPC_CODE } from "./src/serve/refusal.ts";
@@ -44,6 +45,7 @@ export {
   servedResult,
 } from "./src/serve/result.ts";
 export { serve, type ServeConfig, type Served, type ServeInboxOptions } from "./src/serve/serve.ts";
+export type { InboxAuthorize } from "./src/inbox/options.ts";
 export { type ServeStdioOptions, serveToolkitStdio, type StdioServed } from "./src/serve/stdio.ts";
 export { serveFetchHandler, type ServeWorker, type WorkerContextLike } from "./src/serve/worker.ts";
 // The types the serve API names (the toolkit, its envelope, connectAll's configuration), so

@@ -6,8 +6,11 @@
  *
  * - Latency: calls alternate between the two paths, which one goes first switching every call,
  *   each timed on its own (wall clock). Per result size (1 KiB, 32 KiB, 64 KiB of text): p50 and
- *   p99 of each path over every call, the median and range of the per-round ratios (8 rounds of
- *   50 calls), and the differences in ms.
+ *   p99 of each path over every call, the median and range of the per-round ratios (10 rounds of
+ *   200 calls), the pooled differences in ms, and the per-round differences' median, min and
+ *   max; and the gateway process's CPU time per call (all its threads, from `process.cpuUsage()`
+ *   at `serve_process.ts`'s bench-only route), which contention on the machine blurs far less
+ *   than wall-clock tails. The load average at the start is printed with the description.
  * - Throughput: 8 and 64 concurrent clients (each its own `Client`, calling one after another),
  *   32 KiB results; rounds alternate the paths. Per concurrency: calls per second of each path
  *   (median of rounds, per-round ratio range) and p50 / p99 per call under that load.
@@ -19,11 +22,12 @@
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/client/validators/cf-worker";
 import { startConnectServer } from "./connect_server.ts";
-import { SERVE_BENCH_TOKEN as TOKEN, startServeProcess } from "./serve_process.ts";
+import { CPU_PATH, SERVE_BENCH_TOKEN as TOKEN, startServeProcess } from "./serve_process.ts";
 import { type Benchmark, type BenchRow, median, quantile } from "./types.ts";
 
-const ROUNDS = 8;
-const CALLS_PER_ROUND = 50;
+// Enough calls that one round's p99 is not its single slowest call (200 per round: the 2nd).
+const ROUNDS = 10;
+const CALLS_PER_ROUND = 200;
 const CALLS = ROUNDS * CALLS_PER_ROUND;
 const WARMUP = 60;
 const SIZES = [
@@ -46,6 +50,24 @@ async function client(url: URL, token?: string): Promise<Client> {
   return connected;
 }
 
+/** The machine's 1-minute load average, where the runtime can read it. */
+function loadAverage(): string {
+  try {
+    return Deno.loadavg()[0].toFixed(2);
+  } catch {
+    return "unknown";
+  }
+}
+
+/** The gateway process's CPU time so far, in microseconds. */
+async function gatewayCpu(origin: string): Promise<number> {
+  const usage = await (await fetch(`${origin}${CPU_PATH}`)).json() as {
+    user: number;
+    system: number;
+  };
+  return usage.user + usage.system;
+}
+
 async function timed(call: () => Promise<unknown>): Promise<number> {
   const start = performance.now();
   await call();
@@ -59,7 +81,8 @@ export const serveBenchmark: Benchmark = {
     `sluice serve vs direct, one raw v2 client, ${CALLS} alternating calls per path and size ` +
     `(${SIZES.map((size) => size.label).join(", ")}), after ${WARMUP} warm-up calls; ` +
     `throughput at ${LOADS.map((load) => load.clients).join(" and ")} concurrent clients, ` +
-    `${LOAD_ROUNDS} alternating rounds, 32 KiB`,
+    `${LOAD_ROUNDS} alternating rounds, 32 KiB; ` +
+    `load average at start ${loadAverage()}`,
   async run() {
     const upstream = await startConnectServer();
     const gateway = await startServeProcess(upstream.origin);
@@ -76,10 +99,18 @@ export const serveBenchmark: Benchmark = {
         ];
         for (let i = 0; i < WARMUP; i++) for (const path of paths) await path();
         const samples: [number[], number[]] = [[], []];
+        const cpuBefore = await gatewayCpu(gateway.origin);
         for (let i = 0; i < CALLS; i++) {
           const order = i % 2 === 0 ? [0, 1] : [1, 0];
           for (const index of order) samples[index].push(await timed(paths[index]));
         }
+        // The gateway's own CPU time per call (user + system): what contention does not blur.
+        rows.push({
+          kind: "figure",
+          name: `sluice serve gateway CPU per call ${size.label}`,
+          value: Math.round(((await gatewayCpu(gateway.origin)) - cpuBefore) / CALLS),
+          unit: "us",
+        });
         for (const q of [0.5, 0.99]) {
           const name = q === 0.5 ? "p50" : "p99";
           const [base, subject] = samples.map((values) => quantile(values, q));
@@ -104,6 +135,27 @@ export const serveBenchmark: Benchmark = {
             value: Number((subject - base).toFixed(3)),
             unit: "ms",
           });
+          // The same difference per round (interleaved calls of both paths): its spread says how
+          // much of the pooled figure is the machine rather than the gateway.
+          const added = Array.from({ length: ROUNDS }, (_, round) => {
+            const slice = (values: number[]) =>
+              values.slice(round * CALLS_PER_ROUND, (round + 1) * CALLS_PER_ROUND);
+            return quantile(slice(samples[1]), q) - quantile(slice(samples[0]), q);
+          });
+          for (
+            const [label, value] of [
+              ["round median", median(added)],
+              ["round min", Math.min(...added)],
+              ["round max", Math.max(...added)],
+            ] as const
+          ) {
+            rows.push({
+              kind: "figure",
+              name: `sluice serve added latency ${size.label}, ${name}, ${label}`,
+              value: Number(value.toFixed(3)),
+              unit: "ms",
+            });
+          }
         }
       }
       for (const load of LOADS) rows.push(...await loadRows(upstream.origin, endpoint, load));

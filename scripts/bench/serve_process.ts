@@ -10,6 +10,7 @@
  *
  * @module
  */
+import process from "node:process";
 import { MemoryApprovalStore } from "../../mod.ts";
 import { serve } from "../../serve.ts";
 import {
@@ -18,6 +19,9 @@ import {
   startBenchProcess,
   stopOnParentExit,
 } from "./connect_server.ts";
+
+/** Where the gateway process answers its own CPU time, `{ user, system }` in microseconds. */
+export const CPU_PATH = "/__bench/cpu";
 
 /** The token of the benchmark's one client. */
 export const SERVE_BENCH_TOKEN = "bench-token-0123456789abcdef0123456789abcdef";
@@ -45,7 +49,11 @@ if (import.meta.main) {
     hostname: "127.0.0.1",
     port: 0,
     onListen: (addr) => console.log(`LISTENING http://127.0.0.1:${addr.port}`),
-  }, served.fetch);
+  }, (request) =>
+    // The benchmark reads this process's CPU time here (bench only, not part of serve).
+    new URL(request.url).pathname === CPU_PATH
+      ? Response.json(process.cpuUsage())
+      : served.fetch(request));
   stopOnParentExit(async () => {
     await served.close();
     await server.shutdown();

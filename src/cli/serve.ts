@@ -124,6 +124,7 @@ const SERVE_KEYS = new Set([
   "oauth",
   "recover",
   "toolNames",
+  "taskTools",
 ]);
 
 /**

@@ -16,8 +16,24 @@ import { CallSlots, type ServeLimits } from "./limits.ts";
 import { type ServedEnvelope, servedResult } from "./result.ts";
 import { serverSdk } from "./sdk.ts";
 import { ServedNames, type ServedToolNames } from "./names.ts";
-import { registerTaskHandlers } from "./task_handlers.ts";
-import { ServedTasks, type TaskOutcome } from "./tasks.ts";
+import type { ApprovalStore } from "../approvals/mod.ts";
+import {
+  missingTasksCapability,
+  registerTaskHandlers,
+  taskEra,
+  TASKS_EXTENSION,
+} from "./task_handlers.ts";
+import { busyResult, pendingNote, sleep, taskOutcome } from "./task_outcome.ts";
+import { type AdoptedTask, ServedTasks, type TaskView } from "./tasks.ts";
+
+/**
+ * How a served tool runs as a task: `optional` (a client that negotiated tasks gets a task, any
+ * other the plain result) or `required` (a 2026-07-28 client without the Tasks extension is
+ * refused -32021).
+ *
+ * @category sluice serve
+ */
+export type ServedTaskSupport = "optional" | "required";
 
 /**
  * What a governed server needs besides the toolkit.
@@ -31,6 +47,10 @@ export interface GovernedOptions {
   readonly onEvent?: (event: ServeEvent) => void;
   /** Local names (default) or the upstreams' own, for clients. */
   readonly toolNames?: ServedToolNames;
+  /** Served tools (local names) the operator runs as tasks: long-running reads. */
+  readonly taskTools?: Readonly<Record<string, ServedTaskSupport>>;
+  /** The approval store, so a task another instance made is found (a fleet). */
+  readonly store?: ApprovalStore;
 }
 
 const DEFAULT_SERVER_INFO = { name: "sluice-serve", version: "1" } as const;
@@ -58,6 +78,9 @@ export class GovernedTools {
   readonly #listeners = new Set<() => void>();
   readonly #tasks: ServedTasks;
   readonly #names: ServedNames;
+  // The clients served so far, by name: a task found in the store is checked against its
+  // client's allowlist.
+  readonly #clients = new Map<string, ServeClient>();
   #approval: { of: readonly ToolkitTool[] | undefined; names: ReadonlySet<string> } = {
     of: undefined,
     names: new Set(),
@@ -79,7 +102,7 @@ export class GovernedTools {
       pollMs: options.limits.taskPollMs,
       ttlMs: options.limits.taskTtlMs,
       perClient: options.limits.maxTasksPerClient,
-    });
+    }, (client, taskId) => this.#adopt(client, taskId));
   }
 
   /**
@@ -125,11 +148,14 @@ export class GovernedTools {
    * @param client the authenticated client
    */
   server(client: ServeClient): Server {
+    this.#clients.set(client.name, client);
     const server = new serverSdk.Server(this.#options.serverInfo ?? DEFAULT_SERVER_INFO, {
-      // Tasks are a 2025-11-25 utility: the SDK leaves them out of a 2026-07-28 handshake.
+      // `tasks` is the 2025-11-25 utility (the SDK leaves it out of a 2026-07-28 handshake);
+      // 2026-07-28 clients see the Tasks extension.
       capabilities: {
         tools: { listChanged: true },
         tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } },
+        extensions: { [TASKS_EXTENSION]: {} },
       },
     });
     server.setRequestHandler("tools/list", () => {
@@ -142,7 +168,9 @@ export class GovernedTools {
         description: tool.description,
         inputSchema: tool.inputSchema,
         // A call that waits for a person may run as a task the client polls.
-        ...(tool.requiresApproval ? { execution: { taskSupport: "optional" } } : {}),
+        ...(this.#taskSupport(tool) === undefined
+          ? {}
+          : { execution: { taskSupport: this.#taskSupport(tool) } }),
       }));
       emitServeEvent(this.#options.onEvent, {
         kind: "list",
@@ -151,10 +179,19 @@ export class GovernedTools {
       });
       return { tools } as unknown as ListToolsResult;
     });
-    server.setRequestHandler("tools/call", (request) => {
+    server.setRequestHandler("tools/call", (request, ctx) => {
       const params = request.params as typeof request.params & { task?: { ttl?: unknown } };
       const name = this.#names.local(params.name);
-      if (params.task !== undefined && params.task !== null) {
+      const era = taskEra(request, ctx);
+      if (era.modern) {
+        const tool = this.#tool(client, name);
+        const support = tool === undefined ? undefined : this.#taskSupport(tool);
+        if (support === "required" && !era.declaresTasks) throw missingTasksCapability();
+        if (support !== undefined && era.declaresTasks) {
+          return this.#callAsModernTask(client, tool!, params.arguments, params._meta);
+        }
+        // A legacy `task` hint on a 2026-07-28 request is tolerated and ignored.
+      } else if (params.task !== undefined && params.task !== null) {
         return this.#callAsTask(client, name, params.arguments, params._meta, params.task);
       }
       return this.#call(client, name, params.arguments, params._meta);
@@ -205,14 +242,15 @@ export class GovernedTools {
         release();
       }
     }
-    this.#emitCall(client, served, envelope, ids, start);
+    this.#emitCall(client.name, served, envelope, ids, start);
     return servedResult(envelope) as unknown as CallToolResult;
   }
 
   /**
-   * A task-augmented call: a tool that needs approval answers at once with a task whose work
-   * is the call, waiting for the decision; the same call sent again is the same task. Any other
-   * tool answers "method not found", as the tasks utility says for a tool without task support.
+   * A task-augmented call (2025-11-25): a tool that needs approval or that the operator runs as
+   * a task answers at once with a task whose work is the call; the same call sent again is the
+   * same task. Any other tool answers "method not found", as the tasks utility says for a tool
+   * without task support.
    */
   async #callAsTask(
     client: ServeClient,
@@ -221,32 +259,14 @@ export class GovernedTools {
     meta: Readonly<Record<string, unknown>> | undefined,
     task: { ttl?: unknown },
   ): Promise<CallToolResult> {
-    const served = typeof name === "string" && clientMay(client, name) ? name : undefined;
-    const tool = served === undefined ? undefined : this.#listed.find((t) => t.name === served);
-    if (tool?.requiresApproval !== true) {
+    const tool = this.#tool(client, name);
+    if (tool === undefined || this.#taskSupport(tool) === undefined) {
       throw new serverSdk.ProtocolError(-32601, "tools/call: this tool does not run as a task");
     }
-    const start = performance.now();
-    const ids = await servedCallIds(client.name, tool.name, args, meta);
-    const view = this.#tasks.create(
-      client.name,
-      `${ids.runId}\u0000${ids.callId}`,
-      task.ttl,
-      async (signal, note) => {
-        const outcome = await this.#untilDecided(tool.name, args, ids, signal, note);
-        this.#emitCall(client, tool.name, outcome.envelope, ids, start, view?.taskId);
-        return outcome;
-      },
-    );
-    if (view === undefined) {
-      return servedResult({
-        text: [],
-        structured: null,
-        errorCode: "serve_client_busy",
-      }) as unknown as CallToolResult;
-    }
+    const view = await this.#startTask(client, tool, args, meta, task.ttl);
+    if (view === undefined) return busyResult();
     // Content beside the task, for a host that shows the model something at once.
-    const note = `This call needs a person's approval; it runs as task ${view.taskId}.`;
+    const note = `This call runs as task ${view.taskId}.`;
     return {
       task: view,
       content: [{ type: "text", text: note }],
@@ -254,25 +274,156 @@ export class GovernedTools {
     } as unknown as CallToolResult;
   }
 
-  /** Runs the call; while its approval is pending, looks again every poll interval. */
+  /**
+   * A call from a client that negotiated the Tasks extension (2026-07-28): a call that needs a
+   * person's approval becomes a task once it is recorded pending (one that has its outcome at
+   * once answers it, the immediate-result shortcut); a tool the operator runs as a task always
+   * becomes one. The answer is the flat `CreateTaskResult`.
+   */
+  async #callAsModernTask(
+    client: ServeClient,
+    tool: ToolkitTool,
+    args: unknown,
+    meta: Readonly<Record<string, unknown>> | undefined,
+  ): Promise<CallToolResult> {
+    const view = await this.#startTask(client, tool, args, meta, undefined, true);
+    if (view === undefined) return busyResult();
+    if ("content" in view) return view;
+    return this.#tasks.created(view) as unknown as CallToolResult;
+  }
+
+  /**
+   * Starts the task of one call. A call that needs approval runs once first: pending, its task
+   * is named by the approval's id (so any instance sharing the store finds it); decided at once,
+   * `direct` answers its result (the 2025 form makes an ended task of it).
+   */
+  async #startTask(
+    client: ServeClient,
+    tool: ToolkitTool,
+    args: unknown,
+    meta: Readonly<Record<string, unknown>> | undefined,
+    ttl: unknown,
+    direct = false,
+  ): Promise<TaskView | CallToolResult | undefined> {
+    const start = performance.now();
+    const approving = tool.requiresApproval;
+    const ids = await servedCallIds(client.name, tool.name, args, meta, approving);
+    const key = `${ids.runId}\u0000${ids.callId}`;
+    const emit = (envelope: ServedEnvelope, taskId?: string) =>
+      this.#emitCall(client.name, tool.name, envelope, ids, start, taskId);
+    if (!approving) {
+      const taskId = crypto.randomUUID();
+      return this.#tasks.create(client.name, key, ttl, async (signal) => {
+        const envelope = await this.#run(tool.name, args, ids, signal);
+        emit(envelope, taskId);
+        return taskOutcome(envelope);
+      }, taskId);
+    }
+    const first = await this.#run(tool.name, args, ids);
+    if (first.errorCode !== "approval_pending" || first.approvalId === undefined) {
+      emit(first);
+      if (direct) return servedResult(first) as unknown as CallToolResult;
+      return this.#tasks.create(client.name, key, ttl, () => Promise.resolve(taskOutcome(first)));
+    }
+    const approvalId = first.approvalId;
+    return this.#tasks.create(client.name, key, ttl, async (signal, note) => {
+      note(pendingNote(approvalId));
+      const envelope = await this.#untilDecided(tool.name, args, ids, signal, note);
+      emit(envelope, approvalId);
+      return taskOutcome(envelope);
+    }, approvalId);
+  }
+
+  /**
+   * A task another instance of a fleet made: the approval of that id in the shared store, when
+   * it is this client's call of a tool served here. Its work here waits for the decision as the
+   * maker's does; whichever instance claims the approved call first dispatches it, once.
+   */
+  async #adopt(client: string, taskId: string): Promise<AdoptedTask | undefined> {
+    const store = this.#options.store;
+    if (store === undefined) return undefined;
+    const record = await store.get(taskId);
+    if (record === undefined || record.runId === undefined || record.callId === undefined) {
+      return undefined;
+    }
+    const served = this.#clients.get(client);
+    if (served === undefined || !record.runId.startsWith(`serve:${client}:`)) return undefined;
+    // Only a tool this client may still call here: its allowlist holds on every instance.
+    const tool = this.#listed.find((entry) =>
+      entry.server === record.serverId && entry.tool === record.remoteToolName &&
+      entry.requiresApproval && clientMay(served, entry.name)
+    );
+    if (tool === undefined) return undefined;
+    const ids: ServedCallIds = { runId: record.runId, callId: record.callId };
+    const args = record.arguments;
+    const start = performance.now();
+    // One step now, so the answer already says where the call stands (a decided approval is
+    // claimed and run here, as a Worker's request must before it ends).
+    const first = await this.#run(tool.name, args, ids);
+    if (!(await this.#undecided(first))) {
+      this.#emitCall(client, tool.name, first, ids, start, taskId);
+      return {
+        key: `${ids.runId}\u0000${ids.callId}`,
+        work: () => Promise.resolve(taskOutcome(first)),
+      };
+    }
+    return {
+      key: `${ids.runId}\u0000${ids.callId}`,
+      work: async (signal, note) => {
+        note(pendingNote(taskId));
+        const envelope = await this.#untilDecided(tool.name, args, ids, signal, note);
+        this.#emitCall(client, tool.name, envelope, ids, start, taskId);
+        return taskOutcome(envelope);
+      },
+    };
+  }
+
+  /**
+   * Runs the call; while its approval is pending, or claimed by another instance that has not
+   * recorded the outcome yet, looks again every poll interval.
+   */
   async #untilDecided(
     name: string,
     args: unknown,
     ids: ServedCallIds,
     signal: AbortSignal,
     note: (statusMessage: string) => void,
-  ): Promise<TaskOutcome & { envelope: ToolkitEnvelope }> {
+  ): Promise<ToolkitEnvelope> {
     for (;;) {
       const envelope = await this.#run(name, args, ids);
-      if (envelope.errorCode !== "approval_pending" || signal.aborted) {
-        const result = servedResult(envelope) as unknown as CallToolResult;
-        return { result, failed: envelope.errorCode !== undefined, envelope };
-      }
+      if (signal.aborted || !(await this.#undecided(envelope))) return envelope;
       note(
-        `Waiting for a person's approval in the approval store. Approval id: ${envelope.approvalId}.`,
+        envelope.errorCode === "approval_pending"
+          ? pendingNote(envelope.approvalId!)
+          : `Approved; another instance is running the call. Approval id: ${envelope.approvalId}.`,
       );
       await sleep(this.#options.limits.taskPollMs, signal);
     }
+  }
+
+  /** Whether an envelope says the call has no outcome yet (pending, or in flight elsewhere). */
+  async #undecided(envelope: ToolkitEnvelope): Promise<boolean> {
+    if (envelope.errorCode === "approval_pending") return true;
+    if (envelope.errorCode !== "approval_already_claimed" || envelope.effect !== "unknown") {
+      return false;
+    }
+    const store = this.#options.store;
+    if (store === undefined || envelope.approvalId === undefined) return false;
+    const record = await store.get(envelope.approvalId).catch(() => undefined);
+    return record?.state === "claimed";
+  }
+
+  /** The served tool `name` names for `client`, if it may call it. */
+  #tool(client: ServeClient, name: unknown): ToolkitTool | undefined {
+    if (typeof name !== "string" || !clientMay(client, name)) return undefined;
+    return this.#listed.find((tool) => tool.name === name);
+  }
+
+  /** How `tool` runs as a task, if it may: calls that need approval always may. */
+  #taskSupport(tool: ToolkitTool): ServedTaskSupport | undefined {
+    const declared = this.#options.taskTools?.[tool.name];
+    if (declared !== undefined) return declared;
+    return tool.requiresApproval ? "optional" : undefined;
   }
 
   /** Whether the served tool `name` needs an approval (so its calls have stable ids). */
@@ -286,7 +437,7 @@ export class GovernedTools {
   }
 
   #emitCall(
-    client: ServeClient,
+    client: string,
     served: string | undefined,
     envelope: ServedEnvelope,
     ids: ServedCallIds,
@@ -296,7 +447,7 @@ export class GovernedTools {
     if (this.#options.onEvent === undefined) return;
     emitServeEvent(this.#options.onEvent, {
       kind: "call",
-      client: client.name,
+      client,
       ...(served === undefined ? {} : { tool: served }),
       ok: envelope.errorCode === undefined,
       ...(envelope.errorCode === undefined ? {} : { errorCode: envelope.errorCode }),
@@ -308,7 +459,12 @@ export class GovernedTools {
     });
   }
 
-  #run(name: string, args: unknown, ids: ServedCallIds): Promise<ToolkitEnvelope> {
+  #run(
+    name: string,
+    args: unknown,
+    ids: ServedCallIds,
+    signal?: AbortSignal,
+  ): Promise<ToolkitEnvelope> {
     const toolkit = this.#toolkit;
     const coalesce = this.#approving(name);
     const key = `${ids.runId}\u0000${ids.callId}`;
@@ -316,6 +472,7 @@ export class GovernedTools {
     if (joined !== undefined) return joined;
     const controller = new AbortController();
     this.#aborts.add(controller);
+    signal?.addEventListener("abort", () => controller.abort(), { once: true });
     const call = toolkit.call(name, args ?? {}, { ...ids, signal: controller.signal });
     this.#inFlight.add(call);
     if (coalesce) this.#running.set(key, call);
@@ -326,18 +483,4 @@ export class GovernedTools {
     });
     return call;
   }
-}
-
-/** Resolves after `ms`, or at once when `signal` aborts. */
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  if (signal.aborted) return Promise.resolve();
-  return new Promise((resolve) => {
-    const done = () => {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener("abort", done);
-  });
 }

@@ -12,7 +12,8 @@ import { Authenticator } from "./authenticate.ts";
 import type { ServeClient } from "./clients.ts";
 import { ServeError, type ServeErrorCode } from "./errors.ts";
 import { emitServeEvent, type ServeEvent } from "./events.ts";
-import { GovernedTools } from "./governed.ts";
+import type { ApprovalStore } from "../approvals/mod.ts";
+import { GovernedTools, type ServedTaskSupport } from "./governed.ts";
 import { type ServeLimits, serveLimits } from "./limits.ts";
 import type { ServedToolNames } from "./names.ts";
 import type { ServeOAuth } from "./oauth.ts";
@@ -54,6 +55,20 @@ export interface ServeToolkitOptions {
   readonly toolNames?: ServedToolNames;
   /** Told of every refused request, tool list and call, naming the client. */
   readonly onEvent?: (event: ServeEvent) => void;
+  /**
+   * Served tools (local names) that run as MCP tasks: long-running reads the operator knows
+   * take time. `"optional"`: a client that negotiated tasks (the 2026-07-28 Tasks extension, or
+   * a 2025-11-25 task-augmented call) gets a task it polls, any other the plain result;
+   * `"required"`: a 2026-07-28 client without the extension is refused (-32021). Such a task
+   * lives in the process that runs it. Calls that need approval may always run as tasks, named
+   * by their approval's id.
+   */
+  readonly taskTools?: Readonly<Record<string, ServedTaskSupport>>;
+  /**
+   * The approval store behind the toolkit (`serve()` passes it): a task another gateway made on
+   * the same store is then found here, so any instance of a fleet answers `tasks/get`.
+   */
+  readonly taskStore?: ApprovalStore;
 }
 
 /**
@@ -122,6 +137,8 @@ export async function serveToolkit(
     ...(options.serverInfo ? { serverInfo: options.serverInfo } : {}),
     ...(options.onEvent ? { onEvent: options.onEvent } : {}),
     ...(options.toolNames ? { toolNames: options.toolNames } : {}),
+    ...(options.taskTools ? { taskTools: taskToolsOf(options.taskTools) } : {}),
+    ...(options.taskStore ? { store: options.taskStore } : {}),
   });
   let closing = false;
   const { onEvent } = options;
@@ -210,6 +227,23 @@ function refusal(
   if (challenge !== undefined) headers.set("www-authenticate", challenge);
   if (status === 503) headers.set("retry-after", "1");
   return new Response(JSON.stringify({ error: code }), { status, headers });
+}
+
+function taskToolsOf(
+  taskTools: Readonly<Record<string, ServedTaskSupport>>,
+): Readonly<Record<string, ServedTaskSupport>> {
+  const entries = typeof taskTools === "object" && taskTools !== null && !Array.isArray(taskTools)
+    ? Object.entries(taskTools)
+    : undefined;
+  if (
+    entries === undefined || entries.some(([, mode]) => mode !== "optional" && mode !== "required")
+  ) {
+    throw new ServeError(
+      "serve_config_invalid",
+      'sluice serve: taskTools maps local tool names to "optional" or "required"',
+    );
+  }
+  return Object.freeze(Object.fromEntries(entries));
 }
 
 function originsOf(origins: readonly string[] | undefined): readonly string[] {

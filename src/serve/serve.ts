@@ -146,7 +146,10 @@ export async function serve(config: ServeConfig): Promise<Served> {
   const connection = await connectAll(config);
   let handler: ServeHandler;
   try {
-    handler = await serveToolkit(connection.toolkit, config.serve);
+    handler = await serveToolkit(connection.toolkit, {
+      ...config.serve,
+      ...(config.store === undefined ? {} : { taskStore: config.store }),
+    });
   } catch (error) {
     await connection.close();
     throw error;

@@ -1,10 +1,15 @@
 /**
- * MCP tasks (protocol 2025-11-25, the tasks utility) for served calls that need a person's
- * approval: a task-augmented `tools/call` answers at once with a task, the call waits for the
- * decision in the approval store, and the client polls `tasks/get` and takes the outcome with
- * `tasks/result` (`tasks/list` and `tasks/cancel` too). The server SDK has no task runtime, so
- * sluice answers these methods itself. Tasks live in this process; the approval they wait for
- * lives in the store, so the same call sent again after a restart still meets it.
+ * MCP tasks for served calls, in both forms a client may speak: the 2025-11-25 tasks utility
+ * (`tasks/get`, `tasks/result`, `tasks/list`, `tasks/cancel`; fields `ttl`, `pollInterval`) and
+ * the 2026-07-28 Tasks extension (SEP-2663, `io.modelcontextprotocol/tasks`: `tasks/get` inlines
+ * the result or the error, `tasks/cancel` answers an empty ack, fields `ttlMs`,
+ * `pollIntervalMs`). A task's work is the served call; the server SDK has no task runtime, so
+ * sluice answers these methods itself.
+ *
+ * A call that waits for a person's approval is a task whose id is the approval's id: another
+ * gateway sharing the store adopts it when the client polls there (see `lookup`), so any
+ * instance of a fleet answers. A long-running read the operator declared a task tool lives in
+ * the process that runs it (its result is in no store).
  *
  * @module
  */
@@ -12,16 +17,16 @@ import type { CallToolResult } from "@modelcontextprotocol/server";
 import { serverSdk } from "./sdk.ts";
 
 /**
- * The `_meta` key that ties a result to its task.
+ * The `_meta` key that ties a 2025-11-25 result to its task.
  *
  * @category sluice serve
  */
 export const RELATED_TASK_META_KEY = "io.modelcontextprotocol/related-task";
 
-/** The 2025-11-25 task statuses sluice uses (it never asks the client for input). */
+/** The task statuses sluice uses (it never asks the client for input). */
 export type ServedTaskStatus = "working" | "completed" | "failed" | "cancelled";
 
-/** A task as the protocol shows it. */
+/** A task as the 2025-11-25 tasks utility shows it. */
 export interface TaskView {
   readonly taskId: string;
   readonly status: ServedTaskStatus;
@@ -32,15 +37,44 @@ export interface TaskView {
   readonly pollInterval: number;
 }
 
-/** What a task's work reports when it ends: the result, and whether it was a failure. */
+/** A task as the 2026-07-28 Tasks extension shows it (`tasks/get`'s DetailedTask). */
+export interface ModernTaskView {
+  readonly taskId: string;
+  readonly status: ServedTaskStatus;
+  readonly statusMessage?: string;
+  readonly createdAt: string;
+  readonly lastUpdatedAt: string;
+  readonly ttlMs: number;
+  readonly pollIntervalMs: number;
+  /** A completed task's result (a tool error is `isError` in it). */
+  readonly result?: CallToolResult;
+  /** A failed task's protocol-level error. */
+  readonly error?: TaskError;
+}
+
+/** A protocol-level error of a failed task, in the JSON-RPC error shape. */
+export interface TaskError {
+  readonly code: number;
+  readonly message: string;
+  readonly data?: Readonly<Record<string, unknown>>;
+}
+
+/** What a task's work reports when it ends. */
 export interface TaskOutcome {
   readonly result: CallToolResult;
+  /** The call produced no result (2025-11-25 `failed`). */
   readonly failed: boolean;
+  /**
+   * Set when no result could be had for a protocol-level reason (the upstream answered a
+   * JSON-RPC error, the transport failed, the deadline passed): 2026-07-28 `failed`. A tool that
+   * ran and reported an error, or a refused call, is `completed` with an `isError` result.
+   */
+  readonly error?: TaskError;
 }
 
 /** The task limits taken from the endpoint's limits. */
 export interface TaskLimits {
-  /** Suggested `pollInterval`, and how often a waiting task looks at the store again. */
+  /** Suggested poll interval, and how often a waiting task looks at the store again. */
   readonly pollMs: number;
   /** Longest (and default) task lifetime: after it, a task is forgotten. */
   readonly ttlMs: number;
@@ -48,8 +82,28 @@ export interface TaskLimits {
   readonly perClient: number;
 }
 
+/** The work of a task: the call, to its outcome. */
+export type TaskWork = (
+  signal: AbortSignal,
+  note: (statusMessage: string) => void,
+) => Promise<TaskOutcome>;
+
+/** A task another instance made, found in the store: its key and its work here. */
+export interface AdoptedTask {
+  readonly key: string;
+  readonly work: TaskWork;
+}
+
+/**
+ * Finds the task `taskId` of `client` that this process does not hold (an approval in the
+ * shared store), or `undefined`.
+ */
+export type TaskLookup = (client: string, taskId: string) => Promise<AdoptedTask | undefined>;
+
 interface TaskRecord {
   view: TaskView;
+  // The 2026-07-28 status: a tool error is `completed` there, `failed` in 2025-11-25.
+  modern: ServedTaskStatus;
   readonly client: string;
   readonly key: string;
   readonly expiresAt: number;
@@ -60,6 +114,7 @@ interface TaskRecord {
 
 const INVALID_PARAMS = -32602;
 const PAGE = 100;
+const NOT_FOUND = "Failed to retrieve task: Task not found";
 
 /**
  * The tasks of one endpoint, per client. A task's work is the served call itself: it runs
@@ -69,58 +124,69 @@ const PAGE = 100;
  */
 export class ServedTasks {
   readonly #limits: TaskLimits;
+  readonly #lookup: TaskLookup | undefined;
   readonly #tasks = new Map<string, TaskRecord>();
   // (client, run and call ids) -> task id: the same call sent again is the same task.
   readonly #byKey = new Map<string, string>();
 
   /**
    * @param limits poll interval, lifetime and per-client count
+   * @param lookup finds a task another instance of a fleet made (in the shared store)
    */
-  constructor(limits: TaskLimits) {
+  constructor(limits: TaskLimits, lookup?: TaskLookup) {
     this.#limits = limits;
+    this.#lookup = lookup;
+  }
+
+  /** The suggested poll interval, in milliseconds. */
+  get pollMs(): number {
+    return this.#limits.pollMs;
   }
 
   /**
    * The task of `key` for `client`, made when there is none: `work` runs it (it is handed a
-   * signal that `tasks/cancel`, the ttl or shutdown abort, and `note` to say what it waits for
-   * in the task's `statusMessage`). Returns `undefined` when the client
-   * already holds as many tasks as it may.
+   * signal that cancelling, the ttl or shutdown abort, and `note` to say what it waits for in
+   * the task's `statusMessage`). Returns `undefined` when the client already holds as many
+   * tasks as it may.
    *
    * @param client the client's name
    * @param key the call's run and call ids
    * @param ttl the ttl the client asked for, if any
    * @param work the call, to its outcome
+   * @param taskId the task's id (an approval's id); default a fresh UUID
    */
   create(
     client: string,
     key: string,
     ttl: unknown,
-    work: (signal: AbortSignal, note: (statusMessage: string) => void) => Promise<TaskOutcome>,
+    work: TaskWork,
+    taskId: string = crypto.randomUUID(),
   ): TaskView | undefined {
     this.#sweep();
-    const known = this.#byKey.get(`${client}\u0000${key}`);
-    if (known !== undefined) return this.#tasks.get(known)!.view;
-    let held = 0;
-    for (const task of this.#tasks.values()) if (task.client === client) held++;
-    if (held >= this.#limits.perClient) return undefined;
+    const known = this.#byKey.get(`${client}\u0000${key}`) ?? taskId;
+    const held = this.#tasks.get(known);
+    if (held !== undefined && held.client === client) return held.view;
+    if (held !== undefined) return undefined;
+    let count = 0;
+    for (const task of this.#tasks.values()) if (task.client === client) count++;
+    if (count >= this.#limits.perClient) return undefined;
     const lifetime = typeof ttl === "number" && ttl > 0
       ? Math.min(Math.floor(ttl), this.#limits.ttlMs)
       : this.#limits.ttlMs;
     const now = new Date().toISOString();
-    const taskId = crypto.randomUUID();
     const stop = new AbortController();
     const timer = setTimeout(() => stop.abort(), lifetime);
-    const view: TaskView = {
-      taskId,
-      status: "working",
-      statusMessage: "Waiting for a person's approval in the approval store.",
-      createdAt: now,
-      lastUpdatedAt: now,
-      ttl: lifetime,
-      pollInterval: this.#limits.pollMs,
-    };
     const record: TaskRecord = {
-      view,
+      view: Object.freeze({
+        taskId,
+        status: "working",
+        statusMessage: "The call is running.",
+        createdAt: now,
+        lastUpdatedAt: now,
+        ttl: lifetime,
+        pollInterval: this.#limits.pollMs,
+      }),
+      modern: "working",
       client,
       key: `${client}\u0000${key}`,
       expiresAt: Date.now() + lifetime,
@@ -140,30 +206,55 @@ export class ServedTasks {
       if (record.view.status !== "working") return;
       record.outcome = outcome;
       this.#settle(record, outcome.failed ? "failed" : "completed");
+      record.modern = outcome.error === undefined ? "completed" : "failed";
     });
     this.#tasks.set(taskId, record);
     this.#byKey.set(record.key, taskId);
-    return view;
+    return record.view;
   }
 
   /**
-   * The task `taskId` of `client`, or the protocol's invalid-params error.
+   * The task `taskId` of `client` (2025-11-25 form), or the protocol's invalid-params error.
    *
    * @param client the client's name
    * @param taskId the task id the client sent
    */
-  get(client: string, taskId: unknown): TaskView {
-    return this.#own(client, taskId).view;
+  async get(client: string, taskId: unknown): Promise<TaskView> {
+    return (await this.#own(client, taskId)).view;
   }
 
   /**
-   * Waits for the task to end and answers the call's result, tied to the task.
+   * The task `taskId` of `client` as the Tasks extension's `tasks/get` answers it: status and
+   * metadata, with the result (completed) or the error (failed) inlined.
+   *
+   * @param client the client's name
+   * @param taskId the task id the client sent
+   */
+  async detailed(client: string, taskId: unknown): Promise<ModernTaskView> {
+    return modernView(await this.#own(client, taskId));
+  }
+
+  /**
+   * The Tasks extension's `CreateTaskResult` of a task just made (a flat `Result & Task`).
+   *
+   * @param view the task, as `create` returned it
+   */
+  created(view: TaskView): Record<string, unknown> {
+    const task = this.#tasks.get(view.taskId);
+    const { result: _r, error: _e, ...flat } = task === undefined
+      ? modernOf(view, "working")
+      : modernView(task);
+    return { resultType: "task", ...flat };
+  }
+
+  /**
+   * Waits for the task to end and answers the call's result, tied to the task (2025-11-25).
    *
    * @param client the client's name
    * @param taskId the task id the client sent
    */
   async result(client: string, taskId: unknown): Promise<CallToolResult> {
-    const task = this.#own(client, taskId);
+    const task = await this.#own(client, taskId);
     await task.ended;
     const result = task.outcome?.result ?? cancelledResult();
     return {
@@ -173,7 +264,7 @@ export class ServedTasks {
   }
 
   /**
-   * One page of the client's tasks, newest last.
+   * One page of the client's tasks, newest last (2025-11-25).
    *
    * @param client the client's name
    * @param cursor the cursor of the page before, if any
@@ -195,19 +286,23 @@ export class ServedTasks {
   }
 
   /**
-   * Cancels a working task: it stops waiting for the decision (the approval itself stays in
-   * the store; a dispatch already under way still ends with its recorded outcome). A task that
-   * already ended is the protocol's invalid-params error.
+   * Cancels a working task: it stops waiting for the decision, or aborts the read it runs (the
+   * approval itself stays in the store; a write already dispatched still ends with its recorded
+   * outcome). In the 2025-11-25 form a task that already ended is the protocol's invalid-params
+   * error; in the 2026-07-28 form (`idempotent`) cancelling it again is acknowledged.
    *
    * @param client the client's name
    * @param taskId the task id the client sent
+   * @param idempotent whether an ended task is acknowledged rather than refused
    */
-  cancel(client: string, taskId: unknown): TaskView {
-    const task = this.#own(client, taskId);
+  async cancel(client: string, taskId: unknown, idempotent = false): Promise<TaskView> {
+    const task = await this.#own(client, taskId);
     if (task.view.status !== "working") {
+      if (idempotent) return task.view;
       throw new serverSdk.ProtocolError(INVALID_PARAMS, "tasks/cancel: the task already ended");
     }
     this.#settle(task, "cancelled");
+    task.modern = "cancelled";
     task.stop.abort();
     return task.view;
   }
@@ -233,12 +328,25 @@ export class ServedTasks {
     });
   }
 
-  #own(client: string, taskId: unknown): TaskRecord {
+  async #own(client: string, taskId: unknown): Promise<TaskRecord> {
     this.#sweep();
-    const task = typeof taskId === "string" ? this.#tasks.get(taskId) : undefined;
+    if (typeof taskId !== "string") {
+      throw new serverSdk.ProtocolError(INVALID_PARAMS, NOT_FOUND);
+    }
+    let task = this.#tasks.get(taskId);
+    if (task === undefined && this.#lookup !== undefined) {
+      // Made by another instance: the store's approval says what the task is.
+      const adopted = await this.#lookup(client, taskId).catch(() => undefined);
+      if (adopted !== undefined) {
+        this.create(client, adopted.key, undefined, adopted.work, taskId);
+        task = this.#tasks.get(taskId);
+        // Work that already has its outcome settles the task before it is answered.
+        await Promise.race([task?.ended, new Promise((resolve) => setTimeout(resolve, 0))]);
+      }
+    }
     // Another client's task is answered as no task: ids are not shared.
     if (task === undefined || task.client !== client) {
-      throw new serverSdk.ProtocolError(INVALID_PARAMS, "Failed to retrieve task: Task not found");
+      throw new serverSdk.ProtocolError(INVALID_PARAMS, NOT_FOUND);
     }
     return task;
   }
@@ -253,6 +361,30 @@ export class ServedTasks {
       this.#byKey.delete(task.key);
     }
   }
+}
+
+function modernView(task: TaskRecord): ModernTaskView {
+  const view = modernOf(task.view, task.modern);
+  const outcome = task.outcome;
+  if (task.modern === "completed" && outcome !== undefined) {
+    return { ...view, result: outcome.result };
+  }
+  if (task.modern === "failed" && outcome?.error !== undefined) {
+    return { ...view, error: outcome.error };
+  }
+  return view;
+}
+
+function modernOf(view: TaskView, status: ServedTaskStatus): ModernTaskView {
+  return {
+    taskId: view.taskId,
+    status,
+    ...(view.statusMessage === undefined ? {} : { statusMessage: view.statusMessage }),
+    createdAt: view.createdAt,
+    lastUpdatedAt: view.lastUpdatedAt,
+    ttlMs: view.ttl,
+    pollIntervalMs: view.pollInterval,
+  };
 }
 
 function cancelledResult(): CallToolResult {

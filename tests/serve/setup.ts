@@ -72,6 +72,8 @@ export interface EndpointOptions {
   readonly store?: ApprovalStore;
   /** Origins a browser request may come from. */
   readonly allowedOrigins?: readonly string[];
+  /** Served tools the operator runs as tasks. */
+  readonly taskTools?: Readonly<Record<string, "optional" | "required">>;
 }
 
 /** Both fixtures upstream, a workspace, and an empty libSQL store file in it. */
@@ -137,6 +139,7 @@ export async function startEndpoint(options: EndpointOptions = {}): Promise<Endp
       clients: CLIENTS,
       ...(options.limits ? { limits: options.limits } : {}),
       ...(options.allowedOrigins ? { allowedOrigins: options.allowedOrigins } : {}),
+      ...(options.taskTools ? { taskTools: options.taskTools } : {}),
       onEvent: (event) => events.push(event),
     },
   });

@@ -1,4 +1,5 @@
-// MCP tasks through `sluice serve` (protocol 2025-11-25): a real MCP client with task support
+// MCP tasks through `sluice serve`, at 2025-11-25 and with the 2026-07-28 Tasks extension (the
+// last tests). At 2025-11-25: a real MCP client with task support
 // (the v1 SDK's `experimental.tasks`, over the 2025 fallback) calls a write as a task, polls
 // `tasks/get` while it waits for a person, and receives the result once the approval is decided
 // in the store; the write commits once on the upstream's ledger however often the client sends
@@ -10,7 +11,16 @@ import { StreamableHTTPClientTransport as V1Transport } from "@modelcontextproto
 import { CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import { readLedger, receivedFor } from "../../fixtures/write_ledger.ts";
 import { SYNTHETIC_VALUE as VALUE } from "../../fixtures/write_server.ts";
-import { connectClient, IDE_TOKEN, outcomeOf, READER_TOKEN, startEndpoint } from "./setup.ts";
+import { RELATED_TASK_META_KEY } from "../../src/serve/tasks.ts";
+import { ModernClient, TASKS } from "./modern_client.ts";
+import {
+  connectClient,
+  IDE_TOKEN,
+  outcomeOf,
+  READER_TOKEN,
+  startEndpoint,
+  textOf,
+} from "./setup.ts";
 
 const WRITE = "records__write_record";
 
@@ -180,4 +190,185 @@ Deno.test("serve tasks: a 2026-07-28 client without tasks gets the immediate pen
     await client.close();
     await endpoint.close();
   }
+});
+
+// The 2026-07-28 Tasks extension (SEP-2663), spoken on the wire by `ModernClient` (the v2 SDK
+// client 2.4.0 has no tasks support at 2026-07-28).
+
+Deno.test("serve tasks (2026-07-28 extension): a write is a task named by its approval id; tasks/get inlines the committed result once a person approves; committed once", async () => {
+  const endpoint = await startEndpoint({ limits: { taskPollMs: 50 } });
+  const client = new ModernClient(endpoint.url, IDE_TOKEN);
+  const args = { key: "m1", value: VALUE };
+  try {
+    const created = await client.request("tools/call", { name: WRITE, arguments: args });
+    const task = created.result!;
+    assert.equal(task.resultType, "task", JSON.stringify(created));
+    assert.equal(typeof task.taskId, "string");
+    assert.equal(task.status, "working");
+    assert.equal(task.ttlMs, 24 * 60 * 60 * 1000);
+    assert.equal(task.pollIntervalMs, 50);
+    for (const legacy of ["ttl", "pollInterval", "task", "result", "error"]) {
+      assert.ok(!(legacy in task), `no ${legacy} on a CreateTaskResult`);
+    }
+    const taskId = task.taskId as string;
+    // The task is the approval: any instance on the store finds it by that id.
+    assert.equal((await endpoint.store.get(taskId))?.state, "pending");
+    const working = (await client.request("tasks/get", { taskId })).result!;
+    assert.equal(working.status, "working");
+    assert.equal(working.resultType, "complete");
+    assert.match(String(working.statusMessage), new RegExp(taskId));
+    // The same call again is the same task; nothing reached the upstream.
+    const again = await client.request("tools/call", { name: WRITE, arguments: args });
+    assert.equal(again.result!.taskId, taskId);
+    assert.equal(receivedFor(await readLedger(endpoint.ws.ledger), args.key).length, 0);
+
+    await endpoint.store.approve(taskId, { by: "alice" });
+    const ended = await client.untilEnded(taskId);
+    assert.equal(ended.status, "completed", JSON.stringify(ended));
+    const result = ended.result as { content: unknown[]; isError?: boolean; _meta: object };
+    assert.equal(result.isError, undefined);
+    assert.equal(outcomeOf(result).effect, "committed");
+    assert.equal(outcomeOf(result).approvalId, taskId);
+    assert.ok(!(RELATED_TASK_META_KEY in result._meta), "no related-task _meta inlined");
+    assert.ok(!("error" in ended));
+    assert.equal(receivedFor(await readLedger(endpoint.ws.ledger), args.key).length, 1);
+    assert.equal((await endpoint.store.get(taskId))?.state, "committed");
+
+    // Cancelling an ended task is acknowledged (idempotent), an empty result.
+    const ack = await client.request("tasks/cancel", { taskId });
+    assert.deepEqual(Object.keys(ack.result!).filter((key) => key !== "_meta"), ["resultType"]);
+    assert.equal((await client.request("tasks/get", { taskId })).result!.status, "completed");
+    // The 2025 methods do not exist at 2026-07-28; unknown and other clients' ids are -32602.
+    assert.equal((await client.request("tasks/result", { taskId })).error?.code, -32601);
+    assert.equal((await client.request("tasks/list", {})).error?.code, -32601);
+    assert.equal((await client.request("tasks/get", { taskId: "no-such" })).error?.code, -32602);
+    const reader = new ModernClient(endpoint.url, READER_TOKEN);
+    assert.equal((await reader.request("tasks/get", { taskId })).error?.code, -32602);
+    assert.equal(receivedFor(await readLedger(endpoint.ws.ledger), args.key).length, 1);
+  } finally {
+    await endpoint.close();
+  }
+});
+
+Deno.test("serve tasks (2026-07-28 extension): without the extension tasks/* is -32021 and a write answers at once; a denied write's task completes with isError; cancel stops the wait", async () => {
+  const endpoint = await startEndpoint({ limits: { taskPollMs: 50 } });
+  const plain = new ModernClient(endpoint.url, IDE_TOKEN, false);
+  const client = new ModernClient(endpoint.url, IDE_TOKEN);
+  try {
+    const gated = await plain.request("tasks/get", { taskId: "any" });
+    assert.equal(gated.error?.code, -32021);
+    assert.deepEqual(
+      (gated.error?.data as { requiredCapabilities?: unknown }).requiredCapabilities,
+      { extensions: { [TASKS]: {} } },
+    );
+    const pending = (await plain.request("tools/call", {
+      name: WRITE,
+      arguments: { key: "m2", value: VALUE },
+    })).result!;
+    assert.equal(pending.resultType, "complete");
+    assert.equal(pending.taskId, undefined);
+    assert.equal(outcomeOf(pending).errorCode, "approval_pending");
+    // A read meets no approval: it answers at once, never a task.
+    const read = (await client.request("tools/call", {
+      name: "docs__echo",
+      arguments: { message: "hi" },
+    })).result!;
+    assert.equal(read.resultType, "complete");
+
+    const denied = (await client.request("tools/call", {
+      name: WRITE,
+      arguments: { key: "m3", value: VALUE },
+    })).result!;
+    assert.equal(denied.resultType, "task");
+    await endpoint.store.deny(denied.taskId as string, { by: "alice" });
+    const ended = await client.untilEnded(denied.taskId as string);
+    // A refused call is a call with an outcome (completed, isError), not a protocol failure.
+    assert.equal(ended.status, "completed");
+    assert.equal((ended.result as { isError?: boolean }).isError, true);
+    assert.equal(outcomeOf(ended.result as object).errorCode, "approval_denied");
+
+    const waiting = (await client.request("tools/call", {
+      name: WRITE,
+      arguments: { key: "m4", value: VALUE },
+    })).result!;
+    const taskId = waiting.taskId as string;
+    assert.equal((await client.request("tasks/cancel", { taskId })).result?.resultType, "complete");
+    assert.equal((await client.request("tasks/get", { taskId })).result!.status, "cancelled");
+    // Approving after the cancel dispatches nothing through the task.
+    await endpoint.store.approve(taskId, { by: "alice" });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    assert.equal(receivedFor(await readLedger(endpoint.ws.ledger), "m4").length, 0);
+  } finally {
+    await endpoint.close();
+  }
+});
+
+Deno.test("serve tasks: an operator's task tool (taskTools) runs as a task for clients that negotiated tasks, answers at once for others; `required` refuses a 2026-07-28 client without the extension", async () => {
+  const endpoint = await startEndpoint({
+    limits: { taskPollMs: 50 },
+    taskTools: { docs__echo: "optional", docs__add: "required" },
+  });
+  const modern = new ModernClient(endpoint.url, IDE_TOKEN);
+  const plain = new ModernClient(endpoint.url, IDE_TOKEN, false);
+  const legacy = await v1Client(endpoint.url, IDE_TOKEN);
+  try {
+    const created = (await modern.request("tools/call", {
+      name: "docs__echo",
+      arguments: { message: "as a task" },
+    })).result!;
+    assert.equal(created.resultType, "task");
+    const ended = await modern.untilEnded(created.taskId as string);
+    assert.equal(ended.status, "completed");
+    assert.deepEqual(textOf(ended.result as { content: unknown }), ["as a task"]);
+    // No approval behind it: the task lives here, and the store holds nothing.
+    assert.equal((await endpoint.store.list()).length, 0);
+
+    const direct = (await plain.request("tools/call", {
+      name: "docs__echo",
+      arguments: { message: "at once" },
+    })).result!;
+    assert.equal(direct.resultType, "complete");
+    assert.deepEqual(textOf(direct), ["at once"]);
+    const refused = await plain.request("tools/call", {
+      name: "docs__add",
+      arguments: { a: 1, b: 2 },
+    });
+    assert.equal(refused.error?.code, -32021);
+
+    // A 2025-11-25 client's task-augmented call of the same tool is a task too.
+    const tools = (await legacy.listTools()).tools as {
+      name: string;
+      execution?: { taskSupport?: string };
+    }[];
+    assert.equal(
+      tools.find((tool) => tool.name === "docs__echo")?.execution?.taskSupport,
+      "optional",
+    );
+    assert.equal(
+      tools.find((tool) => tool.name === "docs__add")?.execution?.taskSupport,
+      "required",
+    );
+    let taskId: string | undefined;
+    for await (
+      const message of legacy.experimental.tasks.callToolStream(
+        { name: "docs__add", arguments: { a: 2, b: 3 } },
+        CallToolResultSchema,
+        { task: { ttl: 60_000 } },
+      )
+    ) {
+      if (message.type === "taskCreated") taskId = message.task.taskId;
+      if (message.type === "result") assert.deepEqual(textOf(message.result), ['{"sum":5}']);
+    }
+    assert.ok(taskId !== undefined);
+  } finally {
+    await legacy.close();
+    await endpoint.close();
+  }
+});
+
+Deno.test("serve tasks: taskTools that is not a map to optional or required is serve_config_invalid", async () => {
+  await assert.rejects(
+    () => startEndpoint({ taskTools: { docs__echo: "always" as never } }),
+    (error: unknown) => (error as { code?: string }).code === "serve_config_invalid",
+  );
 });

@@ -9,6 +9,7 @@ import { WORKER_CLIENT } from "../support/serve_worker.ts";
 import { createWriteWorkspace, startWriteServerHttp } from "../../fixtures/write_server_launch.ts";
 import { SYNTHETIC_VALUE as VALUE } from "../../fixtures/write_server.ts";
 import { readLedger, receivedFor } from "../../fixtures/write_ledger.ts";
+import { ModernClient } from "./modern_client.ts";
 import { connectClient, outcomeOf } from "./setup.ts";
 
 Deno.test("serve on Workers: a fetch handler with D1 in workerd; a write approved in D1 commits once", async () => {
@@ -60,6 +61,51 @@ Deno.test("serve on Workers: a fetch handler with D1 in workerd; a write approve
     } finally {
       await client.close();
     }
+  } finally {
+    await worker.stop();
+    await upstream.stop();
+    await ws.remove();
+  }
+});
+
+Deno.test("serve on Workers: a task (2026-07-28 extension) made on one Worker is answered by another from D1 once approved; committed once", async () => {
+  const ws = await createWriteWorkspace();
+  const upstream = await startWriteServerHttp(ws, "success");
+  const worker = await startD1Worker(1, "tests/support/serve_worker.ts");
+  try {
+    for (const base of [worker.url, worker.approverUrl]) {
+      const configured = await fetch(new URL("/configure", base), {
+        method: "POST",
+        body: JSON.stringify({ upstream: upstream.url }),
+      });
+      assert.deepEqual(await configured.json(), { configured: true });
+    }
+    const a = new ModernClient(new URL("/mcp", worker.url), WORKER_CLIENT.token);
+    const b = new ModernClient(new URL("/mcp", worker.approverUrl), WORKER_CLIENT.token);
+    const args = { key: "worker-task", value: VALUE };
+    const created = (await a.request("tools/call", {
+      name: "records__write_record",
+      arguments: args,
+    })).result!;
+    assert.equal(created.resultType, "task", JSON.stringify(created));
+    const taskId = created.taskId as string;
+    // Each request is its own endpoint on Workers: the other Worker finds the task in D1.
+    const working = (await b.request("tasks/get", { taskId })).result!;
+    assert.equal(working.status, "working", JSON.stringify(working));
+    const approved = await fetch(new URL("/approve", worker.url), {
+      method: "POST",
+      body: JSON.stringify({ id: taskId }),
+    });
+    assert.deepEqual(await approved.json(), { state: "approved" });
+    // The poll after the decision claims and runs the call within its own request.
+    const ended = await b.untilEnded(taskId);
+    assert.equal(ended.status, "completed", JSON.stringify(ended));
+    const result = ended.result as { structuredContent?: { key: string }; _meta: object };
+    assert.equal(outcomeOf(result).effect, "committed");
+    assert.equal(result.structuredContent?.key, "worker-task");
+    const again = (await a.request("tasks/get", { taskId })).result!;
+    assert.equal(again.status, "completed");
+    assert.equal(receivedFor(await readLedger(ws.ledger), args.key).length, 1);
   } finally {
     await worker.stop();
     await upstream.stop();
