@@ -88,16 +88,13 @@ export async function fulfilInputRequired(
     if (round.requests.some(([, entry]) => !isElicitation(entry))) {
       return { code: "mcp_input_required_unsupported" };
     }
+    // The requests of one round are independent: all are asked at once (a relay shows them
+    // to its client together), and the round is sent back once every one has its answer.
+    const answers = await Promise.all(round.requests.map(([, entry]) =>
+      answerElicitation((entry as JsonObject).params, call, handlers, signal, "input_required")
+    ));
     const responses: Record<string, JsonObject> = {};
-    for (const [key, entry] of round.requests) {
-      responses[key] = await answerElicitation(
-        (entry as JsonObject).params,
-        call,
-        handlers,
-        signal,
-        "input_required",
-      );
-    }
+    round.requests.forEach(([key], index) => responses[key] = answers[index]!);
     raw = await resend({
       ...(round.requests.length > 0 ? { inputResponses: responses } : {}),
       ...(round.state !== undefined ? { requestState: round.state } : {}),

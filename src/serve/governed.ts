@@ -25,6 +25,9 @@ import {
 } from "./task_handlers.ts";
 import { busyResult, pendingNote, sleep, taskOutcome } from "./task_outcome.ts";
 import { type AdoptedTask, ServedTasks, type TaskView } from "./tasks.ts";
+import { type CallInput, callInput, declineAll } from "./call_input.ts";
+import { InputRounds, type Step } from "./input_rounds.ts";
+import type { DownstreamAsk, InputRelay } from "./relay.ts";
 
 /**
  * How a served tool runs as a task: `optional` (a client that negotiated tasks gets a task, any
@@ -51,6 +54,10 @@ export interface GovernedOptions {
   readonly taskTools?: Readonly<Record<string, ServedTaskSupport>>;
   /** The approval store, so a task another instance made is found (a fleet). */
   readonly store?: ApprovalStore;
+  /** Routes the upstreams' requests for input to the client of each call. */
+  readonly relay?: InputRelay;
+  /** Task tools whose upstream asks for input before its work: rounds first, then the task. */
+  readonly inputBeforeTask?: readonly string[];
 }
 
 const DEFAULT_SERVER_INFO = { name: "sluice-serve", version: "1" } as const;
@@ -81,6 +88,7 @@ export class GovernedTools {
   // The clients served so far, by name: a task found in the store is checked against its
   // client's allowlist.
   readonly #clients = new Map<string, ServeClient>();
+  readonly #rounds = new InputRounds();
   #approval: { of: readonly ToolkitTool[] | undefined; names: ReadonlySet<string> } = {
     of: undefined,
     names: new Set(),
@@ -146,8 +154,10 @@ export class GovernedTools {
    * A low-level MCP server for `client`, with the two tool handlers.
    *
    * @param client the authenticated client
+   * @param stateful whether the carrier keeps the client's connection (stdio), so a 2025
+   *   client can be sent `elicitation/create` on a call's stream
    */
-  server(client: ServeClient): Server {
+  server(client: ServeClient, stateful = false): Server {
     this.#clients.set(client.name, client);
     const server = new serverSdk.Server(this.#options.serverInfo ?? DEFAULT_SERVER_INFO, {
       // `tasks` is the 2025-11-25 utility (the SDK leaves it out of a 2026-07-28 handshake);
@@ -183,18 +193,28 @@ export class GovernedTools {
       const params = request.params as typeof request.params & { task?: { ttl?: unknown } };
       const name = this.#names.local(params.name);
       const era = taskEra(request, ctx);
+      const input = callInput(params, ctx, era.modern, server, stateful);
       if (era.modern) {
         const tool = this.#tool(client, name);
         const support = tool === undefined ? undefined : this.#taskSupport(tool);
         if (support === "required" && !era.declaresTasks) throw missingTasksCapability();
         if (support !== undefined && era.declaresTasks) {
-          return this.#callAsModernTask(client, tool!, params.arguments, params._meta);
+          return this.#callAsModernTask(client, tool!, params.arguments, params._meta, input);
+        }
+        if (input.state !== undefined) {
+          const resumed = this.#rounds.resume<CallToolResult>(client.name, input.state, input.responses);
+          return this.#rounds.step(resumed, input.state as string).then(answerOf);
+        }
+        if (input.inputs !== undefined) {
+          const result = this.#call(client, name, params.arguments, params._meta, input.ask);
+          return this.#rounds.step({ client: client.name, inputs: input.inputs, result })
+            .then(answerOf);
         }
         // A legacy `task` hint on a 2026-07-28 request is tolerated and ignored.
       } else if (params.task !== undefined && params.task !== null) {
-        return this.#callAsTask(client, name, params.arguments, params._meta, params.task);
+        return this.#callAsTask(client, name, params.arguments, params._meta, params.task, input);
       }
-      return this.#call(client, name, params.arguments, params._meta);
+      return this.#call(client, name, params.arguments, params._meta, input.ask);
     });
     registerTaskHandlers(server, client.name, this.#tasks);
     return server;
@@ -222,6 +242,7 @@ export class GovernedTools {
     name: unknown,
     args: unknown,
     meta: Readonly<Record<string, unknown>> | undefined,
+    ask?: DownstreamAsk,
   ): Promise<CallToolResult> {
     const start = performance.now();
     const served = typeof name === "string" && clientMay(client, name) ? name : undefined;
@@ -237,7 +258,7 @@ export class GovernedTools {
       envelope = { text: [], structured: null, errorCode: "serve_client_busy" };
     } else {
       try {
-        envelope = await this.#run(served, args, ids);
+        envelope = await this.#run(served, args, ids, undefined, ask);
       } finally {
         release();
       }
@@ -258,12 +279,13 @@ export class GovernedTools {
     args: unknown,
     meta: Readonly<Record<string, unknown>> | undefined,
     task: { ttl?: unknown },
+    input: CallInput,
   ): Promise<CallToolResult> {
     const tool = this.#tool(client, name);
     if (tool === undefined || this.#taskSupport(tool) === undefined) {
       throw new serverSdk.ProtocolError(-32601, "tools/call: this tool does not run as a task");
     }
-    const view = await this.#startTask(client, tool, args, meta, task.ttl);
+    const view = await this.#startTask(client, tool, args, meta, input, task.ttl);
     if (view === undefined) return busyResult();
     // Content beside the task, for a host that shows the model something at once.
     const note = `This call runs as task ${view.taskId}.`;
@@ -285,8 +307,12 @@ export class GovernedTools {
     tool: ToolkitTool,
     args: unknown,
     meta: Readonly<Record<string, unknown>> | undefined,
+    input: CallInput,
   ): Promise<CallToolResult> {
-    const view = await this.#startTask(client, tool, args, meta, undefined, true);
+    if (input.inputs !== undefined && this.#options.inputBeforeTask?.includes(tool.name)) {
+      return this.#inputThenTask(client, tool, args, input);
+    }
+    const view = await this.#startTask(client, tool, args, meta, input, undefined, true);
     if (view === undefined) return busyResult();
     if ("content" in view) return view;
     return this.#tasks.created(view) as unknown as CallToolResult;
@@ -302,6 +328,7 @@ export class GovernedTools {
     tool: ToolkitTool,
     args: unknown,
     meta: Readonly<Record<string, unknown>> | undefined,
+    input: CallInput,
     ttl: unknown,
     direct = false,
   ): Promise<TaskView | CallToolResult | undefined> {
@@ -313,25 +340,68 @@ export class GovernedTools {
       this.#emitCall(client.name, tool.name, envelope, ids, start, taskId);
     if (!approving) {
       const taskId = crypto.randomUUID();
-      return this.#tasks.create(client.name, key, ttl, async (signal) => {
-        const envelope = await this.#run(tool.name, args, ids, signal);
+      const view = this.#tasks.create(client.name, key, ttl, async (signal) => {
+        const envelope = await this.#run(tool.name, args, ids, signal, input.ask);
         emit(envelope, taskId);
         return taskOutcome(envelope);
       }, taskId);
+      if (input.inputs !== undefined) this.#tasks.attachInputs(taskId, input.inputs);
+      return view;
     }
-    const first = await this.#run(tool.name, args, ids);
+    const first = await this.#run(tool.name, args, ids, undefined, input.ask);
     if (first.errorCode !== "approval_pending" || first.approvalId === undefined) {
       emit(first);
       if (direct) return servedResult(first) as unknown as CallToolResult;
       return this.#tasks.create(client.name, key, ttl, () => Promise.resolve(taskOutcome(first)));
     }
     const approvalId = first.approvalId;
-    return this.#tasks.create(client.name, key, ttl, async (signal, note) => {
+    const view = this.#tasks.create(client.name, key, ttl, async (signal, note) => {
       note(pendingNote(approvalId));
-      const envelope = await this.#untilDecided(tool.name, args, ids, signal, note);
+      const envelope = await this.#untilDecided(tool.name, args, ids, signal, note, input.ask);
       emit(envelope, approvalId);
       return taskOutcome(envelope);
     }, approvalId);
+    if (input.inputs !== undefined) this.#tasks.attachInputs(approvalId, input.inputs);
+    return view;
+  }
+
+  /**
+   * A task tool whose upstream asks for input before its work (`inputBeforeTask`): its rounds
+   * are answered `input_required` while the client has not answered them; the call becomes a
+   * task on the round the client answered (or at once when the upstream asked nothing), and
+   * any later request of the upstream shows on that task.
+   */
+  async #inputThenTask(
+    client: ServeClient,
+    tool: ToolkitTool,
+    args: unknown,
+    input: CallInput,
+  ): Promise<CallToolResult> {
+    const start = performance.now();
+    let conversation;
+    let step: Step<ToolkitEnvelope> | undefined;
+    let ids: ServedCallIds;
+    if (input.state !== undefined) {
+      conversation = this.#rounds.resume<ToolkitEnvelope>(client.name, input.state, input.responses);
+      this.#rounds.forget(input.state as string);
+      ids = { runId: `serve:${client.name}:input`, callId: String(input.state) };
+    } else {
+      ids = await servedCallIds(client.name, tool.name, args, undefined, false);
+      const result = this.#run(tool.name, args, ids, undefined, input.ask);
+      conversation = { client: client.name, inputs: input.inputs!, result };
+      step = await this.#rounds.step(conversation);
+      if ("inputRequired" in step) return step.inputRequired as unknown as CallToolResult;
+    }
+    const taskId = crypto.randomUUID();
+    const ended = conversation.result;
+    const view = this.#tasks.create(client.name, `input\u0000${taskId}`, undefined, async () => {
+      const envelope = await ended;
+      this.#emitCall(client.name, tool.name, envelope, ids, start, taskId);
+      return taskOutcome(envelope);
+    }, taskId);
+    if (view === undefined) return busyResult();
+    this.#tasks.attachInputs(taskId, conversation.inputs);
+    return this.#tasks.created(view) as unknown as CallToolResult;
   }
 
   /**
@@ -388,9 +458,10 @@ export class GovernedTools {
     ids: ServedCallIds,
     signal: AbortSignal,
     note: (statusMessage: string) => void,
+    ask?: DownstreamAsk,
   ): Promise<ToolkitEnvelope> {
     for (;;) {
-      const envelope = await this.#run(name, args, ids);
+      const envelope = await this.#run(name, args, ids, undefined, ask);
       if (signal.aborted || !(await this.#undecided(envelope))) return envelope;
       note(
         envelope.errorCode === "approval_pending"
@@ -464,6 +535,7 @@ export class GovernedTools {
     args: unknown,
     ids: ServedCallIds,
     signal?: AbortSignal,
+    ask?: DownstreamAsk,
   ): Promise<ToolkitEnvelope> {
     const toolkit = this.#toolkit;
     const coalesce = this.#approving(name);
@@ -473,14 +545,22 @@ export class GovernedTools {
     const controller = new AbortController();
     this.#aborts.add(controller);
     signal?.addEventListener("abort", () => controller.abort(), { once: true });
+    // The upstream's requests for input during this call reach its client (or are declined).
+    const unroute = this.#options.relay?.route(ids, ask ?? declineAll);
     const call = toolkit.call(name, args ?? {}, { ...ids, signal: controller.signal });
     this.#inFlight.add(call);
     if (coalesce) this.#running.set(key, call);
     call.finally(() => {
+      unroute?.();
       this.#aborts.delete(controller);
       this.#inFlight.delete(call);
       if (this.#running.get(key) === call) this.#running.delete(key);
     });
     return call;
   }
+}
+
+/** A round's answer to the client: the call's result, or `input_required`. */
+function answerOf(step: Step<CallToolResult>): CallToolResult {
+  return "value" in step ? step.value : step.inputRequired as unknown as CallToolResult;
 }

@@ -20,6 +20,7 @@ import type { ServeOAuth } from "./oauth.ts";
 import { RateLimiter } from "./rate.ts";
 import { rateLimited } from "./refusal.ts";
 import { serverSdk } from "./sdk.ts";
+import type { InputRelay } from "./relay.ts";
 
 /**
  * Options of {@link serveToolkit}.
@@ -69,6 +70,18 @@ export interface ServeToolkitOptions {
    * the same store is then found here, so any instance of a fleet answers `tasks/get`.
    */
   readonly taskStore?: ApprovalStore;
+  /**
+   * Relays the upstreams' requests for client input to the client of each call: give the
+   * relay's `elicit` to the connection of `toolkit` (`serve()` does both). Without it, the
+   * toolkit's own `elicit` handler (if any) answers, as for any connection.
+   */
+  readonly inputRelay?: InputRelay;
+  /**
+   * Task tools (local names) whose upstream asks for input before it starts its work: a
+   * 2026-07-28 client that declared elicitation answers those rounds as `input_required`
+   * results, and the call becomes a task on the round it answered.
+   */
+  readonly inputBeforeTask?: readonly string[];
 }
 
 /**
@@ -139,6 +152,8 @@ export async function serveToolkit(
     ...(options.toolNames ? { toolNames: options.toolNames } : {}),
     ...(options.taskTools ? { taskTools: taskToolsOf(options.taskTools) } : {}),
     ...(options.taskStore ? { store: options.taskStore } : {}),
+    ...(options.inputRelay ? { relay: options.inputRelay } : {}),
+    ...(options.inputBeforeTask ? { inputBeforeTask: [...options.inputBeforeTask] } : {}),
   });
   let closing = false;
   const { onEvent } = options;

@@ -22,6 +22,7 @@ import { ServeError } from "./errors.ts";
 import { serveLimits } from "./limits.ts";
 import { recoverServedClaims, type ServeRecoverOptions } from "./recover.ts";
 import { type ServeHandler, serveToolkit, type ServeToolkitOptions } from "./handler.ts";
+import { InputRelay } from "./relay.ts";
 
 /**
  * What `serve` takes: a `connectAll` configuration (its `limits` and `onEvent` are the
@@ -143,10 +144,17 @@ export async function serve(config: ServeConfig): Promise<Served> {
   const recovered = config.store === undefined || recover === false
     ? []
     : await recoverServedClaims(config.store, recover);
-  const connection = await connectAll(config);
+  // The upstreams' requests for input during a served call go to that call's client.
+  const relay = new InputRelay(config.elicit);
+  const connection = await connectAll({
+    ...config,
+    elicit: relay.elicit,
+    elicitationModes: ["form", "url"],
+  });
   let handler: ServeHandler;
   try {
     handler = await serveToolkit(connection.toolkit, {
+      inputRelay: relay,
       ...config.serve,
       ...(config.store === undefined ? {} : { taskStore: config.store }),
     });

@@ -11,6 +11,7 @@ import { loadOptional } from "../optional_packages.ts";
 import { ServeClients } from "./clients.ts";
 import type { ServeEvent } from "./events.ts";
 import { GovernedTools } from "./governed.ts";
+import type { InputRelay } from "./relay.ts";
 import { type ServeLimits, serveLimits } from "./limits.ts";
 import type { ServedToolNames } from "./names.ts";
 
@@ -35,6 +36,11 @@ export interface ServeStdioOptions {
   readonly onEvent?: (event: ServeEvent) => void;
   /** Local names (default) or the upstreams' own (see `ServeToolkitOptions.toolNames`). */
   readonly toolNames?: ServedToolNames;
+  /**
+   * Relays the upstreams' requests for input to the client (`elicitation/create` on the call's
+   * stream, when it declared elicitation): give the relay's `elicit` to the toolkit's connection.
+   */
+  readonly inputRelay?: InputRelay;
 }
 
 /**
@@ -104,12 +110,13 @@ export async function serveOnTransport(
     ...(options.serverInfo ? { serverInfo: options.serverInfo } : {}),
     ...(options.onEvent ? { onEvent: options.onEvent } : {}),
     ...(options.toolNames ? { toolNames: options.toolNames } : {}),
+    ...(options.inputRelay ? { relay: options.inputRelay } : {}),
   });
   const { promise: ended, resolve: end } = Promise.withResolvers<void>();
   const transport = watched(carrier, end);
   const stops: (() => void)[] = [];
   const handle = stdioSdk.serveStdio(() => {
-    const server = governed.server(client);
+    const server = governed.server(client, true);
     // Over stdio the one connection's server announces an accepted change itself.
     stops.push(governed.onToolsChanged(() => void server.sendToolListChanged().catch(() => {})));
     return server;

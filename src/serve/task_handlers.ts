@@ -113,8 +113,11 @@ export function registerTaskHandlers(server: Server, client: string, tasks: Serv
     if (!modern(request, ctx)) {
       throw new serverSdk.ProtocolError(METHOD_NOT_FOUND, "Method not found");
     }
-    // sluice's tasks never ask the client for input: responses are acknowledged and ignored.
-    await tasks.detailed(client, param(request, "taskId"));
+    // The answers go to the requests of the task's call they name (relayed upstream).
+    // The server SDK lifts `inputResponses` out of the params into the handler's context.
+    const lifted = (ctx as { mcpReq?: { inputResponses?: unknown } } | undefined)?.mcpReq
+      ?.inputResponses;
+    await tasks.update(client, param(request, "taskId"), lifted ?? param(request, "inputResponses"));
     return {};
   });
   on("tasks/result", (request, ctx) => {

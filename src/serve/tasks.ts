@@ -15,6 +15,7 @@
  */
 import type { CallToolResult } from "@modelcontextprotocol/server";
 import { serverSdk } from "./sdk.ts";
+import type { PendingInputs } from "./relay.ts";
 
 /**
  * The `_meta` key that ties a 2025-11-25 result to its task.
@@ -40,7 +41,8 @@ export interface TaskView {
 /** A task as the 2026-07-28 Tasks extension shows it (`tasks/get`'s DetailedTask). */
 export interface ModernTaskView {
   readonly taskId: string;
-  readonly status: ServedTaskStatus;
+  /** `input_required` while the upstream call waits for the client's answers. */
+  readonly status: ServedTaskStatus | "input_required";
   readonly statusMessage?: string;
   readonly createdAt: string;
   readonly lastUpdatedAt: string;
@@ -50,6 +52,8 @@ export interface ModernTaskView {
   readonly result?: CallToolResult;
   /** A failed task's protocol-level error. */
   readonly error?: TaskError;
+  /** What the upstream asks of the client, by key (status `input_required`). */
+  readonly inputRequests?: Readonly<Record<string, unknown>>;
 }
 
 /** A protocol-level error of a failed task, in the JSON-RPC error shape. */
@@ -110,6 +114,8 @@ interface TaskRecord {
   readonly stop: AbortController;
   readonly ended: Promise<void>;
   outcome?: TaskOutcome;
+  // The upstream's requests for client input relayed to this task's client (2026-07-28).
+  inputs?: PendingInputs;
 }
 
 const INVALID_PARAMS = -32602;
@@ -241,7 +247,7 @@ export class ServedTasks {
    */
   created(view: TaskView): Record<string, unknown> {
     const task = this.#tasks.get(view.taskId);
-    const { result: _r, error: _e, ...flat } = task === undefined
+    const { result: _r, error: _e, inputRequests: _i, ...flat } = task === undefined
       ? modernOf(view, "working")
       : modernView(task);
     return { resultType: "task", ...flat };
@@ -305,6 +311,31 @@ export class ServedTasks {
     task.modern = "cancelled";
     task.stop.abort();
     return task.view;
+  }
+
+  /**
+   * Shows the relayed input requests of `taskId`'s call on its `tasks/get` (status
+   * `input_required` while any waits).
+   *
+   * @param taskId the task, as `create` made it
+   * @param inputs the call's waiting requests
+   */
+  attachInputs(taskId: string, inputs: PendingInputs): void {
+    const task = this.#tasks.get(taskId);
+    if (task !== undefined) task.inputs = inputs;
+  }
+
+  /**
+   * `tasks/update`: hands the client's `inputResponses` to the requests of its task they name
+   * (the rest stay waiting, so a client may answer some now and the rest later).
+   *
+   * @param client the client's name
+   * @param taskId the task id the client sent
+   * @param responses the client's `inputResponses`
+   */
+  async update(client: string, taskId: unknown, responses: unknown): Promise<void> {
+    const task = await this.#own(client, taskId);
+    task.inputs?.answer(responses);
   }
 
   /** Stops every task's waiting (shutdown); dispatches under way end on their own. */
@@ -371,6 +402,10 @@ function modernView(task: TaskRecord): ModernTaskView {
   }
   if (task.modern === "failed" && outcome?.error !== undefined) {
     return { ...view, error: outcome.error };
+  }
+  const inputs = task.inputs;
+  if (task.modern === "working" && inputs !== undefined && inputs.size > 0) {
+    return { ...view, status: "input_required", inputRequests: inputs.requests() };
   }
   return view;
 }
