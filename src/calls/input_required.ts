@@ -90,9 +90,11 @@ export async function fulfilInputRequired(
     }
     // The requests of one round are independent: all are asked at once (a relay shows them
     // to its client together), and the round is sent back once every one has its answer.
-    const answers = await Promise.all(round.requests.map(([, entry]) =>
-      answerElicitation((entry as JsonObject).params, call, handlers, signal, "input_required")
-    ));
+    const answers = await Promise.all(
+      round.requests.map(([, entry]) =>
+        answerElicitation((entry as JsonObject).params, call, handlers, signal, "input_required")
+      ),
+    );
     const responses: Record<string, JsonObject> = {};
     round.requests.forEach(([key], index) => responses[key] = answers[index]!);
     raw = await resend({

@@ -12,8 +12,8 @@ import type { ElicitationAnswer } from "../calls/host_handlers.ts";
 import { isRecord } from "../identity/mod.ts";
 import {
   type DownstreamAsk,
-  downstreamModes,
   type DownstreamModes,
+  downstreamModes,
   PendingInputs,
   wireParams,
 } from "./relay.ts";
@@ -65,9 +65,11 @@ export function callInput(
   if (modern) {
     const modes = merged(
       downstreamModes(req?.envelope?.[CLIENT_CAPABILITIES_META_KEY]),
-      downstreamModes((params._meta as Record<string, unknown> | undefined)?.[
-        CLIENT_CAPABILITIES_META_KEY
-      ]),
+      downstreamModes(
+        (params._meta as Record<string, unknown> | undefined)?.[
+          CLIENT_CAPABILITIES_META_KEY
+        ],
+      ),
     );
     const state = req?.requestState?.() ?? params.requestState;
     const responses = req?.inputResponses ?? params.inputResponses;

@@ -70,3 +70,42 @@ export function emitServeEvent(
     // The host's handler failing is the host's concern, never the caller's.
   }
 }
+
+/**
+ * Tells `onEvent` of one served call: the client, the tool, the envelope's codes, the ids.
+ *
+ * @param onEvent the audit sink, if any
+ * @param client the client's name
+ * @param served the served tool (local name), when the client may call it
+ * @param envelope the call's envelope
+ * @param ids the call's run id
+ * @param start when the call started (`performance.now()`)
+ * @param taskId the task the call ran as, if any
+ */
+export function emitCallEvent(
+  onEvent: ((event: ServeEvent) => void) | undefined,
+  client: string,
+  served: string | undefined,
+  envelope: {
+    readonly errorCode?: string;
+    readonly effect?: "committed" | "not_started" | "unknown";
+    readonly approvalId?: string;
+  },
+  ids: { readonly runId: string },
+  start: number,
+  taskId?: string,
+): void {
+  if (onEvent === undefined) return;
+  emitServeEvent(onEvent, {
+    kind: "call",
+    client,
+    ...(served === undefined ? {} : { tool: served }),
+    ok: envelope.errorCode === undefined,
+    ...(envelope.errorCode === undefined ? {} : { errorCode: envelope.errorCode }),
+    ...(envelope.effect === undefined ? {} : { effect: envelope.effect }),
+    ...(envelope.approvalId === undefined ? {} : { approvalId: envelope.approvalId }),
+    ...(taskId === undefined ? {} : { taskId }),
+    runId: ids.runId,
+    durationMs: performance.now() - start,
+  } as ServeEvent);
+}

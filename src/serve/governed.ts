@@ -11,11 +11,11 @@ import type { CallToolResult, ListToolsResult, Server } from "@modelcontextproto
 import type { Toolkit, ToolkitEnvelope, ToolkitTool } from "../connect/mod.ts";
 import { type ServedCallIds, servedCallIds } from "./call_ids.ts";
 import { clientMay, type ServeClient } from "./clients.ts";
-import { emitServeEvent, type ServeEvent } from "./events.ts";
+import { emitCallEvent, emitServeEvent, type ServeEvent } from "./events.ts";
 import { CallSlots, type ServeLimits } from "./limits.ts";
 import { type ServedEnvelope, servedResult } from "./result.ts";
 import { serverSdk } from "./sdk.ts";
-import { ServedNames, type ServedToolNames } from "./names.ts";
+import { listedTools, ServedNames, type ServedToolNames } from "./names.ts";
 import type { ApprovalStore } from "../approvals/mod.ts";
 import {
   missingTasksCapability,
@@ -23,10 +23,12 @@ import {
   taskEra,
   TASKS_EXTENSION,
 } from "./task_handlers.ts";
-import { busyResult, pendingNote, sleep, taskOutcome } from "./task_outcome.ts";
+import { busyResult, pendingNote, taskOutcome } from "./task_outcome.ts";
+import { undecided, untilDecided } from "./decided.ts";
 import { type AdoptedTask, ServedTasks, type TaskView } from "./tasks.ts";
 import { type CallInput, callInput, declineAll } from "./call_input.ts";
 import { InputRounds, type Step } from "./input_rounds.ts";
+import { inputThenTask } from "./input_task.ts";
 import type { DownstreamAsk, InputRelay } from "./relay.ts";
 
 /**
@@ -170,18 +172,12 @@ export class GovernedTools {
     });
     server.setRequestHandler("tools/list", () => {
       this.sync();
-      const names = this.#names;
-      const tools = this.#listed.filter((tool) =>
-        clientMay(client, tool.name) && names.external(tool.name) !== undefined
-      ).map((tool) => ({
-        name: names.external(tool.name)!,
-        description: tool.description,
-        inputSchema: tool.inputSchema,
-        // A call that waits for a person may run as a task the client polls.
-        ...(this.#taskSupport(tool) === undefined
-          ? {}
-          : { execution: { taskSupport: this.#taskSupport(tool) } }),
-      }));
+      const tools = listedTools(
+        this.#listed,
+        client,
+        this.#names,
+        (tool) => this.#taskSupport(tool),
+      );
       emitServeEvent(this.#options.onEvent, {
         kind: "list",
         client: client.name,
@@ -202,7 +198,11 @@ export class GovernedTools {
           return this.#callAsModernTask(client, tool!, params.arguments, params._meta, input);
         }
         if (input.state !== undefined) {
-          const resumed = this.#rounds.resume<CallToolResult>(client.name, input.state, input.responses);
+          const resumed = this.#rounds.resume<CallToolResult>(
+            client.name,
+            input.state,
+            input.responses,
+          );
           return this.#rounds.step(resumed, input.state as string).then(answerOf);
         }
         if (input.inputs !== undefined) {
@@ -263,7 +263,7 @@ export class GovernedTools {
         release();
       }
     }
-    this.#emitCall(client.name, served, envelope, ids, start);
+    emitCallEvent(this.#options.onEvent, client.name, served, envelope, ids, start);
     return servedResult(envelope) as unknown as CallToolResult;
   }
 
@@ -310,7 +310,9 @@ export class GovernedTools {
     input: CallInput,
   ): Promise<CallToolResult> {
     if (input.inputs !== undefined && this.#options.inputBeforeTask?.includes(tool.name)) {
-      return this.#inputThenTask(client, tool, args, input);
+      const run = (ids: ServedCallIds) => this.#run(tool.name, args, ids, undefined, input.ask);
+      const context = { rounds: this.#rounds, tasks: this.#tasks, onEvent: this.#options.onEvent };
+      return inputThenTask(context, client.name, tool.name, args, run, input);
     }
     const view = await this.#startTask(client, tool, args, meta, input, undefined, true);
     if (view === undefined) return busyResult();
@@ -337,7 +339,7 @@ export class GovernedTools {
     const ids = await servedCallIds(client.name, tool.name, args, meta, approving);
     const key = `${ids.runId}\u0000${ids.callId}`;
     const emit = (envelope: ServedEnvelope, taskId?: string) =>
-      this.#emitCall(client.name, tool.name, envelope, ids, start, taskId);
+      emitCallEvent(this.#options.onEvent, client.name, tool.name, envelope, ids, start, taskId);
     if (!approving) {
       const taskId = crypto.randomUUID();
       const view = this.#tasks.create(client.name, key, ttl, async (signal) => {
@@ -357,51 +359,18 @@ export class GovernedTools {
     const approvalId = first.approvalId;
     const view = this.#tasks.create(client.name, key, ttl, async (signal, note) => {
       note(pendingNote(approvalId));
-      const envelope = await this.#untilDecided(tool.name, args, ids, signal, note, input.ask);
+      const envelope = await untilDecided(
+        () => this.#run(tool.name, args, ids, undefined, input.ask),
+        this.#options.store,
+        this.#options.limits.taskPollMs,
+        signal,
+        note,
+      );
       emit(envelope, approvalId);
       return taskOutcome(envelope);
     }, approvalId);
     if (input.inputs !== undefined) this.#tasks.attachInputs(approvalId, input.inputs);
     return view;
-  }
-
-  /**
-   * A task tool whose upstream asks for input before its work (`inputBeforeTask`): its rounds
-   * are answered `input_required` while the client has not answered them; the call becomes a
-   * task on the round the client answered (or at once when the upstream asked nothing), and
-   * any later request of the upstream shows on that task.
-   */
-  async #inputThenTask(
-    client: ServeClient,
-    tool: ToolkitTool,
-    args: unknown,
-    input: CallInput,
-  ): Promise<CallToolResult> {
-    const start = performance.now();
-    let conversation;
-    let step: Step<ToolkitEnvelope> | undefined;
-    let ids: ServedCallIds;
-    if (input.state !== undefined) {
-      conversation = this.#rounds.resume<ToolkitEnvelope>(client.name, input.state, input.responses);
-      this.#rounds.forget(input.state as string);
-      ids = { runId: `serve:${client.name}:input`, callId: String(input.state) };
-    } else {
-      ids = await servedCallIds(client.name, tool.name, args, undefined, false);
-      const result = this.#run(tool.name, args, ids, undefined, input.ask);
-      conversation = { client: client.name, inputs: input.inputs!, result };
-      step = await this.#rounds.step(conversation);
-      if ("inputRequired" in step) return step.inputRequired as unknown as CallToolResult;
-    }
-    const taskId = crypto.randomUUID();
-    const ended = conversation.result;
-    const view = this.#tasks.create(client.name, `input\u0000${taskId}`, undefined, async () => {
-      const envelope = await ended;
-      this.#emitCall(client.name, tool.name, envelope, ids, start, taskId);
-      return taskOutcome(envelope);
-    }, taskId);
-    if (view === undefined) return busyResult();
-    this.#tasks.attachInputs(taskId, conversation.inputs);
-    return this.#tasks.created(view) as unknown as CallToolResult;
   }
 
   /**
@@ -430,8 +399,8 @@ export class GovernedTools {
     // One step now, so the answer already says where the call stands (a decided approval is
     // claimed and run here, as a Worker's request must before it ends).
     const first = await this.#run(tool.name, args, ids);
-    if (!(await this.#undecided(first))) {
-      this.#emitCall(client, tool.name, first, ids, start, taskId);
+    if (!(await undecided(first, this.#options.store))) {
+      emitCallEvent(this.#options.onEvent, client, tool.name, first, ids, start, taskId);
       return {
         key: `${ids.runId}\u0000${ids.callId}`,
         work: () => Promise.resolve(taskOutcome(first)),
@@ -441,47 +410,17 @@ export class GovernedTools {
       key: `${ids.runId}\u0000${ids.callId}`,
       work: async (signal, note) => {
         note(pendingNote(taskId));
-        const envelope = await this.#untilDecided(tool.name, args, ids, signal, note);
-        this.#emitCall(client, tool.name, envelope, ids, start, taskId);
+        const envelope = await untilDecided(
+          () => this.#run(tool.name, args, ids),
+          this.#options.store,
+          this.#options.limits.taskPollMs,
+          signal,
+          note,
+        );
+        emitCallEvent(this.#options.onEvent, client, tool.name, envelope, ids, start, taskId);
         return taskOutcome(envelope);
       },
     };
-  }
-
-  /**
-   * Runs the call; while its approval is pending, or claimed by another instance that has not
-   * recorded the outcome yet, looks again every poll interval.
-   */
-  async #untilDecided(
-    name: string,
-    args: unknown,
-    ids: ServedCallIds,
-    signal: AbortSignal,
-    note: (statusMessage: string) => void,
-    ask?: DownstreamAsk,
-  ): Promise<ToolkitEnvelope> {
-    for (;;) {
-      const envelope = await this.#run(name, args, ids, undefined, ask);
-      if (signal.aborted || !(await this.#undecided(envelope))) return envelope;
-      note(
-        envelope.errorCode === "approval_pending"
-          ? pendingNote(envelope.approvalId!)
-          : `Approved; another instance is running the call. Approval id: ${envelope.approvalId}.`,
-      );
-      await sleep(this.#options.limits.taskPollMs, signal);
-    }
-  }
-
-  /** Whether an envelope says the call has no outcome yet (pending, or in flight elsewhere). */
-  async #undecided(envelope: ToolkitEnvelope): Promise<boolean> {
-    if (envelope.errorCode === "approval_pending") return true;
-    if (envelope.errorCode !== "approval_already_claimed" || envelope.effect !== "unknown") {
-      return false;
-    }
-    const store = this.#options.store;
-    if (store === undefined || envelope.approvalId === undefined) return false;
-    const record = await store.get(envelope.approvalId).catch(() => undefined);
-    return record?.state === "claimed";
   }
 
   /** The served tool `name` names for `client`, if it may call it. */
@@ -505,29 +444,6 @@ export class GovernedTools {
       this.#approval = { of: this.#listed, names: new Set(names) };
     }
     return this.#approval.names.has(name);
-  }
-
-  #emitCall(
-    client: string,
-    served: string | undefined,
-    envelope: ServedEnvelope,
-    ids: ServedCallIds,
-    start: number,
-    taskId?: string,
-  ): void {
-    if (this.#options.onEvent === undefined) return;
-    emitServeEvent(this.#options.onEvent, {
-      kind: "call",
-      client,
-      ...(served === undefined ? {} : { tool: served }),
-      ok: envelope.errorCode === undefined,
-      ...(envelope.errorCode === undefined ? {} : { errorCode: envelope.errorCode }),
-      ...(envelope.effect === undefined ? {} : { effect: envelope.effect }),
-      ...(envelope.approvalId === undefined ? {} : { approvalId: envelope.approvalId }),
-      ...(taskId === undefined ? {} : { taskId }),
-      runId: ids.runId,
-      durationMs: performance.now() - start,
-    });
   }
 
   #run(

@@ -8,6 +8,7 @@
  */
 import type { ToolkitTool } from "../connect/mod.ts";
 import { ServeError } from "./errors.ts";
+import { clientMay, type ServeClient } from "./clients.ts";
 
 /**
  * Which names a served tool goes by for clients.
@@ -98,4 +99,33 @@ export class ServedNames {
     if (typeof name !== "string") return undefined;
     return this.#mode === "local" ? name : this.#local.get(name);
   }
+}
+
+/**
+ * The tools `client` is listed, under the names it sees, with their admitted input schemas and,
+ * for one that may run as a task, its task support.
+ *
+ * @param tools the served list
+ * @param client the client
+ * @param names the names clients see
+ * @param taskSupport how a tool runs as a task, if it may
+ */
+export function listedTools(
+  tools: readonly ToolkitTool[],
+  client: ServeClient,
+  names: ServedNames,
+  taskSupport: (tool: ToolkitTool) => string | undefined,
+): Record<string, unknown>[] {
+  return tools.filter((tool) =>
+    clientMay(client, tool.name) && names.external(tool.name) !== undefined
+  ).map((tool) => {
+    const support = taskSupport(tool);
+    return {
+      name: names.external(tool.name)!,
+      description: tool.description,
+      inputSchema: tool.inputSchema,
+      // A call that waits for a person may run as a task the client polls.
+      ...(support === undefined ? {} : { execution: { taskSupport: support } }),
+    };
+  });
 }

@@ -117,7 +117,11 @@ export function registerTaskHandlers(server: Server, client: string, tasks: Serv
     // The server SDK lifts `inputResponses` out of the params into the handler's context.
     const lifted = (ctx as { mcpReq?: { inputResponses?: unknown } } | undefined)?.mcpReq
       ?.inputResponses;
-    await tasks.update(client, param(request, "taskId"), lifted ?? param(request, "inputResponses"));
+    await tasks.update(
+      client,
+      param(request, "taskId"),
+      lifted ?? param(request, "inputResponses"),
+    );
     return {};
   });
   on("tasks/result", (request, ctx) => {
