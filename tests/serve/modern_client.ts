@@ -23,22 +23,33 @@ export class ModernClient {
   readonly #url: URL;
   readonly #token: string;
   readonly #declaresTasks: boolean;
+  readonly #extra: Record<string, unknown>;
   #id = 0;
 
   /**
    * @param url the endpoint
    * @param token the client's bearer token
    * @param declaresTasks whether its requests declare the Tasks extension
+   * @param capabilities further client capabilities its requests declare (`elicitation`)
    */
-  constructor(url: URL, token: string, declaresTasks = true) {
+  constructor(
+    url: URL,
+    token: string,
+    declaresTasks = true,
+    capabilities: Record<string, unknown> = {},
+  ) {
     this.#url = url;
     this.#token = token;
     this.#declaresTasks = declaresTasks;
+    this.#extra = capabilities;
   }
 
   /** Sends one request; answers its result or error (a non-JSON-RPC answer throws). */
   async request(method: string, params: Record<string, unknown> = {}): Promise<Answer> {
-    const capabilities = this.#declaresTasks ? { extensions: { [TASKS]: {} } } : {};
+    const capabilities = {
+      ...this.#extra,
+      ...(this.#declaresTasks ? { extensions: { [TASKS]: {} } } : {}),
+    };
     const body = {
       jsonrpc: "2.0",
       id: ++this.#id,
