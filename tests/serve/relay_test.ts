@@ -8,14 +8,19 @@
 // once. Answers outside the requested schema never reach the upstream, and sluice's bounds on
 // rounds hold.
 import assert from "node:assert/strict";
-import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import {
+  Client,
+  InMemoryTransport,
+  StreamableHTTPClientTransport,
+} from "@modelcontextprotocol/client";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/client/validators/cf-worker";
 import {
   type ClientRequestsServer,
   startClientRequestsServer,
 } from "../../fixtures/client_requests_server.ts";
-import { MemoryApprovalStore } from "../../mod.ts";
-import { serve, type Served } from "../../serve.ts";
+import { connectAll, MemoryApprovalStore } from "../../mod.ts";
+import { InputRelay, serve, type Served } from "../../serve.ts";
+import { serveOnTransport } from "../../src/serve/stdio.ts";
 import { ModernClient } from "./modern_client.ts";
 import { outcomeOf, textOf } from "./setup.ts";
 
@@ -268,5 +273,49 @@ Deno.test("relay: sluice's bounds hold through the relay (an upstream that never
     assert.ok(textOf(answered.result as { content?: unknown }).length > 0);
   } finally {
     await gateway.close();
+  }
+});
+
+Deno.test("relay: a 2025 client over stdio gets elicitation/create on the call's stream; its answer reaches the upstream", async () => {
+  const upstream = await startClientRequestsServer();
+  const relay = new InputRelay();
+  const connection = await connectAll({
+    servers: [{ id: "up", url: upstream.url.href }],
+    allow: ["up.ask"],
+    preApproved: ["up.ask"],
+    transport: { dangerouslyAllowLoopback: true, timeoutMs: 10_000 },
+    elicit: relay.elicit,
+    elicitationModes: ["form", "url"],
+  });
+  try {
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    const served = await serveOnTransport(connection.toolkit, {
+      client: { name: "desktop" },
+      inputRelay: relay,
+    }, serverSide);
+    const asked: Record<string, unknown>[] = [];
+    const client = new Client({ name: "desktop", version: "0" }, {
+      jsonSchemaValidator: new CfWorkerJsonSchemaValidator(),
+      versionNegotiation: { mode: "legacy" },
+      capabilities: { elicitation: { form: {} } },
+    });
+    client.setRequestHandler("elicitation/create", (request) => {
+      asked.push(request.params as Record<string, unknown>);
+      return { action: "accept", content: { color: "blue" } } as never;
+    });
+    await client.connect(clientSide);
+    assert.notEqual(client.getNegotiatedProtocolVersion(), "2026-07-28");
+    await client.callTool({ name: ASK, arguments: {} });
+    assert.equal(asked.length, 1);
+    assert.equal(asked[0]!.mode, "form");
+    const seen = await upstream.waitFor((event) => event.event === "answer");
+    assert.deepEqual((seen.detail as { responses: unknown }).responses, {
+      pick: { action: "accept", content: { color: "blue" } },
+    });
+    await client.close();
+    await served.closed;
+  } finally {
+    await connection.close();
+    await upstream.close();
   }
 });
