@@ -3,9 +3,9 @@
 // served call, and the downstream client that made the call answers it, in its own era: a
 // 2026-07-28 client that declared elicitation gets `input_required` rounds (the v2 SDK client
 // answers them with its own elicitation handler; the plain HTTP client checks the wire) or, for
-// a task, a task in `input_required` answered by `tasks/update`. A client without the
-// capability, and a 2025 client over the stateless HTTP fallback, get the upstream a decline at
-// once. Answers outside the requested schema never reach the upstream, and sluice's bounds on
+// a task, a task in `input_required` answered by `tasks/update`; a 2025 client over stdio gets
+// `elicitation/create` on the call's stream. A client without the capability, and a 2025 client
+// over the stateless HTTP fallback, get the upstream a decline at once. Answers outside the requested schema never reach the upstream, and sluice's bounds on
 // rounds hold.
 import assert from "node:assert/strict";
 import {
