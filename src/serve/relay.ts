@@ -47,7 +47,11 @@ export function downstreamModes(capabilities: unknown): DownstreamModes {
   return { form, url };
 }
 
-/** Asks the downstream client of one call; resolves with its answer, never rejects. */
+/**
+ * Asks the downstream client of one call; resolves with its answer, never rejects.
+ *
+ * @category sluice serve
+ */
 export type DownstreamAsk = (
   request: ElicitationRequest,
   signal: AbortSignal,
@@ -85,7 +89,11 @@ export class InputRelay {
   readonly #routes = new Map<string, DownstreamAsk>();
   readonly #fallback: ElicitHandler | undefined;
 
-  /** @param fallback the operator's own handler, for calls no downstream client asked for */
+  /**
+   * A relay with no calls routed yet.
+   *
+   * @param fallback the operator's own handler, for calls no downstream client made
+   */
   constructor(fallback?: ElicitHandler) {
     this.#fallback = fallback;
   }
