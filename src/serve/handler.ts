@@ -153,7 +153,9 @@ export async function serveToolkit(
     ...(options.taskTools ? { taskTools: taskToolsOf(options.taskTools) } : {}),
     ...(options.taskStore ? { store: options.taskStore } : {}),
     ...(options.inputRelay ? { relay: options.inputRelay } : {}),
-    ...(options.inputBeforeTask ? { inputBeforeTask: [...options.inputBeforeTask] } : {}),
+    ...(options.inputBeforeTask
+      ? { inputBeforeTask: inputBeforeTaskOf(options.inputBeforeTask, options.taskTools) }
+      : {}),
   });
   let closing = false;
   const { onEvent } = options;
@@ -259,6 +261,23 @@ function taskToolsOf(
     );
   }
   return Object.freeze(Object.fromEntries(entries));
+}
+
+/** Every `inputBeforeTask` entry must be one of the task tools. */
+function inputBeforeTaskOf(
+  names: readonly string[],
+  taskTools: Readonly<Record<string, ServedTaskSupport>> | undefined,
+): readonly string[] {
+  if (
+    !Array.isArray(names) ||
+    names.some((name) => typeof name !== "string" || taskTools?.[name] === undefined)
+  ) {
+    throw new ServeError(
+      "serve_config_invalid",
+      "sluice serve: inputBeforeTask lists task tools (local names that taskTools names)",
+    );
+  }
+  return Object.freeze([...names]);
 }
 
 function originsOf(origins: readonly string[] | undefined): readonly string[] {

@@ -319,3 +319,58 @@ Deno.test("relay: a 2025 client over stdio gets elicitation/create on the call's
     await upstream.close();
   }
 });
+
+Deno.test("relay: URL mode reaches only a client that declared it; a form-only client's upstream sees decline", async () => {
+  const gateway = await startGateway();
+  const formOnly = new ModernClient(gateway.url, TOKEN, false, { elicitation: {} });
+  const withUrl = new ModernClient(gateway.url, TOKEN, false, { elicitation: { url: {} } });
+  const url = "https://consent.example.com/approve";
+  const answerOf = async () =>
+    ((await gateway.upstream.waitFor((event) =>
+      event.event === "answer" && event.tool === "ask_url"
+    ))
+      .detail as { responses: { pick: unknown } }).responses.pick;
+  try {
+    const declined = await formOnly.request("tools/call", {
+      name: "up__ask_url",
+      arguments: { url },
+    });
+    assert.equal(declined.result?.resultType, "complete");
+    assert.deepEqual(await answerOf(), { action: "decline" });
+    gateway.upstream.seen.length = 0;
+    const asked = await withUrl.request("tools/call", { name: "up__ask_url", arguments: { url } });
+    assert.equal(asked.result?.resultType, "input_required");
+    const [key, request] = Object.entries(
+      asked.result?.inputRequests as Record<string, { params: Record<string, unknown> }>,
+    )[0]!;
+    assert.equal(request.params.mode, "url");
+    assert.equal(request.params.url, url);
+    await withUrl.request("tools/call", {
+      name: "up__ask_url",
+      arguments: { url },
+      requestState: asked.result?.requestState,
+      inputResponses: { [key]: { action: "accept" } },
+    });
+    assert.deepEqual(await answerOf(), { action: "accept" });
+  } finally {
+    await gateway.close();
+  }
+});
+
+Deno.test("relay: inputBeforeTask must name task tools", async () => {
+  const upstream = await startClientRequestsServer();
+  try {
+    await assert.rejects(
+      serve({
+        servers: [{ id: "up", url: upstream.url.href }],
+        allow: ["up.ask"],
+        preApproved: ["up.ask"],
+        transport: { dangerouslyAllowLoopback: true },
+        serve: { clients: [{ name: "ide", token: TOKEN }], inputBeforeTask: [ASK] },
+      }),
+      (error: Error & { code?: string }) => error.code === "serve_config_invalid",
+    );
+  } finally {
+    await upstream.close();
+  }
+});
