@@ -9,13 +9,14 @@
  * @module
  */
 import type { ApprovalStore } from "../approvals/types.ts";
-import { connectAll, type ConnectAllConfig, type ServerConfig } from "../connect/mod.ts";
+import type { ConnectAllConfig, ServerConfig } from "../connect/mod.ts";
 import type { InboxHandler } from "../inbox/approval_inbox.ts";
 import { serve, type ServeConfig } from "../serve/serve.ts";
 import type { ServeClient } from "../serve/clients.ts";
 import { recoverServedClaims } from "../serve/recover.ts";
 import { oneTimeLogin } from "../inbox/one_time_login.ts";
 import { serveToolkitStdio } from "../serve/stdio.ts";
+import { connectRelayed } from "../serve/relay.ts";
 import { CliError } from "./errors.ts";
 import { EXIT_OK, EXIT_USAGE } from "./exit_codes.ts";
 import { parseFlags, UsageError } from "./flags.ts";
@@ -300,7 +301,8 @@ async function serveStdio(
   const allow = config.serve.clients?.find((client) => client.name === name)?.allow;
   const { serve: section, ...connectConfig } = config;
   if (section.recover !== false) await recoverServedClaims(store, section.recover);
-  const connection = await connectAll({
+  // The upstreams' requests for input reach the launching client, as over HTTP.
+  const { connection, relay } = await connectRelayed({
     ...connectConfig,
     store,
     transport: { dangerouslyAllowLoopback: flags.has("allow-loopback") },
@@ -308,6 +310,7 @@ async function serveStdio(
   try {
     const served = await serveToolkitStdio(connection.toolkit, {
       client: { name, ...(allow === undefined ? {} : { allow }) },
+      inputRelay: relay,
       ...(section.limits ? { limits: section.limits } : {}),
       serverInfo: { name: "sluice", version: VERSION },
       onEvent: (event) => output.stderr(JSON.stringify(event) + "\n"),

@@ -21,6 +21,7 @@ import type {
   ElicitHandler,
 } from "../calls/host_handlers.ts";
 import { isRecord, type JsonObject } from "../identity/mod.ts";
+import { connectAll, type ConnectAllConfig, type Connection } from "../connect/mod.ts";
 import type { ServedCallIds } from "./call_ids.ts";
 
 /** The elicitation modes a downstream client declared. */
@@ -219,4 +220,26 @@ export class PendingInputs {
     this.#listeners = [];
     for (const listener of listeners) listener();
   }
+}
+
+/**
+ * `connectAll` for a gateway: the upstreams' requests for input during a served call go to the
+ * relay (form and URL modes declared upstream), which hands them to that call's client; a
+ * request of no served call goes to `config.elicit`, else is declined.
+ *
+ * @param config the upstream configuration
+ * @returns the connection and the relay its served calls route through
+ *
+ * @category sluice serve
+ */
+export async function connectRelayed(
+  config: ConnectAllConfig,
+): Promise<{ readonly connection: Connection; readonly relay: InputRelay }> {
+  const relay = new InputRelay(config.elicit);
+  const connection = await connectAll({
+    ...config,
+    elicit: relay.elicit,
+    elicitationModes: ["form", "url"],
+  });
+  return { connection, relay };
 }

@@ -7,7 +7,6 @@
  */
 import {
   type AcceptOptions,
-  connectAll,
   type ConnectAllConfig,
   type Connection,
   localToolName,
@@ -22,7 +21,7 @@ import { ServeError } from "./errors.ts";
 import { serveLimits } from "./limits.ts";
 import { recoverServedClaims, type ServeRecoverOptions } from "./recover.ts";
 import { type ServeHandler, serveToolkit, type ServeToolkitOptions } from "./handler.ts";
-import { InputRelay } from "./relay.ts";
+import { connectRelayed } from "./relay.ts";
 
 /**
  * What `serve` takes: a `connectAll` configuration (its `limits` and `onEvent` are the
@@ -145,12 +144,7 @@ export async function serve(config: ServeConfig): Promise<Served> {
     ? []
     : await recoverServedClaims(config.store, recover);
   // The upstreams' requests for input during a served call go to that call's client.
-  const relay = new InputRelay(config.elicit);
-  const connection = await connectAll({
-    ...config,
-    elicit: relay.elicit,
-    elicitationModes: ["form", "url"],
-  });
+  const { connection, relay } = await connectRelayed(config);
   let handler: ServeHandler;
   try {
     handler = await serveToolkit(connection.toolkit, {

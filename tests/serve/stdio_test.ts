@@ -13,6 +13,8 @@ import { PROJECT_ROOT } from "../../fixtures/write_server_launch.ts";
 import { SYNTHETIC_VALUE as VALUE } from "../../fixtures/write_server.ts";
 import { readLedger, receivedFor } from "../../fixtures/write_ledger.ts";
 import { approveInFile, outcomeOf, startUpstreams, textOf } from "./setup.ts";
+import { LibsqlApprovalStore } from "../../libsql.ts";
+import { startClientRequestsServer } from "../../fixtures/client_requests_server.ts";
 
 const validator = () => ({ jsonSchemaValidator: new CfWorkerJsonSchemaValidator() });
 
@@ -109,4 +111,55 @@ Deno.test("sluice serve --stdio: launched by the v2 SDK's stdio client, a write 
   const lines = stderr.join("").split("\n").filter((line) => line.startsWith("{"));
   assert.ok(lines.map((line) => JSON.parse(line)).some((event) => event.client === "desktop"));
   assert.match(stderr.join(""), /sluice serve: 2 tools for desktop over stdio/);
+});
+
+Deno.test("sluice serve --stdio: an upstream's request for input reaches the launching client as elicitation/create; its answer reaches the upstream", async () => {
+  const upstream = await startClientRequestsServer();
+  const dir = await Deno.makeTempDir({ prefix: "sluice-serve-stdio-relay-" });
+  const db = `${dir}/approvals.db`;
+  await (await LibsqlApprovalStore.open(db)).close();
+  const config = `${dir}/serve.json`;
+  await Deno.writeTextFile(
+    config,
+    JSON.stringify({
+      servers: [{ id: "up", url: upstream.url.href }],
+      allow: ["up.ask"],
+      preApproved: ["up.ask"],
+      serve: {},
+    }),
+  );
+  const transport = new StdioClientTransport({
+    command: Deno.execPath(),
+    args: ["run", "-A", "--quiet", "cli.ts", "serve", "--stdio", "--client", "desktop"]
+      .concat(["--config", config, "--db", db, "--allow-loopback"]),
+    cwd: PROJECT_ROOT,
+    env: getDefaultEnvironment(),
+    stderr: "pipe",
+  });
+  const stderr: string[] = [];
+  transport.stderr?.on("data", (chunk: Uint8Array) => stderr.push(new TextDecoder().decode(chunk)));
+  const asked: Record<string, unknown>[] = [];
+  const client = new Client({ name: "desktop", version: "0" }, {
+    ...validator(),
+    versionNegotiation: { mode: "legacy" },
+    capabilities: { elicitation: { form: {} } },
+  });
+  client.setRequestHandler("elicitation/create", (request) => {
+    asked.push(request.params as Record<string, unknown>);
+    return { action: "accept", content: { color: "blue" } } as never;
+  });
+  try {
+    await client.connect(transport);
+    await client.callTool({ name: "up__ask", arguments: {} });
+    assert.equal(asked.length, 1, stderr.join(""));
+    assert.equal(asked[0]!.mode, "form");
+    const seen = await upstream.waitFor((event) => event.event === "answer");
+    assert.deepEqual((seen.detail as { responses: unknown }).responses, {
+      pick: { action: "accept", content: { color: "blue" } },
+    });
+  } finally {
+    await client.close();
+    await upstream.close();
+    await Deno.remove(dir, { recursive: true });
+  }
 });
