@@ -37,30 +37,51 @@ async function v1UntilEnded(client: V1Client, taskId: string): Promise<{ status:
   }
 }
 
+/**
+ * Two `sluice serve` processes on one fresh PostgreSQL database, in front of one write server
+ * (`records.write_record`, approvals needed); `run` gets them, then everything is stopped.
+ */
+async function withFleet(
+  run: (fleet: {
+    readonly gateways: readonly Awaited<ReturnType<typeof startGateway>>[];
+    readonly db: string;
+    readonly ledger: string;
+  }) => Promise<void>,
+): Promise<void> {
+  const postgres = await startPostgres();
+  const ws = await createWriteWorkspace();
+  const upstream = await startWriteServerHttp(ws, "success");
+  const gateways: Awaited<ReturnType<typeof startGateway>>[] = [];
+  try {
+    const db = await postgres.createDatabase();
+    await (await openStore(db)).close();
+    const config = `${ws.root}/serve.json`;
+    await Deno.writeTextFile(
+      config,
+      JSON.stringify({
+        servers: [{ id: "records", url: upstream.url }],
+        allow: ["records.write_record"],
+        // A fleet settles at start-up only claims older than any dispatch still in flight.
+        serve: {
+          clients: [{ name: "ide", tokenEnv: "IDE_TOKEN" }],
+          recover: { olderThanMs: 120_000 },
+          limits: { taskPollMs: 50 },
+        },
+      }),
+    );
+    gateways.push(await startGateway(config, db), await startGateway(config, db));
+    await run({ gateways, db, ledger: ws.ledger });
+  } finally {
+    for (const gateway of gateways) await gateway.stop();
+    await upstream.stop();
+    await ws.remove();
+    await postgres.stop();
+  }
+}
+
 if (postgresAvailable()) {
   Deno.test("serve fleet: two gateways on one PostgreSQL store; one write approved once, dispatched once", async () => {
-    const postgres = await startPostgres();
-    const ws = await createWriteWorkspace();
-    const upstream = await startWriteServerHttp(ws, "success");
-    const gateways: Awaited<ReturnType<typeof startGateway>>[] = [];
-    try {
-      const db = await postgres.createDatabase();
-      await (await openStore(db)).close();
-      const config = `${ws.root}/serve.json`;
-      await Deno.writeTextFile(
-        config,
-        JSON.stringify({
-          servers: [{ id: "records", url: upstream.url }],
-          allow: ["records.write_record"],
-          // A fleet settles at start-up only claims older than any dispatch still in flight.
-          serve: {
-            clients: [{ name: "ide", tokenEnv: "IDE_TOKEN" }],
-            recover: { olderThanMs: 120_000 },
-            limits: { taskPollMs: 50 },
-          },
-        }),
-      );
-      gateways.push(await startGateway(config, db), await startGateway(config, db));
+    await withFleet(async ({ gateways, db, ledger }) => {
       const [a, b] = await Promise.all(gateways.map((g) => connectClient(g.url, IDE_TOKEN)));
       const args = { key: "fleet-1", value: VALUE };
       const call = (client: typeof a) =>
@@ -90,7 +111,7 @@ if (postgresAvailable()) {
             JSON.stringify(outcome),
           );
         }
-        assert.equal(receivedFor(await readLedger(ws.ledger), args.key).length, 1);
+        assert.equal(receivedFor(await readLedger(ledger), args.key).length, 1);
         const final = await openStore(db);
         try {
           assert.equal((await final.get(viaA.approvalId as string))?.state, "committed");
@@ -101,36 +122,11 @@ if (postgresAvailable()) {
         await a.close();
         await b.close();
       }
-    } finally {
-      for (const gateway of gateways) await gateway.stop();
-      await upstream.stop();
-      await ws.remove();
-      await postgres.stop();
-    }
+    });
   });
 
   Deno.test("serve fleet: a task made on gateway A is polled on gateway B (tasks/get, tasks/result, and 2026-07-28 tasks/get); approved once, dispatched once", async () => {
-    const postgres = await startPostgres();
-    const ws = await createWriteWorkspace();
-    const upstream = await startWriteServerHttp(ws, "success");
-    const gateways: Awaited<ReturnType<typeof startGateway>>[] = [];
-    try {
-      const db = await postgres.createDatabase();
-      await (await openStore(db)).close();
-      const config = `${ws.root}/serve.json`;
-      await Deno.writeTextFile(
-        config,
-        JSON.stringify({
-          servers: [{ id: "records", url: upstream.url }],
-          allow: ["records.write_record"],
-          serve: {
-            clients: [{ name: "ide", tokenEnv: "IDE_TOKEN" }],
-            recover: { olderThanMs: 120_000 },
-            limits: { taskPollMs: 50 },
-          },
-        }),
-      );
-      gateways.push(await startGateway(config, db), await startGateway(config, db));
+    await withFleet(async ({ gateways, db, ledger }) => {
       const [a, b] = await Promise.all(gateways.map((g) => v1TasksClient(g.url)));
       const modernB = new ModernClient(gateways[1]!.url, IDE_TOKEN);
       const args = { key: "fleet-task", value: VALUE };
@@ -155,7 +151,7 @@ if (postgresAvailable()) {
         assert.equal(onB.status, "working");
         const modern = (await modernB.request("tasks/get", { taskId })).result!;
         assert.equal(modern.status, "working", JSON.stringify(modern));
-        assert.equal(receivedFor(await readLedger(ws.ledger), args.key).length, 0);
+        assert.equal(receivedFor(await readLedger(ledger), args.key).length, 0);
 
         const store = await openStore(db);
         try {
@@ -177,7 +173,7 @@ if (postgresAvailable()) {
         const modernEnded = await modernB.untilEnded(taskId);
         assert.equal(modernEnded.status, "completed");
         assert.equal(outcomeOf(modernEnded.result as object).effect, "committed");
-        assert.equal(receivedFor(await readLedger(ws.ledger), args.key).length, 1);
+        assert.equal(receivedFor(await readLedger(ledger), args.key).length, 1);
         const final = await openStore(db);
         try {
           assert.equal((await final.get(taskId))?.state, "committed");
@@ -188,11 +184,6 @@ if (postgresAvailable()) {
         await a.close();
         await b.close();
       }
-    } finally {
-      for (const gateway of gateways) await gateway.stop();
-      await upstream.stop();
-      await ws.remove();
-      await postgres.stop();
-    }
+    });
   });
 }

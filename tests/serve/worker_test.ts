@@ -12,19 +12,24 @@ import { readLedger, receivedFor } from "../../fixtures/write_ledger.ts";
 import { ModernClient } from "./modern_client.ts";
 import { connectClient, outcomeOf } from "./setup.ts";
 
+/** Points each Worker (an isolate of its own on the same D1 database) at the upstream. */
+async function configureWorkers(bases: readonly (string | URL)[], upstream: string | URL) {
+  for (const base of bases) {
+    const configured = await fetch(new URL("/configure", base), {
+      method: "POST",
+      body: JSON.stringify({ upstream: String(upstream) }),
+    });
+    assert.deepEqual(await configured.json(), { configured: true });
+  }
+}
+
 Deno.test("serve on Workers: a fetch handler with D1 in workerd; a write approved in D1 commits once", async () => {
   const ws = await createWriteWorkspace();
   const upstream = await startWriteServerHttp(ws, "success");
   const worker = await startD1Worker(1, "tests/support/serve_worker.ts");
   try {
     // Two Workers (isolates of their own) on the same D1 database, as behind a load balancer.
-    for (const base of [worker.url, worker.approverUrl]) {
-      const configured = await fetch(new URL("/configure", base), {
-        method: "POST",
-        body: JSON.stringify({ upstream: upstream.url }),
-      });
-      assert.deepEqual(await configured.json(), { configured: true });
-    }
+    await configureWorkers([worker.url, worker.approverUrl], upstream.url);
     const url = new URL("/mcp", worker.url);
     const unauthorized = await fetch(url, { method: "POST", body: "{}" });
     assert.equal(unauthorized.status, 401);
@@ -73,13 +78,7 @@ Deno.test("serve on Workers: a task (2026-07-28 extension) made on one Worker is
   const upstream = await startWriteServerHttp(ws, "success");
   const worker = await startD1Worker(1, "tests/support/serve_worker.ts");
   try {
-    for (const base of [worker.url, worker.approverUrl]) {
-      const configured = await fetch(new URL("/configure", base), {
-        method: "POST",
-        body: JSON.stringify({ upstream: upstream.url }),
-      });
-      assert.deepEqual(await configured.json(), { configured: true });
-    }
+    await configureWorkers([worker.url, worker.approverUrl], upstream.url);
     const a = new ModernClient(new URL("/mcp", worker.url), WORKER_CLIENT.token);
     const b = new ModernClient(new URL("/mcp", worker.approverUrl), WORKER_CLIENT.token);
     const args = { key: "worker-task", value: VALUE };
