@@ -5,7 +5,7 @@
  * finding by finding (codes, pointers, decoded messages, imitated and mentioned names, order),
  * with `base_findings.json`: the same screens run by the code of `915b1a7`, before the screen
  * was made faster. Regenerate only from that commit's code:
- * `deno run -A tests/screen/equivalence_test.ts --write`.
+ * `deno run -A tests/screen/equivalence_test.ts --write`, then `deno fmt` it.
  */
 import assert from "node:assert/strict";
 import { type ScreenableTool, type ScreenContext, screenTool, screenTools } from "../../mod.ts";
@@ -96,7 +96,7 @@ function compareSet(name: string, saved: Record<string, unknown>, now: Record<st
 
 if (import.meta.main && Deno.args.includes("--write")) {
   if (corpusDirectory() === undefined) throw new Error("write with the shared corpus present");
-  await Deno.writeTextFile(SAVED, JSON.stringify(current(true)) + "\n");
+  await Deno.writeTextFile(SAVED, JSON.stringify(current(true), null, 2) + "\n");
   console.log(`wrote ${SAVED.pathname}`);
 }
 
