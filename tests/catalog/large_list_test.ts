@@ -151,3 +151,30 @@ Deno.test("screening 344 large tools gives the event loop back: a timer set befo
   assert.equal(verdicts.size, LIST.tools.length);
   assert.ok(timerRan, "the screen of 344 tools ran in one turn");
 });
+
+Deno.test("Turns.next() yields on a message, not a zero-delay timer (clamped to milliseconds each)", async () => {
+  // A chain of setTimeout(0) waits a clamped interval each (2.3-2.4 ms in Deno 2.9): a
+  // discovery that yields a few times per list paid that much idle time per yield.
+  const original = globalThis.setTimeout;
+  let timers = 0;
+  globalThis.setTimeout = ((...args: Parameters<typeof setTimeout>) => {
+    timers++;
+    return original(...args);
+  }) as typeof setTimeout;
+  let yields = 0;
+  try {
+    const turns = new Turns();
+    for (let round = 0; round < 5; round++) {
+      // Spend a whole turn, so the next call yields.
+      const start = performance.now();
+      while (performance.now() - start <= 8.5) { /* busy */ }
+      const pending = turns.next();
+      if (pending !== undefined) yields++;
+      await pending;
+    }
+  } finally {
+    globalThis.setTimeout = original;
+  }
+  assert.equal(yields, 5);
+  assert.equal(timers, 0);
+});
