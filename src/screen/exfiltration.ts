@@ -162,6 +162,9 @@ export interface ExfiltrationMarks {
   readonly path: boolean;
 }
 
+/** What a string with nothing of exfiltration says: one object, never written. */
+const NO_MARKS: ExfiltrationMarks = Object.freeze({ requests: Object.freeze([]), path: false });
+
 /**
  * What one string says of exfiltration, independent of where it is and of the tool.
  *
@@ -177,10 +180,16 @@ export function exfiltrationMarks(
   const parameter = role === "key" && text.length <= MAX_PARAMETER
     ? BY_LETTERS.get(lettersOf(text)) ?? carrierTopic(text)
     : undefined;
+  const phrases = PHRASES.match(words);
+  const together = TOGETHER.match(words);
+  const path = SENSITIVE_PATH.test(text);
+  if (parameter === undefined && phrases.length === 0 && together.length === 0 && !path) {
+    return NO_MARKS;
+  }
   return {
     ...(parameter === undefined ? {} : { parameter }),
-    requests: [...new Set([...PHRASES.match(words), ...TOGETHER.match(words)])],
-    path: SENSITIVE_PATH.test(text),
+    requests: [...new Set([...phrases, ...together])],
+    path,
   };
 }
 

@@ -146,13 +146,19 @@ export function revealHidden(text: string): string | undefined {
   return found ? out + text.slice(from) : undefined;
 }
 
+/** The marks of a string with no hidden character: one array, never written. */
+const NO_MARKS: readonly HiddenMark[] = Object.freeze([]);
+
 /**
  * The hidden-character marks of one string: at most one per code, naming the first offending
  * code point; Tag characters also decoded.
  *
  * @param text the string
  */
-export function hiddenMarks(text: string): HiddenMark[] {
+export function hiddenMarks(text: string): readonly HiddenMark[] {
+  // Most strings are printable ASCII: nothing is allocated for them.
+  SUSPECT.lastIndex = 0;
+  if (!SUSPECT.test(text)) return NO_MARKS;
   const first = new Map<ScreenCodeOf<"hidden">, number>();
   let decoded = "";
   scanHidden(text, (code, cp) => {

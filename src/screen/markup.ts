@@ -181,19 +181,23 @@ function hasInstructionHeading(text: string): boolean {
 }
 const HEADING_NAMES = new Set("system important instructions admin override".split(" "));
 
+/** The codes of a string with no markup: one array, never written. */
+const NO_CODES: readonly ScreenCodeOf<"markup">[] = Object.freeze([]);
+
 /**
- * The markup codes of one string, each once.
+ * The markup codes of one string, each once (an empty array shared by every string with none).
  *
  * @param text the string
  * @param words its words (`readWords`)
  */
-export function markupCodes(text: string, words: Words): ScreenCodeOf<"markup">[] {
-  const codes: ScreenCodeOf<"markup">[] = [];
-  if (
-    ((text.includes("<") || text.includes("[")) && hasInstructionTag(text)) ||
-    (text.includes("#") && hasInstructionHeading(text))
-  ) codes.push("screen_markup_instruction_tag");
-  codes.push(...PHRASES.match(words));
-  for (const code of TOGETHER_SET.match(words)) if (!codes.includes(code)) codes.push(code);
+export function markupCodes(text: string, words: Words): readonly ScreenCodeOf<"markup">[] {
+  const tagged = ((text.includes("<") || text.includes("[")) && hasInstructionTag(text)) ||
+    (text.includes("#") && hasInstructionHeading(text));
+  const phrases = PHRASES.match(words);
+  const together = TOGETHER_SET.match(words);
+  if (!tagged && phrases.length === 0 && together.length === 0) return NO_CODES;
+  const codes: ScreenCodeOf<"markup">[] = tagged ? ["screen_markup_instruction_tag"] : [];
+  codes.push(...phrases);
+  for (const code of together) if (!codes.includes(code)) codes.push(code);
   return codes;
 }

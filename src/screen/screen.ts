@@ -20,6 +20,7 @@ import { markupCodes } from "./markup.ts";
 import { readWords, wordsOf } from "./phrases.ts";
 import { type MentionIndex, mentionIndex, shadowingMarks } from "./shadowing.ts";
 import { type StringRole, visitStrings } from "./strings.ts";
+import { TextTable } from "./texts.ts";
 
 /**
  * The most findings of one code one tool reports: a tool that repeats a trick in every string
@@ -50,7 +51,7 @@ interface Prepared {
   readonly skeletonOf: ReadonlyMap<string, string>;
   readonly mentions: MentionIndex;
   /** Readings by role, then text: real lists repeat most strings (`$defs`, shared descriptions). */
-  readonly readings: ReadonlyMap<StringRole, Map<string, Reading>>;
+  readonly readings: { readonly [Role in StringRole]: TextTable<Reading> };
 }
 
 function prepare(
@@ -69,8 +70,13 @@ function prepare(
     skeletons.set(key, list);
   }
   const mentions = mentionIndex(otherToolNames, names, serverNames, ownName);
-  const roles: StringRole[] = ["name", "text", "key", "value", "keyword"];
-  const readings = new Map(roles.map((role) => [role, new Map<string, Reading>()]));
+  const readings = {
+    name: new TextTable<Reading>(),
+    text: new TextTable<Reading>(),
+    key: new TextTable<Reading>(),
+    value: new TextTable<Reading>(),
+    keyword: new TextTable<Reading>(),
+  };
   return { skeletons, skeletonOf, mentions, readings };
 }
 
@@ -86,16 +92,23 @@ function nameFindings(name: string, prepared: Prepared): HiddenFinding[] {
 
 /** Reads one string by the rules its role is read by. */
 function read(text: string, role: StringRole, prepared: Prepared): Reading {
-  const marks: Mark[] = hiddenMarks(text);
-  if (role === "keyword") return marks.length === 0 ? NOTHING : { marks };
+  const hidden = hiddenMarks(text);
+  if (role === "keyword") return hidden.length === 0 ? NOTHING : { marks: hidden };
   const shadowed = role === "text" || role === "value";
   const words = readWords(text, shadowed ? prepared.mentions.firstRuns : undefined);
-  for (const code of markupCodes(text, words)) marks.push({ class: "markup", code });
-  if (shadowed) {
-    marks.push(...shadowingMarks(text, words, prepared.mentions));
-  }
-  if (role === "name") return { marks };
-  return { marks, exfiltration: exfiltrationMarks(text, words, role) };
+  const markup = markupCodes(text, words);
+  const shadowing = shadowed ? shadowingMarks(text, words, prepared.mentions) : [];
+  const exfiltration = role === "name" ? undefined : exfiltrationMarks(text, words, role);
+  const clean = hidden.length === 0 && markup.length === 0 && shadowing.length === 0;
+  const carries = exfiltration !== undefined &&
+    (exfiltration.parameter !== undefined || exfiltration.requests.length > 0 ||
+      exfiltration.path);
+  // Most strings say nothing: they share one reading.
+  if (clean && !carries) return NOTHING;
+  const marks: Mark[] = [...hidden];
+  for (const code of markup) marks.push({ class: "markup", code });
+  marks.push(...shadowing);
+  return exfiltration === undefined ? { marks } : { marks, exfiltration };
 }
 
 function screenPrepared(tool: ScreenableTool, prepared: Prepared): readonly ScreenFinding[] {
@@ -119,12 +132,14 @@ function screenPrepared(tool: ScreenableTool, prepared: Prepared): readonly Scre
   const name = typeof tool.name === "string" ? nameFindings(tool.name, prepared) : [];
   for (const finding of name) add([finding], finding.pointer, "value");
   visitStrings(tool as unknown as Readonly<Record<string, unknown>>, (text, role, on, at, type) => {
-    const readings = prepared.readings.get(role)!;
+    const readings = prepared.readings[role];
     let reading = readings.get(text);
     if (reading === undefined) {
       reading = read(text, role, prepared);
-      readings.set(text, reading);
+      readings.add(text, reading);
     }
+    // Most strings say nothing, and share one reading.
+    if (reading === NOTHING) return;
     const exfiltration = reading.exfiltration;
     const flagged = exfiltration !== undefined &&
       (exfiltration.parameter !== undefined || exfiltration.requests.length > 0 ||

@@ -220,7 +220,10 @@ export function shadowingMarks(
       start = -1;
     }
   }
-  for (const code of new Set([...PHRASES.match(words), ...TOGETHER.match(words)])) {
+  const phrases = PHRASES.match(words);
+  const together = TOGETHER.match(words);
+  if (phrases.length === 0 && together.length === 0) return marks;
+  for (const code of new Set([...phrases, ...together])) {
     marks.push({ class: "shadowing", code });
   }
   return marks;
