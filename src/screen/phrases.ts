@@ -178,6 +178,19 @@ export function wordsOf(text: string): string[] {
 }
 
 /**
+ * The ids of single words, as {@link readWords} gives them (for tables made when a module
+ * loads, before any text is read: it uses the shared buffer).
+ *
+ * @param words lowercase words of ASCII letters and digits
+ */
+export function wordIds(words: readonly string[]): ReadonlySet<number> {
+  return new Set(words.map((word) => {
+    if (scan(word).count !== 1) throw new Error(`not one word: ${word}`);
+    return scratch[0];
+  }));
+}
+
+/**
  * For each word some set's rule can start with, by the low 16 bits of its id: the bits of those
  * sets ({@link PhraseSet}: a phrase's first words; {@link CooccurrenceSet}: the words of each
  * rule's smallest group). Two words sharing a slot only make a set run for nothing; a table

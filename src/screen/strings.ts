@@ -52,12 +52,16 @@ const MAX_RECURSION = 128;
 
 type Role = "schema" | StringRole;
 
-/** The role of the strings under each known member of a schema (one lookup per member). */
-const MEMBER_ROLES: ReadonlyMap<string, Role> = new Map<string, Role>([
+/**
+ * The role of the strings under each known member of a schema, or `named` for an object of
+ * named subschemas (one lookup per member).
+ */
+const MEMBER_ROLES: ReadonlyMap<string, Role | "named"> = new Map<string, Role | "named">([
   ...[...KEYWORDS].map((key) => [key, "keyword"] as const),
   ...[...TEXTS].map((key) => [key, "text"] as const),
   ...[...VALUES].map((key) => [key, "value"] as const),
   ...[...SUBSCHEMAS].map((key) => [key, "schema"] as const),
+  ...[...NAMED_SCHEMAS].map((key) => [key, "named"] as const),
 ]);
 
 /**
@@ -67,12 +71,15 @@ const MEMBER_ROLES: ReadonlyMap<string, Role> = new Map<string, Role>([
  */
 class Walk {
   #tokens: (string | number)[] = [];
+  /** The token of the string being visited (not pushed: most strings need no pointer). */
+  #leaf: string | number = "";
   #depth = 0;
   readonly #deferred: [unknown, Role, (string | number)[]][] = [];
   readonly #visit: Visit;
   readonly #pointer = () =>
-    this.#tokens.map((token) => `/${typeof token === "number" ? token : escapePointerToken(token)}`)
-      .join("");
+    [...this.#tokens, this.#leaf].map((token) =>
+      `/${typeof token === "number" ? token : escapePointerToken(token)}`
+    ).join("");
 
   constructor(visit: Visit) {
     this.#visit = visit;
@@ -98,9 +105,8 @@ class Walk {
     on: "key" | "value",
     type?: unknown,
   ) {
-    this.#tokens.push(token);
+    this.#leaf = token;
     this.#visit(text, role, on, this.#pointer, type);
-    this.#tokens.pop();
   }
 
   #child(value: unknown, token: string | number, as: Role): void {
@@ -132,22 +138,25 @@ class Walk {
       if (as !== "schema") {
         this.string(key, key, as === "text" ? "keyword" : as, "key");
         this.#child(member, key, as);
-      } else if (NAMED_SCHEMAS.has(key) && isRecord(member)) {
-        const role = key === "properties" ? "key" : "keyword";
+        continue;
+      }
+      const role = MEMBER_ROLES.get(key);
+      if (role === "named" && isRecord(member)) {
+        const nameRole = key === "properties" ? "key" : "keyword";
         this.#tokens.push(key);
         for (const name in member) {
           if (!Object.hasOwn(member, name)) continue;
           const schema = member[name];
-          this.string(name, name, role, "key", isRecord(schema) ? schema.type : undefined);
+          this.string(name, name, nameRole, "key", isRecord(schema) ? schema.type : undefined);
           this.#child(schema, name, "schema");
         }
         this.#tokens.pop();
-      } else {
-        const role = MEMBER_ROLES.get(key);
-        // A keyword the profile does not know: its name and its strings may still reach a model.
-        if (role === undefined) this.string(key, key, "keyword", "key");
-        this.#child(member, key, role ?? "text");
-      }
+      } else if (role === undefined || role === "named") {
+        // A keyword the profile does not know (or a named-schemas keyword whose value is not an
+        // object): its name and its strings may still reach a model.
+        this.string(key, key, "keyword", "key");
+        this.#child(member, key, "text");
+      } else this.#child(member, key, role);
     }
   }
 }
