@@ -18,12 +18,15 @@ const TAG_NAMES = new Set(
 const BRACKET_NAMES = new Set(["inst", "system", "sys", "system_prompt", "important"]);
 const MAX_TAG = 64;
 
+/** The two tag forms: the characters around a name, and the names it may have. */
+const TAG_FORMS = [["<", ">", TAG_NAMES], ["[", "]", BRACKET_NAMES]] as const;
+
 /**
  * Whether the text holds an instruction tag: `<name ...>`, `</name>`, `<<name>>`, `<|name|>`
  * or `[name]`, `[/name]`. Each `<` or `[` reads at most {@link MAX_TAG} characters on.
  */
 function hasInstructionTag(text: string): boolean {
-  for (const [open, close, names] of [["<", ">", TAG_NAMES], ["[", "]", BRACKET_NAMES]] as const) {
+  for (const [open, close, names] of TAG_FORMS) {
     for (let at = text.indexOf(open); at >= 0; at = text.indexOf(open, at + 1)) {
       let index = at + 1;
       while (

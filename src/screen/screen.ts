@@ -113,8 +113,10 @@ function read(text: string, role: StringRole, prepared: Prepared): Reading {
 
 function screenPrepared(tool: ScreenableTool, prepared: Prepared): readonly ScreenFinding[] {
   const findings: ScreenFinding[] = [];
-  const counts = new Map<ScreenCode, number>();
+  // Made only for a tool with a finding (most have none).
+  let counts: Map<ScreenCode, number> | undefined;
   const add = (marks: readonly Mark[], pointer: string, on: "key" | "value") => {
+    counts ??= new Map();
     for (const mark of marks) {
       const count = counts.get(mark.code) ?? 0;
       if (count >= MAX_FINDINGS_PER_CODE) continue;
@@ -122,12 +124,16 @@ function screenPrepared(tool: ScreenableTool, prepared: Prepared): readonly Scre
       findings.push({ ...mark, pointer, on } as ScreenFinding);
     }
   };
-  const annotations = tool.annotations as { title?: unknown } | null | undefined;
-  const purpose = new Set(
-    [tool.name, tool.title, annotations?.title].flatMap((text) =>
-      typeof text === "string" ? wordsOf(text) : []
-    ),
-  );
+  // The words of the tool's name and titles, read only when an exfiltration rule asks.
+  let purpose: Set<string> | undefined;
+  const purposeOf = () => {
+    const annotations = tool.annotations as { title?: unknown } | null | undefined;
+    return purpose ??= new Set(
+      [tool.name, tool.title, annotations?.title].flatMap((text) =>
+        typeof text === "string" ? wordsOf(text) : []
+      ),
+    );
+  };
   // A name that is not a string (a broken listing) has no skeleton; its other strings are read.
   const name = typeof tool.name === "string" ? nameFindings(tool.name, prepared) : [];
   for (const finding of name) add([finding], finding.pointer, "value");
@@ -148,7 +154,7 @@ function screenPrepared(tool: ScreenableTool, prepared: Prepared): readonly Scre
     // Most strings have no finding: their pointer is never written.
     const pointer = at();
     add(reading.marks, pointer, on);
-    if (flagged) add(exfiltrationFindings(exfiltration, purpose, type, pointer), pointer, on);
+    if (flagged) add(exfiltrationFindings(exfiltration, purposeOf(), type, pointer), pointer, on);
   });
   return findings;
 }
