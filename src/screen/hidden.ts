@@ -128,6 +128,19 @@ function scanHidden(
   }
 }
 
+/** Anything but printable ASCII, tab and line ends, as a test (no state between calls). */
+const SUSPECT_ONE = /[^\t\n\r\x20-\x7e]/;
+
+/**
+ * Whether `text` may hold a hidden character: `false` for printable ASCII (most strings), whose
+ * marks are none.
+ *
+ * @param text the string
+ */
+export function mayHide(text: string): boolean {
+  return SUSPECT_ONE.test(text);
+}
+
 /**
  * `text` with every hidden or deceptive code point the screen finds written as a visible
  * escape, `\u{E0041}`; `undefined` when it has none.

@@ -15,7 +15,7 @@ import type {
   ScreenContext,
   ScreenFinding,
 } from "./findings.ts";
-import { hiddenMarks } from "./hidden.ts";
+import { hiddenMarks, mayHide } from "./hidden.ts";
 import { markupCodes } from "./markup.ts";
 import { readWords, wordsOf } from "./phrases.ts";
 import { type MentionIndex, mentionIndex, shadowingMarks } from "./shadowing.ts";
@@ -95,7 +95,9 @@ function read(text: string, role: StringRole, prepared: Prepared): Reading {
   const hidden = hiddenMarks(text);
   if (role === "keyword") return hidden.length === 0 ? NOTHING : { marks: hidden };
   const shadowed = role === "text" || role === "value";
-  const words = readWords(text, shadowed ? prepared.mentions.firstRuns : undefined);
+  // With no names to look for (a host of one server), no run of a text is asked about.
+  const runs = shadowed && prepared.mentions.ids.size > 0 ? prepared.mentions.firstRuns : undefined;
+  const words = readWords(text, runs);
   const markup = markupCodes(text, words);
   const shadowing = shadowed ? shadowingMarks(text, words, prepared.mentions) : [];
   const exfiltration = role === "name" ? undefined : exfiltrationMarks(text, words, role);
@@ -138,6 +140,8 @@ function screenPrepared(tool: ScreenableTool, prepared: Prepared): readonly Scre
   const name = typeof tool.name === "string" ? nameFindings(tool.name, prepared) : [];
   for (const finding of name) add([finding], finding.pointer, "value");
   visitStrings(tool as unknown as Readonly<Record<string, unknown>>, (text, role, on, at, type) => {
+    // A structural string is read for hidden characters only: printable ASCII is not looked up.
+    if (role === "keyword" && !mayHide(text)) return;
     const readings = prepared.readings[role];
     let reading = readings.get(text);
     if (reading === undefined) {
