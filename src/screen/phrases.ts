@@ -191,28 +191,35 @@ export function wordIds(words: readonly string[]): ReadonlySet<number> {
 }
 
 /**
- * For each word some set's rule can start with, by the low 16 bits of its id: the bits of those
- * sets ({@link PhraseSet}: a phrase's first words; {@link CooccurrenceSet}: the words of each
- * rule's smallest group). Two words sharing a slot only make a set run for nothing; a table
- * read is a tenth of a map lookup, once per word of every text. Sets are made when their
- * modules load, before any text is read.
+ * How many low bits of a word's id pick its slot in the tables below: 16,384 slots of one byte
+ * (one bit per set, at most 8 sets; the screen has 6), 16 KiB a table.
  */
-const TRIGGERS = new Uint32Array(1 << 16);
+const SLOT_BITS = 14;
+const SLOT_MASK = (1 << SLOT_BITS) - 1;
+
+/**
+ * For each word some set's rule can start with, by the low {@link SLOT_BITS} bits of its id:
+ * the bits of those sets ({@link PhraseSet}: a phrase's first words; {@link CooccurrenceSet}:
+ * the words of each rule's smallest group). Two words sharing a slot only make a set run for
+ * nothing; a table read is a tenth of a map lookup, once per word of every text. Sets are made
+ * when their modules load, before any text is read.
+ */
+const TRIGGERS = new Uint8Array(1 << SLOT_BITS);
 /**
  * For each word a set looks up while it matches (a phrase's first words; every word of every
- * group of a co-occurrence), likewise by the low 16 bits of its id: a word whose slot lacks the
+ * group of a co-occurrence), likewise by the low bits of its id: a word whose slot lacks the
  * set's bit is skipped with a table read instead of a map lookup.
  */
-const MEMBERS = new Uint32Array(1 << 16);
+const MEMBERS = new Uint8Array(1 << SLOT_BITS);
 let nextBit = 1;
 
 /** A new set's bit, with its trigger words and the words it looks up noted under it. */
 function register(triggers: Iterable<number>, members: Iterable<number>): number {
-  if (nextBit === 0) throw new Error("more than 32 phrase and co-occurrence sets");
+  if (nextBit > 0x80) throw new Error("more than 8 phrase and co-occurrence sets");
   const bit = nextBit;
-  nextBit = (nextBit << 1) >>> 0;
-  for (const word of triggers) TRIGGERS[word & 0xffff] |= bit;
-  for (const word of members) MEMBERS[word & 0xffff] |= bit;
+  nextBit <<= 1;
+  for (const word of triggers) TRIGGERS[word & SLOT_MASK] |= bit;
+  for (const word of members) MEMBERS[word & SLOT_MASK] |= bit;
   return bit;
 }
 
@@ -244,7 +251,7 @@ export function readWords(text: string, runs?: ReadonlySet<number>): Words {
   const { count, run } = scan(text, undefined, runs);
   const ids = scratch;
   let sets = 0;
-  for (let at = 0; at < count; at++) sets |= TRIGGERS[ids[at] & 0xffff];
+  for (let at = 0; at < count; at++) sets |= TRIGGERS[ids[at] & SLOT_MASK];
   return { ids, count, sets, run: runs === undefined || run };
 }
 
@@ -387,7 +394,7 @@ export class PhraseSet<Tag> {
     const count = text.count;
     const bit = this.#bit;
     for (let at = 0; at < count; at++) {
-      if ((MEMBERS[words[at] & 0xffff] & bit) === 0) continue;
+      if ((MEMBERS[words[at] & SLOT_MASK] & bit) === 0) continue;
       const candidates = this.#byFirst.get(words[at]);
       if (candidates === undefined) continue;
       for (const { phrase: compiled, tag } of candidates) {
@@ -495,7 +502,7 @@ export class CooccurrenceSet<Tag> {
         sentence = ++this.#epoch;
         continue;
       }
-      if ((MEMBERS[word & 0xffff] & bit) === 0) continue;
+      if ((MEMBERS[word & SLOT_MASK] & bit) === 0) continue;
       const entries = this.#byWord.get(word);
       if (entries === undefined) continue;
       for (const [rule, group] of entries) {
