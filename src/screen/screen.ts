@@ -19,7 +19,7 @@ import { hiddenMarks, mayHide } from "./hidden.ts";
 import { markupCodes } from "./markup.ts";
 import { readWords, wordsOf } from "./phrases.ts";
 import { type MentionIndex, mentionIndex, shadowingMarks } from "./shadowing.ts";
-import { type StringRole, visitStrings } from "./strings.ts";
+import { type StringRole, type Visit, visitStrings } from "./strings.ts";
 import { TextTable } from "./texts.ts";
 
 /**
@@ -113,43 +113,41 @@ function read(text: string, role: StringRole, prepared: Prepared): Reading {
   return exfiltration === undefined ? { marks } : { marks, exfiltration };
 }
 
-function screenPrepared(tool: ScreenableTool, prepared: Prepared): readonly ScreenFinding[] {
-  const findings: ScreenFinding[] = [];
+/** One tool's findings, as the walk meets strings with something to say. */
+class ToolFindings {
+  readonly findings: ScreenFinding[] = [];
+  readonly #tool: ScreenableTool;
   // Made only for a tool with a finding (most have none).
-  let counts: Map<ScreenCode, number> | undefined;
-  const add = (marks: readonly Mark[], pointer: string, on: "key" | "value") => {
-    counts ??= new Map();
+  #counts: Map<ScreenCode, number> | undefined;
+  #purpose: Set<string> | undefined;
+
+  constructor(tool: ScreenableTool) {
+    this.#tool = tool;
+  }
+
+  add(marks: readonly Mark[], pointer: string, on: "key" | "value"): void {
+    const counts = this.#counts ??= new Map();
     for (const mark of marks) {
       const count = counts.get(mark.code) ?? 0;
       if (count >= MAX_FINDINGS_PER_CODE) continue;
       counts.set(mark.code, count + 1);
-      findings.push({ ...mark, pointer, on } as ScreenFinding);
+      this.findings.push({ ...mark, pointer, on } as ScreenFinding);
     }
-  };
-  // The words of the tool's name and titles, read only when an exfiltration rule asks.
-  let purpose: Set<string> | undefined;
-  const purposeOf = () => {
+  }
+
+  /** The words of the tool's name and titles, read only when an exfiltration rule asks. */
+  #purposeOf(): Set<string> {
+    const tool = this.#tool;
     const annotations = tool.annotations as { title?: unknown } | null | undefined;
-    return purpose ??= new Set(
+    return this.#purpose ??= new Set(
       [tool.name, tool.title, annotations?.title].flatMap((text) =>
         typeof text === "string" ? wordsOf(text) : []
       ),
     );
-  };
-  // A name that is not a string (a broken listing) has no skeleton; its other strings are read.
-  const name = typeof tool.name === "string" ? nameFindings(tool.name, prepared) : [];
-  for (const finding of name) add([finding], finding.pointer, "value");
-  visitStrings(tool as unknown as Readonly<Record<string, unknown>>, (text, role, on, at, type) => {
-    // A structural string is read for hidden characters only: printable ASCII is not looked up.
-    if (role === "keyword" && !mayHide(text)) return;
-    const readings = prepared.readings[role];
-    let reading = readings.get(text);
-    if (reading === undefined) {
-      reading = read(text, role, prepared);
-      readings.add(text, reading);
-    }
-    // Most strings say nothing, and share one reading.
-    if (reading === NOTHING) return;
+  }
+
+  /** A string's reading (not {@link NOTHING}) placed at its pointer. */
+  note(reading: Reading, on: "key" | "value", at: () => string, type: unknown): void {
     const exfiltration = reading.exfiltration;
     const flagged = exfiltration !== undefined &&
       (exfiltration.parameter !== undefined || exfiltration.requests.length > 0 ||
@@ -157,10 +155,57 @@ function screenPrepared(tool: ScreenableTool, prepared: Prepared): readonly Scre
     if (reading.marks.length === 0 && !flagged) return;
     // Most strings have no finding: their pointer is never written.
     const pointer = at();
-    add(reading.marks, pointer, on);
-    if (flagged) add(exfiltrationFindings(exfiltration, purposeOf(), type, pointer), pointer, on);
-  });
-  return findings;
+    this.add(reading.marks, pointer, on);
+    if (flagged) {
+      this.add(exfiltrationFindings(exfiltration, this.#purposeOf(), type, pointer), pointer, on);
+    }
+  }
+}
+
+/**
+ * The reader of one list: one visitor for every tool (the same function each time, so the walk
+ * calls one target), the tool being read in `current`.
+ */
+interface Reader {
+  current: ToolFindings | undefined;
+  readonly visit: Visit;
+}
+
+function readerOf(prepared: Prepared): Reader {
+  const reader: Reader = {
+    current: undefined,
+    visit: (text, role, on, at, type) => {
+      // A structural string is read for hidden characters only: printable ASCII is not looked up.
+      if (role === "keyword" && !mayHide(text)) return;
+      const readings = prepared.readings[role];
+      let reading = readings.get(text);
+      if (reading === undefined) {
+        reading = read(text, role, prepared);
+        readings.add(text, reading);
+      }
+      // Most strings say nothing, and share one reading.
+      if (reading !== NOTHING) reader.current!.note(reading, on, at, type);
+    },
+  };
+  return reader;
+}
+
+function screenPrepared(
+  tool: ScreenableTool,
+  prepared: Prepared,
+  reader: Reader,
+): readonly ScreenFinding[] {
+  const found = new ToolFindings(tool);
+  // A name that is not a string (a broken listing) has no skeleton; its other strings are read.
+  const name = typeof tool.name === "string" ? nameFindings(tool.name, prepared) : [];
+  for (const finding of name) found.add([finding], finding.pointer, "value");
+  reader.current = found;
+  try {
+    visitStrings(tool as unknown as Readonly<Record<string, unknown>>, reader.visit);
+  } finally {
+    reader.current = undefined;
+  }
+  return found.findings;
 }
 
 /**
@@ -197,7 +242,7 @@ export function screenTool(tool: ScreenableTool, context: ScreenContext): readon
     context.serverNames ?? [],
     tool.name,
   );
-  return screenPrepared(tool, prepared);
+  return screenPrepared(tool, prepared, readerOf(prepared));
 }
 
 /**
@@ -254,5 +299,6 @@ function* screening(
 ): Generator<readonly ScreenFinding[]> {
   const names = tools.map((tool) => tool.name).filter((name) => typeof name === "string");
   const prepared = prepare(names, context.otherToolNames, context.serverNames ?? [], "");
-  for (const tool of tools) yield screenPrepared(tool, prepared);
+  const reader = readerOf(prepared);
+  for (const tool of tools) yield screenPrepared(tool, prepared, reader);
 }
