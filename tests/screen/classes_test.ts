@@ -432,3 +432,23 @@ Deno.test("screen: a broken listing entry (no string name, odd schemas) is read 
     ["screen_hidden_bidi_control /inputSchema/properties/a\u202eb (key)"],
   ]);
 });
+
+Deno.test("skeleton(): a printable ASCII name folds as the character-by-character rule does", async () => {
+  const fc = (await import("fast-check")).default;
+  const { skeleton } = await import("../../src/screen/confusables.ts");
+  // The rule as the table states it: lookalikes and separators, case, then `rn` and `vv`.
+  const table: Record<string, string> = { "0": "o", O: "o", "1": "l", I: "l", "|": "l" };
+  for (const separator of "-. ") table[separator] = "_";
+  const rule = (name: string) =>
+    [...name].map((c) => table[c] ?? c.toLowerCase()).join("").replaceAll("rn", "m")
+      .replaceAll("vv", "w");
+  const printable = fc.string({
+    unit: fc.constantFrom(..." -._|01OIrnvVwWmMaZz09~".split("")),
+    maxLength: 40,
+  });
+  fc.assert(fc.property(printable, (name: string) => skeleton(name) === rule(name)), {
+    numRuns: 2000,
+  });
+  assert.equal(skeleton("Send-Emai1"), "send_email");
+  assert.equal(skeleton("read_fiIe.rn"), "read_file_m");
+});
