@@ -42,11 +42,8 @@ function put(count: number, id: number): number {
   return count + 1;
 }
 
-/** The outcome of a {@link scan}: how many ids it wrote, and whether a run was among `runs`. */
-interface Scanned {
-  readonly count: number;
-  readonly run: boolean;
-}
+/** Whether the last {@link scan} met a run among its `runs` (read right after it). */
+let scannedRun = false;
 
 /**
  * Reads the words of a text (see {@link wordsOf}) as ids into the buffer: a 30-bit FNV-1a hash
@@ -55,22 +52,25 @@ interface Scanned {
  * of a whole run of ASCII letters and digits (lowercase, not split at humps or apostrophes) is
  * among them: `true` as well for a normalised text, whose runs are not the text's own.
  */
-function scan(text: string, strings?: string[], runs?: ReadonlySet<number>): Scanned {
+function scan(text: string, strings?: string[], runs?: ReadonlySet<number>): number {
   // A compatibility character is rare: the text is read again, normalised, only when one is met.
   const kept = strings?.length ?? 0;
   const first = read(text, false, strings, runs);
-  if (first !== undefined) return first;
+  if (first >= 0) return first;
   if (strings !== undefined) strings.length = kept;
-  return read(text.normalize("NFKC"), true, strings, runs)!;
+  return read(text.normalize("NFKC"), true, strings, runs);
 }
 
-/** {@link scan} over `source`; `undefined` (before any word is kept) at a compatibility character. */
+/**
+ * {@link scan} over `source`: the count of ids written (whether a run was met left in
+ * {@link scannedRun}), or -1 (before any word is kept) at a compatibility character.
+ */
 function read(
   source: string,
   normalized: boolean,
   strings: string[] | undefined,
   runs: ReadonlySet<number> | undefined,
-): Scanned | undefined {
+): number {
   let count = 0;
   let hash = 0;
   let start = -1;
@@ -135,7 +135,7 @@ function read(
       }
     }
     if (!normalized && code >= 0x2460 && COMPATIBLE.test(source.slice(index, index + 2))) {
-      return undefined;
+      return -1;
     }
     if ((code === 39 || code === 0x2019) && start >= 0 && isLetter(source.charCodeAt(index + 1))) {
       if (strings !== undefined) carried += source.slice(start, index).toLowerCase();
@@ -157,7 +157,8 @@ function read(
       if (spaced && count > 0 && scratch[count - 1] !== SENTENCE) count = put(count, SENTENCE);
     }
   }
-  return { count, run };
+  scannedRun = run;
+  return count;
 }
 
 /** The id between two sentences (`.`, `!` or `?` before a space, `;`, a line end): no word has it. */
@@ -185,7 +186,7 @@ export function wordsOf(text: string): string[] {
  */
 export function wordIds(words: readonly string[]): ReadonlySet<number> {
   return new Set(words.map((word) => {
-    if (scan(word).count !== 1) throw new Error(`not one word: ${word}`);
+    if (scan(word) !== 1) throw new Error(`not one word: ${word}`);
     return scratch[0];
   }));
 }
@@ -241,18 +242,32 @@ export interface Words {
   readonly run: boolean;
 }
 
+/** The words read last: one object, written over by each {@link readWords}, like its ids. */
+const WORDS: { -readonly [Field in keyof Words]: Words[Field] } = {
+  ids: scratch,
+  count: 0,
+  sets: 0,
+  run: false,
+};
+
 /**
- * Reads a text's words for the sets ({@link Words}).
+ * Reads a text's words for the sets ({@link Words}): valid until the next text is read (the
+ * screen matches a text's words before it reads the next text).
  *
  * @param text any string
  * @param runs the ids ({@link runId}) of runs to tell about
  */
 export function readWords(text: string, runs?: ReadonlySet<number>): Words {
-  const { count, run } = scan(text, undefined, runs);
+  const count = scan(text, undefined, runs);
   const ids = scratch;
   let sets = 0;
   for (let at = 0; at < count; at++) sets |= TRIGGERS[ids[at] & SLOT_MASK];
-  return { ids, count, sets, run: runs === undefined || run };
+  const words = WORDS;
+  words.ids = ids;
+  words.count = count;
+  words.sets = sets;
+  words.run = runs === undefined || scannedRun;
+  return words;
 }
 
 /**
@@ -314,7 +329,7 @@ export function phrase(
       return set;
     });
     const ids = words.map((word) => {
-      if (scan(word).count !== 1) throw new Error(`not one word: ${word} in ${source}`);
+      if (scan(word) !== 1) throw new Error(`not one word: ${word} in ${source}`);
       return scratch[0];
     });
     steps.push({ kind: "word", words: new Set(ids), optional });
