@@ -64,6 +64,12 @@ const MEMBER_ROLES: ReadonlyMap<string, Role | "named"> = new Map<string, Role |
   ...[...NAMED_SCHEMAS].map((key) => [key, "named"] as const),
 ]);
 
+/** Whether `for in` over `value` gives any key. */
+function hasEnumerable(value: object): boolean {
+  for (const _ in value) return true;
+  return false;
+}
+
 /**
  * One walk over a tool: the reference tokens of where it is now (pushed and popped, so no path
  * is allocated per node), and the values found beyond {@link MAX_RECURSION} levels, left for
@@ -76,6 +82,8 @@ class Walk {
   #depth = 0;
   readonly #deferred: [unknown, Role, (string | number)[]][] = [];
   readonly #visit: Visit;
+  /** Whether `Object.prototype` has no enumerable key (as it should), checked per walk. */
+  readonly #plainOwn = !hasEnumerable(Object.prototype);
   readonly #pointer = () =>
     [...this.#tokens, this.#leaf].map((token) =>
       `/${typeof token === "number" ? token : escapePointerToken(token)}`
@@ -132,8 +140,10 @@ class Walk {
       return;
     }
     if (!isRecord(value)) return;
+    // For a plain object (nothing enumerable inherited) every key `for in` gives is its own.
+    const own = this.#plainOwn && Object.getPrototypeOf(value) === Object.prototype;
     for (const key in value) {
-      if (!Object.hasOwn(value, key)) continue;
+      if (!own && !Object.hasOwn(value, key)) continue;
       const member = value[key];
       if (as !== "schema") {
         this.string(key, key, as === "text" ? "keyword" : as, "key");
@@ -144,8 +154,9 @@ class Walk {
       if (role === "named" && isRecord(member)) {
         const nameRole = key === "properties" ? "key" : "keyword";
         this.#tokens.push(key);
+        const ownNames = this.#plainOwn && Object.getPrototypeOf(member) === Object.prototype;
         for (const name in member) {
-          if (!Object.hasOwn(member, name)) continue;
+          if (!ownNames && !Object.hasOwn(member, name)) continue;
           const schema = member[name];
           this.string(name, name, nameRole, "key", isRecord(schema) ? schema.type : undefined);
           this.#child(schema, name, "schema");
