@@ -139,12 +139,13 @@ class Walk {
       for (let index = 0; index < value.length; index++) this.#child(value[index], index, as);
       return;
     }
-    if (!isRecord(value)) return;
+    // (Only objects reach here: `#child` and the deferred values are objects.)
+    const record = value as Readonly<Record<string, unknown>>;
     // For a plain object (nothing enumerable inherited) every key `for in` gives is its own.
-    const own = this.#plainOwn && Object.getPrototypeOf(value) === Object.prototype;
-    for (const key in value) {
-      if (!own && !Object.hasOwn(value, key)) continue;
-      const member = value[key];
+    const own = this.#plainOwn && Object.getPrototypeOf(record) === Object.prototype;
+    for (const key in record) {
+      if (!own && !Object.hasOwn(record, key)) continue;
+      const member = record[key];
       if (as !== "schema") {
         this.string(key, key, as === "text" ? "keyword" : as, "key");
         this.#child(member, key, as);
