@@ -21,6 +21,7 @@ import { readWords, wordsOf } from "./phrases.ts";
 import { type MentionIndex, mentionIndex, shadowingMarks } from "./shadowing.ts";
 import { type StringRole, type Visit, visitStrings } from "./strings.ts";
 import { TextTable } from "./texts.ts";
+import { isRecord } from "../identity/mod.ts";
 
 /**
  * The most findings of one code one tool reports: a tool that repeats a trick in every string
@@ -146,8 +147,11 @@ class ToolFindings {
     );
   }
 
-  /** A string's reading (not {@link NOTHING}) placed at its pointer. */
-  note(reading: Reading, on: "key" | "value", at: () => string, type: unknown): void {
+  /**
+   * A string's reading (not {@link NOTHING}) placed at its pointer; `schema` is the subschema a
+   * key names, if it names one.
+   */
+  note(reading: Reading, on: "key" | "value", at: () => string, schema: unknown): void {
     const exfiltration = reading.exfiltration;
     const flagged = exfiltration !== undefined &&
       (exfiltration.parameter !== undefined || exfiltration.requests.length > 0 ||
@@ -157,6 +161,7 @@ class ToolFindings {
     const pointer = at();
     this.add(reading.marks, pointer, on);
     if (flagged) {
+      const type = isRecord(schema) ? schema.type : undefined;
       this.add(exfiltrationFindings(exfiltration, this.#purposeOf(), type, pointer), pointer, on);
     }
   }
@@ -174,7 +179,7 @@ interface Reader {
 function readerOf(prepared: Prepared): Reader {
   const reader: Reader = {
     current: undefined,
-    visit: (text, role, on, at, type) => {
+    visit: (text, role, on, at, schema) => {
       // A structural string is read for hidden characters only: printable ASCII is not looked up.
       if (role === "keyword" && !mayHide(text)) return;
       const readings = prepared.readings[role];
@@ -184,7 +189,7 @@ function readerOf(prepared: Prepared): Reader {
         readings.add(text, reading);
       }
       // Most strings say nothing, and share one reading.
-      if (reading !== NOTHING) reader.current!.note(reading, on, at, type);
+      if (reading !== NOTHING) reader.current!.note(reading, on, at, schema);
     },
   };
   return reader;

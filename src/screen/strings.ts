@@ -18,14 +18,15 @@ export type StringRole = "name" | "text" | "key" | "value" | "keyword";
 
 /**
  * Called for every string: `pointer()` writes its JSON Pointer (for a key: the pointer of the
- * member it names), only asked for a string that has a finding (most have none).
+ * member it names), only asked for a string that has a finding (most have none). For a named
+ * subschema's name, `schema` is that subschema (its `type` is read only when a rule asks).
  */
 export type Visit = (
   text: string,
   role: StringRole,
   on: "key" | "value",
   pointer: () => string,
-  propertyType?: unknown,
+  schema?: unknown,
 ) => void;
 
 /** Keywords whose value is an object of name -> subschema (the names are keys). */
@@ -111,10 +112,10 @@ class Walk {
     text: string,
     role: StringRole,
     on: "key" | "value",
-    type?: unknown,
+    schema?: unknown,
   ) {
     this.#leaf = token;
-    this.#visit(text, role, on, this.#pointer, type);
+    this.#visit(text, role, on, this.#pointer, schema);
   }
 
   #child(value: unknown, token: string | number, as: Role): void {
@@ -159,7 +160,7 @@ class Walk {
         for (const name in member) {
           if (!ownNames && !Object.hasOwn(member, name)) continue;
           const schema = member[name];
-          this.string(name, name, nameRole, "key", isRecord(schema) ? schema.type : undefined);
+          this.string(name, name, nameRole, "key", schema);
           this.#child(schema, name, "schema");
         }
         this.#tokens.pop();
