@@ -152,9 +152,9 @@ Deno.test("screening 344 large tools gives the event loop back: a timer set befo
   assert.ok(timerRan, "the screen of 344 tools ran in one turn");
 });
 
-Deno.test("Turns.next() yields on a message, not a zero-delay timer (clamped to milliseconds each)", async () => {
-  // A chain of setTimeout(0) waits a clamped interval each (2.3-2.4 ms in Deno 2.9): a
-  // discovery that yields a few times per list paid that much idle time per yield.
+Deno.test("Turns.next() waits on a timer only when timers had no turn for two turns; a message otherwise", async () => {
+  // Every yield a setTimeout(0) resumed 2.2-2.4 ms later in Deno 2.9 (a discovery of a large
+  // list yields 6-10 times); a message resumes at once but does not always let due timers run.
   const original = globalThis.setTimeout;
   let timers = 0;
   globalThis.setTimeout = ((...args: Parameters<typeof setTimeout>) => {
@@ -164,7 +164,7 @@ Deno.test("Turns.next() yields on a message, not a zero-delay timer (clamped to 
   let yields = 0;
   try {
     const turns = new Turns();
-    for (let round = 0; round < 5; round++) {
+    for (let round = 0; round < 6; round++) {
       // Spend a whole turn, so the next call yields.
       const start = performance.now();
       while (performance.now() - start <= 8.5) { /* busy */ }
@@ -175,6 +175,7 @@ Deno.test("Turns.next() yields on a message, not a zero-delay timer (clamped to 
   } finally {
     globalThis.setTimeout = original;
   }
-  assert.equal(yields, 5);
-  assert.equal(timers, 0);
+  assert.equal(yields, 6);
+  // Turns of 8.5 ms: a timer at most every second yield (at least one, so timers get theirs).
+  assert.ok(timers >= 1 && timers <= 3, `${timers} of 6 yields waited on a timer`);
 });
