@@ -8,7 +8,8 @@
  * @module
  */
 import type { ExfiltrationFinding } from "./findings.ts";
-import { CooccurrenceSet, PhraseSet, SENTENCE, wordIds, type Words } from "./phrases.ts";
+import { CooccurrenceSet } from "./cooccurrence.ts";
+import { PhraseSet, SENTENCE, wordIds, type Words } from "./phrases.ts";
 import type { StringRole } from "./strings.ts";
 
 /** What a request asks for; a tool whose name is about it may ask. */

@@ -7,7 +7,8 @@
  * @module
  */
 import type { ScreenCodeOf } from "./findings.ts";
-import { CooccurrenceSet, PhraseSet, type Words } from "./phrases.ts";
+import { CooccurrenceSet } from "./cooccurrence.ts";
+import { PhraseSet, type Words } from "./phrases.ts";
 
 /** Tag names that address a model (compared lowercase, `-` and `_` alike). */
 const TAG_NAMES = new Set(

@@ -196,7 +196,8 @@ export function wordIds(words: readonly string[]): ReadonlySet<number> {
  * (one bit per set, at most 8 sets; the screen has 6), 16 KiB a table.
  */
 const SLOT_BITS = 14;
-const SLOT_MASK = (1 << SLOT_BITS) - 1;
+/** The mask of a slot's bits. */
+export const SLOT_MASK = (1 << SLOT_BITS) - 1;
 
 /**
  * For each word some set's rule can start with, by the low {@link SLOT_BITS} bits of its id:
@@ -211,11 +212,11 @@ const TRIGGERS = new Uint8Array(1 << SLOT_BITS);
  * group of a co-occurrence), likewise by the low bits of its id: a word whose slot lacks the
  * set's bit is skipped with a table read instead of a map lookup.
  */
-const MEMBERS = new Uint8Array(1 << SLOT_BITS);
+export const MEMBERS = new Uint8Array(1 << SLOT_BITS);
 let nextBit = 1;
 
 /** A new set's bit, with its trigger words and the words it looks up noted under it. */
-function register(triggers: Iterable<number>, members: Iterable<number>): number {
+export function register(triggers: Iterable<number>, members: Iterable<number>): number {
   if (nextBit > 0x80) throw new Error("more than 8 phrase and co-occurrence sets");
   const bit = nextBit;
   nextBit <<= 1;
@@ -368,7 +369,7 @@ function matchesFrom(
 }
 
 /** What a set found in a text with none of its phrases: one array, never written. */
-const NONE: readonly never[] = Object.freeze([]);
+export const NONE: readonly never[] = Object.freeze([]);
 
 /**
  * A set of phrases indexed by their first words, so a text is read once.
@@ -415,125 +416,6 @@ export class PhraseSet<Tag> {
       for (const { phrase: compiled, tag } of candidates) {
         if (found !== undefined && found.includes(tag)) continue;
         if (matchesFrom(compiled.steps, 1, words, count, at + 1)) (found ??= []).push(tag);
-      }
-    }
-    return found ?? NONE;
-  }
-}
-
-/** How close (in words) the groups of a co-occurrence must be. */
-export const COOCCURRENCE_WINDOW = 12;
-
-/** A co-occurrence: word sets that must each have a word close together in one sentence. */
-export interface Cooccurrence {
-  /** The source, for tests and messages. */
-  readonly source: string;
-  readonly groups: readonly ReadonlySet<number>[];
-}
-
-/**
- * Compiles a co-occurrence: groups separated by ` + `, each `a|b|$set` as in {@link phrase}.
- *
- * @param source the groups
- * @param sets the named word sets
- */
-export function cooccurrence(
-  source: string,
-  sets: Readonly<Record<string, readonly string[]>> = {},
-): Cooccurrence {
-  const groups = source.split(" + ").map((group) => {
-    const { steps } = phrase(group.trim(), sets);
-    const [step] = steps;
-    if (steps.length !== 1 || step.kind !== "word") throw new Error(`one word set: ${group}`);
-    return step.words;
-  });
-  return { source, groups };
-}
-
-/**
- * Co-occurrences indexed by their words: a text is read once, each word noting where it met
- * the groups it belongs to, the notes cleared at each sentence end.
- */
-export class CooccurrenceSet<Tag> {
-  readonly #byWord = new Map<number, [rule: number, group: number][]>();
-  readonly #sizes: number[] = [];
-  /** Where each rule's places start in one flat array (one more entry: the total). */
-  readonly #offsets: number[] = [0];
-  /** Where each group was last met, by rule offset + group, and the epoch each rule was cleared in. */
-  readonly #places: number[] = [];
-  readonly #cleared: number[] = [];
-  #epoch = 0;
-  readonly #tags: Tag[] = [];
-  readonly #bit: number;
-
-  /**
-   * @param rules each co-occurrence's source ({@link cooccurrence}) with the tag a match reports
-   * @param sets the named word sets the sources use
-   */
-  constructor(
-    rules: readonly (readonly [string, Tag])[],
-    sets: Readonly<Record<string, readonly string[]>> = {},
-  ) {
-    const triggers: number[] = [];
-    rules.forEach(([source, tag], index) => {
-      const rule = cooccurrence(source, sets);
-      // Every group must be met: the smallest one's words alone tell whether it can be.
-      triggers.push(...rule.groups.reduce((a, b) => b.size < a.size ? b : a));
-      this.#sizes.push(rule.groups.length);
-      this.#offsets.push(this.#offsets[index] + rule.groups.length);
-      this.#cleared.push(0);
-      for (let group = 0; group < rule.groups.length; group++) this.#places.push(-Infinity);
-      this.#tags.push(tag);
-      rule.groups.forEach((group, bit) => {
-        for (const word of group) {
-          const list = this.#byWord.get(word) ?? [];
-          list.push([index, bit]);
-          this.#byWord.set(word, list);
-        }
-      });
-    });
-    this.#bit = register(triggers, this.#byWord.keys());
-  }
-
-  /**
-   * The tags of the co-occurrences found in `text` ({@link readWords}), each once, in order:
-   * every group of a rule met within {@link COOCCURRENCE_WINDOW} words of one sentence (an
-   * empty array shared by every text with none).
-   */
-  match(text: Words): readonly Tag[] {
-    if ((text.sets & this.#bit) === 0) return NONE;
-    let found: Tag[] | undefined;
-    const words = text.ids;
-    const count = text.count;
-    // Each sentence of each call is a new epoch: a rule's places are cleared when it is first
-    // met in one (the buffers are the set's own; matching is synchronous).
-    const places = this.#places;
-    const cleared = this.#cleared;
-    let sentence = ++this.#epoch;
-    const bit = this.#bit;
-    for (let at = 0; at < count; at++) {
-      const word = words[at];
-      if (word === SENTENCE) {
-        sentence = ++this.#epoch;
-        continue;
-      }
-      if ((MEMBERS[word & SLOT_MASK] & bit) === 0) continue;
-      const entries = this.#byWord.get(word);
-      if (entries === undefined) continue;
-      for (const [rule, group] of entries) {
-        const start = this.#offsets[rule];
-        const end = this.#offsets[rule + 1];
-        if (cleared[rule] !== sentence) {
-          for (let slot = start; slot < end; slot++) places[slot] = -Infinity;
-          cleared[rule] = sentence;
-        }
-        places[start + group] = at;
-        let all = true;
-        for (let slot = start; slot < end && all; slot++) {
-          all = at - places[slot] < COOCCURRENCE_WINDOW;
-        }
-        const tag = this.#tags[rule];
-        if (all && !(found !== undefined && found.includes(tag))) (found ??= []).push(tag);
       }
     }
     return found ?? NONE;

@@ -7,15 +7,8 @@
  * @module
  */
 import type { ScreenCodeOf, ShadowingFinding } from "./findings.ts";
-import {
-  CooccurrenceSet,
-  FNV_OFFSET,
-  fnvStep,
-  idOf,
-  PhraseSet,
-  runId,
-  type Words,
-} from "./phrases.ts";
+import { CooccurrenceSet } from "./cooccurrence.ts";
+import { FNV_OFFSET, fnvStep, idOf, PhraseSet, runId, type Words } from "./phrases.ts";
 
 const SETS = {
   tool: ["tool", "tools", "function", "functions", "server", "servers", "integration", "plugin"],
