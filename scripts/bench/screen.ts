@@ -40,7 +40,7 @@ import { type Benchmark, type BenchRow, median } from "./types.ts";
 
 const LIST = new URL("../../fixtures/schemas/ms-365-mcp-server@0.155.0.json", import.meta.url);
 const ROUNDS = 25;
-const DISCOVERY_ROUNDS = 15;
+const DISCOVERY_ROUNDS = 25;
 
 /** Whether the screen finds a case: a finding of its class where its payload is. */
 const detected = (entry: PoisonedCase) =>

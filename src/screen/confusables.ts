@@ -97,12 +97,38 @@ const LOOKALIKES: Readonly<Record<string, string>> = Object.freeze({
   " ": "_",
 });
 
+const PRINTABLE = /^[\x20-\x7e]*$/;
+
+/**
+ * {@link skeleton} of a printable ASCII name (most names), made as one string: the table's ASCII
+ * lookalikes and separators folded, the rest lowercased, then `rn` and `vv` folded.
+ */
+function asciiSkeleton(name: string): string {
+  const codes: number[] = [];
+  for (let at = 0; at < name.length; at++) {
+    const code = name.charCodeAt(at);
+    const lookalike = LOOKALIKES[name[at]];
+    codes.push(
+      lookalike !== undefined
+        ? lookalike.charCodeAt(0)
+        : code >= 65 && code <= 90
+        ? code + 32
+        : code,
+    );
+  }
+  const folded = String.fromCharCode(...codes);
+  return folded.includes("rn") || folded.includes("vv")
+    ? folded.replaceAll("rn", "m").replaceAll("vv", "w")
+    : folded;
+}
+
 /**
  * The skeleton of a name: what it looks like, folded.
  *
  * @param name a tool name
  */
 export function skeleton(name: string): string {
+  if (name.length <= 256 && PRINTABLE.test(name)) return asciiSkeleton(name);
   let folded = "";
   // NFKC leaves ASCII as it is.
   const source = /^[\x20-\x7e]*$/.test(name) ? name : name.normalize("NFKC");

@@ -8,7 +8,8 @@
  * @module
  */
 import type { ExfiltrationFinding } from "./findings.ts";
-import { CooccurrenceSet, PhraseSet, type Words, wordsOf } from "./phrases.ts";
+import { CooccurrenceSet } from "./cooccurrence.ts";
+import { PhraseSet, SENTENCE, wordIds, type Words } from "./phrases.ts";
 import type { StringRole } from "./strings.ts";
 
 /** What a request asks for; a tool whose name is about it may ask. */
@@ -140,16 +141,32 @@ const BY_LETTERS = new Map(
 /** No parameter name of the table is longer (with separators to spare). */
 const MAX_PARAMETER = 48;
 
-/** A name of two words, one for what is carried and one for how much (`memory_dump`). */
-function carrierTopic(name: string): Topic | undefined {
-  const words = wordsOf(name);
-  if (words.length < 2 || words.length > 4) return undefined;
-  const carried = words.find((word) => CARRIED.has(word));
-  const how = words.find((word) => CARRYING.has(word) && word !== carried);
-  if (carried === undefined || how === undefined) return undefined;
-  return ["secrets", "credentials", "secret", "private"].includes(carried)
-    ? "credentials"
-    : "conversation";
+/** The ids ({@link wordIds}) of the words of both sets, and of those that carry credentials. */
+const CARRIED_IDS = wordIds([...CARRIED]);
+const CARRYING_IDS = wordIds([...CARRYING]);
+const CREDENTIAL_IDS = wordIds(["secrets", "credentials", "secret", "private"]);
+
+/**
+ * A name of two words, one for what is carried and one for how much (`memory_dump`), read from
+ * the name's word ids (`readWords`; the words between sentence ends, which a name rarely has).
+ */
+function carrierTopic(words: Words): Topic | undefined {
+  let count = 0;
+  let carried: number | undefined;
+  for (let at = 0; at < words.count; at++) {
+    const id = words.ids[at];
+    if (id === SENTENCE) continue;
+    count++;
+    if (carried === undefined && CARRIED_IDS.has(id)) carried = id;
+  }
+  if (count < 2 || count > 4 || carried === undefined) return undefined;
+  let how = false;
+  for (let at = 0; at < words.count && !how; at++) {
+    const id = words.ids[at];
+    how = id !== SENTENCE && CARRYING_IDS.has(id) && id !== carried;
+  }
+  if (!how) return undefined;
+  return CREDENTIAL_IDS.has(carried) ? "credentials" : "conversation";
 }
 
 /** What one string says, before the tool's purpose is known. */
@@ -161,6 +178,9 @@ export interface ExfiltrationMarks {
   /** Whether it names a sensitive path. */
   readonly path: boolean;
 }
+
+/** What a string with nothing of exfiltration says: one object, never written. */
+const NO_MARKS: ExfiltrationMarks = Object.freeze({ requests: Object.freeze([]), path: false });
 
 /**
  * What one string says of exfiltration, independent of where it is and of the tool.
@@ -175,12 +195,18 @@ export function exfiltrationMarks(
   role: StringRole,
 ): ExfiltrationMarks {
   const parameter = role === "key" && text.length <= MAX_PARAMETER
-    ? BY_LETTERS.get(lettersOf(text)) ?? carrierTopic(text)
+    ? BY_LETTERS.get(lettersOf(text)) ?? carrierTopic(words)
     : undefined;
+  const phrases = PHRASES.match(words);
+  const together = TOGETHER.match(words);
+  const path = SENSITIVE_PATH.test(text);
+  if (parameter === undefined && phrases.length === 0 && together.length === 0 && !path) {
+    return NO_MARKS;
+  }
   return {
     ...(parameter === undefined ? {} : { parameter }),
-    requests: [...new Set([...PHRASES.match(words), ...TOGETHER.match(words)])],
-    path: SENSITIVE_PATH.test(text),
+    requests: [...new Set([...phrases, ...together])],
+    path,
   };
 }
 

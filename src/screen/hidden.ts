@@ -83,6 +83,28 @@ function joinerFits(text: string, at: number, cp: number): boolean {
     next! > 0x7f;
 }
 
+/** The code of the code point `cp` at `index` of `text`, if it is hidden or deceptive. */
+function hiddenCode(text: string, index: number, cp: number): ScreenCodeOf<"hidden"> | undefined {
+  if (isTag(cp)) return "screen_hidden_tag_characters";
+  if (isBidi(cp)) return "screen_hidden_bidi_control";
+  if (TERMINAL.has(cp)) return "screen_hidden_terminal_escape";
+  if (cp < 0x20 || (cp >= 0x7f && cp <= 0x9f)) return "screen_hidden_invisible_character";
+  if (isVariationSelector(cp)) {
+    // One selector picks a glyph of the character before it; a run of them carries data.
+    const previous = pointBefore(text, index);
+    return previous === undefined || isVariationSelector(previous) || previous === 0x200d
+      ? "screen_hidden_invisible_character"
+      : undefined;
+  }
+  if (cp === 0x200c || cp === 0x200d) {
+    return joinerFits(text, index, cp) ? undefined : "screen_hidden_invisible_character";
+  }
+  if (BLANKS.has(cp) || (cp > 0x9f && FORMAT.test(String.fromCodePoint(cp)))) {
+    return "screen_hidden_invisible_character";
+  }
+  return undefined;
+}
+
 /**
  * Calls `hit` for each hidden or deceptive code point of `text`, in order, with its code, its
  * UTF-16 index and length: the one reading both the screen's marks and a result's revealing use.
@@ -105,27 +127,28 @@ function scanHidden(
       SUSPECT.lastIndex = index + sequence;
       continue;
     }
-    const note = (code: ScreenCodeOf<"hidden">) => hit(code, cp, index, length);
-    if (isTag(cp)) {
-      note("screen_hidden_tag_characters");
-    } else if (isBidi(cp)) {
-      note("screen_hidden_bidi_control");
-    } else if (TERMINAL.has(cp)) {
-      note("screen_hidden_terminal_escape");
-    } else if (cp < 0x20 || (cp >= 0x7f && cp <= 0x9f)) {
-      note("screen_hidden_invisible_character");
-    } else if (isVariationSelector(cp)) {
-      // One selector picks a glyph of the character before it; a run of them carries data.
-      const previous = pointBefore(text, index);
-      if (previous === undefined || isVariationSelector(previous) || previous === 0x200d) {
-        note("screen_hidden_invisible_character");
-      }
-    } else if (cp === 0x200c || cp === 0x200d) {
-      if (!joinerFits(text, index, cp)) note("screen_hidden_invisible_character");
-    } else if (BLANKS.has(cp) || (cp > 0x9f && FORMAT.test(String.fromCodePoint(cp)))) {
-      note("screen_hidden_invisible_character");
-    }
+    const code = hiddenCode(text, index, cp);
+    if (code !== undefined) hit(code, cp, index, length);
   }
+}
+
+/** Anything but printable ASCII, tab and line ends, as a test (no state between calls). */
+const SUSPECT_ONE = /[^\t\n\r\x20-\x7e]/;
+
+/**
+ * Whether `text` may hold a hidden character: `false` for printable ASCII (most strings), whose
+ * marks are none.
+ *
+ * @param text the string
+ */
+export function mayHide(text: string): boolean {
+  // Short strings (`string`, `object`, a `required` name) are read faster than a regex starts.
+  if (text.length > 32) return SUSPECT_ONE.test(text);
+  for (let at = 0; at < text.length; at++) {
+    const code = text.charCodeAt(at);
+    if ((code < 0x20 && code !== 9 && code !== 10 && code !== 13) || code > 0x7e) return true;
+  }
+  return false;
 }
 
 /**
@@ -146,16 +169,24 @@ export function revealHidden(text: string): string | undefined {
   return found ? out + text.slice(from) : undefined;
 }
 
+/** The marks of a string with no hidden character: one array, never written. */
+const NO_MARKS: readonly HiddenMark[] = Object.freeze([]);
+
 /**
  * The hidden-character marks of one string: at most one per code, naming the first offending
  * code point; Tag characters also decoded.
  *
  * @param text the string
  */
-export function hiddenMarks(text: string): HiddenMark[] {
-  const first = new Map<ScreenCodeOf<"hidden">, number>();
+export function hiddenMarks(text: string): readonly HiddenMark[] {
+  // Most strings are printable ASCII: nothing is allocated for them.
+  SUSPECT.lastIndex = 0;
+  if (!SUSPECT.test(text)) return NO_MARKS;
+  // Text with non-ASCII letters and no hidden character (most of it) allocates no table.
+  let first: Map<ScreenCodeOf<"hidden">, number> | undefined;
   let decoded = "";
   scanHidden(text, (code, cp) => {
+    first ??= new Map();
     if (!first.has(code)) first.set(code, cp);
     if (
       code === "screen_hidden_tag_characters" && cp >= 0xe0020 && cp <= 0xe007e &&
@@ -164,6 +195,7 @@ export function hiddenMarks(text: string): HiddenMark[] {
       decoded += String.fromCharCode(cp - 0xe0000);
     }
   });
+  if (first === undefined) return NO_MARKS;
   const findings: HiddenMark[] = [];
   for (const [code, cp] of first) {
     const finding: HiddenMark = { class: "hidden", code, codePoint: hex(cp) };

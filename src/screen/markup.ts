@@ -7,7 +7,8 @@
  * @module
  */
 import type { ScreenCodeOf } from "./findings.ts";
-import { CooccurrenceSet, PhraseSet, type Words } from "./phrases.ts";
+import { CooccurrenceSet } from "./cooccurrence.ts";
+import { PhraseSet, type Words } from "./phrases.ts";
 
 /** Tag names that address a model (compared lowercase, `-` and `_` alike). */
 const TAG_NAMES = new Set(
@@ -18,12 +19,15 @@ const TAG_NAMES = new Set(
 const BRACKET_NAMES = new Set(["inst", "system", "sys", "system_prompt", "important"]);
 const MAX_TAG = 64;
 
+/** The two tag forms: the characters around a name, and the names it may have. */
+const TAG_FORMS = [["<", ">", TAG_NAMES], ["[", "]", BRACKET_NAMES]] as const;
+
 /**
  * Whether the text holds an instruction tag: `<name ...>`, `</name>`, `<<name>>`, `<|name|>`
  * or `[name]`, `[/name]`. Each `<` or `[` reads at most {@link MAX_TAG} characters on.
  */
 function hasInstructionTag(text: string): boolean {
-  for (const [open, close, names] of [["<", ">", TAG_NAMES], ["[", "]", BRACKET_NAMES]] as const) {
+  for (const [open, close, names] of TAG_FORMS) {
     for (let at = text.indexOf(open); at >= 0; at = text.indexOf(open, at + 1)) {
       let index = at + 1;
       while (
@@ -181,19 +185,23 @@ function hasInstructionHeading(text: string): boolean {
 }
 const HEADING_NAMES = new Set("system important instructions admin override".split(" "));
 
+/** The codes of a string with no markup: one array, never written. */
+const NO_CODES: readonly ScreenCodeOf<"markup">[] = Object.freeze([]);
+
 /**
- * The markup codes of one string, each once.
+ * The markup codes of one string, each once (an empty array shared by every string with none).
  *
  * @param text the string
  * @param words its words (`readWords`)
  */
-export function markupCodes(text: string, words: Words): ScreenCodeOf<"markup">[] {
-  const codes: ScreenCodeOf<"markup">[] = [];
-  if (
-    ((text.includes("<") || text.includes("[")) && hasInstructionTag(text)) ||
-    (text.includes("#") && hasInstructionHeading(text))
-  ) codes.push("screen_markup_instruction_tag");
-  codes.push(...PHRASES.match(words));
-  for (const code of TOGETHER_SET.match(words)) if (!codes.includes(code)) codes.push(code);
+export function markupCodes(text: string, words: Words): readonly ScreenCodeOf<"markup">[] {
+  const tagged = ((text.includes("<") || text.includes("[")) && hasInstructionTag(text)) ||
+    (text.includes("#") && hasInstructionHeading(text));
+  const phrases = PHRASES.match(words);
+  const together = TOGETHER_SET.match(words);
+  if (!tagged && phrases.length === 0 && together.length === 0) return NO_CODES;
+  const codes: ScreenCodeOf<"markup">[] = tagged ? ["screen_markup_instruction_tag"] : [];
+  codes.push(...phrases);
+  for (const code of together) if (!codes.includes(code)) codes.push(code);
   return codes;
 }

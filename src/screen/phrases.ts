@@ -25,55 +25,96 @@ export const fnvStep = (hash: number, code: number): number => Math.imul(hash ^ 
 export const idOf = (hash: number): number => hash & 0x3fffffff;
 
 /**
- * Reads the words of a text (see {@link wordsOf}) as ids: a 30-bit FNV-1a hash of each word's
- * lowercase letters, so matching a phrase allocates no string per word. With `strings`, the
- * words themselves are also pushed there. With `runs`, also tells whether the id of a whole
- * run of ASCII letters and digits (lowercase, not split at humps or apostrophes) is among them:
- * `true` as well for a normalised text, whose runs are not the text's own.
+ * The ids of the words read last ({@link scan}): one buffer, grown as needed and written over by
+ * every read, so that reading a text allocates nothing per word. A {@link Words} holds it only
+ * until the next read (the screen matches a text's words before it reads the next text).
  */
-function scan(
-  text: string,
-  strings?: string[],
-  runs?: ReadonlySet<number>,
-): { ids: number[]; run: boolean } {
+let scratch = new Int32Array(1024);
+
+/** The id at `count` in the buffer, grown (and copied) when it is full. */
+function put(count: number, id: number): number {
+  if (count === scratch.length) {
+    const grown = new Int32Array(scratch.length * 2);
+    grown.set(scratch);
+    scratch = grown;
+  }
+  scratch[count] = id;
+  return count + 1;
+}
+
+/** Whether the last {@link scan} met a run among its `runs` (read right after it). */
+let scannedRun = false;
+
+/**
+ * Reads the words of a text (see {@link wordsOf}) as ids into the buffer: a 30-bit FNV-1a hash
+ * of each word's lowercase letters, so matching a phrase allocates no string per word. With
+ * `strings`, the words themselves are also pushed there. With `runs`, also tells whether the id
+ * of a whole run of ASCII letters and digits (lowercase, not split at humps or apostrophes) is
+ * among them: `true` as well for a normalised text, whose runs are not the text's own.
+ */
+function scan(text: string, strings?: string[], runs?: ReadonlySet<number>): number {
   // A compatibility character is rare: the text is read again, normalised, only when one is met.
   const kept = strings?.length ?? 0;
   const first = read(text, false, strings, runs);
-  if (first !== undefined) return first;
+  if (first >= 0) return first;
   if (strings !== undefined) strings.length = kept;
-  return read(text.normalize("NFKC"), true, strings, runs)!;
+  return read(text.normalize("NFKC"), true, strings, runs);
 }
 
-/** {@link scan} over `source`; `undefined` (before any word is kept) at a compatibility character. */
+/**
+ * {@link scan} over `source`: the count of ids written (whether a run was met left in
+ * {@link scannedRun}), or -1 (before any word is kept) at a compatibility character.
+ */
 function read(
   source: string,
   normalized: boolean,
   strings: string[] | undefined,
   runs: ReadonlySet<number> | undefined,
-): { ids: number[]; run: boolean } | undefined {
-  const ids: number[] = [];
+): number {
+  let count = 0;
   let hash = 0;
   let start = -1;
   let runHash = FNV_OFFSET;
   let inRun = false;
   let run = normalized;
+  // Runs are hashed only while one may still be found among `runs`.
+  let tracking = runs !== undefined && !run;
   // A word that continues after an apostrophe (`don't`): the part before it.
   let carried = "";
-  for (let index = 0; index <= source.length; index++) {
-    const code = index < source.length ? source.charCodeAt(index) : -1;
-    const upper = code >= 65 && code <= 90;
-    if (upper || (code >= 97 && code <= 122) || (code >= 48 && code <= 57)) {
-      const lower = upper ? code + 32 : code;
-      if (!inRun) {
-        inRun = true;
-        runHash = FNV_OFFSET;
+  const length = source.length;
+  for (let index = 0; index <= length; index++) {
+    const code = index < length ? source.charCodeAt(index) : -1;
+    // Most characters are lowercase letters: the shortest path.
+    if (code >= 97 && code <= 122) {
+      if (tracking) {
+        if (!inRun) {
+          inRun = true;
+          runHash = FNV_OFFSET;
+        }
+        runHash = Math.imul(runHash ^ code, FNV_PRIME);
       }
-      runHash = fnvStep(runHash, lower);
+      if (start < 0) {
+        start = index;
+        hash = FNV_OFFSET;
+      }
+      hash = Math.imul(hash ^ code, FNV_PRIME);
+      continue;
+    }
+    const upper = code >= 65 && code <= 90;
+    if (upper || (code >= 48 && code <= 57)) {
+      const lower = upper ? code + 32 : code;
+      if (tracking) {
+        if (!inRun) {
+          inRun = true;
+          runHash = FNV_OFFSET;
+        }
+        runHash = Math.imul(runHash ^ lower, FNV_PRIME);
+      }
       // A hump: `doNot` splits before `N` (not inside `API` or `HTTPServer`'s capitals).
       if (upper && start >= 0) {
         const previous = source.charCodeAt(index - 1);
         if (previous >= 97 && previous <= 122) {
-          ids.push(idOf(hash));
+          count = put(count, idOf(hash));
           strings?.push(carried + source.slice(start, index).toLowerCase());
           start = -1;
           carried = "";
@@ -83,15 +124,18 @@ function read(
         start = index;
         hash = FNV_OFFSET;
       }
-      hash = fnvStep(hash, lower);
+      hash = Math.imul(hash ^ lower, FNV_PRIME);
       continue;
     }
     if (inRun) {
       inRun = false;
-      if (!run && runs !== undefined && runs.has(idOf(runHash))) run = true;
+      if (runs!.has(idOf(runHash))) {
+        run = true;
+        tracking = false;
+      }
     }
     if (!normalized && code >= 0x2460 && COMPATIBLE.test(source.slice(index, index + 2))) {
-      return undefined;
+      return -1;
     }
     if ((code === 39 || code === 0x2019) && start >= 0 && isLetter(source.charCodeAt(index + 1))) {
       if (strings !== undefined) carried += source.slice(start, index).toLowerCase();
@@ -99,7 +143,7 @@ function read(
       continue;
     }
     if (start >= 0) {
-      ids.push(idOf(hash));
+      count = put(count, idOf(hash));
       strings?.push(carried + source.slice(start, index).toLowerCase());
       start = -1;
       carried = "";
@@ -110,10 +154,11 @@ function read(
       const next = source.charCodeAt(index + 1);
       const spaced = code === 59 || code === 10 || Number.isNaN(next) || next === 32 ||
         next === 10 || next === 9 || next === 13;
-      if (spaced && ids.length > 0 && ids[ids.length - 1] !== SENTENCE) ids.push(SENTENCE);
+      if (spaced && count > 0 && scratch[count - 1] !== SENTENCE) count = put(count, SENTENCE);
     }
   }
-  return { ids, run };
+  scannedRun = run;
+  return count;
 }
 
 /** The id between two sentences (`.`, `!` or `?` before a space, `;`, a line end): no word has it. */
@@ -134,21 +179,49 @@ export function wordsOf(text: string): string[] {
 }
 
 /**
- * For each word some set's rule can start with, by the low 16 bits of its id: the bits of those
- * sets ({@link PhraseSet}: a phrase's first words; {@link CooccurrenceSet}: the words of each
- * rule's smallest group). Two words sharing a slot only make a set run for nothing; a table
- * read is a tenth of a map lookup, once per word of every text. Sets are made when their
- * modules load, before any text is read.
+ * The ids of single words, as {@link readWords} gives them (for tables made when a module
+ * loads, before any text is read: it uses the shared buffer).
+ *
+ * @param words lowercase words of ASCII letters and digits
  */
-const TRIGGERS = new Uint32Array(1 << 16);
+export function wordIds(words: readonly string[]): ReadonlySet<number> {
+  return new Set(words.map((word) => {
+    if (scan(word) !== 1) throw new Error(`not one word: ${word}`);
+    return scratch[0];
+  }));
+}
+
+/**
+ * How many low bits of a word's id pick its slot in the tables below: 16,384 slots of one byte
+ * (one bit per set, at most 8 sets; the screen has 6), 16 KiB a table.
+ */
+const SLOT_BITS = 14;
+/** The mask of a slot's bits. */
+export const SLOT_MASK = (1 << SLOT_BITS) - 1;
+
+/**
+ * For each word some set's rule can start with, by the low {@link SLOT_BITS} bits of its id:
+ * the bits of those sets ({@link PhraseSet}: a phrase's first words; {@link CooccurrenceSet}:
+ * the words of each rule's smallest group). Two words sharing a slot only make a set run for
+ * nothing; a table read is a tenth of a map lookup, once per word of every text. Sets are made
+ * when their modules load, before any text is read.
+ */
+const TRIGGERS = new Uint8Array(1 << SLOT_BITS);
+/**
+ * For each word a set looks up while it matches (a phrase's first words; every word of every
+ * group of a co-occurrence), likewise by the low bits of its id: a word whose slot lacks the
+ * set's bit is skipped with a table read instead of a map lookup.
+ */
+export const MEMBERS = new Uint8Array(1 << SLOT_BITS);
 let nextBit = 1;
 
-/** A new set's bit, and its trigger words noted under it. */
-function register(triggers: Iterable<number>): number {
-  if (nextBit === 0) throw new Error("more than 32 phrase and co-occurrence sets");
+/** A new set's bit, with its trigger words and the words it looks up noted under it. */
+export function register(triggers: Iterable<number>, members: Iterable<number>): number {
+  if (nextBit > 0x80) throw new Error("more than 8 phrase and co-occurrence sets");
   const bit = nextBit;
-  nextBit = (nextBit << 1) >>> 0;
-  for (const word of triggers) TRIGGERS[word & 0xffff] |= bit;
+  nextBit <<= 1;
+  for (const word of triggers) TRIGGERS[word & SLOT_MASK] |= bit;
+  for (const word of members) MEMBERS[word & SLOT_MASK] |= bit;
   return bit;
 }
 
@@ -158,7 +231,10 @@ function register(triggers: Iterable<number>): number {
  * with none of its trigger words in the text is not run at all (one lookup per word in all).
  */
 export interface Words {
-  readonly ids: readonly number[];
+  /** The ids, in the shared buffer: valid until the next text is read. */
+  readonly ids: Int32Array;
+  /** How many ids of `ids` are this text's. */
+  readonly count: number;
   readonly sets: number;
   /**
    * Whether a run of the text's letters and digits is one of the `runs` it was read with (the
@@ -167,17 +243,32 @@ export interface Words {
   readonly run: boolean;
 }
 
+/** The words read last: one object, written over by each {@link readWords}, like its ids. */
+const WORDS: { -readonly [Field in keyof Words]: Words[Field] } = {
+  ids: scratch,
+  count: 0,
+  sets: 0,
+  run: false,
+};
+
 /**
- * Reads a text's words for the sets ({@link Words}).
+ * Reads a text's words for the sets ({@link Words}): valid until the next text is read (the
+ * screen matches a text's words before it reads the next text).
  *
  * @param text any string
  * @param runs the ids ({@link runId}) of runs to tell about
  */
 export function readWords(text: string, runs?: ReadonlySet<number>): Words {
-  const { ids, run } = scan(text, undefined, runs);
+  const count = scan(text, undefined, runs);
+  const ids = scratch;
   let sets = 0;
-  for (let at = 0; at < ids.length; at++) sets |= TRIGGERS[ids[at] & 0xffff];
-  return { ids, sets, run: runs === undefined || run };
+  for (let at = 0; at < count; at++) sets |= TRIGGERS[ids[at] & SLOT_MASK];
+  const words = WORDS;
+  words.ids = ids;
+  words.count = count;
+  words.sets = sets;
+  words.run = runs === undefined || scannedRun;
+  return words;
 }
 
 /**
@@ -239,11 +330,8 @@ export function phrase(
       return set;
     });
     const ids = words.map((word) => {
-      const [id, ...more] = scan(word).ids;
-      if (id === undefined || more.length > 0) {
-        throw new Error(`not one word: ${word} in ${source}`);
-      }
-      return id;
+      if (scan(word) !== 1) throw new Error(`not one word: ${word} in ${source}`);
+      return scratch[0];
     });
     steps.push({ kind: "word", words: new Set(ids), optional });
   }
@@ -254,27 +342,34 @@ export function phrase(
   return { source, steps };
 }
 
-/** Whether `steps[step..]` match `words` from `at` on. Bounded: steps and gaps are short. */
+/**
+ * Whether `steps[step..]` match the first `count` of `words` from `at` on. Bounded: steps and
+ * gaps are short.
+ */
 function matchesFrom(
   steps: readonly Step[],
   step: number,
-  words: readonly number[],
+  words: Int32Array,
+  count: number,
   at: number,
 ): boolean {
   if (step === steps.length) return true;
   const current = steps[step];
   if (current.kind === "gap") {
-    for (let skip = 0; skip <= current.max && at + skip <= words.length; skip++) {
-      if (matchesFrom(steps, step + 1, words, at + skip)) return true;
-      if (words[at + skip] === SENTENCE) break;
+    for (let skip = 0; skip <= current.max && at + skip <= count; skip++) {
+      if (matchesFrom(steps, step + 1, words, count, at + skip)) return true;
+      if (at + skip < count && words[at + skip] === SENTENCE) break;
     }
     return false;
   }
-  if (at < words.length && current.words.has(words[at])) {
-    if (matchesFrom(steps, step + 1, words, at + 1)) return true;
+  if (at < count && current.words.has(words[at])) {
+    if (matchesFrom(steps, step + 1, words, count, at + 1)) return true;
   }
-  return current.optional && matchesFrom(steps, step + 1, words, at);
+  return current.optional && matchesFrom(steps, step + 1, words, count, at);
 }
+
+/** What a set found in a text with none of its phrases: one array, never written. */
+export const NONE: readonly never[] = Object.freeze([]);
 
 /**
  * A set of phrases indexed by their first words, so a text is read once.
@@ -301,137 +396,28 @@ export class PhraseSet<Tag> {
         this.#byFirst.set(word, list);
       }
     }
-    this.#bit = register(this.#byFirst.keys());
+    this.#bit = register(this.#byFirst.keys(), this.#byFirst.keys());
   }
 
-  /** The tags of the phrases found in `text` ({@link readWords}), each once, in order. */
-  match(text: Words): Tag[] {
-    const found: Tag[] = [];
-    if ((text.sets & this.#bit) === 0) return found;
+  /**
+   * The tags of the phrases found in `text` ({@link readWords}), each once, in order (an empty
+   * array shared by every text with none).
+   */
+  match(text: Words): readonly Tag[] {
+    if ((text.sets & this.#bit) === 0) return NONE;
+    let found: Tag[] | undefined;
     const words = text.ids;
-    for (let at = 0; at < words.length; at++) {
+    const count = text.count;
+    const bit = this.#bit;
+    for (let at = 0; at < count; at++) {
+      if ((MEMBERS[words[at] & SLOT_MASK] & bit) === 0) continue;
       const candidates = this.#byFirst.get(words[at]);
       if (candidates === undefined) continue;
       for (const { phrase: compiled, tag } of candidates) {
-        if (found.includes(tag)) continue;
-        if (matchesFrom(compiled.steps, 1, words, at + 1)) found.push(tag);
+        if (found !== undefined && found.includes(tag)) continue;
+        if (matchesFrom(compiled.steps, 1, words, count, at + 1)) (found ??= []).push(tag);
       }
     }
-    return found;
-  }
-}
-
-/** How close (in words) the groups of a co-occurrence must be. */
-export const COOCCURRENCE_WINDOW = 12;
-
-/** A co-occurrence: word sets that must each have a word close together in one sentence. */
-export interface Cooccurrence {
-  /** The source, for tests and messages. */
-  readonly source: string;
-  readonly groups: readonly ReadonlySet<number>[];
-}
-
-/**
- * Compiles a co-occurrence: groups separated by ` + `, each `a|b|$set` as in {@link phrase}.
- *
- * @param source the groups
- * @param sets the named word sets
- */
-export function cooccurrence(
-  source: string,
-  sets: Readonly<Record<string, readonly string[]>> = {},
-): Cooccurrence {
-  const groups = source.split(" + ").map((group) => {
-    const { steps } = phrase(group.trim(), sets);
-    const [step] = steps;
-    if (steps.length !== 1 || step.kind !== "word") throw new Error(`one word set: ${group}`);
-    return step.words;
-  });
-  return { source, groups };
-}
-
-/**
- * Co-occurrences indexed by their words: a text is read once, each word noting where it met
- * the groups it belongs to, the notes cleared at each sentence end.
- */
-export class CooccurrenceSet<Tag> {
-  readonly #byWord = new Map<number, [rule: number, group: number][]>();
-  readonly #sizes: number[] = [];
-  /** Where each rule's places start in one flat array (one more entry: the total). */
-  readonly #offsets: number[] = [0];
-  /** Where each group was last met, by rule offset + group, and the epoch each rule was cleared in. */
-  readonly #places: number[] = [];
-  readonly #cleared: number[] = [];
-  #epoch = 0;
-  readonly #tags: Tag[] = [];
-  readonly #bit: number;
-
-  /**
-   * @param rules each co-occurrence's source ({@link cooccurrence}) with the tag a match reports
-   * @param sets the named word sets the sources use
-   */
-  constructor(
-    rules: readonly (readonly [string, Tag])[],
-    sets: Readonly<Record<string, readonly string[]>> = {},
-  ) {
-    const triggers: number[] = [];
-    rules.forEach(([source, tag], index) => {
-      const rule = cooccurrence(source, sets);
-      // Every group must be met: the smallest one's words alone tell whether it can be.
-      triggers.push(...rule.groups.reduce((a, b) => b.size < a.size ? b : a));
-      this.#sizes.push(rule.groups.length);
-      this.#offsets.push(this.#offsets[index] + rule.groups.length);
-      this.#cleared.push(0);
-      for (let group = 0; group < rule.groups.length; group++) this.#places.push(-Infinity);
-      this.#tags.push(tag);
-      rule.groups.forEach((group, bit) => {
-        for (const word of group) {
-          const list = this.#byWord.get(word) ?? [];
-          list.push([index, bit]);
-          this.#byWord.set(word, list);
-        }
-      });
-    });
-    this.#bit = register(triggers);
-  }
-
-  /**
-   * The tags of the co-occurrences found in `text` ({@link readWords}), each once, in order:
-   * every group of a rule met within {@link COOCCURRENCE_WINDOW} words of one sentence.
-   */
-  match(text: Words): Tag[] {
-    const found: Tag[] = [];
-    if ((text.sets & this.#bit) === 0) return found;
-    const words = text.ids;
-    // Each sentence of each call is a new epoch: a rule's places are cleared when it is first
-    // met in one (the buffers are the set's own; matching is synchronous).
-    const places = this.#places;
-    const cleared = this.#cleared;
-    let sentence = ++this.#epoch;
-    for (let at = 0; at < words.length; at++) {
-      const word = words[at];
-      if (word === SENTENCE) {
-        sentence = ++this.#epoch;
-        continue;
-      }
-      const entries = this.#byWord.get(word);
-      if (entries === undefined) continue;
-      for (const [rule, group] of entries) {
-        const start = this.#offsets[rule];
-        const end = this.#offsets[rule + 1];
-        if (cleared[rule] !== sentence) {
-          for (let slot = start; slot < end; slot++) places[slot] = -Infinity;
-          cleared[rule] = sentence;
-        }
-        places[start + group] = at;
-        let all = true;
-        for (let slot = start; slot < end && all; slot++) {
-          all = at - places[slot] < COOCCURRENCE_WINDOW;
-        }
-        const tag = this.#tags[rule];
-        if (all && !found.includes(tag)) found.push(tag);
-      }
-    }
-    return found;
+    return found ?? NONE;
   }
 }

@@ -15,11 +15,13 @@ import type {
   ScreenContext,
   ScreenFinding,
 } from "./findings.ts";
-import { hiddenMarks } from "./hidden.ts";
+import { hiddenMarks, mayHide } from "./hidden.ts";
 import { markupCodes } from "./markup.ts";
 import { readWords, wordsOf } from "./phrases.ts";
 import { type MentionIndex, mentionIndex, shadowingMarks } from "./shadowing.ts";
-import { type StringRole, visitStrings } from "./strings.ts";
+import { type StringRole, type Visit, visitStrings } from "./strings.ts";
+import { TextTable } from "./texts.ts";
+import { isRecord } from "../identity/mod.ts";
 
 /**
  * The most findings of one code one tool reports: a tool that repeats a trick in every string
@@ -50,7 +52,7 @@ interface Prepared {
   readonly skeletonOf: ReadonlyMap<string, string>;
   readonly mentions: MentionIndex;
   /** Readings by role, then text: real lists repeat most strings (`$defs`, shared descriptions). */
-  readonly readings: ReadonlyMap<StringRole, Map<string, Reading>>;
+  readonly readings: { readonly [Role in StringRole]: TextTable<Reading> };
 }
 
 function prepare(
@@ -69,8 +71,13 @@ function prepare(
     skeletons.set(key, list);
   }
   const mentions = mentionIndex(otherToolNames, names, serverNames, ownName);
-  const roles: StringRole[] = ["name", "text", "key", "value", "keyword"];
-  const readings = new Map(roles.map((role) => [role, new Map<string, Reading>()]));
+  const readings = {
+    name: new TextTable<Reading>(),
+    text: new TextTable<Reading>(),
+    key: new TextTable<Reading>(),
+    value: new TextTable<Reading>(),
+    keyword: new TextTable<Reading>(),
+  };
   return { skeletons, skeletonOf, mentions, readings };
 }
 
@@ -86,45 +93,65 @@ function nameFindings(name: string, prepared: Prepared): HiddenFinding[] {
 
 /** Reads one string by the rules its role is read by. */
 function read(text: string, role: StringRole, prepared: Prepared): Reading {
-  const marks: Mark[] = hiddenMarks(text);
-  if (role === "keyword") return marks.length === 0 ? NOTHING : { marks };
+  const hidden = hiddenMarks(text);
+  if (role === "keyword") return hidden.length === 0 ? NOTHING : { marks: hidden };
   const shadowed = role === "text" || role === "value";
-  const words = readWords(text, shadowed ? prepared.mentions.firstRuns : undefined);
-  for (const code of markupCodes(text, words)) marks.push({ class: "markup", code });
-  if (shadowed) {
-    marks.push(...shadowingMarks(text, words, prepared.mentions));
-  }
-  if (role === "name") return { marks };
-  return { marks, exfiltration: exfiltrationMarks(text, words, role) };
+  // With no names to look for (a host of one server), no run of a text is asked about.
+  const runs = shadowed && prepared.mentions.ids.size > 0 ? prepared.mentions.firstRuns : undefined;
+  const words = readWords(text, runs);
+  const markup = markupCodes(text, words);
+  const shadowing = shadowed ? shadowingMarks(text, words, prepared.mentions) : [];
+  const exfiltration = role === "name" ? undefined : exfiltrationMarks(text, words, role);
+  const clean = hidden.length === 0 && markup.length === 0 && shadowing.length === 0;
+  const carries = exfiltration !== undefined &&
+    (exfiltration.parameter !== undefined || exfiltration.requests.length > 0 ||
+      exfiltration.path);
+  // Most strings say nothing: they share one reading.
+  if (clean && !carries) return NOTHING;
+  const marks: Mark[] = [...hidden];
+  for (const code of markup) marks.push({ class: "markup", code });
+  marks.push(...shadowing);
+  return exfiltration === undefined ? { marks } : { marks, exfiltration };
 }
 
-function screenPrepared(tool: ScreenableTool, prepared: Prepared): readonly ScreenFinding[] {
-  const findings: ScreenFinding[] = [];
-  const counts = new Map<ScreenCode, number>();
-  const add = (marks: readonly Mark[], pointer: string, on: "key" | "value") => {
+/** One tool's findings, as the walk meets strings with something to say. */
+class ToolFindings {
+  readonly findings: ScreenFinding[] = [];
+  readonly #tool: ScreenableTool;
+  // Made only for a tool with a finding (most have none).
+  #counts: Map<ScreenCode, number> | undefined;
+  #purpose: Set<string> | undefined;
+
+  constructor(tool: ScreenableTool) {
+    this.#tool = tool;
+  }
+
+  add(marks: readonly Mark[], pointer: string, on: "key" | "value"): void {
+    const counts = this.#counts ??= new Map();
     for (const mark of marks) {
       const count = counts.get(mark.code) ?? 0;
       if (count >= MAX_FINDINGS_PER_CODE) continue;
       counts.set(mark.code, count + 1);
-      findings.push({ ...mark, pointer, on } as ScreenFinding);
+      this.findings.push({ ...mark, pointer, on } as ScreenFinding);
     }
-  };
-  const annotations = tool.annotations as { title?: unknown } | null | undefined;
-  const purpose = new Set(
-    [tool.name, tool.title, annotations?.title].flatMap((text) =>
-      typeof text === "string" ? wordsOf(text) : []
-    ),
-  );
-  // A name that is not a string (a broken listing) has no skeleton; its other strings are read.
-  const name = typeof tool.name === "string" ? nameFindings(tool.name, prepared) : [];
-  for (const finding of name) add([finding], finding.pointer, "value");
-  visitStrings(tool as unknown as Readonly<Record<string, unknown>>, (text, role, on, at, type) => {
-    const readings = prepared.readings.get(role)!;
-    let reading = readings.get(text);
-    if (reading === undefined) {
-      reading = read(text, role, prepared);
-      readings.set(text, reading);
-    }
+  }
+
+  /** The words of the tool's name and titles, read only when an exfiltration rule asks. */
+  #purposeOf(): Set<string> {
+    const tool = this.#tool;
+    const annotations = tool.annotations as { title?: unknown } | null | undefined;
+    return this.#purpose ??= new Set(
+      [tool.name, tool.title, annotations?.title].flatMap((text) =>
+        typeof text === "string" ? wordsOf(text) : []
+      ),
+    );
+  }
+
+  /**
+   * A string's reading (not {@link NOTHING}) placed at its pointer; `schema` is the subschema a
+   * key names, if it names one.
+   */
+  note(reading: Reading, on: "key" | "value", at: () => string, schema: unknown): void {
     const exfiltration = reading.exfiltration;
     const flagged = exfiltration !== undefined &&
       (exfiltration.parameter !== undefined || exfiltration.requests.length > 0 ||
@@ -132,10 +159,58 @@ function screenPrepared(tool: ScreenableTool, prepared: Prepared): readonly Scre
     if (reading.marks.length === 0 && !flagged) return;
     // Most strings have no finding: their pointer is never written.
     const pointer = at();
-    add(reading.marks, pointer, on);
-    if (flagged) add(exfiltrationFindings(exfiltration, purpose, type, pointer), pointer, on);
-  });
-  return findings;
+    this.add(reading.marks, pointer, on);
+    if (flagged) {
+      const type = isRecord(schema) ? schema.type : undefined;
+      this.add(exfiltrationFindings(exfiltration, this.#purposeOf(), type, pointer), pointer, on);
+    }
+  }
+}
+
+/**
+ * The reader of one list: one visitor for every tool (the same function each time, so the walk
+ * calls one target), the tool being read in `current`.
+ */
+interface Reader {
+  current: ToolFindings | undefined;
+  readonly visit: Visit;
+}
+
+function readerOf(prepared: Prepared): Reader {
+  const reader: Reader = {
+    current: undefined,
+    visit: (text, role, on, at, schema) => {
+      // A structural string is read for hidden characters only: printable ASCII is not looked up.
+      if (role === "keyword" && !mayHide(text)) return;
+      const readings = prepared.readings[role];
+      let reading = readings.get(text);
+      if (reading === undefined) {
+        reading = read(text, role, prepared);
+        readings.add(text, reading);
+      }
+      // Most strings say nothing, and share one reading.
+      if (reading !== NOTHING) reader.current!.note(reading, on, at, schema);
+    },
+  };
+  return reader;
+}
+
+function screenPrepared(
+  tool: ScreenableTool,
+  prepared: Prepared,
+  reader: Reader,
+): readonly ScreenFinding[] {
+  const found = new ToolFindings(tool);
+  // A name that is not a string (a broken listing) has no skeleton; its other strings are read.
+  const name = typeof tool.name === "string" ? nameFindings(tool.name, prepared) : [];
+  for (const finding of name) found.add([finding], finding.pointer, "value");
+  reader.current = found;
+  try {
+    visitStrings(tool as unknown as Readonly<Record<string, unknown>>, reader.visit);
+  } finally {
+    reader.current = undefined;
+  }
+  return found.findings;
 }
 
 /**
@@ -172,7 +247,7 @@ export function screenTool(tool: ScreenableTool, context: ScreenContext): readon
     context.serverNames ?? [],
     tool.name,
   );
-  return screenPrepared(tool, prepared);
+  return screenPrepared(tool, prepared, readerOf(prepared));
 }
 
 /**
@@ -229,5 +304,6 @@ function* screening(
 ): Generator<readonly ScreenFinding[]> {
   const names = tools.map((tool) => tool.name).filter((name) => typeof name === "string");
   const prepared = prepare(names, context.otherToolNames, context.serverNames ?? [], "");
-  for (const tool of tools) yield screenPrepared(tool, prepared);
+  const reader = readerOf(prepared);
+  for (const tool of tools) yield screenPrepared(tool, prepared, reader);
 }

@@ -7,15 +7,8 @@
  * @module
  */
 import type { ScreenCodeOf, ShadowingFinding } from "./findings.ts";
-import {
-  CooccurrenceSet,
-  FNV_OFFSET,
-  fnvStep,
-  idOf,
-  PhraseSet,
-  runId,
-  type Words,
-} from "./phrases.ts";
+import { CooccurrenceSet } from "./cooccurrence.ts";
+import { FNV_OFFSET, fnvStep, idOf, PhraseSet, runId, type Words } from "./phrases.ts";
 
 const SETS = {
   tool: ["tool", "tools", "function", "functions", "server", "servers", "integration", "plugin"],
@@ -165,6 +158,33 @@ function nameCode(code: number): number {
   return fits ? code : -1;
 }
 
+/** The codes of a named tool and of a named server, with where their names are. */
+const NAMED = [
+  ["tools", "screen_shadowing_tool_name"],
+  ["servers", "screen_shadowing_server_name"],
+] as const;
+
+/**
+ * Notes the tool or server the token at `start..end` of the text names, if it reads as a
+ * reference, once per name and code.
+ */
+function noteName(
+  text: string,
+  start: number,
+  end: number,
+  index: MentionIndex,
+  marks: ShadowingMark[],
+): void {
+  const token = text.slice(start, end).toLowerCase();
+  for (const [field, code] of NAMED) {
+    const name = index[field].get(token);
+    if (name === undefined) continue;
+    if (marks.some((mark) => mark.code === code && mark.mentions === name)) continue;
+    if (!isReference(text, token, start, end)) continue;
+    marks.push({ class: "shadowing", code, mentions: name });
+  }
+}
+
 /**
  * The shadowing marks of one string: each other tool or server it names (once per name), and
  * instructions about other tools (once).
@@ -181,22 +201,6 @@ export function shadowingMarks(
   const marks: ShadowingMark[] = [];
   // A name is a whole token, so its first run is a whole run of the text: none, no name.
   if (index.ids.size > 0 && words.run) {
-    const named = new Set<string>();
-    const found = (start: number, end: number) => {
-      const token = text.slice(start, end).toLowerCase();
-      for (
-        const [map, code] of [
-          [index.tools, "screen_shadowing_tool_name"],
-          [index.servers, "screen_shadowing_server_name"],
-        ] as const
-      ) {
-        const name = map.get(token);
-        if (name === undefined || named.has(`${code}:${name}`)) continue;
-        if (!isReference(text, token, start, end)) continue;
-        named.add(`${code}:${name}`);
-        marks.push({ class: "shadowing", code, mentions: name });
-      }
-    };
     // One pass: each token is hashed as it is read; only a token whose id is a name's is cut out.
     let start = -1;
     let hash = FNV_OFFSET;
@@ -216,11 +220,16 @@ export function shadowingMarks(
         }
         continue;
       }
-      if (start >= 0 && kept > start && index.ids.has(idOf(keptHash))) found(start, kept);
+      if (start >= 0 && kept > start && index.ids.has(idOf(keptHash))) {
+        noteName(text, start, kept, index, marks);
+      }
       start = -1;
     }
   }
-  for (const code of new Set([...PHRASES.match(words), ...TOGETHER.match(words)])) {
+  const phrases = PHRASES.match(words);
+  const together = TOGETHER.match(words);
+  if (phrases.length === 0 && together.length === 0) return marks;
+  for (const code of new Set([...phrases, ...together])) {
     marks.push({ class: "shadowing", code });
   }
   return marks;

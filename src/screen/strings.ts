@@ -18,14 +18,15 @@ export type StringRole = "name" | "text" | "key" | "value" | "keyword";
 
 /**
  * Called for every string: `pointer()` writes its JSON Pointer (for a key: the pointer of the
- * member it names), only asked for a string that has a finding (most have none).
+ * member it names), only asked for a string that has a finding (most have none). For a named
+ * subschema's name, `schema` is that subschema (its `type` is read only when a rule asks).
  */
 export type Visit = (
   text: string,
   role: StringRole,
   on: "key" | "value",
   pointer: () => string,
-  propertyType?: unknown,
+  schema?: unknown,
 ) => void;
 
 /** Keywords whose value is an object of name -> subschema (the names are keys). */
@@ -52,13 +53,23 @@ const MAX_RECURSION = 128;
 
 type Role = "schema" | StringRole;
 
-/** The role of the strings under each known member of a schema (one lookup per member). */
-const MEMBER_ROLES: ReadonlyMap<string, Role> = new Map<string, Role>([
+/**
+ * The role of the strings under each known member of a schema, or `named` for an object of
+ * named subschemas (one lookup per member).
+ */
+const MEMBER_ROLES: ReadonlyMap<string, Role | "named"> = new Map<string, Role | "named">([
   ...[...KEYWORDS].map((key) => [key, "keyword"] as const),
   ...[...TEXTS].map((key) => [key, "text"] as const),
   ...[...VALUES].map((key) => [key, "value"] as const),
   ...[...SUBSCHEMAS].map((key) => [key, "schema"] as const),
+  ...[...NAMED_SCHEMAS].map((key) => [key, "named"] as const),
 ]);
+
+/** Whether `for in` over `value` gives any key. */
+function hasEnumerable(value: object): boolean {
+  for (const _ in value) return true;
+  return false;
+}
 
 /**
  * One walk over a tool: the reference tokens of where it is now (pushed and popped, so no path
@@ -67,12 +78,17 @@ const MEMBER_ROLES: ReadonlyMap<string, Role> = new Map<string, Role>([
  */
 class Walk {
   #tokens: (string | number)[] = [];
+  /** The token of the string being visited (not pushed: most strings need no pointer). */
+  #leaf: string | number = "";
   #depth = 0;
   readonly #deferred: [unknown, Role, (string | number)[]][] = [];
   readonly #visit: Visit;
+  /** Whether `Object.prototype` has no enumerable key (as it should), checked per walk. */
+  readonly #plainOwn = !hasEnumerable(Object.prototype);
   readonly #pointer = () =>
-    this.#tokens.map((token) => `/${typeof token === "number" ? token : escapePointerToken(token)}`)
-      .join("");
+    [...this.#tokens, this.#leaf].map((token) =>
+      `/${typeof token === "number" ? token : escapePointerToken(token)}`
+    ).join("");
 
   constructor(visit: Visit) {
     this.#visit = visit;
@@ -96,11 +112,10 @@ class Walk {
     text: string,
     role: StringRole,
     on: "key" | "value",
-    type?: unknown,
+    schema?: unknown,
   ) {
-    this.#tokens.push(token);
-    this.#visit(text, role, on, this.#pointer, type);
-    this.#tokens.pop();
+    this.#leaf = token;
+    this.#visit(text, role, on, this.#pointer, schema);
   }
 
   #child(value: unknown, token: string | number, as: Role): void {
@@ -125,29 +140,36 @@ class Walk {
       for (let index = 0; index < value.length; index++) this.#child(value[index], index, as);
       return;
     }
-    if (!isRecord(value)) return;
-    for (const key in value) {
-      if (!Object.hasOwn(value, key)) continue;
-      const member = value[key];
+    // (Only objects reach here: `#child` and the deferred values are objects.)
+    const record = value as Readonly<Record<string, unknown>>;
+    // For a plain object (nothing enumerable inherited) every key `for in` gives is its own.
+    const own = this.#plainOwn && Object.getPrototypeOf(record) === Object.prototype;
+    for (const key in record) {
+      if (!own && !Object.hasOwn(record, key)) continue;
+      const member = record[key];
       if (as !== "schema") {
         this.string(key, key, as === "text" ? "keyword" : as, "key");
         this.#child(member, key, as);
-      } else if (NAMED_SCHEMAS.has(key) && isRecord(member)) {
-        const role = key === "properties" ? "key" : "keyword";
+        continue;
+      }
+      const role = MEMBER_ROLES.get(key);
+      if (role === "named" && isRecord(member)) {
+        const nameRole = key === "properties" ? "key" : "keyword";
         this.#tokens.push(key);
+        const ownNames = this.#plainOwn && Object.getPrototypeOf(member) === Object.prototype;
         for (const name in member) {
-          if (!Object.hasOwn(member, name)) continue;
+          if (!ownNames && !Object.hasOwn(member, name)) continue;
           const schema = member[name];
-          this.string(name, name, role, "key", isRecord(schema) ? schema.type : undefined);
+          this.string(name, name, nameRole, "key", schema);
           this.#child(schema, name, "schema");
         }
         this.#tokens.pop();
-      } else {
-        const role = MEMBER_ROLES.get(key);
-        // A keyword the profile does not know: its name and its strings may still reach a model.
-        if (role === undefined) this.string(key, key, "keyword", "key");
-        this.#child(member, key, role ?? "text");
-      }
+      } else if (role === undefined || role === "named") {
+        // A keyword the profile does not know (or a named-schemas keyword whose value is not an
+        // object): its name and its strings may still reach a model.
+        this.string(key, key, "keyword", "key");
+        this.#child(member, key, "text");
+      } else this.#child(member, key, role);
     }
   }
 }
