@@ -4,7 +4,7 @@
  * @module
  */
 import { isRecord, type JsonObject } from "../identity/mod.ts";
-import { type Deadline, startDeadline } from "../deadline.ts";
+import { type Deadline, DeadlineQueue } from "../deadline.ts";
 import { SessionRequestError, type SessionRequestOptions } from "../session/session.ts";
 import { MODERN_PROTOCOL_VERSION } from "../session/protocol.ts";
 import { failure, type ToolEnvelope } from "./envelope.ts";
@@ -108,6 +108,14 @@ function requestOptions(
 }
 
 /**
+ * The deadlines of calls that may take several rounds (with an elicitation handler), on one
+ * shared timer: a timer of its own per call would stay pending (unref'd) for the call's whole
+ * timeout after the call ended, thousands of them on a busy gateway, each promoted to the old
+ * generation by the scavenges that find it.
+ */
+const callDeadlines = new DeadlineQueue();
+
+/**
  * Sends one `tools/call` with already admitted arguments and checks the result (content
  * kinds, the compiled output validator, size). Never throws.
  *
@@ -130,7 +138,7 @@ export async function dispatchCall(
   let answered = false;
   // With an elicitation handler a call may take several rounds, all under one deadline.
   const deadline = hooks.handlers?.elicit !== undefined
-    ? startDeadline(signal, plan.limits.timeoutMs)
+    ? callDeadlines.start(signal, plan.limits.timeoutMs)
     : undefined;
   try {
     const headers = plan.paramHeaders?.length &&
