@@ -127,3 +127,20 @@ Deno.test("serve auth: clients are checked when the endpoint is built, tokens ne
   assert.ok(error instanceof ServeError);
   assert.equal(error.code, "serve_config_invalid");
 });
+
+Deno.test("serve auth: each configured token finds its client, before and after near misses", async () => {
+  const a = "a".repeat(40);
+  const b = `${"a".repeat(39)}b`;
+  const clients = await ServeClients.of([{ name: "one", token: a }, { name: "two", token: b }]);
+  for (let round = 0; round < 2; round++) {
+    assert.equal((await clients.identify(`Bearer ${a}`))?.name, "one");
+    assert.equal((await clients.identify(`bearer ${b}`))?.name, "two");
+    for (
+      const near of [a.slice(0, -1), `${a}a`, `${"a".repeat(39)}c`, a.toUpperCase(), ` ${a}`, ""]
+    ) {
+      assert.equal(await clients.identify(`Bearer ${near}`), undefined, near);
+    }
+    assert.equal(await clients.identify(a), undefined);
+    assert.equal(await clients.identify(null), undefined);
+  }
+});
