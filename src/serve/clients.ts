@@ -50,12 +50,9 @@ interface KnownClient {
  */
 export class ServeClients {
   readonly #known: readonly KnownClient[];
-  /** Each configured token's client: the exact token, found without hashing it again. */
-  readonly #byToken: ReadonlyMap<string, ServeClient>;
 
   private constructor(known: readonly KnownClient[]) {
     this.#known = known;
-    this.#byToken = new Map(known.map(({ client }) => [client.token, client]));
   }
 
   /**
@@ -100,19 +97,14 @@ export class ServeClients {
 
   /**
    * The client whose token the request carries (`Authorization: Bearer <token>`), or
-   * `undefined`. A configured token, exactly, is found by one map lookup (the strings are told
-   * apart by their full hashes before any character is compared, so the time says nothing
-   * about how much of a token matched); any other is compared with every configured token in
-   * constant time over digests, so the time taken says nothing about which client or how much
-   * of a token matched. Hashing every request's token was most of serve's own time per call.
+   * `undefined`. Every configured token is compared, in constant time over digests, so the
+   * time taken says nothing about which client or how much of a token matched.
    *
    * @param authorization the request's `Authorization` header
    */
   async identify(authorization: string | null): Promise<ServeClient | undefined> {
     const match = authorization === null ? null : /^Bearer ([^\s]+)$/i.exec(authorization);
     if (match === null) return undefined;
-    const exact = this.#byToken.get(match[1]);
-    if (exact !== undefined) return exact;
     const presented = await tokenDigest(match[1]);
     let found: ServeClient | undefined;
     for (const known of this.#known) {
