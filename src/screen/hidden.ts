@@ -180,8 +180,7 @@ const NO_MARKS: readonly HiddenMark[] = Object.freeze([]);
  */
 export function hiddenMarks(text: string): readonly HiddenMark[] {
   // Most strings are printable ASCII: nothing is allocated for them.
-  SUSPECT.lastIndex = 0;
-  if (!SUSPECT.test(text)) return NO_MARKS;
+  if (!mayHide(text)) return NO_MARKS;
   // Text with non-ASCII letters and no hidden character (most of it) allocates no table.
   let first: Map<ScreenCodeOf<"hidden">, number> | undefined;
   let decoded = "";

@@ -19,7 +19,7 @@ import { hiddenMarks, mayHide } from "./hidden.ts";
 import { markupCodes } from "./markup.ts";
 import { readWords, wordsOf } from "./phrases.ts";
 import { type MentionIndex, mentionIndex, shadowingMarks } from "./shadowing.ts";
-import { type StringRole, type Visit, visitStrings } from "./strings.ts";
+import { type StringRole, type Visit, Walk } from "./strings.ts";
 import { TextTable } from "./texts.ts";
 import { isRecord } from "../identity/mod.ts";
 
@@ -81,14 +81,24 @@ function prepare(
   return { skeletons, skeletonOf, mentions, readings };
 }
 
-function nameFindings(name: string, prepared: Prepared): HiddenFinding[] {
+/** Where a name's finding is. */
+const NAME_AT = { class: "hidden", pointer: "/name", on: "value" } as const;
+/** A name with no finding (most): one array, never written. */
+const NO_NAME: readonly HiddenFinding[] = Object.freeze([]);
+
+function nameFindings(name: string, prepared: Prepared): readonly HiddenFinding[] {
   const key = prepared.skeletonOf.get(name) ?? skeleton(name);
-  const imitated = (prepared.skeletons.get(key) ?? []).find((other) => other !== name);
-  const base = { class: "hidden", pointer: "/name", on: "value" } as const;
-  if (imitated !== undefined) {
-    return [{ ...base, code: "screen_hidden_homoglyph_name", imitates: imitated }];
+  const same = prepared.skeletons.get(key);
+  let imitated: string | undefined;
+  if (same !== undefined) {
+    for (let index = 0; index < same.length && imitated === undefined; index++) {
+      if (same[index] !== name) imitated = same[index];
+    }
   }
-  return hasConfusable(name) ? [{ ...base, code: "screen_hidden_confusable_name" }] : [];
+  if (imitated !== undefined) {
+    return [{ ...NAME_AT, code: "screen_hidden_homoglyph_name", imitates: imitated }];
+  }
+  return hasConfusable(name) ? [{ ...NAME_AT, code: "screen_hidden_confusable_name" }] : NO_NAME;
 }
 
 /** Reads one string by the rules its role is read by. */
@@ -174,24 +184,24 @@ class ToolFindings {
 interface Reader {
   current: ToolFindings | undefined;
   readonly visit: Visit;
+  /** The walk over every tool of the list (made once: nothing is allocated per tool for it). */
+  readonly walk: Walk;
 }
 
 function readerOf(prepared: Prepared): Reader {
-  const reader: Reader = {
-    current: undefined,
-    visit: (text, role, on, at, schema) => {
-      // A structural string is read for hidden characters only: printable ASCII is not looked up.
-      if (role === "keyword" && !mayHide(text)) return;
-      const readings = prepared.readings[role];
-      let reading = readings.get(text);
-      if (reading === undefined) {
-        reading = read(text, role, prepared);
-        readings.add(text, reading);
-      }
-      // Most strings say nothing, and share one reading.
-      if (reading !== NOTHING) reader.current!.note(reading, on, at, schema);
-    },
+  const visit: Visit = (text, role, on, at, schema) => {
+    // A structural string is read for hidden characters only: printable ASCII is not looked up.
+    if (role === "keyword" && !mayHide(text)) return;
+    const readings = prepared.readings[role];
+    let reading = readings.get(text);
+    if (reading === undefined) {
+      reading = read(text, role, prepared);
+      readings.add(text, reading);
+    }
+    // Most strings say nothing, and share one reading.
+    if (reading !== NOTHING) reader.current!.note(reading, on, at, schema);
   };
+  const reader: Reader = { current: undefined, visit, walk: new Walk(visit) };
   return reader;
 }
 
@@ -202,11 +212,11 @@ function screenPrepared(
 ): readonly ScreenFinding[] {
   const found = new ToolFindings(tool);
   // A name that is not a string (a broken listing) has no skeleton; its other strings are read.
-  const name = typeof tool.name === "string" ? nameFindings(tool.name, prepared) : [];
+  const name = typeof tool.name === "string" ? nameFindings(tool.name, prepared) : NO_NAME;
   for (const finding of name) found.add([finding], finding.pointer, "value");
   reader.current = found;
   try {
-    visitStrings(tool as unknown as Readonly<Record<string, unknown>>, reader.visit);
+    reader.walk.tool(tool as unknown as Readonly<Record<string, unknown>>);
   } finally {
     reader.current = undefined;
   }

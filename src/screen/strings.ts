@@ -76,15 +76,18 @@ function hasEnumerable(value: object): boolean {
  * is allocated per node), and the values found beyond {@link MAX_RECURSION} levels, left for
  * later with a copy of their tokens.
  */
-class Walk {
+export class Walk {
   #tokens: (string | number)[] = [];
   /** The token of the string being visited (not pushed: most strings need no pointer). */
   #leaf: string | number = "";
   #depth = 0;
   readonly #deferred: [unknown, Role, (string | number)[]][] = [];
   readonly #visit: Visit;
-  /** Whether `Object.prototype` has no enumerable key (as it should), checked per walk. */
-  readonly #plainOwn = !hasEnumerable(Object.prototype);
+  /**
+   * Whether `Object.prototype` has no enumerable key (as it should), checked at each
+   * {@link Walk.tool} (a walk is made once for a whole list and reused per tool).
+   */
+  #plainOwn = !hasEnumerable(Object.prototype);
   readonly #pointer = () =>
     [...this.#tokens, this.#leaf].map((token) =>
       `/${typeof token === "number" ? token : escapePointerToken(token)}`
@@ -92,6 +95,19 @@ class Walk {
 
   constructor(visit: Visit) {
     this.#visit = visit;
+  }
+
+  /** Calls the visit for every string of `tool` ({@link visitStrings}). */
+  tool(tool: Readonly<Record<string, unknown>>): void {
+    this.#plainOwn = !hasEnumerable(Object.prototype);
+    this.#tokens.length = 0;
+    this.#depth = 0;
+    if (typeof tool.name === "string") this.string("name", tool.name, "name", "value");
+    for (let index = 0; index < FIELDS.length; index++) {
+      const field = FIELDS[index];
+      const value = tool[field[0]];
+      if (value !== undefined) this.run(value, field[0], field[1]);
+    }
   }
 
   /** Walks `value` at `token` under the current place. */
@@ -103,7 +119,7 @@ class Walk {
       this.#depth = 0;
       this.#node(deferred, role);
     }
-    this.#tokens = [];
+    this.#tokens.length = 0;
   }
 
   /** Visits a string at `token` under the current place. */
@@ -183,11 +199,7 @@ class Walk {
  * @param visit called once per string
  */
 export function visitStrings(tool: Readonly<Record<string, unknown>>, visit: Visit): void {
-  const walk = new Walk(visit);
-  if (typeof tool.name === "string") walk.string("name", tool.name, "name", "value");
-  for (const [field, as] of FIELDS) {
-    if (tool[field] !== undefined) walk.run(tool[field], field, as);
-  }
+  new Walk(visit).tool(tool);
 }
 
 const FIELDS: readonly [string, "schema" | StringRole][] = [
