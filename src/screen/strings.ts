@@ -100,8 +100,6 @@ export class Walk {
   /** Calls the visit for every string of `tool` ({@link visitStrings}). */
   tool(tool: Readonly<Record<string, unknown>>): void {
     this.#plainOwn = !hasEnumerable(Object.prototype);
-    this.#tokens.length = 0;
-    this.#depth = 0;
     if (typeof tool.name === "string") this.string("name", tool.name, "name", "value");
     for (let index = 0; index < FIELDS.length; index++) {
       const field = FIELDS[index];
@@ -113,13 +111,15 @@ export class Walk {
   /** Walks `value` at `token` under the current place. */
   run(value: unknown, token: string | number, as: Role): void {
     this.#child(value, token, as);
+    // (The tokens are popped as they were pushed: only a deferred value leaves some.)
+    if (this.#deferred.length === 0) return;
     while (this.#deferred.length > 0) {
       const [deferred, role, tokens] = this.#deferred.pop()!;
       this.#tokens = tokens;
       this.#depth = 0;
       this.#node(deferred, role);
     }
-    this.#tokens.length = 0;
+    this.#tokens = [];
   }
 
   /** Visits a string at `token` under the current place. */
