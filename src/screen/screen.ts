@@ -52,7 +52,20 @@ interface Prepared {
   readonly skeletonOf: ReadonlyMap<string, string>;
   readonly mentions: MentionIndex;
   /** Readings by role, then text: real lists repeat most strings (`$defs`, shared descriptions). */
-  readonly readings: { readonly [Role in StringRole]: TextTable<Reading> };
+  readonly readings:
+    & {
+      /** Free text, long and freshly parsed: looked up without hashing it whole. */
+      readonly text: TextTable<Reading>;
+    }
+    & {
+      readonly [
+        /**
+         * The short strings of the other roles, most of them property names (which the engine
+         * keeps hashed): a `Map` finds them without reading a character.
+         */
+        Role in Exclude<StringRole, "text">
+      ]: Map<string, Reading>;
+    };
 }
 
 function prepare(
@@ -72,11 +85,11 @@ function prepare(
   }
   const mentions = mentionIndex(otherToolNames, names, serverNames, ownName);
   const readings = {
-    name: new TextTable<Reading>(),
+    name: new Map<string, Reading>(),
     text: new TextTable<Reading>(),
-    key: new TextTable<Reading>(),
-    value: new TextTable<Reading>(),
-    keyword: new TextTable<Reading>(),
+    key: new Map<string, Reading>(),
+    value: new Map<string, Reading>(),
+    keyword: new Map<string, Reading>(),
   };
   return { skeletons, skeletonOf, mentions, readings };
 }
@@ -192,11 +205,15 @@ function readerOf(prepared: Prepared): Reader {
   const visit: Visit = (text, role, on, at, schema) => {
     // A structural string is read for hidden characters only: printable ASCII is not looked up.
     if (role === "keyword" && !mayHide(text)) return;
-    const readings = prepared.readings[role];
-    let reading = readings.get(text);
-    if (reading === undefined) {
-      reading = read(text, role, prepared);
-      readings.add(text, reading);
+    let reading: Reading | undefined;
+    if (role === "text") {
+      const texts = prepared.readings.text;
+      reading = texts.get(text);
+      if (reading === undefined) texts.add(text, reading = read(text, role, prepared));
+    } else {
+      const strings = prepared.readings[role];
+      reading = strings.get(text);
+      if (reading === undefined) strings.set(text, reading = read(text, role, prepared));
     }
     // Most strings say nothing, and share one reading.
     if (reading !== NOTHING) reader.current!.note(reading, on, at, schema);
