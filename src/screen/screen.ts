@@ -114,6 +114,9 @@ function nameFindings(name: string, prepared: Prepared): readonly HiddenFinding[
   return hasConfusable(name) ? [{ ...NAME_AT, code: "screen_hidden_confusable_name" }] : NO_NAME;
 }
 
+/** The shadowing marks of a string not read for them. */
+const NO_SHADOWING: readonly never[] = Object.freeze([]);
+
 /** Reads one string by the rules its role is read by. */
 function read(text: string, role: StringRole, prepared: Prepared): Reading {
   const hidden = hiddenMarks(text);
@@ -123,7 +126,7 @@ function read(text: string, role: StringRole, prepared: Prepared): Reading {
   const runs = shadowed && prepared.mentions.ids.size > 0 ? prepared.mentions.firstRuns : undefined;
   const words = readWords(text, runs);
   const markup = markupCodes(text, words);
-  const shadowing = shadowed ? shadowingMarks(text, words, prepared.mentions) : [];
+  const shadowing = shadowed ? shadowingMarks(text, words, prepared.mentions) : NO_SHADOWING;
   const exfiltration = role === "name" ? undefined : exfiltrationMarks(text, words, role);
   const clean = hidden.length === 0 && markup.length === 0 && shadowing.length === 0;
   const carries = exfiltration !== undefined &&
