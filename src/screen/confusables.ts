@@ -143,6 +143,10 @@ export function skeleton(name: string): string {
  * @param name a tool name
  */
 export function hasConfusable(name: string): boolean {
+  // An ASCII name (most) has none: it is not iterated by code point.
+  let ascii = true;
+  for (let at = 0; at < name.length && ascii; at++) ascii = name.charCodeAt(at) < 0x80;
+  if (ascii) return false;
   for (const c of name) {
     if (c.charCodeAt(0) < 0x80) continue;
     const folded = LOOKALIKES[c] ?? c.normalize("NFKC");

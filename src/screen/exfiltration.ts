@@ -11,6 +11,7 @@ import type { ExfiltrationFinding } from "./findings.ts";
 import { CooccurrenceSet } from "./cooccurrence.ts";
 import { PhraseSet, SENTENCE, wordIds, type Words } from "./phrases.ts";
 import type { StringRole } from "./strings.ts";
+import { hasSensitivePath } from "./paths.ts";
 
 /** What a request asks for; a tool whose name is about it may ask. */
 type Topic = "conversation" | "credentials" | "files";
@@ -121,13 +122,6 @@ const CARRIED = new Set(
 );
 const CARRYING = new Set("debug dump full all user raw entire whole complete private".split(" "));
 
-/**
- * Sensitive paths and secret files, one alternation of literals (no quantifier: linear), and
- * `.env` only as its own token (not `.environment`).
- */
-const SENSITIVE_PATH =
-  /~\/\.ssh|\.ssh\/|id_rsa|id_ed25519|id_ecdsa|id_dsa|authorized_keys|\/etc\/passwd|\/etc\/shadow|\.aws\/credentials|\.aws\/config|\.npmrc|\.netrc|\.pypirc|\.git-credentials|\.kube\/config|\.docker\/config\.json|\.gnupg|mcp\.json|claude_desktop_config|\.bash_history|\.zsh_history|wallet\.dat|keychain|\.pgpass|\.env(?![a-z0-9_])/i;
-
 /** What the screen knows of the tool's purpose: the words of its name and title. */
 export type Purpose = ReadonlySet<string>;
 
@@ -199,7 +193,7 @@ export function exfiltrationMarks(
     : undefined;
   const phrases = PHRASES.match(words);
   const together = TOGETHER.match(words);
-  const path = SENSITIVE_PATH.test(text);
+  const path = hasSensitivePath(text);
   if (parameter === undefined && phrases.length === 0 && together.length === 0 && !path) {
     return NO_MARKS;
   }

@@ -179,9 +179,13 @@ const NO_MARKS: readonly HiddenMark[] = Object.freeze([]);
  * @param text the string
  */
 export function hiddenMarks(text: string): readonly HiddenMark[] {
-  // Most strings are printable ASCII: nothing is allocated for them.
-  SUSPECT.lastIndex = 0;
-  if (!SUSPECT.test(text)) return NO_MARKS;
+  // Most strings are printable ASCII: nothing is allocated for them (the scan's closure and
+  // what it captures are made only in `scannedMarks`).
+  return mayHide(text) ? scannedMarks(text) : NO_MARKS;
+}
+
+/** {@link hiddenMarks} of a string that may hide something. */
+function scannedMarks(text: string): readonly HiddenMark[] {
   // Text with non-ASCII letters and no hidden character (most of it) allocates no table.
   let first: Map<ScreenCodeOf<"hidden">, number> | undefined;
   let decoded = "";

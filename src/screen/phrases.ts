@@ -61,6 +61,29 @@ function scan(text: string, strings?: string[], runs?: ReadonlySet<number>): num
   return read(text.normalize("NFKC"), true, strings, runs);
 }
 
+/** How many low bits of a run's id pick its slot in a set of runs' {@link slotsOf}. */
+const RUN_SLOT_MASK = (1 << 12) - 1;
+/** The slots of no runs. */
+const NO_SLOTS = new Uint8Array(RUN_SLOT_MASK + 1);
+/** The slots of each set of runs read with (made once per set: a screen has one). */
+const RUN_SLOTS = new WeakMap<ReadonlySet<number>, Uint8Array>();
+let lastRuns: ReadonlySet<number> | undefined;
+let lastSlots: Uint8Array = NO_SLOTS;
+
+/** A table by the low bits of an id: 1 where some id of `runs` has them. */
+function slotsOf(runs: ReadonlySet<number>): Uint8Array {
+  if (runs === lastRuns) return lastSlots;
+  let slots = RUN_SLOTS.get(runs);
+  if (slots === undefined) {
+    slots = new Uint8Array(RUN_SLOT_MASK + 1);
+    for (const id of runs) slots[id & RUN_SLOT_MASK] = 1;
+    RUN_SLOTS.set(runs, slots);
+  }
+  lastRuns = runs;
+  lastSlots = slots;
+  return slots;
+}
+
 /**
  * {@link scan} over `source`: the count of ids written (whether a run was met left in
  * {@link scannedRun}), or -1 (before any word is kept) at a compatibility character.
@@ -71,6 +94,7 @@ function read(
   strings: string[] | undefined,
   runs: ReadonlySet<number> | undefined,
 ): number {
+  const runSlots = runs === undefined ? NO_SLOTS : slotsOf(runs);
   let count = 0;
   let hash = 0;
   let start = -1;
@@ -86,18 +110,32 @@ function read(
     const code = index < length ? source.charCodeAt(index) : -1;
     // Most characters are lowercase letters: the shortest path.
     if (code >= 97 && code <= 122) {
+      if (start < 0) {
+        start = index;
+        hash = FNV_OFFSET;
+      }
+      hash = Math.imul(hash ^ code, FNV_PRIME);
+      // The rest of a run of lowercase letters in a loop of its own (the same steps for each).
+      let next = index + 1 < length ? source.charCodeAt(index + 1) : -1;
       if (tracking) {
         if (!inRun) {
           inRun = true;
           runHash = FNV_OFFSET;
         }
         runHash = Math.imul(runHash ^ code, FNV_PRIME);
+        while (next >= 97 && next <= 122) {
+          hash = Math.imul(hash ^ next, FNV_PRIME);
+          runHash = Math.imul(runHash ^ next, FNV_PRIME);
+          index++;
+          next = index + 1 < length ? source.charCodeAt(index + 1) : -1;
+        }
+      } else {
+        while (next >= 97 && next <= 122) {
+          hash = Math.imul(hash ^ next, FNV_PRIME);
+          index++;
+          next = index + 1 < length ? source.charCodeAt(index + 1) : -1;
+        }
       }
-      if (start < 0) {
-        start = index;
-        hash = FNV_OFFSET;
-      }
-      hash = Math.imul(hash ^ code, FNV_PRIME);
       continue;
     }
     const upper = code >= 65 && code <= 90;
@@ -129,7 +167,9 @@ function read(
     }
     if (inRun) {
       inRun = false;
-      if (runs!.has(idOf(runHash))) {
+      const id = idOf(runHash);
+      // Most runs are no name's: their slot is empty (a table read, not a set's lookup).
+      if (runSlots[id & RUN_SLOT_MASK] !== 0 && runs!.has(id)) {
         run = true;
         tracking = false;
       }
@@ -256,7 +296,8 @@ const WORDS: { -readonly [Field in keyof Words]: Words[Field] } = {
  * screen matches a text's words before it reads the next text).
  *
  * @param text any string
- * @param runs the ids ({@link runId}) of runs to tell about
+ * @param runs the ids ({@link runId}) of runs to tell about (a set not changed once read with:
+ *   its slots are made once)
  */
 export function readWords(text: string, runs?: ReadonlySet<number>): Words {
   const count = scan(text, undefined, runs);

@@ -19,7 +19,7 @@ import { hiddenMarks, mayHide } from "./hidden.ts";
 import { markupCodes } from "./markup.ts";
 import { readWords, wordsOf } from "./phrases.ts";
 import { type MentionIndex, mentionIndex, shadowingMarks } from "./shadowing.ts";
-import { type StringRole, type Visit, visitStrings } from "./strings.ts";
+import { type StringRole, type Visit, Walk } from "./strings.ts";
 import { TextTable } from "./texts.ts";
 import { isRecord } from "../identity/mod.ts";
 
@@ -52,7 +52,20 @@ interface Prepared {
   readonly skeletonOf: ReadonlyMap<string, string>;
   readonly mentions: MentionIndex;
   /** Readings by role, then text: real lists repeat most strings (`$defs`, shared descriptions). */
-  readonly readings: { readonly [Role in StringRole]: TextTable<Reading> };
+  readonly readings:
+    & {
+      /** Free text, long and freshly parsed: looked up without hashing it whole. */
+      readonly text: TextTable<Reading>;
+    }
+    & {
+      readonly [
+        /**
+         * The short strings of the other roles, most of them property names (which the engine
+         * keeps hashed): a `Map` finds them without reading a character.
+         */
+        Role in Exclude<StringRole, "text">
+      ]: Map<string, Reading>;
+    };
 }
 
 function prepare(
@@ -72,24 +85,37 @@ function prepare(
   }
   const mentions = mentionIndex(otherToolNames, names, serverNames, ownName);
   const readings = {
-    name: new TextTable<Reading>(),
+    name: new Map<string, Reading>(),
     text: new TextTable<Reading>(),
-    key: new TextTable<Reading>(),
-    value: new TextTable<Reading>(),
-    keyword: new TextTable<Reading>(),
+    key: new Map<string, Reading>(),
+    value: new Map<string, Reading>(),
+    keyword: new Map<string, Reading>(),
   };
   return { skeletons, skeletonOf, mentions, readings };
 }
 
-function nameFindings(name: string, prepared: Prepared): HiddenFinding[] {
+/** Where a name's finding is. */
+const NAME_AT = { class: "hidden", pointer: "/name", on: "value" } as const;
+/** A name with no finding (most): one array, never written. */
+const NO_NAME: readonly HiddenFinding[] = Object.freeze([]);
+
+function nameFindings(name: string, prepared: Prepared): readonly HiddenFinding[] {
   const key = prepared.skeletonOf.get(name) ?? skeleton(name);
-  const imitated = (prepared.skeletons.get(key) ?? []).find((other) => other !== name);
-  const base = { class: "hidden", pointer: "/name", on: "value" } as const;
-  if (imitated !== undefined) {
-    return [{ ...base, code: "screen_hidden_homoglyph_name", imitates: imitated }];
+  const same = prepared.skeletons.get(key);
+  let imitated: string | undefined;
+  if (same !== undefined) {
+    for (let index = 0; index < same.length && imitated === undefined; index++) {
+      if (same[index] !== name) imitated = same[index];
+    }
   }
-  return hasConfusable(name) ? [{ ...base, code: "screen_hidden_confusable_name" }] : [];
+  if (imitated !== undefined) {
+    return [{ ...NAME_AT, code: "screen_hidden_homoglyph_name", imitates: imitated }];
+  }
+  return hasConfusable(name) ? [{ ...NAME_AT, code: "screen_hidden_confusable_name" }] : NO_NAME;
 }
+
+/** The shadowing marks of a string not read for them. */
+const NO_SHADOWING: readonly never[] = Object.freeze([]);
 
 /** Reads one string by the rules its role is read by. */
 function read(text: string, role: StringRole, prepared: Prepared): Reading {
@@ -100,7 +126,7 @@ function read(text: string, role: StringRole, prepared: Prepared): Reading {
   const runs = shadowed && prepared.mentions.ids.size > 0 ? prepared.mentions.firstRuns : undefined;
   const words = readWords(text, runs);
   const markup = markupCodes(text, words);
-  const shadowing = shadowed ? shadowingMarks(text, words, prepared.mentions) : [];
+  const shadowing = shadowed ? shadowingMarks(text, words, prepared.mentions) : NO_SHADOWING;
   const exfiltration = role === "name" ? undefined : exfiltrationMarks(text, words, role);
   const clean = hidden.length === 0 && markup.length === 0 && shadowing.length === 0;
   const carries = exfiltration !== undefined &&
@@ -174,24 +200,28 @@ class ToolFindings {
 interface Reader {
   current: ToolFindings | undefined;
   readonly visit: Visit;
+  /** The walk over every tool of the list (made once: nothing is allocated per tool for it). */
+  readonly walk: Walk;
 }
 
 function readerOf(prepared: Prepared): Reader {
-  const reader: Reader = {
-    current: undefined,
-    visit: (text, role, on, at, schema) => {
-      // A structural string is read for hidden characters only: printable ASCII is not looked up.
-      if (role === "keyword" && !mayHide(text)) return;
-      const readings = prepared.readings[role];
-      let reading = readings.get(text);
-      if (reading === undefined) {
-        reading = read(text, role, prepared);
-        readings.add(text, reading);
-      }
-      // Most strings say nothing, and share one reading.
-      if (reading !== NOTHING) reader.current!.note(reading, on, at, schema);
-    },
+  const visit: Visit = (text, role, on, at, schema) => {
+    // A structural string is read for hidden characters only: printable ASCII is not looked up.
+    if (role === "keyword" && !mayHide(text)) return;
+    let reading: Reading | undefined;
+    if (role === "text") {
+      const texts = prepared.readings.text;
+      reading = texts.get(text);
+      if (reading === undefined) texts.add(text, reading = read(text, role, prepared));
+    } else {
+      const strings = prepared.readings[role];
+      reading = strings.get(text);
+      if (reading === undefined) strings.set(text, reading = read(text, role, prepared));
+    }
+    // Most strings say nothing, and share one reading.
+    if (reading !== NOTHING) reader.current!.note(reading, on, at, schema);
   };
+  const reader: Reader = { current: undefined, visit, walk: new Walk(visit) };
   return reader;
 }
 
@@ -202,11 +232,11 @@ function screenPrepared(
 ): readonly ScreenFinding[] {
   const found = new ToolFindings(tool);
   // A name that is not a string (a broken listing) has no skeleton; its other strings are read.
-  const name = typeof tool.name === "string" ? nameFindings(tool.name, prepared) : [];
+  const name = typeof tool.name === "string" ? nameFindings(tool.name, prepared) : NO_NAME;
   for (const finding of name) found.add([finding], finding.pointer, "value");
   reader.current = found;
   try {
-    visitStrings(tool as unknown as Readonly<Record<string, unknown>>, reader.visit);
+    reader.walk.tool(tool as unknown as Readonly<Record<string, unknown>>);
   } finally {
     reader.current = undefined;
   }

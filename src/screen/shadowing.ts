@@ -130,6 +130,9 @@ export function mentionIndex(
 /** A shadowing finding before it is placed (no pointer yet). */
 export type ShadowingMark = Omit<ShadowingFinding, "pointer" | "on">;
 
+/** The marks of a string that names nothing: one array, never written. */
+const NO_MARKS: readonly ShadowingMark[] = Object.freeze([]);
+
 /** Words after or before a plain one-word name that make it a reference to a tool or server. */
 const CUE_AFTER = new Set(["tool", "tools", "server", "servers", "function", "mcp"]);
 const CUE_BEFORE = new Set(["call", "calling", "use", "using", "invoke", "invoking", "run"]);
@@ -197,8 +200,9 @@ export function shadowingMarks(
   text: string,
   words: Words,
   index: MentionIndex,
-): ShadowingMark[] {
-  const marks: ShadowingMark[] = [];
+): readonly ShadowingMark[] {
+  // Made only for a string that names something (most name nothing, and share `NO_MARKS`).
+  let marks: ShadowingMark[] | undefined;
   // A name is a whole token, so its first run is a whole run of the text: none, no name.
   if (index.ids.size > 0 && words.run) {
     // One pass: each token is hashed as it is read; only a token whose id is a name's is cut out.
@@ -221,14 +225,15 @@ export function shadowingMarks(
         continue;
       }
       if (start >= 0 && kept > start && index.ids.has(idOf(keptHash))) {
-        noteName(text, start, kept, index, marks);
+        noteName(text, start, kept, index, marks ??= []);
       }
       start = -1;
     }
   }
   const phrases = PHRASES.match(words);
   const together = TOGETHER.match(words);
-  if (phrases.length === 0 && together.length === 0) return marks;
+  if (phrases.length === 0 && together.length === 0) return marks ?? NO_MARKS;
+  marks ??= [];
   for (const code of new Set([...phrases, ...together])) {
     marks.push({ class: "shadowing", code });
   }

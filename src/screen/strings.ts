@@ -76,15 +76,18 @@ function hasEnumerable(value: object): boolean {
  * is allocated per node), and the values found beyond {@link MAX_RECURSION} levels, left for
  * later with a copy of their tokens.
  */
-class Walk {
+export class Walk {
   #tokens: (string | number)[] = [];
   /** The token of the string being visited (not pushed: most strings need no pointer). */
   #leaf: string | number = "";
   #depth = 0;
   readonly #deferred: [unknown, Role, (string | number)[]][] = [];
   readonly #visit: Visit;
-  /** Whether `Object.prototype` has no enumerable key (as it should), checked per walk. */
-  readonly #plainOwn = !hasEnumerable(Object.prototype);
+  /**
+   * Whether `Object.prototype` has no enumerable key (as it should), checked at each
+   * {@link Walk.tool} (a walk is made once for a whole list and reused per tool).
+   */
+  #plainOwn = !hasEnumerable(Object.prototype);
   readonly #pointer = () =>
     [...this.#tokens, this.#leaf].map((token) =>
       `/${typeof token === "number" ? token : escapePointerToken(token)}`
@@ -94,9 +97,22 @@ class Walk {
     this.#visit = visit;
   }
 
+  /** Calls the visit for every string of `tool` ({@link visitStrings}). */
+  tool(tool: Readonly<Record<string, unknown>>): void {
+    this.#plainOwn = !hasEnumerable(Object.prototype);
+    if (typeof tool.name === "string") this.string("name", tool.name, "name", "value");
+    for (let index = 0; index < FIELDS.length; index++) {
+      const field = FIELDS[index];
+      const value = tool[field[0]];
+      if (value !== undefined) this.run(value, field[0], field[1]);
+    }
+  }
+
   /** Walks `value` at `token` under the current place. */
   run(value: unknown, token: string | number, as: Role): void {
     this.#child(value, token, as);
+    // (The tokens are popped as they were pushed: only a deferred value leaves some.)
+    if (this.#deferred.length === 0) return;
     while (this.#deferred.length > 0) {
       const [deferred, role, tokens] = this.#deferred.pop()!;
       this.#tokens = tokens;
@@ -183,11 +199,7 @@ class Walk {
  * @param visit called once per string
  */
 export function visitStrings(tool: Readonly<Record<string, unknown>>, visit: Visit): void {
-  const walk = new Walk(visit);
-  if (typeof tool.name === "string") walk.string("name", tool.name, "name", "value");
-  for (const [field, as] of FIELDS) {
-    if (tool[field] !== undefined) walk.run(tool[field], field, as);
-  }
+  new Walk(visit).tool(tool);
 }
 
 const FIELDS: readonly [string, "schema" | StringRole][] = [
