@@ -84,6 +84,35 @@ function slotsOf(runs: ReadonlySet<number>): Uint8Array {
   return slots;
 }
 
+/** The end of the run of lowercase ASCII letters that starts at `index`. */
+function lowercaseEnd(source: string, index: number): number {
+  let end = index;
+  while (true) {
+    const code = source.charCodeAt(end);
+    if (!(code >= 97 && code <= 122)) return end;
+    end++;
+  }
+}
+
+/** `hash` carried on (FNV-1a) over the characters of `source` from `from` up to `to`. */
+function fnv(source: string, from: number, to: number, hash: number): number {
+  for (let index = from; index < to; index++) {
+    hash = Math.imul(hash ^ source.charCodeAt(index), FNV_PRIME);
+  }
+  return hash;
+}
+
+/**
+ * Whether the character `code` at `index` ends a sentence: `;`, a line end, or `.`, `!` and `?`
+ * before a space or the end (not in `a.b`, `e.g.x`, an address).
+ */
+function endsSentence(source: string, index: number, code: number): boolean {
+  if (code === 59 || code === 10) return true;
+  if (code !== 46 && code !== 33 && code !== 63) return false;
+  const next = source.charCodeAt(index + 1);
+  return Number.isNaN(next) || next === 32 || next === 10 || next === 9 || next === 13;
+}
+
 /**
  * {@link scan} over `source`: the count of ids written (whether a run was met left in
  * {@link scannedRun}), or -1 (before any word is kept) at a compatibility character.
@@ -108,34 +137,22 @@ function read(
   const length = source.length;
   for (let index = 0; index <= length; index++) {
     const code = index < length ? source.charCodeAt(index) : -1;
-    // Most characters are lowercase letters: the shortest path.
+    // Most characters are lowercase letters: the shortest path, a whole run at once.
     if (code >= 97 && code <= 122) {
       if (start < 0) {
         start = index;
         hash = FNV_OFFSET;
       }
-      hash = Math.imul(hash ^ code, FNV_PRIME);
-      // The rest of a run of lowercase letters in a loop of its own (the same steps for each).
-      let next = index + 1 < length ? source.charCodeAt(index + 1) : -1;
+      const end = lowercaseEnd(source, index + 1);
+      hash = fnv(source, index, end, hash);
       if (tracking) {
         if (!inRun) {
           inRun = true;
           runHash = FNV_OFFSET;
         }
-        runHash = Math.imul(runHash ^ code, FNV_PRIME);
-        while (next >= 97 && next <= 122) {
-          hash = Math.imul(hash ^ next, FNV_PRIME);
-          runHash = Math.imul(runHash ^ next, FNV_PRIME);
-          index++;
-          next = index + 1 < length ? source.charCodeAt(index + 1) : -1;
-        }
-      } else {
-        while (next >= 97 && next <= 122) {
-          hash = Math.imul(hash ^ next, FNV_PRIME);
-          index++;
-          next = index + 1 < length ? source.charCodeAt(index + 1) : -1;
-        }
+        runHash = fnv(source, index, end, runHash);
       }
+      index = end - 1;
       continue;
     }
     const upper = code >= 65 && code <= 90;
@@ -189,12 +206,8 @@ function read(
       carried = "";
     }
     // A sentence ends: phrases and co-occurrences stay inside one.
-    // `.`, `!` and `?` end one only before a space (not in `a.b`, `e.g.x`, an address).
-    if (code === 46 || code === 33 || code === 63 || code === 59 || code === 10) {
-      const next = source.charCodeAt(index + 1);
-      const spaced = code === 59 || code === 10 || Number.isNaN(next) || next === 32 ||
-        next === 10 || next === 9 || next === 13;
-      if (spaced && count > 0 && scratch[count - 1] !== SENTENCE) count = put(count, SENTENCE);
+    if (endsSentence(source, index, code) && count > 0 && scratch[count - 1] !== SENTENCE) {
+      count = put(count, SENTENCE);
     }
   }
   scannedRun = run;
