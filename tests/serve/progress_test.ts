@@ -1,0 +1,114 @@
+// Upstream progress relayed through `sluice serve`: a real upstream on the official v2 server
+// SDK (fixtures/client_requests_server.ts, its `slow` tool reports progress with a terminal
+// escape and a bidi control in the message) behind the gateway, and a real v2 SDK client
+// downstream, in the 2026-07-28 and the 2025-11-25 era. A call with a progress token hears the
+// upstream's progress under its own token, its message escaped as remote text; a call without
+// one hears nothing.
+import assert from "node:assert/strict";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/client/validators/cf-worker";
+import {
+  type ClientRequestsServer,
+  PROGRESS_MESSAGE,
+  startClientRequestsServer,
+} from "../../fixtures/client_requests_server.ts";
+import { MemoryApprovalStore, remoteText } from "../../mod.ts";
+import { serve, type Served } from "../../serve.ts";
+
+const TOKEN = "progress-token-0123456789abcdef0123456789abcdef";
+
+interface Gateway {
+  readonly url: URL;
+  readonly upstream: ClientRequestsServer;
+  close(): Promise<void>;
+}
+
+async function startGateway(): Promise<Gateway> {
+  const upstream = await startClientRequestsServer();
+  let served: Served;
+  try {
+    served = await serve({
+      servers: [{ id: "up", url: upstream.url.href }],
+      allow: ["up.slow"],
+      preApproved: ["up.slow"],
+      store: new MemoryApprovalStore(),
+      allowNonDurableStoreForTests: true,
+      transport: { dangerouslyAllowLoopback: true, timeoutMs: 10_000 },
+      serve: { clients: [{ name: "ide", token: TOKEN }] },
+    });
+  } catch (error) {
+    await upstream.close();
+    throw error;
+  }
+  const http = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, served.fetch);
+  return {
+    url: new URL(`http://127.0.0.1:${http.addr.port}/mcp`),
+    upstream,
+    async close() {
+      await served.close();
+      await http.shutdown();
+      await upstream.close();
+    },
+  };
+}
+
+async function v2Client(url: URL, legacy: boolean): Promise<Client> {
+  const client = new Client({ name: "progress-test", version: "0" }, {
+    jsonSchemaValidator: new CfWorkerJsonSchemaValidator(),
+    versionNegotiation: { mode: legacy ? "legacy" : "auto" },
+  });
+  await client.connect(
+    new StreamableHTTPClientTransport(url, {
+      requestInit: { headers: { authorization: `Bearer ${TOKEN}` } },
+    }),
+  );
+  return client;
+}
+
+for (const legacy of [false, true]) {
+  const era = legacy ? "2025-11-25" : "2026-07-28";
+  Deno.test(`progress: a ${era} v2 SDK client's call hears the upstream's progress, escaped`, async () => {
+    const gateway = await startGateway();
+    const client = await v2Client(gateway.url, legacy);
+    try {
+      assert.equal(client.getNegotiatedProtocolVersion(), era);
+      const heard: Record<string, unknown>[] = [];
+      const result = await client.callTool(
+        { name: "up__slow", arguments: { steps: 3, ms: 20 } },
+        { onprogress: (progress) => heard.push({ ...progress }) },
+      );
+      assert.notEqual(result.isError, true);
+      assert.deepEqual(heard.map((p) => [p.progress, p.total]), [[1, 3], [2, 3], [3, 3]]);
+      for (const progress of heard) {
+        // Remote text: bounded and escaped as connect() escapes it, no raw control left.
+        assert.equal(progress.message, remoteText(PROGRESS_MESSAGE).text);
+        assert.doesNotMatch(String(progress.message), /[\u001b\u202e]/);
+      }
+    } finally {
+      await client.close();
+      await gateway.close();
+    }
+  });
+
+  Deno.test(`progress: a ${era} call without a progress token hears none`, async () => {
+    const gateway = await startGateway();
+    const client = await v2Client(gateway.url, legacy);
+    try {
+      const heard: unknown[] = [];
+      // Every progress notification that reaches this client is recorded here.
+      client.setNotificationHandler("notifications/progress", (notification) => {
+        heard.push(notification);
+      });
+      const result = await client.callTool({ name: "up__slow", arguments: { steps: 3, ms: 20 } });
+      assert.notEqual(result.isError, true);
+      // The upstream did report progress (the gateway's own token), none reached the client.
+      await gateway.upstream.waitFor((event) => event.event === "progress_token");
+      await gateway.upstream.waitFor((event) => event.event === "completed");
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      assert.deepEqual(heard, []);
+    } finally {
+      await client.close();
+      await gateway.close();
+    }
+  });
+}
