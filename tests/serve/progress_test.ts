@@ -3,9 +3,13 @@
 // escape and a bidi control in the message) behind the gateway, and a real v2 SDK client
 // downstream, in the 2026-07-28 and the 2025-11-25 era. A call with a progress token hears the
 // upstream's progress under its own token, its message escaped as remote text; a call without
-// one hears nothing.
+// one hears nothing. Over stdio (the carrier `sluice serve --stdio` uses) the same holds.
 import assert from "node:assert/strict";
-import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import {
+  Client,
+  InMemoryTransport,
+  StreamableHTTPClientTransport,
+} from "@modelcontextprotocol/client";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/client/validators/cf-worker";
 import {
   type ClientRequestsServer,
@@ -13,7 +17,8 @@ import {
   startClientRequestsServer,
 } from "../../fixtures/client_requests_server.ts";
 import { MemoryApprovalStore, remoteText } from "../../mod.ts";
-import { serve, type Served } from "../../serve.ts";
+import { connectRelayed, serve, type Served } from "../../serve.ts";
+import { serveOnTransport } from "../../src/serve/stdio.ts";
 
 const TOKEN = "progress-token-0123456789abcdef0123456789abcdef";
 
@@ -113,3 +118,37 @@ for (const legacy of [false, true]) {
     }
   });
 }
+
+Deno.test("progress: over stdio, a 2025 client's call hears the upstream's progress under its token", async () => {
+  const upstream = await startClientRequestsServer();
+  const { connection, relay } = await connectRelayed({
+    servers: [{ id: "up", url: upstream.url.href }],
+    allow: ["up.slow"],
+    preApproved: ["up.slow"],
+    transport: { dangerouslyAllowLoopback: true, timeoutMs: 10_000 },
+  });
+  try {
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    const served = await serveOnTransport(connection.toolkit, {
+      client: { name: "desktop" },
+      inputRelay: relay,
+    }, serverSide);
+    const client = new Client({ name: "desktop", version: "0" }, {
+      jsonSchemaValidator: new CfWorkerJsonSchemaValidator(),
+      versionNegotiation: { mode: "legacy" },
+    });
+    await client.connect(clientSide);
+    const heard: Record<string, unknown>[] = [];
+    await client.callTool(
+      { name: "up__slow", arguments: { steps: 2, ms: 20 } },
+      { onprogress: (progress) => heard.push({ ...progress }) },
+    );
+    assert.deepEqual(heard.map((p) => [p.progress, p.total]), [[1, 2], [2, 2]]);
+    assert.equal(heard[0]!.message, remoteText(PROGRESS_MESSAGE).text);
+    await client.close();
+    await served.closed;
+  } finally {
+    await connection.close();
+    await upstream.close();
+  }
+});
