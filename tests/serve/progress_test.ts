@@ -28,7 +28,7 @@ interface Gateway {
   close(): Promise<void>;
 }
 
-async function startGateway(): Promise<Gateway> {
+async function startGateway(timeoutMs = 10_000): Promise<Gateway> {
   const upstream = await startClientRequestsServer();
   let served: Served;
   try {
@@ -38,7 +38,7 @@ async function startGateway(): Promise<Gateway> {
       preApproved: ["up.slow"],
       store: new MemoryApprovalStore(),
       allowNonDurableStoreForTests: true,
-      transport: { dangerouslyAllowLoopback: true, timeoutMs: 10_000 },
+      transport: { dangerouslyAllowLoopback: true, timeoutMs },
       serve: { clients: [{ name: "ide", token: TOKEN }] },
     });
   } catch (error) {
@@ -150,5 +150,27 @@ Deno.test("progress: over stdio, a 2025 client's call hears the upstream's progr
   } finally {
     await connection.close();
     await upstream.close();
+  }
+});
+
+Deno.test("progress: relayed progress never extends the tool's deadline", async () => {
+  // 400 ms of total deadline; the upstream reports progress every 60 ms for 40 steps.
+  const gateway = await startGateway(400);
+  const client = await v2Client(gateway.url, false);
+  try {
+    const heard: unknown[] = [];
+    const result = await client.callTool(
+      { name: "up__slow", arguments: { steps: 40, ms: 60 } },
+      { onprogress: (progress) => heard.push(progress), timeout: 30_000 },
+    );
+    // The call ended at its deadline with sluice's error, progress heard until then.
+    assert.equal(result.isError, true);
+    assert.ok(heard.length > 0 && heard.length < 40, `heard ${heard.length}`);
+    const seen = await gateway.upstream.waitFor((event) => event.event === "cancelled");
+    assert.equal(seen.tool, "slow");
+    assert.equal(gateway.upstream.seen.some((event) => event.event === "completed"), false);
+  } finally {
+    await client.close();
+    await gateway.close();
   }
 });
