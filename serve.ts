@@ -44,7 +44,12 @@ export {
   type ServedResult,
   servedResult,
 } from "./src/serve/result.ts";
-export { connectRelayed, type DownstreamAsk, InputRelay } from "./src/serve/relay.ts";
+export {
+  connectRelayed,
+  type DownstreamAsk,
+  type DownstreamProgress,
+  InputRelay,
+} from "./src/serve/relay.ts";
 export { serve, type ServeConfig, type Served, type ServeInboxOptions } from "./src/serve/serve.ts";
 export type { InboxAuthorize } from "./src/inbox/options.ts";
 export { type ServeStdioOptions, serveToolkitStdio, type StdioServed } from "./src/serve/stdio.ts";

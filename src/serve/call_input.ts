@@ -14,6 +14,7 @@ import {
   type DownstreamAsk,
   type DownstreamModes,
   downstreamModes,
+  type DownstreamProgress,
   PendingInputs,
   wireParams,
 } from "./relay.ts";
@@ -24,6 +25,8 @@ const CLIENT_CAPABILITIES_META_KEY = "io.modelcontextprotocol/clientCapabilities
 export interface CallInput {
   /** Asks the client (declines when it cannot answer). */
   readonly ask: DownstreamAsk;
+  /** Tells the client the upstream's progress: only when its request carried a progress token. */
+  readonly progress?: DownstreamProgress;
   /** A 2026-07-28 client that declared elicitation: the requests that wait for it. */
   readonly inputs?: PendingInputs;
   /** A retried round's `requestState`, as sent. */
@@ -42,6 +45,7 @@ interface HandlerContext {
     readonly inputResponses?: unknown;
     readonly requestState?: () => unknown;
     readonly send?: (request: unknown, options?: unknown) => Promise<unknown>;
+    readonly notify?: (notification: unknown) => Promise<void>;
   };
 }
 
@@ -62,6 +66,18 @@ export function callInput(
   stateful: boolean,
 ): CallInput {
   const req = (ctx as HandlerContext | undefined)?.mcpReq;
+  const progress = progressOf(params, req);
+  const input = inputOf(params, req, modern, server, stateful);
+  return progress === undefined ? input : { ...input, progress };
+}
+
+function inputOf(
+  params: Record<string, unknown>,
+  req: HandlerContext["mcpReq"],
+  modern: boolean,
+  server: Server,
+  stateful: boolean,
+): CallInput {
   if (modern) {
     const modes = merged(
       downstreamModes(req?.envelope?.[CLIENT_CAPABILITIES_META_KEY]),
@@ -85,6 +101,30 @@ export function callInput(
   const modes = downstreamModes(server.getClientCapabilities());
   if (!stateful || send === undefined || (!modes.form && !modes.url)) return { ask: declineAll };
   return { ask: legacyAsk(send, modes) };
+}
+
+/**
+ * `notifications/progress` with the client's own token, related to its call (so the SDK sends
+ * it on that call's stream), or `undefined` when the request carried no token. The progress
+ * is already checked, its message bounded and escaped as remote text.
+ */
+function progressOf(
+  params: Record<string, unknown>,
+  req: HandlerContext["mcpReq"],
+): DownstreamProgress | undefined {
+  const meta = isRecord(params._meta) ? params._meta : undefined;
+  const token = req?._meta?.progressToken ?? meta?.progressToken;
+  const notify = req?.notify;
+  if (typeof token !== "string" && typeof token !== "number") return undefined;
+  if (notify === undefined) return undefined;
+  return (progress) => {
+    const params: Record<string, unknown> = { progressToken: token, progress: progress.progress };
+    if (progress.total !== undefined) params.total = progress.total;
+    if (progress.message !== undefined) params.message = progress.message.text;
+    notify({ method: "notifications/progress", params }).catch(() => {
+      // A client gone mid-call: the call itself goes on.
+    });
+  };
 }
 
 function merged(a: DownstreamModes, b: DownstreamModes): DownstreamModes {

@@ -29,7 +29,7 @@ import { type AdoptedTask, ServedTasks, type TaskView } from "./tasks.ts";
 import { type CallInput, callInput, declineAll } from "./call_input.ts";
 import { InputRounds, type Step } from "./input_rounds.ts";
 import { inputThenTask } from "./input_task.ts";
-import type { DownstreamAsk, InputRelay } from "./relay.ts";
+import type { DownstreamAsk, DownstreamProgress, InputRelay } from "./relay.ts";
 
 /**
  * How a served tool runs as a task: `optional` (a client that negotiated tasks gets a task, any
@@ -206,7 +206,7 @@ export class GovernedTools {
           return this.#rounds.step(resumed, input.state as string).then(answerOf);
         }
         if (input.inputs !== undefined) {
-          const result = this.#call(client, name, params.arguments, params._meta, input.ask);
+          const result = this.#call(client, name, params.arguments, params._meta, input);
           return this.#rounds.step({ client: client.name, inputs: input.inputs, result })
             .then(answerOf);
         }
@@ -214,7 +214,7 @@ export class GovernedTools {
       } else if (params.task !== undefined && params.task !== null) {
         return this.#callAsTask(client, name, params.arguments, params._meta, params.task, input);
       }
-      return this.#call(client, name, params.arguments, params._meta, input.ask);
+      return this.#call(client, name, params.arguments, params._meta, input);
     });
     registerTaskHandlers(server, client.name, this.#tasks);
     return server;
@@ -242,7 +242,7 @@ export class GovernedTools {
     name: unknown,
     args: unknown,
     meta: Readonly<Record<string, unknown>> | undefined,
-    ask?: DownstreamAsk,
+    input: CallInput,
   ): Promise<CallToolResult> {
     const start = performance.now();
     const served = typeof name === "string" && clientMay(client, name) ? name : undefined;
@@ -258,7 +258,7 @@ export class GovernedTools {
       envelope = { text: [], structured: null, errorCode: "serve_client_busy" };
     } else {
       try {
-        envelope = await this.#run(served, args, ids, undefined, ask);
+        envelope = await this.#run(served, args, ids, undefined, input.ask, input.progress);
       } finally {
         release();
       }
@@ -452,6 +452,7 @@ export class GovernedTools {
     ids: ServedCallIds,
     signal?: AbortSignal,
     ask?: DownstreamAsk,
+    progress?: DownstreamProgress,
   ): Promise<ToolkitEnvelope> {
     const toolkit = this.#toolkit;
     const coalesce = this.#approving(name);
@@ -462,7 +463,7 @@ export class GovernedTools {
     this.#aborts.add(controller);
     signal?.addEventListener("abort", () => controller.abort(), { once: true });
     // The upstream's requests for input during this call reach its client (or are declined).
-    const unroute = this.#options.relay?.route(ids, ask ?? declineAll);
+    const unroute = this.#options.relay?.route(ids, ask ?? declineAll, progress);
     const call = toolkit.call(name, args ?? {}, { ...ids, signal: controller.signal });
     this.#inFlight.add(call);
     if (coalesce) this.#running.set(key, call);

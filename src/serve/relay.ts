@@ -19,7 +19,9 @@ import type {
   ElicitationAnswer,
   ElicitationRequest,
   ElicitHandler,
+  ProgressHandler,
 } from "../calls/host_handlers.ts";
+import type { SessionProgress } from "../session/session.ts";
 import { isRecord, type JsonObject } from "../identity/mod.ts";
 import { connectAll, type ConnectAllConfig, type Connection } from "../connect/mod.ts";
 import type { ServedCallIds } from "./call_ids.ts";
@@ -81,43 +83,73 @@ export function wireParams(request: ElicitationRequest): JsonObject {
 }
 
 /**
- * Routes the toolkit's elicitation requests to the downstream call they belong to, by the
- * call's run and call ids (the gate tells the handler which call each request is for).
+ * Tells the downstream client of one call about the upstream's progress (already checked,
+ * its message bounded and escaped as remote text). Never throws.
+ *
+ * @category sluice serve
+ */
+export type DownstreamProgress = (progress: SessionProgress) => void;
+
+/** Where one served call's upstream requests and progress go. */
+interface Route {
+  readonly ask: DownstreamAsk;
+  readonly progress: DownstreamProgress | undefined;
+}
+
+/**
+ * Routes the toolkit's elicitation requests and progress notifications to the downstream call
+ * they belong to, by the call's run and call ids (the gate tells the handlers which call each
+ * is for).
  *
  * @category sluice serve
  */
 export class InputRelay {
-  readonly #routes = new Map<string, DownstreamAsk>();
+  readonly #routes = new Map<string, Route>();
   readonly #fallback: ElicitHandler | undefined;
+  readonly #progressFallback: ProgressHandler | undefined;
 
   /**
    * A relay with no calls routed yet.
    *
    * @param fallback the operator's own handler, for calls no downstream client made
+   * @param progressFallback the operator's own progress listener, for calls no downstream
+   *   client made (or whose client sent no progress token)
    */
-  constructor(fallback?: ElicitHandler) {
+  constructor(fallback?: ElicitHandler, progressFallback?: ProgressHandler) {
     this.#fallback = fallback;
+    this.#progressFallback = progressFallback;
   }
 
   /** The handler the toolkit is connected with. */
   readonly elicit: ElicitHandler = (request, call, signal) => {
-    const ask = this.#routes.get(routeKey(call.runId ?? "", call.callId ?? ""));
-    if (ask !== undefined) return ask(request, signal);
+    const route = this.#routes.get(routeKey(call.runId ?? "", call.callId ?? ""));
+    if (route !== undefined) return route.ask(request, signal);
     if (this.#fallback !== undefined) return this.#fallback(request, call, signal);
     return { action: "decline" };
   };
 
+  /** The progress listener the toolkit is connected with. */
+  readonly onProgress: ProgressHandler = (call, progress) => {
+    const route = this.#routes.get(routeKey(call.runId ?? "", call.callId ?? ""));
+    const relay = route?.progress;
+    if (relay !== undefined) relay(progress);
+    else this.#progressFallback?.(call, progress);
+  };
+
   /**
-   * Routes the requests of call `ids` to `ask` until the returned function is called.
+   * Routes the requests of call `ids` to `ask`, and its progress to `progress`, until the
+   * returned function is called.
    *
    * @param ids the served call's run and call ids
    * @param ask asks its downstream client
+   * @param progress tells its downstream client (only when it sent a progress token)
    */
-  route(ids: ServedCallIds, ask: DownstreamAsk): () => void {
+  route(ids: ServedCallIds, ask: DownstreamAsk, progress?: DownstreamProgress): () => void {
     const key = routeKey(ids.runId, ids.callId);
-    this.#routes.set(key, ask);
+    const route: Route = { ask, progress };
+    this.#routes.set(key, route);
     return () => {
-      if (this.#routes.get(key) === ask) this.#routes.delete(key);
+      if (this.#routes.get(key) === route) this.#routes.delete(key);
     };
   }
 }
@@ -225,7 +257,10 @@ export class PendingInputs {
 /**
  * `connectAll` for a gateway: the upstreams' requests for input during a served call go to the
  * relay (form and URL modes declared upstream), which hands them to that call's client; a
- * request of no served call goes to `config.elicit`, else is declined.
+ * request of no served call goes to `config.elicit`, else is declined. The upstreams' progress
+ * goes to the relay too (so a progress token is sent upstream on every call), which tells the
+ * call's client when it asked for progress, else `config.onProgress`. Progress never extends a
+ * deadline (an idle deadline, `config.progressIdleTimeoutMs`, restarts as before).
  *
  * @param config the upstream configuration
  * @returns the connection and the relay its served calls route through
@@ -235,10 +270,11 @@ export class PendingInputs {
 export async function connectRelayed(
   config: ConnectAllConfig,
 ): Promise<{ readonly connection: Connection; readonly relay: InputRelay }> {
-  const relay = new InputRelay(config.elicit);
+  const relay = new InputRelay(config.elicit, config.onProgress);
   const connection = await connectAll({
     ...config,
     elicit: relay.elicit,
+    onProgress: relay.onProgress,
     elicitationModes: ["form", "url"],
   });
   return { connection, relay };
