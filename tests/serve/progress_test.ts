@@ -5,11 +5,7 @@
 // upstream's progress under its own token, its message escaped as remote text; a call without
 // one hears nothing. Over stdio (the carrier `sluice serve --stdio` uses) the same holds.
 import assert from "node:assert/strict";
-import {
-  Client,
-  InMemoryTransport,
-  StreamableHTTPClientTransport,
-} from "@modelcontextprotocol/client";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/client/validators/cf-worker";
 import {
   type ClientRequestsServer,
@@ -17,8 +13,8 @@ import {
   startClientRequestsServer,
 } from "../../fixtures/client_requests_server.ts";
 import { MemoryApprovalStore, remoteText } from "../../mod.ts";
-import { connectRelayed, serve, type Served } from "../../serve.ts";
-import { serveOnTransport } from "../../src/serve/stdio.ts";
+import { serve, type Served } from "../../serve.ts";
+import { withLinkedRelay } from "./linked_relay.ts";
 
 const TOKEN = "progress-token-0123456789abcdef0123456789abcdef";
 
@@ -120,24 +116,7 @@ for (const legacy of [false, true]) {
 }
 
 Deno.test("progress: over stdio, a 2025 client's call hears the upstream's progress under its token", async () => {
-  const upstream = await startClientRequestsServer();
-  const { connection, relay } = await connectRelayed({
-    servers: [{ id: "up", url: upstream.url.href }],
-    allow: ["up.slow"],
-    preApproved: ["up.slow"],
-    transport: { dangerouslyAllowLoopback: true, timeoutMs: 10_000 },
-  });
-  try {
-    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-    const served = await serveOnTransport(connection.toolkit, {
-      client: { name: "desktop" },
-      inputRelay: relay,
-    }, serverSide);
-    const client = new Client({ name: "desktop", version: "0" }, {
-      jsonSchemaValidator: new CfWorkerJsonSchemaValidator(),
-      versionNegotiation: { mode: "legacy" },
-    });
-    await client.connect(clientSide);
+  await withLinkedRelay("slow", {}, () => {}, async (client) => {
     const heard: Record<string, unknown>[] = [];
     await client.callTool(
       { name: "up__slow", arguments: { steps: 2, ms: 20 } },
@@ -145,12 +124,7 @@ Deno.test("progress: over stdio, a 2025 client's call hears the upstream's progr
     );
     assert.deepEqual(heard.map((p) => [p.progress, p.total]), [[1, 2], [2, 2]]);
     assert.equal(heard[0]!.message, remoteText(PROGRESS_MESSAGE).text);
-    await client.close();
-    await served.closed;
-  } finally {
-    await connection.close();
-    await upstream.close();
-  }
+  });
 });
 
 Deno.test("progress: relayed progress never extends the tool's deadline", async () => {

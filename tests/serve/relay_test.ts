@@ -8,19 +8,15 @@
 // over the stateless HTTP fallback, get the upstream a decline at once. Answers outside the requested schema never reach the upstream, and sluice's bounds on
 // rounds hold.
 import assert from "node:assert/strict";
-import {
-  Client,
-  InMemoryTransport,
-  StreamableHTTPClientTransport,
-} from "@modelcontextprotocol/client";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/client/validators/cf-worker";
 import {
   type ClientRequestsServer,
   startClientRequestsServer,
 } from "../../fixtures/client_requests_server.ts";
-import { connectAll, MemoryApprovalStore } from "../../mod.ts";
-import { InputRelay, serve, type Served } from "../../serve.ts";
-import { serveOnTransport } from "../../src/serve/stdio.ts";
+import { MemoryApprovalStore } from "../../mod.ts";
+import { serve, type Served } from "../../serve.ts";
+import { withLinkedRelay } from "./linked_relay.ts";
 import { ModernClient } from "./modern_client.ts";
 import { outcomeOf, textOf } from "./setup.ts";
 
@@ -277,33 +273,13 @@ Deno.test("relay: sluice's bounds hold through the relay (an upstream that never
 });
 
 Deno.test("relay: a 2025 client over stdio gets elicitation/create on the call's stream; its answer reaches the upstream", async () => {
-  const upstream = await startClientRequestsServer();
-  const relay = new InputRelay();
-  const connection = await connectAll({
-    servers: [{ id: "up", url: upstream.url.href }],
-    allow: ["up.ask"],
-    preApproved: ["up.ask"],
-    transport: { dangerouslyAllowLoopback: true, timeoutMs: 10_000 },
-    elicit: relay.elicit,
-    elicitationModes: ["form", "url"],
-  });
-  try {
-    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-    const served = await serveOnTransport(connection.toolkit, {
-      client: { name: "desktop" },
-      inputRelay: relay,
-    }, serverSide);
-    const asked: Record<string, unknown>[] = [];
-    const client = new Client({ name: "desktop", version: "0" }, {
-      jsonSchemaValidator: new CfWorkerJsonSchemaValidator(),
-      versionNegotiation: { mode: "legacy" },
-      capabilities: { elicitation: { form: {} } },
-    });
+  const asked: Record<string, unknown>[] = [];
+  const answer = (client: Client) =>
     client.setRequestHandler("elicitation/create", (request) => {
       asked.push(request.params as Record<string, unknown>);
       return { action: "accept", content: { color: "blue" } } as never;
     });
-    await client.connect(clientSide);
+  await withLinkedRelay("ask", { elicitation: { form: {} } }, answer, async (client, upstream) => {
     assert.notEqual(client.getNegotiatedProtocolVersion(), "2026-07-28");
     await client.callTool({ name: ASK, arguments: {} });
     assert.equal(asked.length, 1);
@@ -312,12 +288,7 @@ Deno.test("relay: a 2025 client over stdio gets elicitation/create on the call's
     assert.deepEqual((seen.detail as { responses: unknown }).responses, {
       pick: { action: "accept", content: { color: "blue" } },
     });
-    await client.close();
-    await served.closed;
-  } finally {
-    await connection.close();
-    await upstream.close();
-  }
+  });
 });
 
 Deno.test("relay: URL mode reaches only a client that declared it; a form-only client's upstream sees decline", async () => {
