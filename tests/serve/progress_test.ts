@@ -7,51 +7,11 @@
 import assert from "node:assert/strict";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/client/validators/cf-worker";
-import {
-  type ClientRequestsServer,
-  PROGRESS_MESSAGE,
-  startClientRequestsServer,
-} from "../../fixtures/client_requests_server.ts";
-import { MemoryApprovalStore, remoteText } from "../../mod.ts";
-import { serve, type Served } from "../../serve.ts";
-import { withLinkedRelay } from "./linked_relay.ts";
+import { PROGRESS_MESSAGE } from "../../fixtures/client_requests_server.ts";
+import { remoteText } from "../../mod.ts";
+import { startRequestsGateway, withLinkedRelay } from "./requests_gateway.ts";
 
 const TOKEN = "progress-token-0123456789abcdef0123456789abcdef";
-
-interface Gateway {
-  readonly url: URL;
-  readonly upstream: ClientRequestsServer;
-  close(): Promise<void>;
-}
-
-async function startGateway(timeoutMs = 10_000): Promise<Gateway> {
-  const upstream = await startClientRequestsServer();
-  let served: Served;
-  try {
-    served = await serve({
-      servers: [{ id: "up", url: upstream.url.href }],
-      allow: ["up.slow"],
-      preApproved: ["up.slow"],
-      store: new MemoryApprovalStore(),
-      allowNonDurableStoreForTests: true,
-      transport: { dangerouslyAllowLoopback: true, timeoutMs },
-      serve: { clients: [{ name: "ide", token: TOKEN }] },
-    });
-  } catch (error) {
-    await upstream.close();
-    throw error;
-  }
-  const http = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, served.fetch);
-  return {
-    url: new URL(`http://127.0.0.1:${http.addr.port}/mcp`),
-    upstream,
-    async close() {
-      await served.close();
-      await http.shutdown();
-      await upstream.close();
-    },
-  };
-}
 
 async function v2Client(url: URL, legacy: boolean): Promise<Client> {
   const client = new Client({ name: "progress-test", version: "0" }, {
@@ -69,7 +29,7 @@ async function v2Client(url: URL, legacy: boolean): Promise<Client> {
 for (const legacy of [false, true]) {
   const era = legacy ? "2025-11-25" : "2026-07-28";
   Deno.test(`progress: a ${era} v2 SDK client's call hears the upstream's progress, escaped`, async () => {
-    const gateway = await startGateway();
+    const gateway = await startRequestsGateway(TOKEN, ["slow"]);
     const client = await v2Client(gateway.url, legacy);
     try {
       assert.equal(client.getNegotiatedProtocolVersion(), era);
@@ -93,7 +53,7 @@ for (const legacy of [false, true]) {
   });
 
   Deno.test(`progress: a ${era} call without a progress token hears none`, async () => {
-    const gateway = await startGateway();
+    const gateway = await startRequestsGateway(TOKEN, ["slow"]);
     const client = await v2Client(gateway.url, legacy);
     try {
       const heard: unknown[] = [];
@@ -129,7 +89,7 @@ Deno.test("progress: over stdio, a 2025 client's call hears the upstream's progr
 
 Deno.test("progress: relayed progress never extends the tool's deadline", async () => {
   // 400 ms of total deadline; the upstream reports progress every 60 ms for 40 steps.
-  const gateway = await startGateway(400);
+  const gateway = await startRequestsGateway(TOKEN, ["slow"], { timeoutMs: 400 });
   const client = await v2Client(gateway.url, false);
   try {
     const heard: unknown[] = [];

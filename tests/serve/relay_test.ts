@@ -10,61 +10,22 @@
 import assert from "node:assert/strict";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/client/validators/cf-worker";
+import { startClientRequestsServer } from "../../fixtures/client_requests_server.ts";
+import { serve } from "../../serve.ts";
 import {
-  type ClientRequestsServer,
-  startClientRequestsServer,
-} from "../../fixtures/client_requests_server.ts";
-import { MemoryApprovalStore } from "../../mod.ts";
-import { serve, type Served } from "../../serve.ts";
-import { withLinkedRelay } from "./linked_relay.ts";
+  type RequestsGateway as Gateway,
+  startRequestsGateway,
+  withLinkedRelay,
+} from "./requests_gateway.ts";
 import { ModernClient } from "./modern_client.ts";
 import { outcomeOf, textOf } from "./setup.ts";
 
 const TOKEN = "relay-token-0123456789abcdef0123456789abcdef";
+const TOOLS = ["ask", "ask_url", "loop", "slow"];
+/** The gateway in front of the upstream's asking tools. */
+const startGateway = (options: Parameters<typeof startRequestsGateway>[2] = {}) =>
+  startRequestsGateway(TOKEN, TOOLS, options);
 const ASK = "up__ask";
-
-interface Gateway {
-  readonly url: URL;
-  readonly upstream: ClientRequestsServer;
-  readonly served: Served;
-  close(): Promise<void>;
-}
-
-async function startGateway(
-  options: { legacyUpstream?: boolean; taskTools?: Record<string, "optional"> } = {},
-): Promise<Gateway> {
-  const upstream = await startClientRequestsServer({ legacyOnly: options.legacyUpstream });
-  const tools = ["ask", "ask_url", "loop", "slow"].map((tool) => `up.${tool}`);
-  let served: Served;
-  try {
-    served = await serve({
-      servers: [{ id: "up", url: upstream.url.href }],
-      allow: tools,
-      preApproved: tools,
-      store: new MemoryApprovalStore(),
-      allowNonDurableStoreForTests: true,
-      transport: { dangerouslyAllowLoopback: true, timeoutMs: 10_000 },
-      serve: {
-        clients: [{ name: "ide", token: TOKEN }],
-        ...(options.taskTools ? { taskTools: options.taskTools } : {}),
-      },
-    });
-  } catch (error) {
-    await upstream.close();
-    throw error;
-  }
-  const http = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, served.fetch);
-  return {
-    url: new URL(`http://127.0.0.1:${http.addr.port}/mcp`),
-    upstream,
-    served,
-    async close() {
-      await served.close();
-      await http.shutdown();
-      await upstream.close();
-    },
-  };
-}
 
 /** What the upstream's `ask` received as its answer, as it recorded it. */
 async function upstreamAnswer(gateway: Gateway): Promise<Record<string, unknown>> {
