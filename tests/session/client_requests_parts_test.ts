@@ -75,22 +75,37 @@ Deno.test("progressListener(): none without onProgress; the idle deadline restar
   const total = new AbortController();
   assert.equal(progressListener({ timeoutMs: 1_000 }, total.signal), undefined);
   const heard: number[] = [];
+  // Wide margins (50 ms steps against a 250 ms idle deadline): a loaded machine's late timers
+  // must not decide the test. Each step's real gap is measured, so a gap the machine stretched
+  // past the deadline is told apart from a deadline that did not restart.
+  const IDLE_MS = 250;
   const watch = progressListener({
-    timeoutMs: 1_000,
-    idleTimeoutMs: 60,
+    timeoutMs: 10_000,
+    idleTimeoutMs: IDLE_MS,
     onProgress: (progress) => {
       heard.push(progress.progress);
       throw new Error("the host's listener may throw");
     },
   }, total.signal)!;
-  for (let step = 1; step <= 4; step++) {
-    await new Promise((resolve) => setTimeout(resolve, 30));
+  const aborted = new Promise<number>((resolve) =>
+    watch.signal.addEventListener("abort", () => resolve(performance.now()), { once: true })
+  );
+  let last = performance.now();
+  const started = last;
+  for (let step = 1; step <= 8; step++) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const now = performance.now();
+    assert.ok(now - last < IDLE_MS, `the machine held a 50 ms step for ${now - last} ms`);
+    assert.equal(watch.signal.aborted, false, `progress ${step - 1} kept the idle deadline off`);
     watch.listener({ progress: step });
+    last = now;
   }
-  assert.equal(watch.signal.aborted, false, "progress kept the idle deadline from firing");
-  await new Promise((resolve) => setTimeout(resolve, 120));
-  assert.equal(watch.signal.aborted, true);
-  watch.listener({ progress: 5 });
-  assert.deepEqual(heard, [1, 2, 3, 4]);
+  // The steps outlasted one idle deadline: only restarts kept it from firing.
+  assert.ok(last - started > IDLE_MS);
+  const firedAt = await aborted;
+  assert.ok(firedAt - last >= IDLE_MS - 5, `fired ${firedAt - last} ms after the last progress`);
+  assert.equal((watch.signal.reason as DOMException).name, "TimeoutError");
+  watch.listener({ progress: 9 });
+  assert.deepEqual(heard, [1, 2, 3, 4, 5, 6, 7, 8]);
   assert.equal(watch.stop(), true);
 });
