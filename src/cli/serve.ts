@@ -234,6 +234,9 @@ async function serveHttp(
   const handler = login === undefined
     ? served.fetch
     : (request: Request) => login.handle(request) ?? served.fetch(request);
+  // Heard from before the first request can arrive: a supervisor may stop the process as soon
+  // as it reads the URL line, and calls in flight then end with their outcome.
+  const stopped = options.stopped();
   let server: ServeCliServer;
   try {
     server = await options.listen(handler, { hostname: host, port });
@@ -278,7 +281,7 @@ async function serveHttp(
         "in the clear; put a TLS-terminating proxy in front\n",
     );
   }
-  await options.stopped();
+  await stopped;
   await served.close();
   await server.close();
   return EXIT_OK;
@@ -308,6 +311,8 @@ async function serveStdio(
     transport: { dangerouslyAllowLoopback: flags.has("allow-loopback") },
   });
   try {
+    // Heard from before the first message is read (as over HTTP).
+    const stopped = options.stopped();
     const served = await serveToolkitStdio(connection.toolkit, {
       client: { name, ...(allow === undefined ? {} : { allow }) },
       inputRelay: relay,
@@ -320,7 +325,7 @@ async function serveStdio(
         `sluice serve: ${connection.report().ready.length} tools for ${name} over stdio`,
       ) + "\n",
     );
-    await Promise.race([served.closed, options.stopped()]);
+    await Promise.race([served.closed, stopped]);
     await served.close();
     return EXIT_OK;
   } finally {

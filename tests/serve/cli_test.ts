@@ -13,13 +13,20 @@ import { SYNTHETIC_VALUE as VALUE } from "../../fixtures/write_server.ts";
 import { readLedger, receivedFor } from "../../fixtures/write_ledger.ts";
 import { approveInFile, connectClient, IDE_TOKEN, outcomeOf, startUpstreams } from "./setup.ts";
 
-function cliOptions(env: Record<string, string>, stop: Promise<void>): ServeCliOptions {
+function cliOptions(
+  env: Record<string, string>,
+  stop: Promise<void>,
+  asked: { stopped: boolean } = { stopped: false },
+): ServeCliOptions {
   return {
     openStore: (url, options) => openCliStore(url, options),
     env: (name) => env[name],
     listen: (handler, address) =>
       listenOnLoopback(handler, address, { code: "cli_serve_listen_failed", stopOnSignals: false }),
-    stopped: () => stop,
+    stopped: () => {
+      asked.stopped = true;
+      return stop;
+    },
   };
 }
 
@@ -37,10 +44,20 @@ Deno.test("sluice serve: config file, store file, a write approved in the store 
   const out: string[] = [];
   const err: string[] = [];
   const { promise: stop, resolve: stopNow } = Promise.withResolvers<void>();
+  // Whether the stop signal was listened for when the command said where it listens: a
+  // supervisor may send SIGTERM as soon as it reads that line.
+  const asked = { stopped: false };
+  let heardBeforeReady: boolean | undefined;
   const run = runServeCli(
     ["--config", config, "--db", db, "--port", "0", "--allow-loopback"],
-    { stdout: (text) => out.push(text), stderr: (text) => err.push(text) },
-    cliOptions({ IDE_TOKEN }, stop),
+    {
+      stdout: (text) => {
+        if (text.startsWith("sluice serve:")) heardBeforeReady ??= asked.stopped;
+        out.push(text);
+      },
+      stderr: (text) => err.push(text),
+    },
+    cliOptions({ IDE_TOKEN }, stop, asked),
   );
   try {
     let url: URL | undefined;
@@ -52,6 +69,7 @@ Deno.test("sluice serve: config file, store file, a write approved in the store 
     }
     assert.ok(url, `the command printed its URL (stderr: ${err.join("")})`);
     assert.match(out.find((text) => text.startsWith("sluice serve:"))!, /2 tools for 1 clients/);
+    assert.equal(heardBeforeReady, true, "the stop signal is listened for before the URL line");
     const client = await connectClient(url, IDE_TOKEN);
     try {
       const { tools } = await client.listTools();
