@@ -9,7 +9,7 @@
  */
 import type { ExfiltrationFinding } from "./findings.ts";
 import { CooccurrenceSet } from "./cooccurrence.ts";
-import { PhraseSet, SENTENCE, wordIds, type Words } from "./phrases.ts";
+import { FNV_OFFSET, fnvStep, PhraseSet, SENTENCE, wordIds, type Words } from "./phrases.ts";
 import type { StringRole } from "./strings.ts";
 import { hasSensitivePath } from "./paths.ts";
 
@@ -132,6 +132,32 @@ const BY_LETTERS = new Map(
     names.map((name) => [lettersOf(name), topic] as const)
   ),
 );
+/**
+ * The FNV-1a hash of the letters and digits of a printable-ASCII name, lowercase (what
+ * {@link lettersOf} keeps, hashed without making it), or -1 for a name with another character
+ * (whose lowercase may hold ASCII letters: the Kelvin sign's is `k`).
+ */
+function lettersHash(name: string): number {
+  let hash = FNV_OFFSET;
+  for (let at = 0; at < name.length; at++) {
+    const code = name.charCodeAt(at);
+    if (code > 0x7e) return -1;
+    if (code >= 65 && code <= 90) hash = fnvStep(hash, code + 32);
+    else if ((code >= 97 && code <= 122) || (code >= 48 && code <= 57)) hash = fnvStep(hash, code);
+  }
+  return hash;
+}
+/** The {@link lettersHash} of every name of the table: a name whose hash is not here is none. */
+const LETTERS_HASHES = new Set([...BY_LETTERS.keys()].map(lettersHash));
+
+/** The topic a parameter name is shaped for by the table, read by its letters and digits. */
+function tableTopic(name: string): Topic | undefined {
+  const hash = lettersHash(name);
+  // Most names are printable ASCII and none of the table's: one pass, nothing made.
+  if (hash !== -1 && !LETTERS_HASHES.has(hash)) return undefined;
+  return BY_LETTERS.get(lettersOf(name));
+}
+
 /** No parameter name of the table is longer (with separators to spare). */
 const MAX_PARAMETER = 48;
 
@@ -189,7 +215,7 @@ export function exfiltrationMarks(
   role: StringRole,
 ): ExfiltrationMarks {
   const parameter = role === "key" && text.length <= MAX_PARAMETER
-    ? BY_LETTERS.get(lettersOf(text)) ?? carrierTopic(words)
+    ? tableTopic(text) ?? carrierTopic(words)
     : undefined;
   const phrases = PHRASES.match(words);
   const together = TOGETHER.match(words);

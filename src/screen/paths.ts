@@ -47,6 +47,8 @@ const ANCHORS = [".", "/", "_"] as const;
 interface Anchored {
   readonly literal: string;
   readonly offset: number;
+  /** The character after its anchor (every literal has one): most places fail on it. */
+  readonly second: number;
   /** Whether it is `.env` (its next character is checked). */
   readonly token: boolean;
 }
@@ -60,7 +62,8 @@ const BY_ANCHOR: readonly (readonly [string, readonly Anchored[]])[] = (() => {
       if ((ANCHORS as readonly string[]).includes(literal[at])) first = at;
     }
     if (first < 0) continue; // `keychain`, looked for apart
-    byAnchor.get(literal[first])!.push({ literal, offset: first, token: literal === ENV });
+    const second = literal.charCodeAt(first + 1);
+    byAnchor.get(literal[first])!.push({ literal, offset: first, second, token: literal === ENV });
   }
   return [...byAnchor];
 })();
@@ -93,8 +96,11 @@ export function hasSensitivePath(text: string): boolean {
   for (let which = 0; which < BY_ANCHOR.length; which++) {
     const [anchor, literals] = BY_ANCHOR[which];
     for (let at = text.indexOf(anchor); at >= 0; at = text.indexOf(anchor, at + 1)) {
+      const after = text.charCodeAt(at + 1);
       for (let index = 0; index < literals.length; index++) {
-        const { literal, offset, token } = literals[index];
+        const { literal, offset, second, token } = literals[index];
+        // The comparison `holdsAt` makes there first, made without a call.
+        if (after !== second && !(second >= 97 && second <= 122 && after === second - 32)) continue;
         const start = at - offset;
         if (!holdsAt(text, start, literal)) continue;
         const next = start + literal.length;

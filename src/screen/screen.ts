@@ -205,16 +205,17 @@ interface Reader {
 }
 
 function readerOf(prepared: Prepared): Reader {
+  const { text: texts, key: keys } = prepared.readings;
   const visit: Visit = (text, role, on, at, schema) => {
     // A structural string is read for hidden characters only: printable ASCII is not looked up.
     if (role === "keyword" && !mayHide(text)) return;
     let reading: Reading | undefined;
     if (role === "text") {
-      const texts = prepared.readings.text;
       reading = texts.get(text);
       if (reading === undefined) texts.add(text, reading = read(text, role, prepared));
     } else {
-      const strings = prepared.readings[role];
+      // (Property names, the most of these, from a table held here: no lookup by role.)
+      const strings = role === "key" ? keys : prepared.readings[role];
       reading = strings.get(text);
       if (reading === undefined) strings.set(text, reading = read(text, role, prepared));
     }
