@@ -68,13 +68,15 @@ const BY_ANCHOR: readonly (readonly [string, readonly Anchored[]])[] = (() => {
   return [...byAnchor];
 })();
 
+/** Whether `code` is a literal's character `want` (lowercase), an ASCII letter in either case. */
+const sameCharacter = (code: number, want: number) =>
+  code === want || (want >= 97 && want <= 122 && code === want - 32);
+
 /** Whether `text` at `at` is `literal` (lowercase), ASCII letters compared without case. */
 function holdsAt(text: string, at: number, literal: string): boolean {
   if (at < 0 || at + literal.length > text.length) return false;
   for (let index = 0; index < literal.length; index++) {
-    const want = literal.charCodeAt(index);
-    const code = text.charCodeAt(at + index);
-    if (code !== want && !(want >= 97 && want <= 122 && code === want - 32)) return false;
+    if (!sameCharacter(text.charCodeAt(at + index), literal.charCodeAt(index))) return false;
   }
   return true;
 }
@@ -99,8 +101,8 @@ export function hasSensitivePath(text: string): boolean {
       const after = text.charCodeAt(at + 1);
       for (let index = 0; index < literals.length; index++) {
         const { literal, offset, second, token } = literals[index];
-        // The comparison `holdsAt` makes there first, made without a call.
-        if (after !== second && !(second >= 97 && second <= 122 && after === second - 32)) continue;
+        // Most places fail on the character after the anchor: compared before the literal.
+        if (!sameCharacter(after, second)) continue;
         const start = at - offset;
         if (!holdsAt(text, start, literal)) continue;
         const next = start + literal.length;
